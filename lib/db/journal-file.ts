@@ -1,0 +1,224 @@
+/**
+ * Opening, checking, creating and upgrading a journal file. Shared by the console, the CLI and the
+ * TypeScript bot library, so it stays free of Next (no "server-only"): every caller runs on a server
+ * or in a bot process anyway.
+ *
+ * The schema version is SQLite's own `PRAGMA user_version`: readable with plain SQL from any
+ * language, and set by the last statement of every migration file in drizzle/.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export const BUSY_TIMEOUT_MS = 5000;
+
+export type JournalProblemCode =
+  | "missing"
+  | "not_a_file"
+  | "not_sqlite"
+  | "no_schema"
+  | "older_schema"
+  | "future_schema"
+  | "unreadable";
+
+/** One line that names the file, what is wrong and the fix. Shown as is, on a terminal or a page. */
+export class JournalError extends Error {
+  override name = "JournalError";
+  constructor(
+    readonly code: JournalProblemCode,
+    readonly file: string,
+    readonly problem: string,
+    readonly fix: string,
+  ) {
+    super(`journal ${file}: ${problem}. Fix: ${fix}`);
+  }
+}
+
+export interface Migration {
+  /** 1-based: the schema version the journal has once this file is applied. */
+  version: number;
+  file: string;
+  sql: string;
+}
+
+export function defaultMigrationsDir(): string {
+  return path.resolve(process.cwd(), "drizzle");
+}
+
+/** The SQL files of drizzle/, in order. Their number is their position: 0000 gives version 1. */
+export function loadMigrations(dir: string = defaultMigrationsDir()): Migration[] {
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+    .sort();
+  return files.map((file, i) => {
+    const number = Number(file.slice(0, 4));
+    if (number !== i) throw new Error(`migration ${file} is out of sequence: expected number ${String(i).padStart(4, "0")}`);
+    return { version: i + 1, file, sql: fs.readFileSync(path.join(dir, file), "utf8") };
+  });
+}
+
+export function latestSchemaVersion(dir?: string): number {
+  return loadMigrations(dir).length;
+}
+
+const migrateCommand = (file: string) => `run "npm run journal -- migrate ${file}"`;
+
+function sqliteError(file: string, error: unknown): JournalError {
+  const code = (error as { code?: string }).code;
+  const message = (error as Error).message ?? String(error);
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+    return new JournalError(
+      "not_sqlite",
+      file,
+      `is not a SQLite database (${message})`,
+      "set DRIFTWATCH_JOURNAL to the bot's journal file",
+    );
+  }
+  return new JournalError("unreadable", file, `cannot be read (${code ?? "error"}: ${message})`, "check the file's permissions and that the disk is healthy");
+}
+
+function assertIsFile(file: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    throw new JournalError("missing", file, "not found", `${migrateCommand(file)} to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`);
+  }
+  if (!stat.isFile()) throw new JournalError("not_a_file", file, "is not a file", "set DRIFTWATCH_JOURNAL to the journal file itself, not a folder");
+}
+
+function checkVersion(file: string, version: number, latest: number): void {
+  if (version > latest) {
+    throw new JournalError(
+      "future_schema",
+      file,
+      `has schema version ${version}, newer than this driftwatch knows (${latest})`,
+      "upgrade driftwatch to the release that wrote this journal",
+    );
+  }
+  if (version === 0) {
+    throw new JournalError("no_schema", file, "has no journal schema (PRAGMA user_version is 0)", migrateCommand(file));
+  }
+  if (version < latest) {
+    throw new JournalError("older_schema", file, `has schema version ${version}; this driftwatch needs ${latest}`, migrateCommand(file));
+  }
+}
+
+export interface JournalInfo {
+  file: string;
+  schemaVersion: number;
+  journalMode: string;
+}
+
+/** Runs a probe query so that "not a database" surfaces here, with the file named, not later. */
+function probe(db: Database.Database, file: string): { version: number; journalMode: string } {
+  try {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    const journalMode = String(db.pragma("journal_mode", { simple: true }));
+    return { version, journalMode };
+  } catch (error) {
+    throw sqliteError(file, error);
+  }
+}
+
+/**
+ * A read-only connection to an existing journal of exactly the schema version this code knows.
+ * Throws JournalError, never a bare driver error.
+ */
+export function openJournalReader(file: string, opts: { migrationsDir?: string } = {}): { db: Database.Database; info: JournalInfo } {
+  const abs = path.resolve(file);
+  assertIsFile(abs);
+  let db: Database.Database;
+  try {
+    db = new Database(abs, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw sqliteError(abs, error);
+  }
+  try {
+    const { version, journalMode } = probe(db, abs);
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    return { db, info: { file: abs, schemaVersion: version, journalMode } };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** A read-write connection for short BEGIN IMMEDIATE transactions. */
+export function openJournalWriter(file: string, opts: { migrationsDir?: string } = {}): { db: Database.Database; info: JournalInfo } {
+  const abs = path.resolve(file);
+  assertIsFile(abs);
+  let db: Database.Database;
+  try {
+    db = new Database(abs, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw sqliteError(abs, error);
+  }
+  try {
+    const { version, journalMode } = probe(db, abs);
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    return { db, info: { file: abs, schemaVersion: version, journalMode } };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+export interface MigrateResult {
+  file: string;
+  created: boolean;
+  from: number;
+  to: number;
+  applied: string[];
+}
+
+/**
+ * Creates the journal (and its folder) if needed, puts it in WAL mode and applies every migration
+ * newer than its user_version, each in its own BEGIN IMMEDIATE transaction. Safe to run twice, and
+ * safe against a second migrator at the same moment: the version is re-read under the write lock.
+ */
+export function migrateJournal(file: string, opts: { migrationsDir?: string } = {}): MigrateResult {
+  const abs = path.resolve(file);
+  const existed = fs.existsSync(abs);
+  if (existed) assertIsFile(abs);
+  else fs.mkdirSync(path.dirname(abs), { recursive: true });
+  const migrations = loadMigrations(opts.migrationsDir);
+  const latest = migrations.length;
+  let db: Database.Database;
+  try {
+    db = new Database(abs, { timeout: BUSY_TIMEOUT_MS });
+  } catch (error) {
+    throw sqliteError(abs, error);
+  }
+  try {
+    const { version: from, journalMode } = probe(db, abs);
+    if (from > latest) checkVersion(abs, from, latest);
+    if (journalMode !== "wal") db.pragma("journal_mode = WAL");
+    const applied: string[] = [];
+    for (const migration of migrations) {
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        const current = db.pragma("user_version", { simple: true }) as number;
+        if (current >= migration.version) {
+          db.exec("COMMIT");
+          continue;
+        }
+        db.exec(migration.sql);
+        // The file sets it too (for bots that apply the SQL by hand); setting it here keeps the
+        // runner correct even if a file lost that line.
+        db.pragma(`user_version = ${migration.version}`);
+        db.exec("COMMIT");
+        applied.push(migration.file);
+      } catch (error) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw new Error(`migration ${migration.file} failed on ${abs}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    const to = db.pragma("user_version", { simple: true }) as number;
+    return { file: abs, created: !existed, from, to, applied };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The journal schema, contract v1 (docs/journal.md). drizzle-kit generates `drizzle/*.sql` from this
+ * file; those SQL files are the contract that bots in any language apply.
+ *
+ * Names and meanings of the contract's tables and columns are fixed. What this file adds beyond the
+ * contract (indexes, CHECK constraints, defaults) is listed in docs/journal.md under "Additions".
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import {
+  BREAKER_EVENT_KINDS,
+  ORDER_EVENT_KINDS,
+  ORDER_SIDES,
+  ORDER_STATES,
+  RECONCILIATION_OUTCOMES,
+  SETTLED_STATES,
+} from "../journal/contract";
+
+const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+export const bots = sqliteTable("bots", {
+  botId: text("bot_id").primaryKey(),
+  exchange: text("exchange").notNull(),
+  clientIdPrefix: text("client_id_prefix").notNull(),
+  heartbeatAt: text("heartbeat_at"),
+});
+
+export const orders = sqliteTable(
+  "orders",
+  {
+    clientOrderId: text("client_order_id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    strategy: text("strategy").notNull(),
+    symbol: text("symbol").notNull(),
+    side: text("side", { enum: ORDER_SIDES }).notNull(),
+    qty: real("qty").notNull(),
+    bar: text("bar").notNull(),
+    state: text("state", { enum: ORDER_STATES }).notNull().default("created"),
+    exchangeOrderId: text("exchange_order_id"),
+    filledQty: real("filled_qty").notNull().default(0),
+    avgPrice: real("avg_price"),
+    attempts: integer("attempts").notNull().default(0),
+    lastError: text("last_error"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    version: integer("version").notNull().default(1),
+  },
+  (t) => [
+    check("orders_side_check", sql`${t.side} in (${inList(ORDER_SIDES)})`),
+    check("orders_state_check", sql`${t.state} in (${inList(ORDER_STATES)})`),
+    check("orders_qty_check", sql`${t.qty} > 0`),
+    check("orders_filled_qty_check", sql`${t.filledQty} >= 0`),
+    index("orders_bot_symbol_created_idx").on(t.botId, t.symbol, t.createdAt),
+    // Every non-settled order, small whatever the history: the doubtful list and startup recovery
+    // read only this.
+    index("orders_unsettled_idx")
+      .on(t.botId, t.updatedAt)
+      .where(sql`${t.state} not in (${inList(SETTLED_STATES)})`),
+  ],
+);
+
+export const orderEvents = sqliteTable(
+  "order_events",
+  {
+    id: integer("id").primaryKey(),
+    clientOrderId: text("client_order_id").notNull(),
+    at: text("at").notNull(),
+    kind: text("kind", { enum: ORDER_EVENT_KINDS }).notNull(),
+    actor: text("actor").notNull(),
+    detail: text("detail").notNull().default("{}"),
+  },
+  (t) => [
+    check("order_events_kind_check", sql`${t.kind} in (${inList(ORDER_EVENT_KINDS)})`),
+    index("order_events_order_idx").on(t.clientOrderId, t.id),
+    index("order_events_at_idx").on(t.at),
+  ],
+);
+
+export const reconciliations = sqliteTable(
+  "reconciliations",
+  {
+    id: integer("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    at: text("at").notNull(),
+    outcome: text("outcome", { enum: RECONCILIATION_OUTCOMES }).notNull(),
+    ordersInFlight: integer("orders_in_flight").notNull().default(0),
+    error: text("error"),
+  },
+  (t) => [
+    check("reconciliations_outcome_check", sql`${t.outcome} in (${inList(RECONCILIATION_OUTCOMES)})`),
+    index("reconciliations_bot_at_idx").on(t.botId, t.at),
+    index("reconciliations_at_idx").on(t.at),
+  ],
+);
+
+export const reconciliationPositions = sqliteTable(
+  "reconciliation_positions",
+  {
+    reconciliationId: integer("reconciliation_id").notNull(),
+    symbol: text("symbol").notNull(),
+    ours: real("ours").notNull(),
+    theirs: real("theirs").notNull(),
+    qtyStep: real("qty_step").notNull(),
+    markPrice: real("mark_price"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.reconciliationId, t.symbol] }),
+    check("reconciliation_positions_qty_step_check", sql`${t.qtyStep} > 0`),
+    index("reconciliation_positions_symbol_idx").on(t.symbol, t.reconciliationId),
+  ],
+);
+
+export const breakers = sqliteTable(
+  "breakers",
+  {
+    botId: text("bot_id").primaryKey(),
+    halted: integer("halted").notNull().default(0),
+    reason: text("reason"),
+    changedAt: text("changed_at").notNull(),
+    changedBy: text("changed_by").notNull(),
+    version: integer("version").notNull().default(1),
+  },
+  (t) => [check("breakers_halted_check", sql`${t.halted} in (0, 1)`)],
+);
+
+export const breakerEvents = sqliteTable(
+  "breaker_events",
+  {
+    id: integer("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    at: text("at").notNull(),
+    kind: text("kind", { enum: BREAKER_EVENT_KINDS }).notNull(),
+    reason: text("reason").notNull(),
+    actor: text("actor").notNull(),
+    reconciliationId: integer("reconciliation_id"),
+  },
+  (t) => [
+    check("breaker_events_kind_check", sql`${t.kind} in (${inList(BREAKER_EVENT_KINDS)})`),
+    index("breaker_events_bot_at_idx").on(t.botId, t.at),
+    index("breaker_events_at_idx").on(t.at),
+  ],
+);
+
+export type BotRow = typeof bots.$inferSelect;
+export type OrderRow = typeof orders.$inferSelect;
+export type OrderEventRow = typeof orderEvents.$inferSelect;
+export type ReconciliationRow = typeof reconciliations.$inferSelect;
+export type ReconciliationPositionRow = typeof reconciliationPositions.$inferSelect;
+export type BreakerRow = typeof breakers.$inferSelect;
+export type BreakerEventRow = typeof breakerEvents.$inferSelect;
