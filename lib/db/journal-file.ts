@@ -42,19 +42,20 @@ export interface Migration {
 }
 
 export function defaultMigrationsDir(): string {
-  return path.resolve(process.cwd(), "drizzle");
+  return path.join(process.cwd(), "drizzle");
 }
 
 /** The SQL files of drizzle/, in order. Their number is their position: 0000 gives version 1. */
 export function loadMigrations(dir: string = defaultMigrationsDir()): Migration[] {
+  // The folder is read at run time from the project, not bundled: tell Turbopack not to trace it.
   const files = fs
-    .readdirSync(dir)
+    .readdirSync(/*turbopackIgnore: true*/ dir)
     .filter((f) => /^\d{4}_.*\.sql$/.test(f))
     .sort();
   return files.map((file, i) => {
     const number = Number(file.slice(0, 4));
     if (number !== i) throw new Error(`migration ${file} is out of sequence: expected number ${String(i).padStart(4, "0")}`);
-    return { version: i + 1, file, sql: fs.readFileSync(path.join(dir, file), "utf8") };
+    return { version: i + 1, file, sql: fs.readFileSync(path.join(/*turbopackIgnore: true*/ dir, file), "utf8") };
   });
 }
 

@@ -1,0 +1,67 @@
+import { StatusBadge } from "@/components/ui/status-badge";
+import { UtcTime } from "@/components/ui/utc-time";
+import { formatAge } from "@/lib/format";
+import type { BotSummary } from "@/lib/queries/bots";
+
+export function BotCard({ bot }: { bot: BotSummary }) {
+  const halted = bot.breaker?.halted ?? false;
+  return (
+    <article
+      aria-labelledby={`bot-${bot.botId}`}
+      data-testid="bot-card"
+      data-bot={bot.botId}
+      className={`rounded-lg border bg-white p-4 shadow-sm dark:bg-slate-900 ${halted ? "border-red-700 border-2" : "border-slate-200 dark:border-slate-700"}`}
+    >
+      <header className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id={`bot-${bot.botId}`} className="break-all font-mono text-lg font-semibold">
+          {bot.botId}
+        </h2>
+        <StatusBadge status={bot.status} />
+      </header>
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
+        {bot.exchange} · ids <span className="font-mono">{bot.clientIdPrefix}-…</span>
+      </p>
+
+      {halted && bot.breaker && (
+        <p className="mt-3 rounded bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100" data-testid="halt-reason">
+          <strong>Halted:</strong> {bot.breaker.reason ?? "no reason recorded"}
+          <br />
+          since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
+        </p>
+      )}
+
+      <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        <dt className="text-slate-600 dark:text-slate-300">Heartbeat</dt>
+        <dd data-testid="heartbeat-age">
+          {bot.heartbeatAt ? (
+            <>
+              {formatAge(bot.heartbeatAgeMs)} ago · <UtcTime iso={bot.heartbeatAt} />
+            </>
+          ) : (
+            "never"
+          )}
+        </dd>
+        <dt className="text-slate-600 dark:text-slate-300">Breaker</dt>
+        <dd data-testid="breaker-state">{bot.breaker === null ? "unknown (no breaker row)" : halted ? "halted" : "not halted"}</dd>
+        <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
+        <dd>
+          {bot.lastReconciliation ? (
+            <>
+              {bot.lastReconciliation.outcome}, {formatAge(bot.lastReconciliation.ageMs)} ago
+            </>
+          ) : (
+            "never"
+          )}
+        </dd>
+      </dl>
+
+      {bot.reasons.length > 0 && (
+        <ul className="mt-3 list-inside list-disc text-sm text-slate-700 dark:text-slate-200" aria-label="Why this bot is not shown as running">
+          {bot.reasons.map((r) => (
+            <li key={r}>{r}</li>
+          ))}
+        </ul>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,27 @@
+import type { JournalError } from "@/lib/db/journal-file";
+
+/**
+ * The whole page when the journal cannot be read: what is wrong, with which file, and the fix.
+ * Nothing else is shown, so nothing can look healthy.
+ */
+export function JournalProblem({ error }: { error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message"> }) {
+  return (
+    <section role="alert" aria-labelledby="journal-problem-title" className="rounded-lg border-2 border-red-700 bg-red-50 p-5 text-red-950 dark:bg-red-950 dark:text-red-50">
+      <h1 id="journal-problem-title" className="text-xl font-bold">
+        The journal cannot be read
+      </h1>
+      <p className="mt-2 break-all font-mono text-sm" data-testid="journal-error">
+        {error.message}
+      </p>
+      <dl className="mt-4 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+        <dt className="font-semibold">File</dt>
+        <dd className="break-all font-mono">{error.file}</dd>
+        <dt className="font-semibold">Problem</dt>
+        <dd>{error.problem}</dd>
+        <dt className="font-semibold">Fix</dt>
+        <dd>{error.fix}</dd>
+      </dl>
+      <p className="mt-4 text-sm">No bot is shown as healthy while the journal is unreadable. This page checks again on every load.</p>
+    </section>
+  );
+}

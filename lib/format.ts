@@ -1,0 +1,20 @@
+/** Formatting shared by server and client components. No locale surprises: UTC, fixed units. */
+
+export function formatAge(ms: number | null): string {
+  if (ms === null || Number.isNaN(ms)) return "unknown";
+  if (ms < 0) return `${formatAge(-ms)} in the future`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** `2026-08-10 15:31:02 UTC` from an ISO timestamp; the raw text when it does not parse. */
+export function formatUtc(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  return `${new Date(t).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}

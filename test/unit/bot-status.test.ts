@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { botStatus, type BotStatusInput } from "@/lib/breaker/bot-status";
+
+const now = new Date("2026-08-10T15:31:00.000Z");
+const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
+const base: BotStatusInput = {
+  now,
+  breaker: { halted: false },
+  heartbeatAt: ago(1_000),
+  lastReconciliation: { at: ago(5_000), outcome: "clean" },
+  heartbeatStaleMs: 60_000,
+  reconciliationStaleMs: 120_000,
+};
+
+describe("botStatus", () => {
+  it("is running only with a fresh heartbeat and a fresh, clean reconciliation", () => {
+    expect(botStatus(base)).toMatchObject({ status: "running", reasons: [], heartbeatAgeMs: 1_000 });
+  });
+
+  it("is halted whenever the breaker is, however fresh the rest", () => {
+    expect(botStatus({ ...base, breaker: { halted: true } }).status).toBe("halted");
+  });
+
+  it("is stale, not running, when the heartbeat stops", () => {
+    const r = botStatus({ ...base, heartbeatAt: ago(61_000) });
+    expect(r.status).toBe("stale");
+    expect(r.reasons).toContain("heartbeat is stale");
+  });
+
+  it("is stale when the last reconciliation is old even if it was clean", () => {
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(121_000), outcome: "clean" } }).status).toBe("stale");
+  });
+
+  it("is unknown without a breaker row, a heartbeat or any reconciliation", () => {
+    expect(botStatus({ ...base, breaker: null }).status).toBe("unknown");
+    expect(botStatus({ ...base, heartbeatAt: null }).status).toBe("unknown");
+    expect(botStatus({ ...base, lastReconciliation: null }).status).toBe("unknown");
+  });
+
+  it("is unknown when the last cycle was skipped or failed: the books were not compared", () => {
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "skipped" } }).status).toBe("unknown");
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error" } }).status).toBe("unknown");
+  });
+
+  it("shows drift when the last fresh reconciliation found one and the breaker is not halted", () => {
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "drift" } }).status).toBe("drift");
+  });
+
+  it("distrusts a heartbeat from the future", () => {
+    expect(botStatus({ ...base, heartbeatAt: new Date(now.getTime() + 3_600_000).toISOString() }).status).toBe("unknown");
+  });
+
+  it("treats an unreadable time as unknown, not fresh", () => {
+    expect(botStatus({ ...base, heartbeatAt: "soon" }).status).toBe("unknown");
+  });
+});

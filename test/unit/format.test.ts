@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { formatAge, formatUtc } from "@/lib/format";
+
+describe("formatAge", () => {
+  it.each([
+    [0, "0 s"],
+    [59_999, "59 s"],
+    [61_000, "1 min 1 s"],
+    [3_660_000, "1 h 1 min"],
+    [49 * 3_600_000, "2 d 1 h"],
+    [-5_000, "5 s in the future"],
+  ])("%s ms reads %s", (ms, text) => expect(formatAge(ms)).toBe(text));
+
+  it("says unknown rather than inventing an age", () => {
+    expect(formatAge(null)).toBe("unknown");
+  });
+});
+
+describe("formatUtc", () => {
+  it("writes UTC to the second", () => expect(formatUtc("2026-08-10T15:31:02.417Z")).toBe("2026-08-10 15:31:02 UTC"));
+  it("shows an unreadable time as it is", () => expect(formatUtc("garbage")).toBe("garbage"));
+});
