@@ -1,0 +1,540 @@
+/**
+ * The journal writer for TypeScript bots: the three habits of docs/journal.md as a library.
+ *
+ *  1. every order gets a deterministic client order id, derived from the decision;
+ *  2. the intent is on disk before the send and the reply after it; a timeout makes the order
+ *     doubtful, and doubt is settled by looking the id up, never by resending blind;
+ *  3. every cycle the two books are compared; a drift trips the breaker.
+ *
+ * Writes are plain SQL on purpose: this file doubles as the reference for bot authors in other
+ * languages, who write the same statements with their own SQLite driver. Each write is one short
+ * BEGIN IMMEDIATE transaction that also appends its history row.
+ */
+import type Database from "better-sqlite3";
+import type { Actor, OrderSide, OrderState } from "../journal/contract";
+import { SETTLED_STATES } from "../journal/contract";
+import { clientOrderId, decisionSeed, type Decision } from "../journal/client-order-id";
+import { diffBooks, type BookDiff } from "../reconcile/diff";
+import {
+  DuplicateClientOrderIdError,
+  OrderRejectedError,
+  RateLimitError,
+  SendTimeoutError,
+  type ExchangeAdapter,
+  type ExchangeOrder,
+} from "../exchange/adapter";
+
+/** Orders of this strategy are the bot's reduce-only closes of positions it never opened. */
+export const RECONCILE_STRATEGY = "reconcile";
+
+export interface Alert {
+  botId: string;
+  at: string;
+  kind: "unknown_order" | "unknown_position" | "size_drift" | "reconciliation_error";
+  message: string;
+  drift?: BookDiff;
+}
+
+export interface JournalWriterOptions {
+  db: Database.Database;
+  botId: string;
+  exchange: ExchangeAdapter;
+  /** Prefix of every client order id this bot makes. */
+  prefix: string;
+  /** Quantity step per symbol the bot trades; used for the drift tolerance. */
+  qtyStepFor: (symbol: string) => number | undefined;
+  /**
+   * Step used for a symbol the bot does not know (a position it never opened on a market it does
+   * not trade). Small on purpose: any size there is a drift.
+   */
+  unknownSymbolQtyStep?: number;
+  clock?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  /** Send attempts before an order is declared unknown, and the first backoff (doubles each time). */
+  retry?: { attempts: number; backoffMs: number };
+  onAlert?: (alert: Alert) => void;
+}
+
+export type OrderRowLite = {
+  clientOrderId: string;
+  botId: string;
+  strategy: string;
+  symbol: string;
+  side: OrderSide;
+  qty: number;
+  bar: string;
+  state: OrderState;
+  exchangeOrderId: string | null;
+  filledQty: number;
+  avgPrice: number | null;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+};
+
+export type SendOutcome =
+  /** The exchange has the order (acknowledged, or found by a lookup). */
+  | { kind: "placed"; order: OrderRowLite }
+  /** The exchange refused it: settled, nothing to resend. */
+  | { kind: "rejected"; order: OrderRowLite; reason: string }
+  /** Nobody can say whether the exchange has it: the order is `unknown` and the breaker tripped. */
+  | { kind: "unknown"; order: OrderRowLite }
+  /** The decision was already journaled and is not resendable (settled, or still being settled). */
+  | { kind: "existing"; order: OrderRowLite };
+
+export class BreakerHaltedError extends Error {
+  override name = "BreakerHaltedError";
+  constructor(
+    readonly botId: string,
+    readonly reason: string | null,
+  ) {
+    super(`bot ${botId} is halted (${reason ?? "no reason given"}): no new entries until an operator clears it`);
+  }
+}
+
+export interface RecoveryReport {
+  checked: number;
+  found: string[];
+  absent: string[];
+  unknown: string[];
+}
+
+export type ReconcileReport =
+  | { outcome: "skipped"; reconciliationId: number; ordersInFlight: number }
+  | { outcome: "error"; reconciliationId: number; error: string }
+  | { outcome: "clean" | "drift"; reconciliationId: number; lines: BookDiff[]; tripped: boolean };
+
+const SETTLED_SQL = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
+/** Not settled and not already doubtful: the exchange may still be changing the position. */
+const IN_FLIGHT_SQL = `('created', 'sent', 'open', 'partially_filled')`;
+
+const ORDER_COLUMNS = `client_order_id AS clientOrderId, bot_id AS botId, strategy, symbol, side, qty, bar, state,
+  exchange_order_id AS exchangeOrderId, filled_qty AS filledQty, avg_price AS avgPrice, attempts,
+  last_error AS lastError, created_at AS createdAt, updated_at AS updatedAt, version`;
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+export class JournalWriter {
+  readonly botId: string;
+  readonly prefix: string;
+  private readonly db: Database.Database;
+  private readonly exchange: ExchangeAdapter;
+  private readonly clock: () => Date;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly retry: { attempts: number; backoffMs: number };
+  private readonly opts: JournalWriterOptions;
+
+  constructor(opts: JournalWriterOptions) {
+    this.opts = opts;
+    this.db = opts.db;
+    this.botId = opts.botId;
+    this.prefix = opts.prefix;
+    this.exchange = opts.exchange;
+    this.clock = opts.clock ?? (() => new Date());
+    this.sleep = opts.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.retry = opts.retry ?? { attempts: 3, backoffMs: 500 };
+    if (this.retry.attempts < 1) throw new RangeError("retry.attempts must be at least 1");
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+
+  private tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  // --- bots, heartbeat, breaker -------------------------------------------------------------
+
+  /** Registers the bot and its breaker (running) if they are not in the journal yet. */
+  register(): void {
+    const at = this.now();
+    this.tx(() => {
+      this.db
+        .prepare(
+          `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (bot_id) DO UPDATE SET exchange = excluded.exchange, client_id_prefix = excluded.client_id_prefix`,
+        )
+        .run(this.botId, this.exchange.name, this.prefix, at);
+      this.db
+        .prepare(
+          `INSERT INTO breakers (bot_id, halted, reason, changed_at, changed_by, version)
+           VALUES (?, 0, NULL, ?, 'bot', 1) ON CONFLICT (bot_id) DO NOTHING`,
+        )
+        .run(this.botId, at);
+    });
+  }
+
+  heartbeat(): void {
+    this.db.prepare(`UPDATE bots SET heartbeat_at = ? WHERE bot_id = ?`).run(this.now(), this.botId);
+  }
+
+  breaker(): { halted: boolean; reason: string | null; version: number } {
+    const row = this.db.prepare(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`).get(this.botId) as
+      | { halted: number; reason: string | null; version: number }
+      | undefined;
+    // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
+    if (!row) return { halted: true, reason: "bot not registered", version: 0 };
+    return { halted: row.halted === 1, reason: row.reason, version: row.version };
+  }
+
+  /**
+   * Halts new entries. Writes a trip event only on the transition to halted: a drift that persists
+   * while halted is already visible in every reconciliation row and needs no new cause.
+   */
+  trip(reason: string, reconciliationId: number | null = null): boolean {
+    const at = this.now();
+    return this.tx(() => {
+      const changed = this.db
+        .prepare(
+          `UPDATE breakers SET halted = 1, reason = ?, changed_at = ?, changed_by = 'bot', version = version + 1
+           WHERE bot_id = ? AND halted = 0`,
+        )
+        .run(reason, at, this.botId).changes;
+      if (changed === 0) return false;
+      this.db
+        .prepare(
+          `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`,
+        )
+        .run(this.botId, at, reason, reconciliationId);
+      return true;
+    });
+  }
+
+  // --- orders ---------------------------------------------------------------------------------
+
+  order(clientOrderIdValue: string): OrderRowLite | undefined {
+    return this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = ?`).get(clientOrderIdValue) as
+      | OrderRowLite
+      | undefined;
+  }
+
+  private mustOrder(id: string): OrderRowLite {
+    const row = this.order(id);
+    if (!row) throw new Error(`order ${id} vanished from the journal`);
+    return row;
+  }
+
+  private event(id: string, kind: string, detail: Record<string, unknown>, actor: Actor = "bot", at = this.now()): void {
+    this.db
+      .prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)`)
+      .run(id, at, kind, actor, JSON.stringify(detail));
+  }
+
+  /**
+   * Step 1: the intent, on disk and committed before anything touches the network.
+   * Idempotent: the same decision finds its existing row.
+   */
+  recordIntent(decision: Decision): { order: OrderRowLite; inserted: boolean } {
+    const id = clientOrderId(this.prefix, decision);
+    const at = this.now();
+    return this.tx(() => {
+      const inserted =
+        this.db
+          .prepare(
+            `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty,
+               attempts, created_at, updated_at, version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, 'created', 0, 0, ?, ?, 1) ON CONFLICT (client_order_id) DO NOTHING`,
+          )
+          .run(id, this.botId, decision.strategy, decision.symbol, decision.side, decision.qty, decision.bar, at, at).changes === 1;
+      if (inserted) this.event(id, "intent", { seed: decisionSeed(decision) }, "bot", at);
+      return { order: this.mustOrder(id), inserted };
+    });
+  }
+
+  /** Copies what the exchange says about an order into the journal. */
+  private applyExchangeOrder(id: string, found: ExchangeOrder, kind: "send" | "lookup_found" | "status"): OrderRowLite {
+    const at = this.now();
+    return this.tx(() => {
+      this.db
+        .prepare(
+          `UPDATE orders SET state = ?, exchange_order_id = ?, filled_qty = ?, avg_price = ?, last_error = NULL,
+             updated_at = ?, version = version + 1 WHERE client_order_id = ?`,
+        )
+        .run(found.status, found.exchangeOrderId, found.filledQty, found.avgPrice, at, id);
+      this.event(
+        id,
+        kind,
+        { status: found.status, exchangeOrderId: found.exchangeOrderId, filledQty: found.filledQty, avgPrice: found.avgPrice },
+        "bot",
+        at,
+      );
+      return this.mustOrder(id);
+    });
+  }
+
+  private setState(id: string, state: OrderState, kind: string, detail: Record<string, unknown>, lastError: string | null = null): OrderRowLite {
+    const at = this.now();
+    return this.tx(() => {
+      this.db
+        .prepare(
+          `UPDATE orders SET state = ?, last_error = coalesce(?, last_error), updated_at = ?, version = version + 1
+           WHERE client_order_id = ?`,
+        )
+        .run(state, lastError, at, id);
+      this.event(id, kind, detail, "bot", at);
+      return this.mustOrder(id);
+    });
+  }
+
+  private noteError(id: string, kind: "timeout" | "error", message: string, detail: Record<string, unknown>): void {
+    const at = this.now();
+    this.tx(() => {
+      this.db
+        .prepare(`UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?`)
+        .run(message, at, id);
+      this.event(id, kind, { ...detail, error: message }, "bot", at);
+    });
+  }
+
+  private countAttempt(id: string): number {
+    return this.tx(() => {
+      this.db
+        .prepare(`UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`)
+        .run(this.now(), id);
+      return this.mustOrder(id).attempts;
+    });
+  }
+
+  /** A lookup that says: found (copied into the journal), absent (proved missing), or failed. */
+  private async lookup(order: OrderRowLite): Promise<{ kind: "found"; order: OrderRowLite } | { kind: "absent" } | { kind: "failed"; error: string }> {
+    try {
+      const found = await this.exchange.findOrder({ symbol: order.symbol, clientOrderId: order.clientOrderId });
+      if (found) return { kind: "found", order: this.applyExchangeOrder(order.clientOrderId, found, "lookup_found") };
+      return { kind: "absent" };
+    } catch (error) {
+      const message = `lookup failed: ${errorText(error)}`;
+      this.noteError(order.clientOrderId, "error", message, { during: "lookup" });
+      return { kind: "failed", error: message };
+    }
+  }
+
+  /**
+   * Sends a decision at most once. Before every retry the id is looked up; when the exchange still
+   * cannot say whether it has the order after the last attempt, the order becomes `unknown` and the
+   * breaker trips. A halted bot may only send reduce-only orders.
+   */
+  async sendOnce(decision: Decision, opts: { reduceOnly?: boolean } = {}): Promise<SendOutcome> {
+    if (!opts.reduceOnly) {
+      const breaker = this.breaker();
+      if (breaker.halted) throw new BreakerHaltedError(this.botId, breaker.reason);
+    }
+    const { order: intent, inserted } = this.recordIntent(decision);
+    // Only a fresh intent, or an order a lookup proved absent, may be sent. Anything else is
+    // already on its way, settled, or doubtful: sending again would be the blind retry.
+    if (!inserted && intent.state !== "absent" && intent.state !== "created") return { kind: "existing", order: intent };
+    if (!inserted && intent.state === "created") {
+      // A previous run died between the intent and the send (or during it): ask first.
+      const first = await this.lookup(intent);
+      if (first.kind === "found") return { kind: "placed", order: first.order };
+      if (first.kind === "failed") return this.declareUnknown(intent.clientOrderId, first.error);
+      this.event(intent.clientOrderId, "lookup_absent", { during: "resume" });
+    }
+    const id = intent.clientOrderId;
+    let lastError = "no attempt made";
+    for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
+      if (attempt > 0) {
+        await this.sleep(this.retry.backoffMs * 2 ** (attempt - 1));
+        const looked = await this.lookup(this.mustOrder(id));
+        if (looked.kind === "found") return { kind: "placed", order: looked.order };
+        if (looked.kind === "failed") {
+          lastError = looked.error;
+          continue; // cannot tell: never send on top of a doubt
+        }
+        this.event(id, "lookup_absent", { during: "retry", attempt });
+      }
+      const n = this.countAttempt(id);
+      try {
+        const reply = await this.exchange.createOrder({
+          clientOrderId: id,
+          symbol: decision.symbol,
+          side: decision.side,
+          qty: decision.qty,
+          reduceOnly: opts.reduceOnly ?? false,
+        });
+        return { kind: "placed", order: this.applyExchangeOrder(id, reply, "send") };
+      } catch (error) {
+        if (error instanceof OrderRejectedError) {
+          const order = this.setState(id, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
+          return { kind: "rejected", order, reason: error.reason };
+        }
+        lastError = errorText(error);
+        if (error instanceof SendTimeoutError) this.noteError(id, "timeout", lastError, { attempt: n });
+        else if (error instanceof DuplicateClientOrderIdError) this.noteError(id, "error", lastError, { attempt: n, duplicate: true });
+        else if (error instanceof RateLimitError) this.noteError(id, "error", lastError, { attempt: n, rateLimited: true });
+        else this.noteError(id, "error", lastError, { attempt: n });
+      }
+    }
+    const last = await this.lookup(this.mustOrder(id));
+    if (last.kind === "found") return { kind: "placed", order: last.order };
+    return this.declareUnknown(id, last.kind === "failed" ? last.error : lastError);
+  }
+
+  private declareUnknown(id: string, why: string): SendOutcome {
+    const order = this.setState(id, "unknown", "status", { status: "unknown", why }, why);
+    this.trip(`order ${id} unknown: ${why}`);
+    this.alert({ kind: "unknown_order", message: `order ${id} is unknown after ${order.attempts} attempt(s): ${why}` });
+    return { kind: "unknown", order };
+  }
+
+  /** Asks the exchange about one order and copies the answer; used by recovery and by polling. */
+  async refresh(id: string): Promise<OrderRowLite> {
+    const order = this.mustOrder(id);
+    const looked = await this.lookup(order);
+    if (looked.kind === "found") return looked.order;
+    if (looked.kind === "absent") return this.setState(id, "absent", "lookup_absent", { during: "refresh" });
+    return this.mustOrder(id);
+  }
+
+  /**
+   * At startup: every non-settled order of this bot is looked up. Found: its status is copied.
+   * Proved missing: `absent` (resendable with the same id). Lookup failed: `unknown`, and the
+   * breaker trips, because nobody knows what the exchange holds.
+   */
+  async recover(): Promise<RecoveryReport> {
+    const pending = this.db
+      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) ORDER BY created_at`)
+      .all(this.botId) as OrderRowLite[];
+    const report: RecoveryReport = { checked: pending.length, found: [], absent: [], unknown: [] };
+    for (const order of pending) {
+      const looked = await this.lookup(order);
+      if (looked.kind === "found") report.found.push(order.clientOrderId);
+      else if (looked.kind === "absent") {
+        this.setState(order.clientOrderId, "absent", "lookup_absent", { during: "recovery" });
+        report.absent.push(order.clientOrderId);
+      } else {
+        if (order.state !== "unknown") this.setState(order.clientOrderId, "unknown", "status", { status: "unknown", why: looked.error }, looked.error);
+        report.unknown.push(order.clientOrderId);
+      }
+    }
+    if (report.unknown.length > 0) {
+      this.trip(`${report.unknown.length} order(s) unknown after startup recovery: ${report.unknown.join(", ")}`);
+      this.alert({ kind: "unknown_order", message: `startup recovery could not settle ${report.unknown.join(", ")}` });
+    }
+    return report;
+  }
+
+  // --- books and reconciliation -----------------------------------------------------------------
+
+  /** The bot's own book, from the fills of its strategies' orders (reconcile closes excluded). */
+  book(): Map<string, number> {
+    const rows = this.db
+      .prepare(
+        `SELECT symbol, sum(CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END) AS size
+         FROM orders WHERE bot_id = ? AND strategy <> '${RECONCILE_STRATEGY}' GROUP BY symbol`,
+      )
+      .all(this.botId) as { symbol: string; size: number }[];
+    return new Map(rows.map((r) => [r.symbol, r.size]));
+  }
+
+  ordersInFlight(): number {
+    const row = this.db
+      .prepare(`SELECT count(*) AS n FROM orders WHERE bot_id = ? AND state IN ${IN_FLIGHT_SQL}`)
+      .get(this.botId) as { n: number };
+    return row.n;
+  }
+
+  private stepFor(symbol: string): number {
+    return this.opts.qtyStepFor(symbol) ?? this.opts.unknownSymbolQtyStep ?? 1e-8;
+  }
+
+  private insertReconciliation(at: string, outcome: string, inFlight: number, error: string | null): number {
+    return Number(
+      this.db
+        .prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)`)
+        .run(this.botId, at, outcome, inFlight, error).lastInsertRowid,
+    );
+  }
+
+  /**
+   * One reconciliation cycle. Skipped while orders are in flight (fills still settling would look
+   * like drift). Otherwise both books are written, and each drift acts: an unknown position has its
+   * symbol's orders canceled and is closed reduce-only; any drift trips the breaker and alerts.
+   */
+  async reconcile(opts: { symbols?: readonly string[] } = {}): Promise<ReconcileReport> {
+    const at = this.now();
+    const inFlight = this.ordersInFlight();
+    if (inFlight > 0) {
+      const reconciliationId = this.tx(() => this.insertReconciliation(at, "skipped", inFlight, null));
+      return { outcome: "skipped", reconciliationId, ordersInFlight: inFlight };
+    }
+    let positions;
+    try {
+      positions = await this.exchange.fetchPositions();
+    } catch (error) {
+      const message = `fetch positions failed: ${errorText(error)}`;
+      const reconciliationId = this.tx(() => this.insertReconciliation(at, "error", 0, message));
+      this.alert({ kind: "reconciliation_error", message });
+      return { outcome: "error", reconciliationId, error: message };
+    }
+    const ours = this.book();
+    for (const symbol of opts.symbols ?? []) if (!ours.has(symbol)) ours.set(symbol, 0);
+    const theirs = new Map(positions.map((p) => [p.symbol, p.size]));
+    const marks = new Map(positions.map((p) => [p.symbol, p.markPrice]));
+    const lines = diffBooks({ ours, theirs, specFor: (s) => ({ qtyStep: this.stepFor(s), markPrice: marks.get(s) ?? null }) });
+    const drifts = lines.filter((l) => l.drift !== "none");
+    const outcome = drifts.length > 0 ? "drift" : "clean";
+    const reconciliationId = this.tx(() => {
+      const rid = this.insertReconciliation(at, outcome, 0, null);
+      const insert = this.db.prepare(
+        `INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`,
+      );
+      for (const l of lines) insert.run(rid, l.symbol, l.ours, l.theirs, l.qtyStep, l.markPrice ?? null);
+      return rid;
+    });
+    let tripped = false;
+    for (const d of drifts) {
+      if (d.drift === "unknown_position") {
+        await this.flatten(d, at);
+        const reason = `unknown position ${d.symbol} ${signed(d.theirs)}`;
+        tripped = this.trip(reason, reconciliationId) || tripped;
+        this.alert({ kind: "unknown_position", message: reason, drift: d });
+      } else {
+        const reason = `size drift ${d.symbol}: book ${signed(d.ours)} vs exchange ${signed(d.theirs)}`;
+        tripped = this.trip(reason, reconciliationId) || tripped;
+        this.alert({ kind: "size_drift", message: reason, drift: d });
+      }
+    }
+    return { outcome, reconciliationId, lines, tripped };
+  }
+
+  /** Cancel the symbol's orders, then close the position the bot never opened, reduce-only. */
+  private async flatten(d: BookDiff, at: string): Promise<void> {
+    try {
+      await this.exchange.cancelAllOrders(d.symbol);
+    } catch (error) {
+      this.alert({ kind: "unknown_position", message: `cancel orders on ${d.symbol} failed: ${errorText(error)}`, drift: d });
+    }
+    const decision: Decision = {
+      strategy: RECONCILE_STRATEGY,
+      symbol: d.symbol,
+      side: d.theirs > 0 ? "sell" : "buy",
+      qty: Math.abs(d.theirs),
+      bar: at,
+    };
+    const { order, inserted } = this.recordIntent(decision);
+    if (!inserted) return;
+    const n = this.countAttempt(order.clientOrderId);
+    try {
+      const reply = await this.exchange.closeReduceOnly({ clientOrderId: order.clientOrderId, symbol: d.symbol, size: d.theirs });
+      this.applyExchangeOrder(order.clientOrderId, reply, "send");
+    } catch (error) {
+      if (error instanceof OrderRejectedError) {
+        this.setState(order.clientOrderId, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
+      } else {
+        // The close's fate is unknown: the breaker is tripping anyway; say so on the order.
+        this.setState(order.clientOrderId, "unknown", "timeout", { attempt: n, error: errorText(error) }, errorText(error));
+      }
+    }
+  }
+
+  private alert(a: Omit<Alert, "botId" | "at">): void {
+    this.opts.onAlert?.({ botId: this.botId, at: this.now(), ...a });
+  }
+}
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : String(n);
+}
