@@ -1,0 +1,80 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { migratedJournal, repoRoot, tempDir } from "../helpers/journal";
+
+function journalCli(...args: string[]) {
+  const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", ...args], { cwd: repoRoot, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("npm run journal", () => {
+  it("migrate creates a journal, and says so", () => {
+    const file = path.join(tempDir(), "journal.db");
+    const r = journalCli("migrate", file);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^journal ${file}: created, schema version 0 -> \\d+ \\(applied 0000_`));
+  });
+
+  it("migrate a second time reports it is already up to date", () => {
+    const file = migratedJournal();
+    const r = journalCli("migrate", file);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("already up to date");
+  });
+
+  it("check passes on a readable WAL journal", () => {
+    const r = journalCli("check", migratedJournal());
+    expect(r).toMatchObject({ code: 0, stderr: "" });
+    expect(r.stdout).toContain("readable");
+  });
+
+  const oneLine = (stderr: string) => {
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    return lines[0]!;
+  };
+
+  it("check on a missing path prints one line that names the file and the fix", () => {
+    const file = path.join(tempDir(), "nope.db");
+    const r = journalCli("check", file);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(`driftwatch: journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it("check on a file that is not SQLite prints one line", () => {
+    const file = path.join(tempDir(), "journal.db");
+    fs.writeFileSync(file, "hello\n".repeat(1000));
+    const r = journalCli("check", file);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(new RegExp(`^driftwatch: journal ${file}: is not a SQLite database .*Fix: set DRIFTWATCH_JOURNAL`));
+  });
+
+  it("check on a journal of a future schema version prints one line", () => {
+    const file = migratedJournal();
+    const db = new Database(file);
+    db.pragma("user_version = 42");
+    db.close();
+    const r = journalCli("check", file);
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toMatch(/has schema version 42, newer than this driftwatch knows \(\d+\)\. Fix: upgrade driftwatch/);
+  });
+
+  it("version prints the number plain SQL reads", () => {
+    const file = migratedJournal();
+    const db = new Database(file, { readonly: true });
+    const version = db.pragma("user_version", { simple: true });
+    db.close();
+    expect(journalCli("version", file).stdout.trim()).toBe(`${version} (this driftwatch knows ${version})`);
+  });
+
+  it("an unknown command prints usage and exits 2", () => {
+    const r = journalCli("frobnicate");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("usage: npm run journal");
+  });
+});
