@@ -1,0 +1,73 @@
+// The whole test run, as CI runs it: lint, types, migrations up to date, unit + integration tests
+// on real SQLite files, a production build, and browser tests in real Chromium. Every step runs
+// even after a failure (except the browser tests without a build), and the last line counts the
+// tests: "tests: N passed, N failed".
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.CI ? "0" : "1" };
+const bin = (name) => `node_modules/.bin/${name}`;
+fs.mkdirSync("test-results", { recursive: true });
+for (const f of ["test-results/vitest.json", "test-results/e2e.json"]) fs.rmSync(f, { force: true });
+
+const steps = [
+  { name: "lint", run: [[bin("eslint"), "."]] },
+  { name: "typecheck", run: [[bin("next"), "typegen"], [bin("tsc"), "--noEmit"]] },
+  { name: "migrations up to date", run: [["node", "scripts/check-drizzle.mjs"]] },
+  {
+    name: "unit + integration tests",
+    run: [[bin("vitest"), "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]],
+  },
+  { name: "build", run: [[bin("next"), "build"]] },
+  { name: "browser tests", needs: "build", run: [[bin("playwright"), "test"]] },
+];
+
+const failed = [];
+for (const step of steps) {
+  if (step.needs && failed.includes(step.needs)) {
+    console.log(`\n=== ${step.name}: not run, ${step.needs} failed`);
+    failed.push(step.name);
+    continue;
+  }
+  console.log(`\n=== ${step.name}`);
+  const started = Date.now();
+  let ok = true;
+  for (const [cmd, ...args] of step.run) {
+    const r = spawnSync(cmd, args, { stdio: "inherit", env });
+    if (r.status !== 0) {
+      ok = false;
+      break;
+    }
+  }
+  console.log(`=== ${step.name}: ${ok ? "ok" : "FAILED"} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  if (!ok) failed.push(step.name);
+}
+
+const readJson = (f) => (fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, "utf8")) : null);
+let passed = 0;
+let failedTests = 0;
+let skipped = 0;
+const vitest = readJson("test-results/vitest.json");
+if (vitest) {
+  passed += vitest.numPassedTests;
+  failedTests += vitest.numFailedTests;
+  skipped += vitest.numPendingTests + vitest.numTodoTests;
+}
+const e2e = readJson("test-results/e2e.json");
+if (e2e) {
+  passed += e2e.stats.expected + e2e.stats.flaky;
+  failedTests += e2e.stats.unexpected;
+  skipped += e2e.stats.skipped;
+}
+if (!vitest) console.log("no unit/integration results were written");
+if (!e2e) console.log("no browser test results were written");
+if (failed.length > 0) console.log(`\nfailed steps: ${failed.join(", ")}`);
+// A failed check that is not a test (lint, types, migrations, build), or a test step that crashed
+// before writing results, counts as one failure each: the closing line must never read as a pass.
+const testSteps = { "unit + integration tests": vitest, "browser tests": e2e };
+for (const name of failed) {
+  if (!(name in testSteps)) failedTests += 1;
+  else if (!testSteps[name] || (name === "browser tests" ? e2e.stats.unexpected : vitest.numFailedTests) === 0) failedTests += 1;
+}
+console.log(`\ntests: ${passed} passed, ${failedTests} failed${skipped ? `, ${skipped} skipped` : ""}`);
+process.exit(failed.length > 0 || failedTests > 0 ? 1 : 0);
