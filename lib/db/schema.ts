@@ -141,6 +141,34 @@ export const breakerEvents = sqliteTable(
   ],
 );
 
+/**
+ * Addition to contract v1: the latest book line per bot and symbol, maintained by a trigger on
+ * reconciliation_positions (see drizzle/0001_*.sql) in the same transaction as each snapshot, so
+ * the overview costs O(symbols) however long the history, and bots in any language keep it right
+ * without knowing it exists. Read it together with the bot's latest compared reconciliation: a
+ * symbol missing from that cycle was flat on both sides.
+ */
+export const latestPositions = sqliteTable(
+  "latest_positions",
+  {
+    botId: text("bot_id").notNull(),
+    symbol: text("symbol").notNull(),
+    reconciliationId: integer("reconciliation_id").notNull(),
+    at: text("at").notNull(),
+    ours: real("ours").notNull(),
+    theirs: real("theirs").notNull(),
+    qtyStep: real("qty_step").notNull(),
+    markPrice: real("mark_price"),
+    drift: text("drift", { enum: ["none", "size_drift", "unknown_position"] }).notNull(),
+    /** `at` of the first cycle of the current, unbroken drift; null when not drifting. */
+    driftSince: text("drift_since"),
+  },
+  (t) => [
+    primaryKey({ columns: [t.botId, t.symbol] }),
+    check("latest_positions_drift_check", sql`${t.drift} in ('none', 'size_drift', 'unknown_position')`),
+  ],
+);
+
 export type BotRow = typeof bots.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderEventRow = typeof orderEvents.$inferSelect;
@@ -148,3 +176,4 @@ export type ReconciliationRow = typeof reconciliations.$inferSelect;
 export type ReconciliationPositionRow = typeof reconciliationPositions.$inferSelect;
 export type BreakerRow = typeof breakers.$inferSelect;
 export type BreakerEventRow = typeof breakerEvents.$inferSelect;
+export type LatestPositionRow = typeof latestPositions.$inferSelect;
