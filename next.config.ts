@@ -4,7 +4,6 @@ const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: it must stay a runtime require, never bundled.
   serverExternalPackages: ["better-sqlite3"],
   poweredByHeader: false,
-  typedRoutes: true,
 };
 
 export default nextConfig;

@@ -1,10 +1,12 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
+import { Providers } from "@/components/providers";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: "driftwatch",
   description: "The on-call console for when a trading bot and its exchange disagree.",
+  icons: { icon: [{ url: "/favicon.svg", type: "image/svg+xml" }] },
 };
 
 export const viewport: Viewport = {
@@ -24,14 +26,20 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
           Skip to content
         </a>
         <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-          <nav aria-label="Main" className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-3">
+          <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
             <Link href="/" className="font-semibold tracking-tight">
               driftwatch
             </Link>
+            <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+              <li><Link href="/" className="underline-offset-4 hover:underline">Overview</Link></li>
+              <li><Link href="/doubtful" className="underline-offset-4 hover:underline">Doubtful orders</Link></li>
+              <li><Link href="/breakers" className="underline-offset-4 hover:underline">Breakers</Link></li>
+              <li><Link href="/incidents" className="underline-offset-4 hover:underline">Incidents</Link></li>
+            </ul>
           </nav>
         </header>
         <main id="main" className="mx-auto max-w-6xl px-4 py-6">
-          {children}
+          <Providers>{children}</Providers>
         </main>
       </body>
     </html>

@@ -1,22 +1,31 @@
+import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/format";
+import type { BotStatus } from "@/lib/breaker/bot-status";
 import type { BotSummary } from "@/lib/queries/bots";
 
-export function BotCard({ bot }: { bot: BotSummary }) {
+type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
+
+/**
+ * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
+ * on the card may read as running.
+ */
+export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolean }) {
   const halted = bot.breaker?.halted ?? false;
+  const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   return (
     <article
       aria-labelledby={`bot-${bot.botId}`}
       data-testid="bot-card"
       data-bot={bot.botId}
-      className={`rounded-lg border bg-white p-4 shadow-sm dark:bg-slate-900 ${halted ? "border-red-700 border-2" : "border-slate-200 dark:border-slate-700"}`}
+      className={`rounded-lg border bg-white p-4 shadow-sm dark:bg-slate-900 ${halted ? "border-2 border-red-700" : "border-slate-200 dark:border-slate-700"}`}
     >
       <header className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={`bot-${bot.botId}`} className="break-all font-mono text-lg font-semibold">
           {bot.botId}
         </h2>
-        <StatusBadge status={bot.status} />
+        <StatusBadge status={status} />
       </header>
       <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
         {bot.exchange} · ids <span className="font-mono">{bot.clientIdPrefix}-…</span>
@@ -44,7 +53,7 @@ export function BotCard({ bot }: { bot: BotSummary }) {
         <dt className="text-slate-600 dark:text-slate-300">Breaker</dt>
         <dd data-testid="breaker-state">{bot.breaker === null ? "unknown (no breaker row)" : halted ? "halted" : "not halted"}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
-        <dd>
+        <dd data-testid="reconciled">
           {bot.lastReconciliation ? (
             <>
               {bot.lastReconciliation.outcome}, {formatAge(bot.lastReconciliation.ageMs)} ago
@@ -53,10 +62,34 @@ export function BotCard({ bot }: { bot: BotSummary }) {
             "never"
           )}
         </dd>
+        {bot.doubtfulOrders !== undefined && (
+          <>
+            <dt className="text-slate-600 dark:text-slate-300">Doubtful</dt>
+            <dd data-testid="doubtful-count">
+              {bot.doubtfulOrders > 0 ? (
+                <Link href={`/doubtful?bot=${encodeURIComponent(bot.botId)}`} className="font-semibold text-red-700 underline dark:text-red-300">
+                  {bot.doubtfulOrders} order{bot.doubtfulOrders === 1 ? "" : "s"}
+                </Link>
+              ) : (
+                "none"
+              )}
+            </dd>
+          </>
+        )}
+        {bot.symbolsInDrift !== undefined && (
+          <>
+            <dt className="text-slate-600 dark:text-slate-300">In drift</dt>
+            <dd data-testid="drift-count">
+              {bot.symbolsInDrift === 0
+                ? "no symbol"
+                : `${bot.symbolsInDrift} symbol${bot.symbolsInDrift === 1 ? "" : "s"}${bot.unknownPositions ? `, ${bot.unknownPositions} unknown position${bot.unknownPositions === 1 ? "" : "s"}` : ""}`}
+            </dd>
+          </>
+        )}
       </dl>
 
       {bot.reasons.length > 0 && (
-        <ul className="mt-3 list-inside list-disc text-sm text-slate-700 dark:text-slate-200" aria-label="Why this bot is not shown as running">
+        <ul className="mt-3 list-inside list-disc text-sm text-slate-700 dark:text-slate-200" aria-label={`Why ${bot.botId} is not shown as running`}>
           {bot.reasons.map((r) => (
             <li key={r}>{r}</li>
           ))}

@@ -1,0 +1,18 @@
+"use client";
+import { formatAge } from "@/lib/format";
+import { useNow } from "./use-now";
+
+/** "updated 1 s ago", counting, so a frozen page cannot pass for a live one. */
+export function LiveStatus({ updatedAt, failing }: { updatedAt: number; failing: boolean }) {
+  const now = useNow();
+  const age = updatedAt > 0 ? Math.max(0, now - updatedAt) : null;
+  return (
+    <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="live-status" aria-live="off">
+      <span
+        aria-hidden
+        className={`mr-1.5 inline-block size-2 rounded-full ${failing ? "bg-red-600" : "bg-sky-500 motion-safe:animate-pulse"}`}
+      />
+      {failing ? "not updating" : "live"} · updated <span data-testid="updated-ago">{formatAge(age)}</span> ago
+    </p>
+  );
+}

@@ -1,0 +1,127 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { BotCard } from "@/components/bots/bot-card";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { AlarmBanner } from "@/components/live/alarm-banner";
+import { HaltSignal } from "@/components/live/halt-signal";
+import { LiveStatus } from "@/components/live/live-status";
+import { useNow } from "@/components/live/use-now";
+import { LiveReadError, overviewQuery } from "@/lib/live/queries";
+import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/overview-view";
+import { SymbolTable } from "./symbol-table";
+
+/** Data older than this means polling has stopped working: nothing may look healthy. */
+const TOO_OLD_MS = 5_000;
+const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable"]);
+
+const sortLabels: Record<(typeof SORTS)[number], string> = {
+  severity: "severity",
+  symbol: "symbol",
+  bot: "bot",
+  notional: "notional",
+  age: "drifting longest",
+};
+
+export function OverviewLive() {
+  const query = useQuery(overviewQuery());
+  const now = useNow();
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const view = parseOverviewView(new URLSearchParams(params.toString()));
+  const setView = (patch: Partial<OverviewView>) => router.replace(`${pathname}${viewToQuery({ ...view, ...patch })}`, { scroll: false });
+
+  const data = query.data;
+  const error = query.error instanceof LiveReadError ? query.error : query.error ? new LiveReadError(query.error.message, "unknown") : null;
+  const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
+  const unsure = error !== null || tooOld;
+
+  if (!data) {
+    if (error && JOURNAL_CODES.has(error.code)) {
+      return <JournalProblem error={{ code: error.code as never, file: "", problem: error.message, fix: error.fix ?? "", message: error.message }} />;
+    }
+    return <AlarmBanner title="No data yet" causes={[error ? error.message : "loading the journal…"]} fix={error?.fix} />;
+  }
+
+  const causes = [...data.alarms];
+  if (error) causes.unshift(`cannot read right now: ${error.message}`);
+  else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
+  const halted = data.bots.filter((b) => b.breaker?.halted).map((b) => b.botId);
+  const lines = applyOverviewView(data.lines, view);
+  const botIds = data.bots.map((b) => b.botId);
+
+  return (
+    <div className="space-y-5">
+      <HaltSignal halted={halted} unsure={unsure || data.alarms.length > 0} />
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="text-2xl font-bold">Bots</h1>
+        <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />
+      </div>
+      <AlarmBanner
+        title={error ? "The console cannot read the journal right now" : "Not everything here is current"}
+        causes={causes}
+        fix={error?.fix ?? (causes.length ? "Until this clears, treat every bot below as unverified." : undefined)}
+      />
+      <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
+        {data.bots.map((bot) => (
+          <li key={bot.botId}>
+            <BotCard bot={bot} unsure={unsure} />
+          </li>
+        ))}
+      </ul>
+
+      <section aria-labelledby="books" className="space-y-3">
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <h2 id="books" className="text-xl font-bold">
+            Books, per symbol
+          </h2>
+          <form className="flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
+            <label className="flex flex-col">
+              <span>Sort by</span>
+              <select
+                value={view.sort}
+                onChange={(e) => setView({ sort: e.target.value as OverviewView["sort"] })}
+                className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
+              >
+                {SORTS.map((s) => (
+                  <option key={s} value={s}>
+                    {sortLabels[s]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="flex flex-col">
+              <span>Bot</span>
+              <select
+                value={view.bot ?? ""}
+                onChange={(e) => setView({ bot: e.target.value || null })}
+                className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
+              >
+                <option value="">all bots</option>
+                {botIds.map((b) => (
+                  <option key={b} value={b}>
+                    {b}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="flex items-center gap-2 py-1">
+              <input type="checkbox" checked={view.driftOnly} onChange={(e) => setView({ driftOnly: e.target.checked })} className="size-4" />
+              drifting only
+            </label>
+          </form>
+        </div>
+        {data.lines.length === 0 ? (
+          <p className="rounded border border-dashed border-slate-400 p-4 text-sm">
+            No reconciliation has written any position yet. Once a bot reconciles, each symbol it or the exchange holds appears here.
+          </p>
+        ) : lines.length === 0 ? (
+          <p className="text-sm">No symbol matches these filters.</p>
+        ) : (
+          <SymbolTable lines={lines} unsure={unsure} />
+        )}
+      </section>
+    </div>
+  );
+}

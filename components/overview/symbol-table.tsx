@@ -1,0 +1,75 @@
+"use client";
+import Link from "next/link";
+import { formatAge } from "@/lib/format";
+import type { OverviewLine } from "@/lib/queries/overview";
+
+const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
+const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
+const money = (n: number | null) => (n === null ? "no mark" : n.toLocaleString("en-US", { maximumFractionDigits: 0 }));
+
+function DriftCell({ line }: { line: OverviewLine }) {
+  if (line.drift === "unknown_position")
+    return <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>;
+  if (line.drift === "size_drift")
+    return <span className="inline-block rounded bg-orange-600 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>;
+  return <span className="text-slate-600 dark:text-slate-300">in sync</span>;
+}
+
+// On a phone each row becomes a small card: the labels come from data-label, so there is one DOM
+// and no horizontal scrolling.
+const cell = "px-2 py-1.5 sm:table-cell grid grid-cols-[7rem_1fr] gap-2 before:font-semibold before:content-[attr(data-label)] sm:before:content-none";
+
+export function SymbolTable({ lines, unsure }: { lines: OverviewLine[]; unsure: boolean }) {
+  return (
+    <table className="block w-full text-sm sm:table" data-testid="symbol-table">
+      <caption className="sr-only">Each bot&apos;s book against the exchange&apos;s, per symbol</caption>
+      <thead className="hidden sm:table-header-group">
+        <tr className="border-b border-slate-300 text-left dark:border-slate-600">
+          <th scope="col" className="px-2 py-1.5">Bot</th>
+          <th scope="col" className="px-2 py-1.5">Symbol</th>
+          <th scope="col" className="px-2 py-1.5 text-right">Ours</th>
+          <th scope="col" className="px-2 py-1.5 text-right">Theirs</th>
+          <th scope="col" className="px-2 py-1.5 text-right">Difference</th>
+          <th scope="col" className="px-2 py-1.5 text-right">Notional</th>
+          <th scope="col" className="px-2 py-1.5">Drift</th>
+          <th scope="col" className="px-2 py-1.5">Drifting for</th>
+          <th scope="col" className="px-2 py-1.5">Acknowledged</th>
+        </tr>
+      </thead>
+      <tbody className="block sm:table-row-group">
+        {lines.map((l) => (
+          <tr
+            key={`${l.botId}/${l.symbol}`}
+            data-testid="symbol-row"
+            data-drift={l.drift}
+            data-symbol={l.symbol}
+            data-bot={l.botId}
+            className={`mb-3 block rounded border sm:mb-0 sm:table-row sm:rounded-none sm:border-0 sm:border-b ${
+              l.drift === "unknown_position"
+                ? "border-red-700 bg-red-50 dark:bg-red-950"
+                : l.drift === "size_drift"
+                  ? "border-orange-500 bg-orange-50 dark:bg-orange-950"
+                  : "border-slate-200 dark:border-slate-700"
+            } ${unsure ? "opacity-60" : ""}`}
+          >
+            <td className={`${cell} font-mono`} data-label="Bot">{l.botId}</td>
+            <td className={cell} data-label="Symbol">
+              <Link href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`} className="font-mono font-semibold underline">
+                {l.symbol}
+              </Link>
+            </td>
+            <td className={`${cell} font-mono sm:text-right`} data-label="Ours">{signed(l.ours)}</td>
+            <td className={`${cell} font-mono sm:text-right`} data-label="Theirs">{signed(l.theirs)}</td>
+            <td className={`${cell} font-mono sm:text-right`} data-label="Difference">
+              {l.drift === "none" ? "0" : `${signed(l.difference)} (${signed(Math.round(l.steps * 100) / 100)} steps)`}
+            </td>
+            <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">{l.drift === "none" ? "—" : money(l.driftNotional)}</td>
+            <td className={cell} data-label="Drift"><DriftCell line={l} /></td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">{l.drift === "none" ? "—" : formatAge(l.driftForMs)}</td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged">{l.drift === "none" ? "—" : "no"}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

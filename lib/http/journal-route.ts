@@ -1,0 +1,27 @@
+import "server-only";
+import { NextResponse } from "next/server";
+import { getJournal, type JournalDb } from "../db/console";
+import { env, type Env } from "../env";
+import type { ApiResult } from "./api-result";
+
+const noStore = { "Cache-Control": "no-store" };
+
+/**
+ * A GET route over the journal: 200 with the data, 503 with the one-line reason when the journal
+ * cannot be read, 500 with a plain message (never a stack) for anything else.
+ */
+export function journalJson<T>(read: (ctx: { db: JournalDb; config: Env; now: Date }) => T): NextResponse<ApiResult<T>> {
+  const journal = getJournal();
+  if (!journal.ok) {
+    const { code, message, file, fix } = journal.error;
+    return NextResponse.json({ ok: false, error: { code, message, file, fix } }, { status: 503, headers: noStore });
+  }
+  try {
+    const data = read({ db: journal.db, config: env(), now: new Date() });
+    return NextResponse.json({ ok: true, data }, { headers: noStore });
+  } catch (error) {
+    console.error("driftwatch: read failed:", error);
+    const message = `the journal could not be read: ${(error as Error).message}`;
+    return NextResponse.json({ ok: false, error: { code: "read_failed", message } }, { status: 500, headers: noStore });
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Sorting and filtering of the overview's symbol lines, driven by the URL so a view can be shared
+ * and survives a reload. Pure: the server and the client apply the same rules.
+ */
+import type { OverviewLine } from "./queries/overview";
+
+export const SORTS = ["severity", "symbol", "bot", "notional", "age"] as const;
+export type Sort = (typeof SORTS)[number];
+
+export interface OverviewView {
+  sort: Sort;
+  bot: string | null;
+  driftOnly: boolean;
+}
+
+export function parseOverviewView(params: URLSearchParams): OverviewView {
+  const sort = params.get("sort");
+  return {
+    sort: (SORTS as readonly string[]).includes(sort ?? "") ? (sort as Sort) : "severity",
+    bot: params.get("bot") || null,
+    driftOnly: params.get("drift") === "1",
+  };
+}
+
+export function viewToQuery(view: OverviewView): string {
+  const q = new URLSearchParams();
+  if (view.sort !== "severity") q.set("sort", view.sort);
+  if (view.bot) q.set("bot", view.bot);
+  if (view.driftOnly) q.set("drift", "1");
+  const s = q.toString();
+  return s ? `?${s}` : "";
+}
+
+const rank = { unknown_position: 0, size_drift: 1, none: 2 } as const;
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function applyOverviewView(lines: readonly OverviewLine[], view: OverviewView): OverviewLine[] {
+  const kept = lines.filter((l) => (view.bot === null || l.botId === view.bot) && (!view.driftOnly || l.drift !== "none"));
+  const tie = (a: OverviewLine, b: OverviewLine) => byText(a.symbol, b.symbol) || byText(a.botId, b.botId);
+  const cmp: Record<Sort, (a: OverviewLine, b: OverviewLine) => number> = {
+    severity: (a, b) => rank[a.drift] - rank[b.drift] || (b.driftNotional ?? 0) - (a.driftNotional ?? 0) || tie(a, b),
+    symbol: tie,
+    bot: (a, b) => byText(a.botId, b.botId) || byText(a.symbol, b.symbol),
+    notional: (a, b) => (b.driftNotional ?? -1) - (a.driftNotional ?? -1) || tie(a, b),
+    age: (a, b) => (b.driftForMs ?? -1) - (a.driftForMs ?? -1) || tie(a, b),
+  };
+  return [...kept].sort(cmp[view.sort]);
+}

@@ -1,0 +1,131 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import { SETTLED_STATES } from "../journal/contract";
+import { diffLine, type DriftClass } from "../reconcile/diff";
+import { listBots, type BotSummary } from "./bots";
+
+export interface OverviewLine {
+  botId: string;
+  symbol: string;
+  ours: number;
+  theirs: number;
+  /** theirs - ours */
+  difference: number;
+  steps: number;
+  qtyStep: number;
+  markPrice: number | null;
+  /** |difference| at the mark price; null without a mark. */
+  driftNotional: number | null;
+  drift: DriftClass;
+  driftSince: string | null;
+  driftForMs: number | null;
+  /** Time of the reconciliation this line comes from. */
+  at: string;
+}
+
+export interface OverviewBot extends BotSummary {
+  doubtfulOrders: number;
+  symbolsInDrift: number;
+  unknownPositions: number;
+}
+
+export interface Overview {
+  readAt: string;
+  bots: OverviewBot[];
+  lines: OverviewLine[];
+  /** Why nothing may look healthy right now, one sentence each; empty when all is fresh. */
+  alarms: string[];
+}
+
+const SETTLED = sql.raw(SETTLED_STATES.map((s) => `'${s}'`).join(", "));
+
+/**
+ * Everything the overview shows, in O(bots + symbols): bot rows, the latest_positions rows kept by
+ * the journal's trigger, and a count over the partial index of unsettled orders.
+ */
+export function getOverview(params: {
+  db: JournalDb;
+  now: Date;
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
+  doubtfulGraceMs: number;
+}): Overview {
+  const { db, now } = params;
+  const bots = listBots(params);
+  const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
+
+  const doubtful = new Map(
+    db
+      .all<{ botId: string; n: number }>(
+        sql`SELECT bot_id AS botId, count(*) AS n FROM orders
+            WHERE state NOT IN (${SETTLED}) AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ${cutoff}))
+            GROUP BY bot_id`,
+      )
+      .map((r) => [r.botId, r.n]),
+  );
+
+  // The latest cycle that compared the books, per bot: a symbol it left out was flat on both sides.
+  const rows = db.all<{
+    botId: string;
+    symbol: string;
+    reconciliationId: number;
+    at: string;
+    ours: number;
+    theirs: number;
+    qtyStep: number;
+    markPrice: number | null;
+    driftSince: string | null;
+    latestId: number | null;
+    latestAt: string | null;
+  }>(sql`
+    WITH latest AS (
+      SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ('clean', 'drift')
+                        ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
+      FROM bots b
+    )
+    SELECT p.bot_id AS botId, p.symbol, p.reconciliation_id AS reconciliationId, p.at, p.ours, p.theirs,
+           p.qty_step AS qtyStep, p.mark_price AS markPrice, p.drift_since AS driftSince,
+           l.id AS latestId, (SELECT at FROM reconciliations WHERE id = l.id) AS latestAt
+    FROM latest_positions p LEFT JOIN latest l ON l.bot_id = p.bot_id
+    ORDER BY p.bot_id, p.symbol`);
+
+  const lines: OverviewLine[] = rows.map((r) => {
+    const current = r.latestId === null || r.reconciliationId >= r.latestId;
+    const ours = current ? r.ours : 0;
+    const theirs = current ? r.theirs : 0;
+    const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
+    const driftSince = d.drift === "none" ? null : r.driftSince;
+    const since = driftSince === null ? NaN : Date.parse(driftSince);
+    return {
+      botId: r.botId,
+      symbol: r.symbol,
+      ours,
+      theirs,
+      difference: d.difference,
+      steps: d.steps,
+      qtyStep: r.qtyStep,
+      markPrice: r.markPrice,
+      driftNotional: d.driftNotional,
+      drift: d.drift,
+      driftSince,
+      driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
+      at: current ? r.at : (r.latestAt ?? r.at),
+    };
+  });
+
+  const alarms: string[] = [];
+  const enriched = bots.map((b) => {
+    const mine = lines.filter((l) => l.botId === b.botId);
+    for (const reason of b.reasons) {
+      if (/stale|no heartbeat|no reconciliation|future|unreadable|no breaker/.test(reason)) alarms.push(`${b.botId}: ${reason}`);
+    }
+    return {
+      ...b,
+      doubtfulOrders: doubtful.get(b.botId) ?? 0,
+      symbolsInDrift: mine.filter((l) => l.drift !== "none").length,
+      unknownPositions: mine.filter((l) => l.drift === "unknown_position").length,
+    };
+  });
+  return { readAt: now.toISOString(), bots: enriched, lines, alarms };
+}

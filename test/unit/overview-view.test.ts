@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { applyOverviewView, parseOverviewView, viewToQuery } from "@/lib/overview-view";
+import type { OverviewLine } from "@/lib/queries/overview";
+
+const line = (botId: string, symbol: string, drift: OverviewLine["drift"], driftNotional: number | null, driftForMs: number | null = null): OverviewLine => ({
+  botId, symbol, drift, driftNotional, driftForMs,
+  ours: 0, theirs: 0, difference: 0, steps: 0, qtyStep: 1, markPrice: null, driftSince: null, at: "2026-08-10T00:00:00.000Z",
+});
+
+const lines = [
+  line("a", "AAPL", "none", 0),
+  line("a", "ETH", "size_drift", 500, 60_000),
+  line("b", "SOL", "unknown_position", 100, 5_000),
+  line("b", "BTC", "size_drift", 9_000, 1_000),
+];
+
+describe("overview view", () => {
+  it("puts unknown positions first, then size drifts by notional, by default", () => {
+    expect(applyOverviewView(lines, parseOverviewView(new URLSearchParams())).map((l) => l.symbol)).toEqual(["SOL", "BTC", "ETH", "AAPL"]);
+  });
+
+  it("filters by bot and to drifting lines only", () => {
+    const v = parseOverviewView(new URLSearchParams("bot=a&drift=1"));
+    expect(applyOverviewView(lines, v).map((l) => l.symbol)).toEqual(["ETH"]);
+  });
+
+  it("sorts by how long a symbol has drifted", () => {
+    expect(applyOverviewView(lines, parseOverviewView(new URLSearchParams("sort=age"))).map((l) => l.symbol)).toEqual(["ETH", "SOL", "BTC", "AAPL"]);
+  });
+
+  it("ignores an unknown sort instead of failing", () => {
+    expect(parseOverviewView(new URLSearchParams("sort=';drop table")).sort).toBe("severity");
+  });
+
+  it("writes only what differs from the default into the URL", () => {
+    expect(viewToQuery({ sort: "severity", bot: null, driftOnly: false })).toBe("");
+    expect(viewToQuery({ sort: "notional", bot: "b", driftOnly: true })).toBe("?sort=notional&bot=b&drift=1");
+  });
+});
