@@ -394,9 +394,7 @@ export class JournalWriter {
    * breaker trips, because nobody knows what the exchange holds.
    */
   async recover(): Promise<RecoveryReport> {
-    const pending = this.db
-      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) ORDER BY created_at`)
-      .all(this.botId) as OrderRowLite[];
+    const pending = this.unsettledOrders();
     const report: RecoveryReport = { checked: pending.length, found: [], absent: [], unknown: [] };
     for (const order of pending) {
       const looked = await this.lookup(order);
@@ -414,6 +412,17 @@ export class JournalWriter {
       this.alert({ kind: "unknown_order", message: `startup recovery could not settle ${report.unknown.join(", ")}` });
     }
     return report;
+  }
+
+  /**
+   * This bot's orders that are not settled (live, doubtful or not yet sent), oldest first: what a
+   * bot polls every cycle. Reads the partial index of unsettled orders, so it costs what is open,
+   * never the whole history.
+   */
+  unsettledOrders(): OrderRowLite[] {
+    return this.db
+      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) ORDER BY created_at`)
+      .all(this.botId) as OrderRowLite[];
   }
 
   // --- books and reconciliation -----------------------------------------------------------------
@@ -451,7 +460,8 @@ export class JournalWriter {
   /**
    * One reconciliation cycle. Skipped while orders are in flight (fills still settling would look
    * like drift). Otherwise both books are written, and each drift acts: an unknown position has its
-   * symbol's orders canceled and is closed reduce-only; any drift trips the breaker and alerts.
+   * symbol's orders canceled and is closed reduce-only, unless an order of the bot on that symbol is
+   * unknown; any drift trips the breaker and alerts.
    */
   async reconcile(opts: { symbols?: readonly string[] } = {}): Promise<ReconcileReport> {
     const at = this.now();
@@ -484,9 +494,18 @@ export class JournalWriter {
       for (const l of lines) insert.run(rid, l.symbol, l.ours, l.theirs, l.qtyStep, l.markPrice ?? null);
       return rid;
     });
+    // A symbol with an order of ours in doubt: the "unknown" position may be that very order, filled
+    // while its reply was lost. Closing it would sell what the bot bought, and once a lookup settles
+    // the order the book would drift the other way. Trip and leave it to a person (or the lookup).
+    const doubtful = new Map(this.unsettledOrders().filter((o) => o.state === "unknown").map((o) => [o.symbol, o.clientOrderId]));
     let tripped = false;
     for (const d of drifts) {
-      if (d.drift === "unknown_position") {
+      const inDoubt = doubtful.get(d.symbol);
+      if (d.drift === "unknown_position" && inDoubt !== undefined) {
+        const reason = `position ${d.symbol} ${signed(d.theirs)} the book does not hold, while order ${inDoubt} on it is unknown: not closed`;
+        tripped = this.trip(reason, reconciliationId) || tripped;
+        this.alert({ kind: "unknown_position", message: reason, drift: d });
+      } else if (d.drift === "unknown_position") {
         await this.flatten(d, at);
         const reason = `unknown position ${d.symbol} ${signed(d.theirs)}`;
         tripped = this.trip(reason, reconciliationId) || tripped;
