@@ -5,7 +5,10 @@
  */
 import { queryOptions } from "@tanstack/react-query";
 import type { ApiResult } from "../http/api-result";
+import type { DoubtfulOrder } from "../queries/doubtful";
 import type { Overview } from "../queries/overview";
+
+export type DoubtfulList = { orders: DoubtfulOrder[]; total: number };
 
 export const LIVE_INTERVAL_MS = 1_000;
 
@@ -42,6 +45,14 @@ export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"] as const,
     queryFn: () => fetchApi<Overview>("/api/overview"),
+    refetchInterval: LIVE_INTERVAL_MS,
+    refetchIntervalInBackground: false,
+  });
+
+export const doubtfulQuery = (bot: string | null) =>
+  queryOptions({
+    queryKey: ["doubtful", bot ?? ""] as const,
+    queryFn: () => fetchApi<DoubtfulList>(`/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
     refetchInterval: LIVE_INTERVAL_MS,
     refetchIntervalInBackground: false,
   });

@@ -1,0 +1,34 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import { connection } from "next/server";
+import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { getJournal } from "@/lib/db/console";
+import { env } from "@/lib/env";
+import { doubtfulQuery } from "@/lib/live/queries";
+import { listDoubtfulOrders } from "@/lib/queries/doubtful";
+
+export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };
+
+export default async function DoubtfulPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await connection();
+  const raw = (await searchParams).bot;
+  const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
+  const journal = getJournal();
+  if (!journal.ok) {
+    return (
+      <>
+        <JournalProblem error={journal.error} />
+        <RetryWhenReadable />
+      </>
+    );
+  }
+  const client = new QueryClient();
+  client.setQueryData(doubtfulQuery(bot).queryKey, listDoubtfulOrders({ db: journal.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));
+  return (
+    <HydrationBoundary state={dehydrate(client)}>
+      <DoubtfulLive bot={bot} />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,83 @@
+import { UtcTime } from "@/components/ui/utc-time";
+import { formatAge } from "@/lib/format";
+import type { DoubtfulOrder } from "@/lib/queries/doubtful";
+
+function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
+  switch (check.kind) {
+    case "ok":
+      return <span className="text-sm text-slate-600 dark:text-slate-300">id recomputes from its decision</span>;
+    case "foreign":
+      return (
+        <span data-testid="id-flag" className="rounded bg-purple-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white" title={`does not start with ${check.expectedPrefix}-`}>
+          Foreign id: not this bot&apos;s prefix ({check.expectedPrefix}-)
+        </span>
+      );
+    case "corrupt":
+      return (
+        <span data-testid="id-flag" className="rounded bg-purple-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">
+          Corrupt id: {check.reason}
+        </span>
+      );
+    case "no_bot_row":
+      return (
+        <span data-testid="id-flag" className="rounded bg-slate-600 px-1.5 py-0.5 text-xs font-bold uppercase text-white">
+          Id unchecked: bot not registered
+        </span>
+      );
+  }
+}
+
+export function DoubtfulOrderCard({ order }: { order: DoubtfulOrder }) {
+  return (
+    <article
+      data-testid="doubtful-order"
+      data-order={order.clientOrderId}
+      aria-labelledby={`o-${order.clientOrderId}`}
+      className="rounded-lg border-2 border-red-700 bg-white p-4 dark:bg-slate-900"
+    >
+      <header className="flex flex-wrap items-start justify-between gap-2">
+        <h2 id={`o-${order.clientOrderId}`} className="break-all font-mono text-base font-semibold">
+          {order.clientOrderId}
+        </h2>
+        <span className="rounded bg-red-700 px-2 py-0.5 text-sm font-bold uppercase text-white">{order.state}</span>
+      </header>
+      <p className="mt-1 text-sm">
+        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
+        {formatAge(order.ageMs)} old
+      </p>
+      <p className="mt-2 text-sm text-red-900 dark:text-red-200">{order.why}</p>
+      <div className="mt-2">
+        <IdCheck check={order.idCheck} />
+      </div>
+      <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+        <dt className="text-slate-600 dark:text-slate-300">Decision</dt>
+        <dd className="break-all">
+          {order.strategy} · bar <span className="font-mono">{order.bar}</span>
+        </dd>
+        <dt className="text-slate-600 dark:text-slate-300">Attempts</dt>
+        <dd>{order.attempts}</dd>
+        <dt className="text-slate-600 dark:text-slate-300">Last error</dt>
+        <dd className="break-all">{order.lastError ?? "none recorded"}</dd>
+        <dt className="text-slate-600 dark:text-slate-300">Exchange id</dt>
+        <dd className="break-all font-mono">{order.exchangeOrderId ?? "none (never acknowledged)"}</dd>
+        <dt className="text-slate-600 dark:text-slate-300">Filled</dt>
+        <dd>{order.filledQty}</dd>
+        <dt className="text-slate-600 dark:text-slate-300">Intent written</dt>
+        <dd><UtcTime iso={order.createdAt} /></dd>
+        <dt className="text-slate-600 dark:text-slate-300">Last update</dt>
+        <dd><UtcTime iso={order.updatedAt} /> (version {order.version})</dd>
+      </dl>
+      <details className="mt-3 text-sm">
+        <summary className="cursor-pointer font-semibold">History ({order.events.length} events)</summary>
+        <ol className="mt-2 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
+          {order.events.map((e) => (
+            <li key={e.id} data-testid="order-event" className="break-all">
+              <UtcTime iso={e.at} className="font-mono" /> · <strong>{e.kind}</strong> · {e.actor}
+              {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{e.detail}</code>}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </article>
+  );
+}

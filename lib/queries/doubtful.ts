@@ -1,0 +1,87 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import { checkClientOrderId, type ClientOrderIdCheck } from "../journal/client-order-id";
+import { SETTLED_STATES, type OrderSide, type OrderState } from "../journal/contract";
+
+export interface DoubtfulOrderEvent {
+  id: number;
+  at: string;
+  kind: string;
+  actor: string;
+  detail: string;
+}
+
+export interface DoubtfulOrder {
+  clientOrderId: string;
+  botId: string;
+  strategy: string;
+  symbol: string;
+  side: OrderSide;
+  qty: number;
+  bar: string;
+  state: OrderState;
+  exchangeOrderId: string | null;
+  filledQty: number;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+  /** Since the intent was written. */
+  ageMs: number | null;
+  /** Why it is doubtful, in words. */
+  why: string;
+  idCheck: ClientOrderIdCheck | { kind: "no_bot_row" };
+  events: DoubtfulOrderEvent[];
+}
+
+const SETTLED = sql.raw(SETTLED_STATES.map((s) => `'${s}'`).join(", "));
+/** A bot that piles up doubt is itself the incident; the list shows this many, newest first. */
+export const DOUBTFUL_LIMIT = 200;
+const EVENTS_PER_ORDER = 50;
+
+/**
+ * Orders nobody can vouch for: `unknown`, and `created`/`sent` not updated within the grace
+ * period. Reads only the partial index of unsettled orders, so its cost follows the number of
+ * open orders, not the history.
+ */
+export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: number; botId?: string | null }): { orders: DoubtfulOrder[]; total: number } {
+  const { db, now } = params;
+  const cutoff = new Date(now.getTime() - params.graceMs).toISOString();
+  const botFilter = params.botId ? sql`AND o.bot_id = ${params.botId}` : sql``;
+  const where = sql`o.state NOT IN (${SETTLED}) AND (o.state = 'unknown' OR (o.state IN ('created', 'sent') AND o.updated_at < ${cutoff})) ${botFilter}`;
+  const total = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM orders o WHERE ${where}`)?.n ?? 0;
+  const rows = db.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events"> & { prefix: string | null }>(sql`
+    SELECT o.client_order_id AS clientOrderId, o.bot_id AS botId, o.strategy, o.symbol, o.side, o.qty, o.bar, o.state,
+           o.exchange_order_id AS exchangeOrderId, o.filled_qty AS filledQty, o.attempts, o.last_error AS lastError,
+           o.created_at AS createdAt, o.updated_at AS updatedAt, o.version, b.client_id_prefix AS prefix
+    FROM orders o LEFT JOIN bots b ON b.bot_id = o.bot_id
+    WHERE ${where}
+    ORDER BY o.updated_at DESC
+    LIMIT ${DOUBTFUL_LIMIT}`);
+
+  const eventsOf = (id: string) =>
+    db
+      .all<DoubtfulOrderEvent>(
+        sql`SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ${id} ORDER BY id DESC LIMIT ${EVENTS_PER_ORDER}`,
+      )
+      .reverse();
+
+  const orders = rows.map(({ prefix, ...o }) => {
+    const created = Date.parse(o.createdAt);
+    const sinceUpdate = Math.round((now.getTime() - Date.parse(o.updatedAt)) / 1000);
+    const why =
+      o.state === "unknown"
+        ? "the send's outcome could not be proven: lookups did not settle it"
+        : `still "${o.state}" with no update for ${Number.isNaN(sinceUpdate) ? "an unknown time" : `${sinceUpdate} s`} (grace ${Math.round(params.graceMs / 1000)} s): the bot may have died between the intent and the reply`;
+    return {
+      ...o,
+      ageMs: Number.isNaN(created) ? null : now.getTime() - created,
+      why,
+      idCheck: prefix === null ? ({ kind: "no_bot_row" } as const) : checkClientOrderId(o.clientOrderId, prefix, o),
+      events: eventsOf(o.clientOrderId),
+    };
+  });
+  return { orders, total };
+}

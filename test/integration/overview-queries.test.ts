@@ -1,0 +1,126 @@
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { listDoubtfulOrders } from "@/lib/queries/doubtful";
+import { getOverview } from "@/lib/queries/overview";
+import { botOnSim, SYMBOLS } from "../helpers/bot";
+import { consoleDb } from "../helpers/console-db";
+
+const symbols = SYMBOLS.map((s) => s.symbol);
+const thresholds = { heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: 30_000 };
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+});
+
+function open(bot: ReturnType<typeof botOnSim>) {
+  const c = consoleDb(bot.file);
+  cleanup.push(c.close, bot.close);
+  return c.db;
+}
+
+describe("getOverview", () => {
+  it("after an unknown position: the bot is halted and the symbol is an emergency with its notional", async () => {
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    await bot.writer.reconcile({ symbols });
+    bot.sim.advance(15_000);
+    bot.sim.setPositionBehindBot("ETHUSDT", 3);
+    await bot.writer.reconcile({ symbols });
+    bot.writer.heartbeat();
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+
+    expect(o.bots).toHaveLength(1);
+    expect(o.bots[0]).toMatchObject({ botId: "bot-a", status: "halted", symbolsInDrift: 1, unknownPositions: 1, doubtfulOrders: 0 });
+    expect(o.bots[0]!.breaker?.reason).toBe("unknown position ETHUSDT +3");
+    const eth = o.lines.find((l) => l.symbol === "ETHUSDT")!;
+    expect(eth).toMatchObject({ ours: 0, theirs: 3, difference: 3, drift: "unknown_position", driftForMs: 0 });
+    expect(eth.steps).toBeCloseTo(300, 6);
+    expect(eth.driftNotional).toBeCloseTo(3 * eth.markPrice!, 6);
+    expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({ ours: 10, theirs: 10, drift: "none", driftSince: null });
+    expect(o.alarms).toEqual([]);
+  });
+
+  it("counts how long a drift has lasted from its first cycle", async () => {
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    bot.sim.setPositionBehindBot("AAPL", 7);
+    await bot.writer.reconcile({ symbols });
+    const first = bot.sim.now().getTime();
+    bot.sim.advance(45_000);
+    await bot.writer.reconcile({ symbols });
+    bot.writer.heartbeat();
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({ drift: "size_drift", driftForMs: bot.sim.now().getTime() - first });
+  });
+
+  it("raises an alarm, and never says running, when the heartbeat stops", async () => {
+    const bot = botOnSim();
+    await bot.writer.reconcile({ symbols });
+    bot.sim.advance(5 * 60_000);
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.bots[0]!.status).toBe("stale");
+    expect(o.alarms).toEqual(expect.arrayContaining([expect.stringMatching(/^bot-a: heartbeat is stale/)]));
+  });
+
+  it("shows a symbol the latest cycle left out as flat on both sides, not as its old drift", async () => {
+    const bot = botOnSim();
+    bot.sim.setPositionBehindBot("ETHUSDT", 3);
+    await bot.writer.reconcile(); // trips, and flattens ETHUSDT reduce-only
+    bot.sim.advance(15_000);
+    await bot.writer.reconcile(); // neither side holds ETHUSDT any more: not written
+    bot.writer.heartbeat();
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.lines.find((l) => l.symbol === "ETHUSDT")).toMatchObject({ ours: 0, theirs: 0, drift: "none" });
+    expect(o.bots[0]!.status).toBe("halted"); // the halt stays until a person clears it
+  });
+});
+
+describe("listDoubtfulOrders", () => {
+  it("lists an unknown order with its history, and the bot's count agrees", async () => {
+    const bot = botOnSim();
+    bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: Infinity });
+    const sent = await bot.writer.sendOnce({ strategy: "media_movil", symbol: "AAPL", side: "buy", qty: 500, bar: "2026-08-10T15:30:00Z" });
+    const db = open(bot);
+    const { orders, total } = listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 });
+    expect(total).toBe(1);
+    expect(orders[0]).toMatchObject({ clientOrderId: sent.order.clientOrderId, state: "unknown", attempts: 1, idCheck: { kind: "ok" } });
+    expect(orders[0]!.events.map((e) => e.kind)).toEqual(["intent", "timeout", "error", "error", "error", "status"]);
+    expect(getOverview({ db, now: bot.sim.now(), ...thresholds }).bots[0]!.doubtfulOrders).toBe(1);
+  });
+
+  it("counts a created order as doubtful only once the grace period has passed", async () => {
+    const bot = botOnSim();
+    bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b1" });
+    const db = open(bot);
+    expect(listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 }).total).toBe(0);
+    expect(listDoubtfulOrders({ db, now: new Date(bot.sim.now().getTime() + 31_000), graceMs: 30_000 }).orders[0]).toMatchObject({ state: "created" });
+  });
+
+  it("flags an id without the bot's prefix as foreign and one that does not recompute as corrupt", async () => {
+    const bot = botOnSim();
+    const raw = new Database(bot.file);
+    raw.exec(`INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES
+      ('manual-123', 'bot-a', 'hand', 'AAPL', 'buy', 1, 'b', 'unknown', '2026-08-10T15:30:00.000Z', '2026-08-10T15:30:00.000Z'),
+      ('q500-00000000000000000000', 'bot-a', 'trend', 'AAPL', 'buy', 1, 'b', 'unknown', '2026-08-10T15:30:00.000Z', '2026-08-10T15:30:00.000Z')`);
+    raw.close();
+    const { orders } = listDoubtfulOrders({ db: open(bot), now: bot.sim.now(), graceMs: 30_000 });
+    const kinds = Object.fromEntries(orders.map((o) => [o.clientOrderId, o.idCheck.kind]));
+    expect(kinds).toEqual({ "manual-123": "foreign", "q500-00000000000000000000": "corrupt" });
+  });
+
+  it("filters by bot", async () => {
+    const a = botOnSim({ botId: "bot-a" });
+    const b = botOnSim({ botId: "bot-b", prefix: "bb", file: a.file });
+    cleanup.push(b.close);
+    for (const bot of [a, b]) {
+      bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+      bot.sim.inject({ on: "find", fault: "lookup_fail", times: Infinity });
+      await bot.writer.sendOnce({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b1" });
+    }
+    const db = open(a);
+    expect(listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000, botId: "bot-b" }).orders.map((o) => o.botId)).toEqual(["bot-b"]);
+    expect(listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000 }).total).toBe(2);
+  });
+});
