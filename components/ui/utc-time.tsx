@@ -2,8 +2,11 @@
 import { useEffect, useState } from "react";
 import { formatUtc } from "@/lib/format";
 
-/** A time shown in UTC (what the journal and the team speak), with the reader's local time on hover. */
-export function UtcTime({ iso, className }: { iso: string; className?: string }) {
+/**
+ * A time shown in UTC (what the journal and the team speak), with the reader's local time on hover.
+ * `children` replaces the shown text where the context already says the date (a minute header).
+ */
+export function UtcTime({ iso, className, children }: { iso: string; className?: string; children?: React.ReactNode }) {
   const [local, setLocal] = useState<string | undefined>(undefined);
   useEffect(() => {
     const t = Date.parse(iso);
@@ -13,7 +16,7 @@ export function UtcTime({ iso, className }: { iso: string; className?: string })
   }, [iso]);
   return (
     <time dateTime={iso} title={local} className={className}>
-      {formatUtc(iso)}
+      {children ?? formatUtc(iso)}
     </time>
   );
 }
