@@ -114,6 +114,16 @@ const ORDER_COLUMNS = `client_order_id AS clientOrderId, bot_id AS botId, strate
   exchange_order_id AS exchangeOrderId, filled_qty AS filledQty, avg_price AS avgPrice, attempts,
   last_error AS lastError, created_at AS createdAt, updated_at AS updatedAt, version`;
 
+/**
+ * The statements a bot runs every cycle that must cost what is open, never the whole history. The
+ * `state NOT IN (settled)` term repeats the partial index's own condition word for word: SQLite uses
+ * a partial index only when the query's WHERE visibly implies the index's.
+ */
+export const PER_CYCLE_SQL = {
+  unsettledOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) ORDER BY created_at`,
+  ordersInFlight: `SELECT count(*) AS n FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) AND state IN ${IN_FLIGHT_SQL}`,
+} as const;
+
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export class JournalWriter {
@@ -420,9 +430,7 @@ export class JournalWriter {
    * never the whole history.
    */
   unsettledOrders(): OrderRowLite[] {
-    return this.db
-      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_SQL}) ORDER BY created_at`)
-      .all(this.botId) as OrderRowLite[];
+    return this.db.prepare(PER_CYCLE_SQL.unsettledOrders).all(this.botId) as OrderRowLite[];
   }
 
   // --- books and reconciliation -----------------------------------------------------------------
@@ -439,9 +447,7 @@ export class JournalWriter {
   }
 
   ordersInFlight(): number {
-    const row = this.db
-      .prepare(`SELECT count(*) AS n FROM orders WHERE bot_id = ? AND state IN ${IN_FLIGHT_SQL}`)
-      .get(this.botId) as { n: number };
+    const row = this.db.prepare(PER_CYCLE_SQL.ordersInFlight).get(this.botId) as { n: number };
     return row.n;
   }
 
