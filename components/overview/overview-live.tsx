@@ -1,6 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useState } from "react";
 import { BotCard } from "@/components/bots/bot-card";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
@@ -29,8 +30,20 @@ export function OverviewLive() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
-  const view = parseOverviewView(new URLSearchParams(params.toString()));
-  const setView = (patch: Partial<OverviewView>) => router.replace(`${pathname}${viewToQuery({ ...view, ...patch })}`, { scroll: false });
+  const paramsText = params.toString();
+  // The controls answer at once; the URL follows, so the view can be shared and survives a reload.
+  const [view, setLocalView] = useState(() => parseOverviewView(new URLSearchParams(paramsText)));
+  const [seenParams, setSeenParams] = useState(paramsText);
+  if (seenParams !== paramsText) {
+    // Back/forward changed the URL: the URL wins.
+    setSeenParams(paramsText);
+    setLocalView(parseOverviewView(new URLSearchParams(paramsText)));
+  }
+  const setView = (patch: Partial<OverviewView>) => {
+    const next = { ...view, ...patch };
+    setLocalView(next);
+    router.replace(`${pathname}${viewToQuery(next)}`, { scroll: false });
+  };
 
   const data = query.data;
   const error = query.error instanceof LiveReadError ? query.error : query.error ? new LiveReadError(query.error.message, "unknown") : null;
@@ -77,9 +90,10 @@ export function OverviewLive() {
             Books, per symbol
           </h2>
           <form className="flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
-            <label className="flex flex-col">
-              <span>Sort by</span>
+            <div className="flex flex-col">
+              <label htmlFor="overview-sort">Sort by</label>
               <select
+                id="overview-sort"
                 value={view.sort}
                 onChange={(e) => setView({ sort: e.target.value as OverviewView["sort"] })}
                 className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
@@ -90,10 +104,11 @@ export function OverviewLive() {
                   </option>
                 ))}
               </select>
-            </label>
-            <label className="flex flex-col">
-              <span>Bot</span>
+            </div>
+            <div className="flex flex-col">
+              <label htmlFor="overview-bot">Bot</label>
               <select
+                id="overview-bot"
                 value={view.bot ?? ""}
                 onChange={(e) => setView({ bot: e.target.value || null })}
                 className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
@@ -105,7 +120,7 @@ export function OverviewLive() {
                   </option>
                 ))}
               </select>
-            </label>
+            </div>
             <label className="flex items-center gap-2 py-1">
               <input type="checkbox" checked={view.driftOnly} onChange={(e) => setView({ driftOnly: e.target.checked })} className="size-4" />
               drifting only

@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { healthyJournal, incidentJournal } from "./journals";
+import { startConsole, type ConsoleServer } from "./console-server";
+
+async function noSeriousAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+}
+
+async function noHorizontalScroll(page: Page) {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  expect(scroll).toBeLessThanOrEqual(client);
+}
+
+test.describe("overview after an unknown position and a lost reply", () => {
+  let server: ConsoleServer;
+  let close: () => void;
+
+  test.beforeAll(async () => {
+    const j = await incidentJournal();
+    close = j.close;
+    server = await startConsole({ journal: j.file });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    close?.();
+  });
+
+  test("shows the halt and the emergency row, and the tab says HALTED", async ({ page }) => {
+    await page.goto(server.url);
+    const alpha = page.locator('[data-testid="bot-card"][data-bot="alpha"]');
+    await expect(alpha.locator("[data-status]")).toHaveText("HALTED");
+    await expect(alpha.getByTestId("halt-reason")).toContainText("unknown position ETHUSDT +3");
+    await expect(alpha.getByTestId("drift-count")).toContainText("1 unknown position");
+
+    const emergency = page.locator('[data-testid="symbol-row"][data-bot="alpha"][data-symbol="ETHUSDT"]');
+    await expect(emergency).toHaveAttribute("data-drift", "unknown_position");
+    await expect(emergency).toContainText("Unknown position");
+    // The emergency sorts first.
+    await expect(page.getByTestId("symbol-row").first()).toHaveAttribute("data-drift", "unknown_position");
+
+    const beta = page.locator('[data-testid="bot-card"][data-bot="beta"]');
+    await expect(beta.locator("[data-status]")).toHaveText("HALTED");
+    await expect(beta.getByTestId("doubtful-count")).toHaveText("1 order");
+
+    await expect(page).toHaveTitle("HALTED · driftwatch");
+    await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+    await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+  });
+
+  test("keeps sorting and filters in the URL", async ({ page }) => {
+    await page.goto(server.url);
+    await page.getByLabel("drifting only").check();
+    await expect(page).toHaveURL(/drift=1/);
+    // alpha's position it never opened, and beta's position that may be its own unknown order.
+    await expect(page.getByTestId("symbol-row")).toHaveCount(2);
+    await page.getByLabel("Bot", { exact: true }).selectOption("alpha");
+    await expect(page).toHaveURL(/bot=alpha/);
+    await page.reload();
+    await expect(page.getByLabel("drifting only")).toBeChecked();
+    await expect(page.getByTestId("symbol-row")).toHaveCount(1);
+    await expect(page.getByTestId("symbol-row")).toHaveAttribute("data-symbol", "ETHUSDT");
+    await page.getByLabel("Bot", { exact: true }).selectOption("");
+    await page.getByLabel("drifting only").uncheck();
+    await expect(page).toHaveURL(server.url + "/");
+  });
+
+  test("the doubtful order is listed with its history and a recomputing id", async ({ page }) => {
+    await page.goto(`${server.url}/doubtful`);
+    const order = page.getByTestId("doubtful-order");
+    await expect(order).toHaveCount(1);
+    await expect(order).toContainText("unknown");
+    await expect(order).toContainText("id recomputes from its decision");
+    await order.getByText(/History \(\d+ events\)/).click();
+    await expect(order.getByTestId("order-event").first()).toContainText("intent");
+  });
+
+  for (const [name, path] of [
+    ["overview", "/"],
+    ["doubtful", "/doubtful"],
+  ] as const) {
+    test(`${name}: no horizontal scroll at 390 px, no serious axe violation, screenshot saved`, async ({ page }) => {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(server.url + path);
+      await expect(page.locator("h1").first()).toBeVisible();
+      await noHorizontalScroll(page);
+      await noSeriousAxeViolations(page);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      fs.mkdirSync("test-results/screenshots", { recursive: true });
+      await page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
+    });
+  }
+
+  test("in the dark theme too, axe finds no serious violation", async ({ browser }) => {
+    const context = await browser.newContext({ colorScheme: "dark" });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await expect(page.getByTestId("bot-card").first()).toBeVisible();
+    await noSeriousAxeViolations(page);
+    await context.close();
+  });
+});
+
+test.describe("when the heartbeat stops", () => {
+  test("the running bot turns stale and a banner names the cause, without a reload", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "6000" } });
+    try {
+      await page.goto(server.url);
+      const card = page.locator('[data-testid="bot-card"][data-bot="gamma"]');
+      await expect(card.locator("[data-status]")).toHaveText("running");
+      await expect(page.getByTestId("alarm-banner")).toHaveCount(0);
+      // The bot writes nothing more; the page keeps polling.
+      await expect(page.getByTestId("alarm-banner")).toContainText("gamma: heartbeat is stale", { timeout: 20_000 });
+      await expect(card.locator("[data-status]")).toHaveText("STALE");
+      await expect(page.locator('[data-status="running"]')).toHaveCount(0);
+      await expect(page).toHaveTitle("? · driftwatch");
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+});
