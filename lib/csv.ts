@@ -1,0 +1,25 @@
+/**
+ * CSV as RFC 4180 writes it: CRLF between records, a field quoted when it holds a comma, a double
+ * quote, CR or LF, and a double quote inside a quoted field written twice. Spreadsheets and every
+ * CSV reader agree on this much, and JSON details (full of commas and quotes) survive the trip.
+ */
+
+export type CsvCell = string | number | boolean | null | undefined;
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+export function csvField(value: CsvCell): string {
+  if (value === null || value === undefined) return "";
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : String(value);
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The header row, then one record per row; every record ends with CRLF, as the RFC allows. */
+export function toCsv(header: readonly string[], rows: Iterable<readonly CsvCell[]>): string {
+  const lines = [header.map(csvField).join(",")];
+  for (const row of rows) {
+    if (row.length !== header.length) throw new RangeError(`a CSV row has ${row.length} fields, the header ${header.length}`);
+    lines.push(row.map(csvField).join(","));
+  }
+  return `${lines.join("\r\n")}\r\n`;
+}

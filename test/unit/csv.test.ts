@@ -1,0 +1,39 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { csvField, toCsv } from "@/lib/csv";
+import { parseCsv } from "../helpers/csv";
+
+describe("toCsv (RFC 4180)", () => {
+  it("quotes only the fields that hold a comma, a quote, CR or LF, and doubles inner quotes", () => {
+    expect(csvField("plain")).toBe("plain");
+    expect(csvField("a,b")).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField("two\nlines")).toBe('"two\nlines"');
+    expect(csvField("cr\r")).toBe('"cr\r"');
+    expect(csvField(null)).toBe("");
+    expect(csvField(-0.25)).toBe("-0.25");
+    expect(csvField(Number.NaN)).toBe("");
+  });
+
+  it("writes a header and ends every record with CRLF", () => {
+    expect(toCsv(["a", "b"], [["1", '{"x":1,"y":"z"}']])).toBe('a,b\r\n1,"{""x"":1,""y"":""z""}"\r\n');
+  });
+
+  it("refuses a row whose width differs from the header's", () => {
+    expect(() => toCsv(["a", "b"], [["1"]])).toThrow(RangeError);
+  });
+
+  it("round-trips any text through a strict RFC 4180 reader", () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.string({ unit: "grapheme" }), { minLength: 3, maxLength: 3 }), { maxLength: 8 }), (rows) => {
+        const header = ["h1", "h,2", 'h"3'];
+        expect(parseCsv(toCsv(header, rows))).toEqual([header, ...rows]);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.constantFrom("", ",", '"', "\r\n", "\n", "\r", "a", " "), { maxLength: 6 }).map((p) => p.join("")), { minLength: 2, maxLength: 2 }), (row) => {
+        expect(parseCsv(toCsv(["x", "y"], [row]))).toEqual([["x", "y"], row]);
+      }),
+    );
+  });
+});
