@@ -1,0 +1,181 @@
+/**
+ * One line of the incident timeline, whatever table it came from, and the words it is read in.
+ * Pure: the query builds these from rows, the page, the CSV and the JSON export show them as they
+ * are, so the morning-after reader and the spreadsheet see the same sentence.
+ */
+import type { DriftClass } from "../reconcile/diff";
+
+/** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
+const RECONCILE_STRATEGY = "reconcile";
+
+export type IncidentSource = "order" | "reconciliation" | "breaker";
+/** emergency: a trip, an unknown position or an unknown order. warning: something failed or drifted. */
+export type IncidentSeverity = "emergency" | "warning" | "notice" | "info";
+
+export interface IncidentDrift {
+  symbol: string;
+  ours: number;
+  theirs: number;
+  qtyStep: number;
+  drift: Exclude<DriftClass, "none">;
+}
+
+export interface IncidentEvent {
+  /** `<source>-<row id>`: stable, and the anchor of the event on the page. */
+  id: string;
+  at: string;
+  source: IncidentSource;
+  /** order_events.kind, reconciliations.outcome, or breaker_events.kind. */
+  kind: string;
+  botId: string | null;
+  actor: string;
+  /** The actor is a person (`operator:<name>`). */
+  operator: boolean;
+  severity: IncidentSeverity;
+  summary: string;
+  symbol: string | null;
+  side: string | null;
+  qty: number | null;
+  /** The order's strategy; `reconcile` for the bot's close of a position it never opened. */
+  strategy: string | null;
+  clientOrderId: string | null;
+  /** The cycle itself, or the cycle that caused a trip. */
+  reconciliationId: number | null;
+  /** The breaker's reason, or a reconciliation's error. */
+  reason: string | null;
+  /** The drifting symbols of a drift cycle; empty otherwise. */
+  drifts: IncidentDrift[];
+  /** order_events.detail, parsed (the raw text when it is not JSON); null for other sources. */
+  detail: unknown;
+}
+
+/** A merged row, before words: the common columns of every source's SELECT. */
+export interface IncidentRow {
+  source: IncidentSource;
+  rowId: number;
+  at: string;
+  botId: string | null;
+  kind: string;
+  actor: string;
+  clientOrderId: string | null;
+  symbol: string | null;
+  side: string | null;
+  qty: number | null;
+  strategy: string | null;
+  detail: string | null;
+  reason: string | null;
+  reconciliationId: number | null;
+  ordersInFlight: number | null;
+}
+
+export const isOperator = (actor: string) => actor.startsWith("operator:");
+
+const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
+export const signedQty = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
+
+function parseDetail(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const field = (detail: unknown, key: string): string | null => {
+  if (typeof detail !== "object" || detail === null) return null;
+  const v = (detail as Record<string, unknown>)[key];
+  return typeof v === "string" || typeof v === "number" ? String(v) : null;
+};
+
+const driftWords = (d: IncidentDrift) =>
+  `${d.symbol} ours ${signedQty(d.ours)} / theirs ${signedQty(d.theirs)} (${d.drift === "unknown_position" ? "UNKNOWN POSITION" : "size drift"})`;
+
+function orderWords(row: IncidentRow, detail: unknown): { summary: string; severity: IncidentSeverity } {
+  const order = row.symbol ? `${row.side ?? "?"} ${row.qty === null ? "?" : num(row.qty)} ${row.symbol}` : `order ${row.clientOrderId ?? "?"} (not in the orders table)`;
+  const what = row.strategy === RECONCILE_STRATEGY ? `the reduce-only close (${order})` : order;
+  const status = field(detail, "status");
+  const error = field(detail, "error");
+  const attempt = field(detail, "attempt");
+  const filled = field(detail, "filledQty");
+  const price = field(detail, "avgPrice");
+  const fill = filled !== null && Number(filled) > 0 ? `, ${num(Number(filled))} filled${price !== null ? ` at ${num(Number(price))}` : ""}` : "";
+  const during = field(detail, "during");
+  if (isOperator(row.actor)) {
+    const note = field(detail, "action") ?? field(detail, "note") ?? field(detail, "reason");
+    return { summary: `operator ${row.actor.slice(9)} acted on ${what}${note ? `: ${note}` : ""}`, severity: "notice" };
+  }
+  switch (row.kind) {
+    case "intent":
+      return { summary: `intent written: ${what}`, severity: "info" };
+    case "send":
+      return { summary: `${what} sent; the exchange says ${status ?? "nothing"}${fill}`, severity: "info" };
+    case "timeout":
+      return { summary: `no reply to ${what}${attempt ? ` (attempt ${attempt})` : ""}: ${error ?? "timed out"}`, severity: "warning" };
+    case "lookup_found":
+      return { summary: `lookup found ${what} on the exchange: ${status ?? "no status"}${fill}`, severity: "info" };
+    case "lookup_absent":
+      return { summary: `lookup proved the exchange never got ${what}${during ? ` (during ${during})` : ""}`, severity: "info" };
+    case "status":
+      if (status === "unknown") return { summary: `${what} is UNKNOWN: nobody can say whether the exchange has it${field(detail, "why") ? ` (${field(detail, "why")})` : ""}`, severity: "emergency" };
+      if (status === "rejected") return { summary: `${what} rejected${field(detail, "reason") ? `: ${field(detail, "reason")}` : ""}`, severity: "warning" };
+      return { summary: `${what} is now ${status ?? "in an unnamed state"}${fill}`, severity: "info" };
+    case "error":
+      return { summary: `error on ${what}${during ? ` during ${during}` : ""}: ${error ?? "no message"}`, severity: "warning" };
+    default:
+      return { summary: `${row.kind} on ${what}`, severity: "info" };
+  }
+}
+
+function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summary: string; severity: IncidentSeverity } {
+  switch (row.kind) {
+    case "clean":
+      return { summary: "reconciled: the books agree", severity: "info" };
+    case "skipped": {
+      const n = row.ordersInFlight ?? 0;
+      return { summary: `reconciliation skipped: ${n} order${n === 1 ? "" : "s"} in flight`, severity: "info" };
+    }
+    case "error":
+      return { summary: `reconciliation failed: ${row.reason ?? "no error recorded"}`, severity: "warning" };
+    case "drift": {
+      const unknown = drifts.some((d) => d.drift === "unknown_position");
+      const list = drifts.length > 0 ? drifts.map(driftWords).join("; ") : "no drifting symbol recorded";
+      return { summary: `DRIFT on ${drifts.length} symbol${drifts.length === 1 ? "" : "s"}: ${list}`, severity: unknown ? "emergency" : "warning" };
+    }
+    default:
+      return { summary: `reconciliation ${row.kind}`, severity: "info" };
+  }
+}
+
+function breakerWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
+  if (row.kind === "trip") {
+    const cause = row.reconciliationId !== null ? ` (reconciliation #${row.reconciliationId})` : "";
+    return { summary: `BREAKER TRIPPED by ${row.actor}: ${row.reason ?? "no reason"}${cause}`, severity: "emergency" };
+  }
+  return { summary: `breaker cleared by ${row.actor}: ${row.reason ?? "no reason"}`, severity: "notice" };
+}
+
+export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []): IncidentEvent {
+  const detail = row.source === "order" ? parseDetail(row.detail) : null;
+  const words = row.source === "order" ? orderWords(row, detail) : row.source === "reconciliation" ? reconciliationWords(row, drifts) : breakerWords(row);
+  return {
+    id: `${row.source}-${row.rowId}`,
+    at: row.at,
+    source: row.source,
+    kind: row.kind,
+    botId: row.botId,
+    actor: row.actor,
+    operator: isOperator(row.actor),
+    severity: words.severity,
+    summary: words.summary,
+    symbol: row.symbol,
+    side: row.side,
+    qty: row.qty,
+    strategy: row.strategy,
+    clientOrderId: row.clientOrderId,
+    reconciliationId: row.reconciliationId,
+    reason: row.reason,
+    drifts: row.source === "reconciliation" ? drifts : [],
+    detail,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * An incident window as a file: JSON for tools, CSV for spreadsheets. Pure builders over the
+ * timeline the page shows, so both hold exactly its events, in its order, in its words.
+ */
+import { toCsv } from "../csv";
+import type { IncidentEvent } from "./events";
+import type { IncidentFilters, IncidentWindow } from "./window";
+
+export const INCIDENT_CSV_COLUMNS = [
+  "at",
+  "source",
+  "kind",
+  "bot_id",
+  "actor",
+  "operator",
+  "severity",
+  "symbol",
+  "side",
+  "qty",
+  "strategy",
+  "client_order_id",
+  "reconciliation_id",
+  "reason",
+  "summary",
+  "drifts",
+  "detail",
+  "id",
+] as const;
+
+export interface IncidentExport {
+  window: IncidentWindow;
+  filters: { bot: string | null; kinds: string[] };
+  /** More events fell in the window than `limit`: these are the first `limit`. */
+  capped: boolean;
+  limit: number;
+  events: IncidentEvent[];
+}
+
+export function incidentJson(params: { window: IncidentWindow; filters: IncidentFilters; events: IncidentEvent[]; capped: boolean; limit: number }): IncidentExport {
+  return {
+    window: { from: params.window.from, to: params.window.to },
+    filters: { bot: params.filters.bot, kinds: [...params.filters.kinds] },
+    capped: params.capped,
+    limit: params.limit,
+    events: params.events,
+  };
+}
+
+/** One row per event; drifts and detail as JSON text (quoted as RFC 4180 requires). */
+export function incidentCsv(events: readonly IncidentEvent[]): string {
+  return toCsv(
+    INCIDENT_CSV_COLUMNS,
+    events.map((e) => [
+      e.at,
+      e.source,
+      e.kind,
+      e.botId,
+      e.actor,
+      e.operator ? "true" : "false",
+      e.severity,
+      e.symbol,
+      e.side,
+      e.qty,
+      e.strategy,
+      e.clientOrderId,
+      e.reconciliationId,
+      e.reason,
+      e.summary,
+      e.drifts.length > 0 ? JSON.stringify(e.drifts) : "",
+      e.detail === null ? "" : typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail),
+      e.id,
+    ]),
+  );
+}
+
+/**
+ * `driftwatch-incident-<from>-<to>.<ext>`, safe as a file name on any system: only letters,
+ * digits, `-`, `.` and `_` survive (the times' colons become `-`), so no path or header tricks.
+ */
+export function incidentExportFilename(window: IncidentWindow, ext: "json" | "csv"): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "-").replace(/\.{2,}/g, ".").replace(/^[.-]+/, "").slice(0, 40);
+  return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}.${ext}`;
+}

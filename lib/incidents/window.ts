@@ -1,0 +1,169 @@
+/**
+ * The incident review's window and filters, read from the URL. Pure: the page, the export routes
+ * and the breakers page's "review this incident" links share these rules, so a link one of them
+ * makes is always one the others accept.
+ *
+ * Windows are half-open, [from, to): an event at exactly `to` belongs to the next window.
+ */
+import { z } from "zod";
+import { formatAge } from "../format";
+
+export const INCIDENT_KINDS = ["order", "reconciliation", "breaker", "operator"] as const;
+export type IncidentKind = (typeof INCIDENT_KINDS)[number];
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+/** The default window, and what a window given by one end only extends to. */
+export const DEFAULT_WINDOW_MS = HOUR_MS;
+/** Wider windows are refused: the rows cap keeps them cheap, but nobody reads a week minute by minute. */
+export const MAX_WINDOW_MS = 7 * 24 * HOUR_MS;
+/** Around a trip: this long before it and after its clear. */
+export const INCIDENT_MARGIN_MS = 15 * MINUTE_MS;
+
+export interface IncidentFilters {
+  bot: string | null;
+  /** In INCIDENT_KINDS order; every kind when the URL names none. */
+  kinds: IncidentKind[];
+}
+
+export interface IncidentWindow {
+  from: string;
+  to: string;
+}
+
+export type IncidentQuery =
+  | ({ ok: true; from: string | null; to: string | null } & IncidentFilters)
+  | { ok: false; message: string; fieldErrors: Record<string, string[]>; raw: { from: string; to: string } & IncidentFilters };
+
+type Params = URLSearchParams | Record<string, string | string[] | undefined>;
+
+const TIME_HINT = "must be a UTC time such as 2026-08-10T15:30:00Z (seconds required; milliseconds and +hh:mm offsets allowed)";
+
+const oneValue = (name: string) =>
+  z.preprocess(
+    (v) => (Array.isArray(v) ? (v.length === 1 ? v[0] : v) : v) ?? undefined,
+    z
+      .string({ error: `give ${name} once` })
+      .trim()
+      .transform((s) => (s === "" ? undefined : s))
+      .optional(),
+  );
+
+const instant = (name: string) =>
+  oneValue(name).pipe(
+    z
+      .iso.datetime({ offset: true, error: TIME_HINT })
+      .transform((s) => new Date(s).toISOString())
+      .optional(),
+  );
+
+const schema = z
+  .object({
+    from: instant("from"),
+    to: instant("to"),
+    bot: oneValue("bot").pipe(z.string().max(200, "is longer than any bot id (200 characters)").optional()),
+    kind: z.preprocess(
+      (v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean)),
+      z.array(z.enum(INCIDENT_KINDS, { error: `must be one of ${INCIDENT_KINDS.join(", ")}` })),
+    ),
+  })
+  .superRefine((v, ctx) => {
+    if (!v.from || !v.to) return;
+    const width = Date.parse(v.to) - Date.parse(v.from);
+    if (width <= 0) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: `must be after from (${v.from}); the window is reversed or empty` });
+    } else if (width > MAX_WINDOW_MS) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: `makes a window of ${formatAge(width)}; the widest allowed is ${formatAge(MAX_WINDOW_MS)}. Narrow it` });
+    }
+  });
+
+function toRecord(params: Params): Record<string, string | string[] | undefined> {
+  if (!(params instanceof URLSearchParams)) return params;
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const all = params.getAll(key);
+    out[key] = all.length === 1 ? all[0]! : all;
+  }
+  return out;
+}
+
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
+
+const orderKinds = (kinds: readonly string[]): IncidentKind[] => {
+  const set = new Set(kinds);
+  const chosen = INCIDENT_KINDS.filter((k) => set.has(k));
+  return chosen.length === 0 ? [...INCIDENT_KINDS] : chosen;
+};
+
+/**
+ * Reads ?from&to&bot&kind. A window given by one end gets the other a default width away; one
+ * given by neither is left to the caller (it depends on the journal). Never throws: a bad value
+ * comes back as a sentence naming the parameter, for the page to show next to the form.
+ */
+export function parseIncidentQuery(params: Params): IncidentQuery {
+  const record = toRecord(params);
+  const result = schema.safeParse(record);
+  if (!result.success) {
+    const fieldErrors: Record<string, string[]> = {};
+    for (const issue of result.error.issues) {
+      const key = String(issue.path[0] ?? "query");
+      (fieldErrors[key] ??= []).push(issue.message);
+    }
+    const message = Object.entries(fieldErrors)
+      .map(([k, msgs]) => `${k} ${msgs.join("; ")}`)
+      .join(". ");
+    const rawKinds = [record.kind ?? []].flat().flatMap((s) => s.split(","));
+    return {
+      ok: false,
+      message: `${message}.`,
+      fieldErrors,
+      raw: { from: first(record.from), to: first(record.to), bot: first(record.bot) || null, kinds: orderKinds(rawKinds) },
+    };
+  }
+  const v = result.data;
+  let from = v.from ?? null;
+  let to = v.to ?? null;
+  if (from && !to) to = new Date(Date.parse(from) + DEFAULT_WINDOW_MS).toISOString();
+  if (to && !from) from = new Date(Date.parse(to) - DEFAULT_WINDOW_MS).toISOString();
+  return { ok: true, from, to, bot: v.bot ?? null, kinds: orderKinds(v.kind) };
+}
+
+export const floorToMinute = (ms: number) => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
+export const ceilToMinute = (ms: number) => Math.ceil(ms / MINUTE_MS) * MINUTE_MS;
+
+/**
+ * The window to review a trip in: from INCIDENT_MARGIN_MS before it to as long after its clear,
+ * or to now (at least the margin past the trip) while it is still halted. Minute-aligned so a
+ * link stays the same between polls, and never wider than MAX_WINDOW_MS: a halt longer than that
+ * is reviewed from its start.
+ */
+export function incidentWindowAround(params: { tripAt: string; endAt: string | null; now: Date }): IncidentWindow {
+  const trip = Date.parse(params.tripAt);
+  const from = floorToMinute(trip - INCIDENT_MARGIN_MS);
+  const end = params.endAt === null ? Math.max(params.now.getTime(), trip + INCIDENT_MARGIN_MS) : Date.parse(params.endAt) + INCIDENT_MARGIN_MS;
+  const to = Math.min(ceilToMinute(Math.max(end, trip + 1)), from + MAX_WINDOW_MS);
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+}
+
+function query(window: IncidentWindow, filters: Partial<IncidentFilters>, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({ from: window.from, to: window.to });
+  if (filters.bot) q.set("bot", filters.bot);
+  if (filters.kinds && filters.kinds.length > 0 && filters.kinds.length < INCIDENT_KINDS.length) q.set("kind", filters.kinds.join(","));
+  for (const [k, v] of Object.entries(extra)) q.set(k, v);
+  return q.toString();
+}
+
+export function incidentHref(window: IncidentWindow, filters: Partial<IncidentFilters> = {}, hash?: string): string {
+  return `/incidents?${query(window, filters)}${hash ? `#${hash}` : ""}`;
+}
+
+export function incidentExportHref(window: IncidentWindow, filters: Partial<IncidentFilters>, format: "json" | "csv"): string {
+  return `/api/incidents/export?${query(window, filters, { format })}`;
+}
+
+/** The same width, earlier or later: for reading on past the edge of a window. */
+export function shiftWindow(window: IncidentWindow, direction: -1 | 1): IncidentWindow {
+  const from = Date.parse(window.from);
+  const width = Date.parse(window.to) - from;
+  return { from: new Date(from + direction * width).toISOString(), to: new Date(from + (direction + 1) * width).toISOString() };
+}

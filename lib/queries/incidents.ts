@@ -1,0 +1,147 @@
+import "server-only";
+import { sql, type SQL } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
+import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../incidents/window";
+import { getDriftsByReconciliation } from "./drifts";
+
+/** The page shows at most this many events; a wider window says so and offers a narrower one. */
+export const TIMELINE_ROW_CAP = 5_000;
+/** Exports are for reading elsewhere, so they go further, but never without bound. */
+export const EXPORT_ROW_CAP = 50_000;
+
+export interface IncidentTimeline {
+  window: IncidentWindow;
+  filters: IncidentFilters;
+  events: IncidentEvent[];
+  /** More events than `limit` fell in the window: `events` holds the first `limit` of them. */
+  capped: boolean;
+  limit: number;
+}
+
+export interface ResolvedWindow extends IncidentWindow {
+  /** How a window the URL did not give was chosen; null when the URL gave it. */
+  defaulted: "last_hour" | "latest_activity" | "empty_journal" | null;
+}
+
+interface Filter {
+  from: string;
+  to: string;
+  bot: string | null;
+  kinds: ReadonlySet<IncidentKind>;
+}
+
+/**
+ * Every source of the timeline, each one SELECT with the same columns, over its own `at` index.
+ * "operator" is not a table but a filter on actors, so it widens the sources that carry one. The
+ * audit log, when it lands, is one more entry here.
+ */
+const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] = [
+  {
+    source: "reconciliation",
+    select: (f) =>
+      f.kinds.has("reconciliation")
+        ? sql`SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
+                'bot' AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
+                r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight
+              FROM reconciliations r
+              WHERE r.at >= ${f.from} AND r.at < ${f.to}${f.bot === null ? sql`` : sql` AND r.bot_id = ${f.bot}`}`
+        : null,
+  },
+  {
+    source: "order",
+    select: (f) => {
+      if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
+      return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
+                   e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
+                   NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight
+                 FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
+                 WHERE e.at >= ${f.from} AND e.at < ${f.to}${f.bot === null ? sql`` : sql` AND o.bot_id = ${f.bot}`}${
+                   f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`
+                 }`;
+    },
+  },
+  {
+    source: "breaker",
+    select: (f) => {
+      if (!f.kinds.has("breaker") && !f.kinds.has("operator")) return null;
+      return sql`SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
+                   NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
+                   b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight
+                 FROM breaker_events b
+                 WHERE b.at >= ${f.from} AND b.at < ${f.to}${f.bot === null ? sql`` : sql` AND b.bot_id = ${f.bot}`}${
+                   f.kinds.has("breaker") ? sql`` : sql` AND substr(b.actor, 1, 9) = 'operator:'`
+                 }`;
+    },
+  },
+];
+
+/**
+ * Everything that happened in [from, to), in time order (at a tie: the reconciliation, then the
+ * orders it moved, then the trip it caused). One UNION ALL over the `at` indexes, cut at
+ * `limit + 1` rows, so a wide window costs the cap, not the history.
+ */
+export function getIncidentTimeline(params: {
+  db: JournalDb;
+  window: IncidentWindow;
+  filters: IncidentFilters;
+  limit?: number;
+}): IncidentTimeline {
+  const { db, window, filters } = params;
+  const limit = params.limit ?? TIMELINE_ROW_CAP;
+  const f: Filter = { from: window.from, to: window.to, bot: filters.bot, kinds: new Set(filters.kinds) };
+  const arms = SOURCES.map((s) => s.select(f)).filter((s): s is SQL => s !== null);
+  if (arms.length === 0) return { window, filters, events: [], capped: false, limit };
+
+  const rows = db.all<IncidentRow & { rank: number }>(
+    sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`,
+  );
+  const capped = rows.length > limit;
+  const kept = capped ? rows.slice(0, limit) : rows;
+  const drifts = getDriftsByReconciliation({
+    db,
+    reconciliationIds: kept.filter((r) => r.source === "reconciliation" && r.kind === "drift").map((r) => r.rowId),
+  });
+  const events = kept.map((r) => toIncidentEvent(r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []));
+  return { window, filters, events, capped, limit };
+}
+
+/** The newest `at` in any source: one step down the end of each `at` index. */
+function latestActivity(db: JournalDb): string | null {
+  const row = db.get<{ latest: string | null }>(
+    sql`SELECT max(
+          coalesce((SELECT max(at) FROM order_events), ''),
+          coalesce((SELECT max(at) FROM reconciliations), ''),
+          coalesce((SELECT max(at) FROM breaker_events), '')) AS latest`,
+  );
+  return row?.latest ? row.latest : null;
+}
+
+function anyActivity(db: JournalDb, from: string, to: string): boolean {
+  const row = db.get<{ any: number }>(
+    sql`SELECT EXISTS (SELECT 1 FROM order_events WHERE at >= ${from} AND at < ${to})
+            OR EXISTS (SELECT 1 FROM reconciliations WHERE at >= ${from} AND at < ${to})
+            OR EXISTS (SELECT 1 FROM breaker_events WHERE at >= ${from} AND at < ${to}) AS any`,
+  );
+  return row?.any === 1;
+}
+
+/**
+ * The window the URL asked for, or the default: the last hour, or, when nothing happened in it,
+ * the hour up to the latest thing the journal holds (the morning after, or a bot that stopped).
+ */
+export function resolveIncidentWindow(params: { db: JournalDb; now: Date; from: string | null; to: string | null }): ResolvedWindow {
+  if (params.from !== null && params.to !== null) return { from: params.from, to: params.to, defaulted: null };
+  const lastHour = { from: new Date(params.now.getTime() - DEFAULT_WINDOW_MS).toISOString(), to: params.now.toISOString() };
+  if (anyActivity(params.db, lastHour.from, lastHour.to)) return { ...lastHour, defaulted: "last_hour" };
+  const latest = latestActivity(params.db);
+  const t = latest === null ? NaN : Date.parse(latest);
+  if (Number.isNaN(t)) return { ...lastHour, defaulted: "empty_journal" };
+  const to = floorToMinute(t) + MINUTE_MS;
+  return { from: new Date(to - DEFAULT_WINDOW_MS).toISOString(), to: new Date(to).toISOString(), defaulted: "latest_activity" };
+}
+
+/** Bot ids for the filter: small, from the bots table alone. */
+export function listIncidentBots(params: { db: JournalDb }): string[] {
+  return params.db.all<{ botId: string }>(sql`SELECT bot_id AS botId FROM bots ORDER BY bot_id`).map((r) => r.botId);
+}

@@ -1,0 +1,88 @@
+/**
+ * One journal with an incident in it, written by the real JournalWriter trading on the simulator:
+ *
+ * - bot-a buys 500 AAPL and reconciles cleanly; 30 s in, a position it never opened appears
+ *   (ETHUSDT +3): the cycle drifts, the bot closes it reduce-only and trips with that cycle as
+ *   cause. Two minutes later operator:ana clears it by raw SQL, the way the console will, with a
+ *   reason full of commas, quotes and a newline. Then a clean cycle.
+ * - bot-b, a minute in, loses the reply to a buy of 2 ETHUSDT and cannot look it up: the order is
+ *   unknown and the breaker trips, and stays tripped.
+ */
+import { botOnSim, SYMBOLS } from "./bot";
+
+export const OPERATOR_REASON = 'checked with the desk, "ETH +3" was a manual test;\nclosed by the bot, fine to resume';
+
+export interface IncidentScenario {
+  file: string;
+  startAt: Date;
+  botA: { tripAt: string; tripId: number; clearAt: string; clearId: number; reconciliationId: number; endAt: string };
+  botB: { tripAt: string; tripId: number; clientOrderId: string };
+  /** Every event the scenario wrote, by table. */
+  counts: { orderEvents: number; reconciliations: number; breakerEvents: number };
+  close: () => void;
+}
+
+export async function writeIncidentScenario(opts: { startAt?: Date; file?: string } = {}): Promise<IncidentScenario> {
+  const startAt = opts.startAt ?? new Date("2026-08-10T15:30:00.000Z");
+  const a = botOnSim({ botId: "bot-a", prefix: "q500", seed: 7, startAt, file: opts.file });
+  const b = botOnSim({ botId: "bot-b", prefix: "b700", seed: 8, startAt, file: a.file });
+  const symbols = SYMBOLS.map((s) => s.symbol);
+  try {
+    await a.writer.sendOnce({ strategy: "media_movil", symbol: "AAPL", side: "buy", qty: 500, bar: startAt.toISOString() });
+    await a.writer.reconcile({ symbols });
+    a.sim.advance(15_000);
+    await a.writer.reconcile({ symbols });
+    a.sim.advance(15_000);
+    a.sim.setPositionBehindBot("ETHUSDT", 3);
+    const drift = await a.writer.reconcile({ symbols });
+    if (drift.outcome !== "drift" || !drift.tripped) throw new Error(`scenario: expected a tripping drift, got ${JSON.stringify(drift)}`);
+
+    b.sim.advance(60_000);
+    b.sim.inject({ on: "create", fault: "timeout_after_accept" });
+    b.sim.inject({ on: "find", fault: "lookup_fail", times: Infinity });
+    const lost = await b.writer.sendOnce({ strategy: "trend", symbol: "ETHUSDT", side: "buy", qty: 2, bar: b.sim.now().toISOString() });
+    if (lost.kind !== "unknown") throw new Error(`scenario: expected an unknown order, got ${lost.kind}`);
+
+    a.sim.advance(120_000);
+    const clearAt = a.sim.now().toISOString();
+    const clearId = a.db
+      .transaction(() => {
+        a.db
+          .prepare(
+            `UPDATE breakers SET halted = 0, reason = ?, changed_at = ?, changed_by = 'operator:ana', version = version + 1
+             WHERE bot_id = 'bot-a' AND halted = 1`,
+          )
+          .run(OPERATOR_REASON, clearAt);
+        return Number(
+          a.db
+            .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('bot-a', ?, 'clear', ?, 'operator:ana', NULL)`)
+            .run(clearAt, OPERATOR_REASON).lastInsertRowid,
+        );
+      })
+      .immediate();
+    a.sim.advance(15_000);
+    await a.writer.reconcile({ symbols });
+    const endAt = a.sim.now().toISOString();
+
+    const trip = (bot: string) =>
+      a.rows<{ id: number; at: string; reconciliation_id: number | null }>(`SELECT id, at, reconciliation_id FROM breaker_events WHERE bot_id = ? AND kind = 'trip'`, bot)[0]!;
+    const tripA = trip("bot-a");
+    const tripB = trip("bot-b");
+    const count = (table: string) => a.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)[0]!.n;
+    return {
+      file: a.file,
+      startAt,
+      botA: { tripAt: tripA.at, tripId: tripA.id, clearAt, clearId, reconciliationId: tripA.reconciliation_id!, endAt },
+      botB: { tripAt: tripB.at, tripId: tripB.id, clientOrderId: lost.order.clientOrderId },
+      counts: { orderEvents: count("order_events"), reconciliations: count("reconciliations"), breakerEvents: count("breaker_events") },
+      close: () => {
+        a.close();
+        b.close();
+      },
+    };
+  } catch (error) {
+    a.close();
+    b.close();
+    throw error;
+  }
+}

@@ -1,0 +1,146 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { INCIDENT_KINDS, type IncidentKind } from "@/lib/incidents/window";
+import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
+import { botOnSim } from "../helpers/bot";
+import { consoleDb } from "../helpers/console-db";
+import { migratedJournal } from "../helpers/journal";
+import { OPERATOR_REASON, writeIncidentScenario } from "../helpers/incident-journal";
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+});
+
+const HOUR = { from: "2026-08-10T15:00:00.000Z", to: "2026-08-10T16:00:00.000Z" };
+const ALL = { bot: null, kinds: [...INCIDENT_KINDS] };
+
+async function scenario() {
+  const s = await writeIncidentScenario();
+  const c = consoleDb(s.file);
+  cleanup.push(c.close, s.close);
+  return { s, db: c.db };
+}
+
+describe("getIncidentTimeline", () => {
+  it("merges order events, reconciliations, trips and clears of every bot in time order", async () => {
+    const { s, db } = await scenario();
+    const { events, capped } = getIncidentTimeline({ db, window: HOUR, filters: ALL });
+    expect(capped).toBe(false);
+    expect(events).toHaveLength(s.counts.orderEvents + s.counts.reconciliations + s.counts.breakerEvents);
+    const times = events.map((e) => e.at);
+    expect(times).toEqual([...times].sort());
+    expect(new Set(events.map((e) => e.botId))).toEqual(new Set(["bot-a", "bot-b"]));
+
+    // At one instant, cause before effect: the drift cycle, the close it placed, the trip.
+    const atTrip = events.filter((e) => e.at === s.botA.tripAt).map((e) => `${e.source}:${e.kind}`);
+    expect(atTrip).toEqual(["reconciliation:drift", "order:intent", "order:send", "breaker:trip"]);
+    // bot-b: a lost reply, failing lookups, the order unknown, then the trip.
+    const b = events.filter((e) => e.botId === "bot-b").map((e) => `${e.source}:${e.kind}`);
+    expect(b[0]).toBe("order:intent");
+    expect(b.slice(1, 2)).toEqual(["order:timeout"]);
+    expect(b.slice(-2)).toEqual(["order:status", "breaker:trip"]);
+  });
+
+  it("says what each event means, and marks trips, unknown positions and unknown orders as emergencies", async () => {
+    const { s, db } = await scenario();
+    const { events } = getIncidentTimeline({ db, window: HOUR, filters: ALL });
+    const drift = events.find((e) => e.id === `reconciliation-${s.botA.reconciliationId}`)!;
+    expect(drift).toMatchObject({ kind: "drift", severity: "emergency", drifts: [{ symbol: "ETHUSDT", ours: 0, theirs: 3, drift: "unknown_position" }] });
+    expect(drift.summary).toBe("DRIFT on 1 symbol: ETHUSDT ours 0 / theirs +3 (UNKNOWN POSITION)");
+    expect(events.find((e) => e.id === `breaker-${s.botA.tripId}`)).toMatchObject({
+      severity: "emergency",
+      reconciliationId: s.botA.reconciliationId,
+      summary: `BREAKER TRIPPED by bot: unknown position ETHUSDT +3 (reconciliation #${s.botA.reconciliationId})`,
+    });
+    expect(events.find((e) => e.id === `breaker-${s.botA.clearId}`)).toMatchObject({
+      kind: "clear",
+      actor: "operator:ana",
+      operator: true,
+      severity: "notice",
+      reason: OPERATOR_REASON,
+    });
+    const unknown = events.find((e) => e.source === "order" && e.kind === "status" && e.botId === "bot-b")!;
+    expect(unknown).toMatchObject({ severity: "emergency", clientOrderId: s.botB.clientOrderId, symbol: "ETHUSDT", side: "buy", qty: 2 });
+    expect(unknown.summary).toMatch(/^buy 2 ETHUSDT is UNKNOWN: nobody can say whether the exchange has it/);
+    expect(events.find((e) => e.source === "order" && e.kind === "send" && e.strategy === "reconcile")!.summary).toMatch(
+      /^the reduce-only close \(sell 3 ETHUSDT\) sent; the exchange says filled, 3 filled at /,
+    );
+    expect(events.filter((e) => e.source === "reconciliation" && e.kind === "clean").every((e) => e.summary === "reconciled: the books agree")).toBe(true);
+    expect(events.find((e) => e.kind === "intent")!.detail).toEqual({ seed: expect.stringContaining("|") });
+  });
+
+  it("filters by bot and by kind; operator actions come from every source that has an actor", async () => {
+    const { s, db } = await scenario();
+    // An operator's note on bot-b's unknown order, as the console will write one.
+    const w = botOnSim({ file: s.file, botId: "bot-b", prefix: "b700" });
+    cleanup.push(w.close);
+    w.db
+      .prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, '2026-08-10T15:33:00.000Z', 'operator', 'operator:bob', ?)`)
+      .run(s.botB.clientOrderId, JSON.stringify({ action: "note", note: 'asked the venue, "no fill", will check again' }));
+
+    const only = (kinds: IncidentKind[], bot: string | null = null) => getIncidentTimeline({ db, window: HOUR, filters: { bot, kinds } }).events;
+    expect(only([...INCIDENT_KINDS], "bot-a").every((e) => e.botId === "bot-a")).toBe(true);
+    expect(only([...INCIDENT_KINDS], "bot-b").map((e) => e.source)).not.toContain("reconciliation");
+    expect(new Set(only(["breaker"]).map((e) => e.source))).toEqual(new Set(["breaker"]));
+    expect(only(["reconciliation"], "bot-a")).toHaveLength(s.counts.reconciliations);
+    const ops = only(["operator"]);
+    expect(ops.map((e) => [e.source, e.actor])).toEqual([
+      ["breaker", "operator:ana"],
+      ["order", "operator:bob"],
+    ]);
+    expect(ops[1]!.summary).toBe(`operator bob acted on buy 2 ETHUSDT: note`);
+    expect(only(["operator"], "bot-a").map((e) => e.actor)).toEqual(["operator:ana"]);
+    // order + operator: the order events, with the operator's note among them, once.
+    expect(only(["order", "operator"]).filter((e) => e.operator).map((e) => e.source)).toEqual(["breaker", "order"]);
+  });
+
+  it("is half-open: an event at `from` is in, one at `to` belongs to the next window", async () => {
+    const { s, db } = await scenario();
+    const at = s.botA.clearAt;
+    const ids = (w: { from: string; to: string }) => getIncidentTimeline({ db, window: w, filters: ALL }).events.map((e) => e.id);
+    expect(ids({ from: at, to: "2026-08-10T16:00:00.000Z" })).toContain(`breaker-${s.botA.clearId}`);
+    expect(ids({ from: HOUR.from, to: at })).not.toContain(`breaker-${s.botA.clearId}`);
+  });
+
+  it("stops at the cap, keeps the earliest events, and says it was capped", async () => {
+    const { db } = await scenario();
+    const full = getIncidentTimeline({ db, window: HOUR, filters: ALL }).events;
+    const cut = getIncidentTimeline({ db, window: HOUR, filters: ALL, limit: 5 });
+    expect(cut).toMatchObject({ capped: true, limit: 5 });
+    expect(cut.events.map((e) => e.id)).toEqual(full.slice(0, 5).map((e) => e.id));
+    expect(getIncidentTimeline({ db, window: HOUR, filters: ALL, limit: full.length })).toMatchObject({ capped: false });
+  });
+});
+
+describe("resolveIncidentWindow", () => {
+  it("keeps a window the URL gave", async () => {
+    const { db } = await scenario();
+    expect(resolveIncidentWindow({ db, now: new Date(), ...HOUR })).toEqual({ ...HOUR, defaulted: null });
+  });
+
+  it("defaults to the last hour when something happened in it", async () => {
+    const { db, s } = await scenario();
+    const now = new Date(Date.parse(s.botA.endAt) + 10 * 60_000);
+    expect(resolveIncidentWindow({ db, now, from: null, to: null })).toEqual({
+      from: new Date(now.getTime() - 3_600_000).toISOString(),
+      to: now.toISOString(),
+      defaulted: "last_hour",
+    });
+  });
+
+  it("falls back to the hour up to the latest activity when the last hour is empty (the morning after)", async () => {
+    const { db, s } = await scenario();
+    const w = resolveIncidentWindow({ db, now: new Date("2026-08-11T08:00:00.000Z"), from: null, to: null });
+    expect(w).toEqual({ from: "2026-08-10T14:33:00.000Z", to: "2026-08-10T15:33:00.000Z", defaulted: "latest_activity" });
+    expect(Date.parse(s.botA.endAt)).toBeLessThan(Date.parse(w.to));
+    expect(getIncidentTimeline({ db, window: w, filters: ALL }).events.at(-1)!.at).toBe(s.botA.endAt);
+  });
+
+  it("says the journal is empty when it holds nothing to review", () => {
+    const c = consoleDb(migratedJournal("empty"));
+    cleanup.push(c.close);
+    expect(resolveIncidentWindow({ db: c.db, now: new Date("2026-08-11T08:00:00.000Z"), from: null, to: null })).toMatchObject({ defaulted: "empty_journal" });
+    expect(listIncidentBots({ db: c.db })).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { toIncidentEvent, type IncidentRow } from "@/lib/incidents/events";
+
+const row = (r: Partial<IncidentRow>): IncidentRow => ({
+  source: "order",
+  rowId: 1,
+  at: "2026-08-10T15:30:00.000Z",
+  botId: "bot-a",
+  kind: "intent",
+  actor: "bot",
+  clientOrderId: "q500-x",
+  symbol: "AAPL",
+  side: "buy",
+  qty: 500,
+  strategy: "trend",
+  detail: "{}",
+  reason: null,
+  reconciliationId: null,
+  ordersInFlight: null,
+  ...r,
+});
+
+describe("toIncidentEvent", () => {
+  it("keeps a detail that is not JSON as its text, rather than failing the whole timeline", () => {
+    expect(toIncidentEvent(row({ kind: "error", detail: "boom, not json" }))).toMatchObject({ detail: "boom, not json", severity: "warning" });
+  });
+
+  it("names an event whose order is missing from the orders table by its id", () => {
+    const e = toIncidentEvent(row({ kind: "send", symbol: null, side: null, qty: null, botId: null, detail: '{"status":"filled"}' }));
+    expect(e.summary).toBe("order q500-x (not in the orders table) sent; the exchange says filled");
+  });
+
+  it("reads a skipped cycle, a failed one and a drift with no recorded symbol plainly", () => {
+    const rec = (kind: string, extra: Partial<IncidentRow> = {}) => toIncidentEvent(row({ source: "reconciliation", kind, actor: "bot", ...extra }));
+    expect(rec("skipped", { ordersInFlight: 2 }).summary).toBe("reconciliation skipped: 2 orders in flight");
+    expect(rec("error", { reason: "fetch positions failed: 502" })).toMatchObject({ summary: "reconciliation failed: fetch positions failed: 502", severity: "warning" });
+    expect(rec("drift")).toMatchObject({ summary: "DRIFT on 0 symbols: no drifting symbol recorded", severity: "warning" });
+  });
+
+  it("tells a size drift from an unknown position", () => {
+    const e = toIncidentEvent(row({ source: "reconciliation", kind: "drift", rowId: 9, reconciliationId: 9 }), [
+      { symbol: "AAPL", ours: 500, theirs: 300, qtyStep: 1, drift: "size_drift" },
+    ]);
+    expect(e).toMatchObject({ severity: "warning", summary: "DRIFT on 1 symbol: AAPL ours +500 / theirs +300 (size drift)" });
+  });
+
+  it("flags operators by the actor prefix alone", () => {
+    expect(toIncidentEvent(row({ source: "breaker", kind: "clear", actor: "operator:ana", reason: "ok" }))).toMatchObject({ operator: true, summary: "breaker cleared by operator:ana: ok" });
+    expect(toIncidentEvent(row({ actor: "bot" })).operator).toBe(false);
+  });
+});
