@@ -1,0 +1,215 @@
+import "server-only";
+import { sql } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import type { IncidentDrift } from "../incidents/events";
+import { incidentHref, incidentWindowAround, type IncidentWindow } from "../incidents/window";
+import { getDriftsByReconciliation } from "./drifts";
+
+/** Events per bot and page: the board costs O(bots x page), however long the history. */
+export const BREAKER_PAGE_SIZE = 20;
+
+export interface BreakerState {
+  halted: boolean;
+  reason: string | null;
+  changedAt: string;
+  changedBy: string;
+  version: number;
+}
+
+export interface BreakerCause {
+  reconciliationId: number;
+  /** Null when the cycle is not in the journal (a writer recorded an id it never wrote). */
+  at: string | null;
+  outcome: string | null;
+  drifts: IncidentDrift[];
+  /** The cycle on the incident review. */
+  href: string;
+}
+
+export interface BreakerTripView {
+  kind: "trip";
+  id: number;
+  at: string;
+  reason: string;
+  actor: string;
+  cause: BreakerCause | null;
+  /**
+   * halted: no clear since, and the breaker is still halted. cleared: a clear event ended it.
+   * unrecorded: no clear event, yet the breaker is no longer halted (a writer skipped the event).
+   */
+  status: "halted" | "cleared" | "unrecorded";
+  clearedAt: string | null;
+  clearedBy: string | null;
+  /** Trip to clear; to now while halted; null when the end was not recorded. */
+  durationMs: number | null;
+  incident: IncidentWindow & { href: string };
+}
+
+export interface BreakerClearView {
+  kind: "clear";
+  id: number;
+  at: string;
+  reason: string;
+  actor: string;
+  /** The trip this clear ended; null when none is recorded before it. */
+  tripAt: string | null;
+  durationMs: number | null;
+}
+
+export type BreakerEventView = BreakerTripView | BreakerClearView;
+
+export interface BreakerBotView {
+  botId: string;
+  breaker: BreakerState | null;
+  /** Newest first. */
+  events: BreakerEventView[];
+  /** Cursor of the next, older page; null when these are the oldest. */
+  olderBefore: number | null;
+}
+
+export interface BreakerBoard {
+  readAt: string;
+  bots: BreakerBotView[];
+  pageSize: number;
+  /** The page starts below this event id (one bot's older events); null for the newest. */
+  before: number | null;
+}
+
+interface EventRow {
+  id: number;
+  at: string;
+  kind: "trip" | "clear";
+  reason: string;
+  actor: string;
+  reconciliationId: number | null;
+  nextClear: string | null;
+  prevTripAt: string | null;
+}
+
+/**
+ * Per bot, its breaker now and its trips and clears, newest first, one page each. Every read is an
+ * index seek on breaker_events (bot_id, at): the page, then for each trip the first clear after it
+ * and for each clear the trip before it.
+ */
+export function getBreakerBoard(params: {
+  db: JournalDb;
+  now: Date;
+  bot?: string | null;
+  before?: number | null;
+  pageSize?: number;
+}): BreakerBoard {
+  const { db, now } = params;
+  const pageSize = params.pageSize ?? BREAKER_PAGE_SIZE;
+  const before = params.before ?? null;
+  const bot = params.bot ?? null;
+
+  const bots = db.all<{ botId: string; halted: number | null; reason: string | null; changedAt: string | null; changedBy: string | null; version: number | null }>(
+    sql`WITH ids AS (SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers)
+        SELECT ids.bot_id AS botId, br.halted, br.reason, br.changed_at AS changedAt, br.changed_by AS changedBy, br.version
+        FROM ids LEFT JOIN breakers br ON br.bot_id = ids.bot_id
+        ${bot === null ? sql`` : sql`WHERE ids.bot_id = ${bot}`}
+        ORDER BY ids.bot_id`,
+  );
+
+  const pages = bots.map((b) => {
+    const rows = db.all<EventRow>(
+      sql`SELECT b.id, b.at, b.kind, b.reason, b.actor, b.reconciliation_id AS reconciliationId,
+            CASE WHEN b.kind = 'trip' THEN (
+              SELECT json_object('at', c.at, 'actor', c.actor) FROM breaker_events c
+              WHERE c.bot_id = b.bot_id AND c.kind = 'clear' AND (c.at, c.id) > (b.at, b.id)
+              ORDER BY c.at, c.id LIMIT 1) END AS nextClear,
+            CASE WHEN b.kind = 'clear' THEN (
+              SELECT t.at FROM breaker_events t
+              WHERE t.bot_id = b.bot_id AND t.kind = 'trip' AND (t.at, t.id) < (b.at, b.id)
+              ORDER BY t.at DESC, t.id DESC LIMIT 1) END AS prevTripAt
+          FROM breaker_events b
+          WHERE b.bot_id = ${b.botId}
+            ${before === null ? sql`` : sql`AND (b.at, b.id) < (SELECT at, id FROM breaker_events WHERE id = ${before})`}
+          ORDER BY b.at DESC, b.id DESC
+          LIMIT ${pageSize + 1}`,
+    );
+    return { bot: b, rows: rows.slice(0, pageSize), more: rows.length > pageSize };
+  });
+
+  const causeIds = pages.flatMap((p) => p.rows.filter((r) => r.kind === "trip" && r.reconciliationId !== null).map((r) => r.reconciliationId!));
+  const cycles = new Map<number, { at: string; outcome: string }>();
+  for (let i = 0; i < causeIds.length; i += 500) {
+    const batch = causeIds.slice(i, i + 500);
+    for (const c of db.all<{ id: number; at: string; outcome: string }>(
+      sql`SELECT id, at, outcome FROM reconciliations WHERE id IN (${sql.join(batch.map((id) => sql`${id}`), sql`, `)})`,
+    ))
+      cycles.set(c.id, c);
+  }
+  const drifts = getDriftsByReconciliation({ db, reconciliationIds: causeIds });
+
+  return {
+    readAt: now.toISOString(),
+    pageSize,
+    before,
+    bots: pages.map(({ bot: b, rows, more }) => {
+      const breaker: BreakerState | null =
+        b.halted === null || b.changedAt === null || b.changedBy === null || b.version === null
+          ? null
+          : { halted: b.halted === 1, reason: b.reason, changedAt: b.changedAt, changedBy: b.changedBy, version: b.version };
+      const events = rows.map((r): BreakerEventView => {
+        if (r.kind === "clear") {
+          const since = r.prevTripAt === null ? NaN : Date.parse(r.prevTripAt);
+          return {
+            kind: "clear",
+            id: r.id,
+            at: r.at,
+            reason: r.reason,
+            actor: r.actor,
+            tripAt: r.prevTripAt,
+            durationMs: Number.isNaN(since) ? null : Date.parse(r.at) - since,
+          };
+        }
+        return tripView({ row: r, breaker, now, botId: b.botId, cycle: r.reconciliationId === null ? undefined : cycles.get(r.reconciliationId), drifts });
+      });
+      const last = rows.at(-1);
+      return { botId: b.botId, breaker, events, olderBefore: more && last ? last.id : null };
+    }),
+  };
+}
+
+function tripView(p: {
+  row: EventRow;
+  breaker: BreakerState | null;
+  now: Date;
+  botId: string;
+  cycle: { at: string; outcome: string } | undefined;
+  drifts: Map<number, IncidentDrift[]>;
+}): BreakerTripView {
+  const { row, breaker, now } = p;
+  const clear = row.nextClear === null ? null : (JSON.parse(row.nextClear) as { at: string; actor: string });
+  const status = clear !== null ? "cleared" : breaker?.halted === false ? "unrecorded" : "halted";
+  const start = Date.parse(row.at);
+  const durationMs = clear !== null ? Date.parse(clear.at) - start : status === "halted" ? now.getTime() - start : null;
+  // A halt that ended without its event is reviewed up to when the breaker row last changed.
+  const endAt = clear?.at ?? (status === "unrecorded" && breaker && breaker.changedAt > row.at ? breaker.changedAt : status === "unrecorded" ? row.at : null);
+  const window = incidentWindowAround({ tripAt: row.at, endAt, now });
+  const filters = { bot: p.botId };
+  const cause: BreakerCause | null =
+    row.reconciliationId === null
+      ? null
+      : {
+          reconciliationId: row.reconciliationId,
+          at: p.cycle?.at ?? null,
+          outcome: p.cycle?.outcome ?? null,
+          drifts: p.drifts.get(row.reconciliationId) ?? [],
+          href: incidentHref(window, filters, `reconciliation-${row.reconciliationId}`),
+        };
+  return {
+    kind: "trip",
+    id: row.id,
+    at: row.at,
+    reason: row.reason,
+    actor: row.actor,
+    cause,
+    status,
+    clearedAt: clear?.at ?? null,
+    clearedBy: clear?.actor ?? null,
+    durationMs,
+    incident: { ...window, href: incidentHref(window, filters, `breaker-${row.id}`) },
+  };
+}
