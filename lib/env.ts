@@ -15,6 +15,11 @@ const schema = z.object({
   DRIFTWATCH_HEARTBEAT_STALE_MS: positiveInt(60_000),
   /** A last reconciliation older than this is an alarm. */
   DRIFTWATCH_RECONCILIATION_STALE_MS: positiveInt(120_000),
+  /** How long an acknowledgement of a drift silences it, at most. */
+  DRIFTWATCH_ACK_TTL_MS: positiveInt(30 * 60_000),
+  /** "1": clearing a halt needs a second operator's approval within the window below. */
+  DRIFTWATCH_TWO_PERSON_CLEAR: z.enum(["0", "1"]).default("0"),
+  DRIFTWATCH_TWO_PERSON_WINDOW_MS: positiveInt(10 * 60_000),
 });
 
 export type Env = {
@@ -22,6 +27,9 @@ export type Env = {
   doubtfulGraceMs: number;
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
+  ackTtlMs: number;
+  twoPersonClear: boolean;
+  twoPersonWindowMs: number;
 };
 
 export class EnvError extends Error {
@@ -40,6 +48,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     doubtfulGraceMs: v.DRIFTWATCH_DOUBTFUL_GRACE_MS,
     heartbeatStaleMs: v.DRIFTWATCH_HEARTBEAT_STALE_MS,
     reconciliationStaleMs: v.DRIFTWATCH_RECONCILIATION_STALE_MS,
+    ackTtlMs: v.DRIFTWATCH_ACK_TTL_MS,
+    twoPersonClear: v.DRIFTWATCH_TWO_PERSON_CLEAR === "1",
+    twoPersonWindowMs: v.DRIFTWATCH_TWO_PERSON_WINDOW_MS,
   };
 }
 
