@@ -169,6 +169,89 @@ export const latestPositions = sqliteTable(
   ],
 );
 
+// --- Operator tables: written by the console alone (docs/journal.md) ---------------------------
+
+/**
+ * An operator's acknowledgement of one drift. It never silences anything forever: it lapses at
+ * expires_at, and earlier when the drift changes class, grows, or a new drift episode starts
+ * (all judged at read time against latest_positions, so nothing has to remember to end it).
+ */
+export const driftAcknowledgements = sqliteTable(
+  "drift_acknowledgements",
+  {
+    id: integer("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    symbol: text("symbol").notNull(),
+    /** What the operator saw: the class, both sizes, and the cycle it came from. */
+    drift: text("drift", { enum: ["size_drift", "unknown_position"] }).notNull(),
+    ours: real("ours").notNull(),
+    theirs: real("theirs").notNull(),
+    reconciliationId: integer("reconciliation_id").notNull(),
+    driftSince: text("drift_since"),
+    note: text("note").notNull(),
+    acknowledgedBy: text("acknowledged_by").notNull(),
+    acknowledgedAt: text("acknowledged_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [
+    check("drift_acknowledgements_drift_check", sql`${t.drift} in ('size_drift', 'unknown_position')`),
+    index("drift_acknowledgements_bot_symbol_idx").on(t.botId, t.symbol, t.id),
+  ],
+);
+
+/** A request to clear a halt under the two-person rule, waiting for a second operator. */
+export const clearRequests = sqliteTable(
+  "clear_requests",
+  {
+    id: integer("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    /** The breaker version the requester saw; an approval is refused if it moved. */
+    breakerVersion: integer("breaker_version").notNull(),
+    reason: text("reason").notNull(),
+    requestedBy: text("requested_by").notNull(),
+    requestedAt: text("requested_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    status: text("status", { enum: ["pending", "approved", "withdrawn"] }).notNull().default("pending"),
+    decidedBy: text("decided_by"),
+    decidedAt: text("decided_at"),
+  },
+  (t) => [
+    check("clear_requests_status_check", sql`${t.status} in ('pending', 'approved', 'withdrawn')`),
+    index("clear_requests_bot_idx").on(t.botId, t.id),
+  ],
+);
+
+/**
+ * Every operator action, applied or refused. Append-only (triggers refuse UPDATE and DELETE) and
+ * chained: each row's hash covers its content and the previous row's hash, so an edit anywhere
+ * breaks every hash after it (npm run audit -- verify names the first broken entry).
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    id: integer("id").primaryKey(),
+    at: text("at").notNull(),
+    /** `operator:<name>`, or `anonymous` for a request without a valid session. */
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    /** What it acted on: an order id, `bot/symbol`, a bot id. */
+    target: text("target").notNull(),
+    outcome: text("outcome", { enum: ["applied", "refused"] }).notNull(),
+    /** For a refusal: unauthorized, invalid, refused, conflict or internal. */
+    code: text("code"),
+    /** JSON: the reasons, the input as received (bounded), and what changed. */
+    detail: text("detail").notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    check("audit_log_outcome_check", sql`${t.outcome} in ('applied', 'refused')`),
+    index("audit_log_at_idx").on(t.at),
+    index("audit_log_actor_idx").on(t.actor, t.id),
+    index("audit_log_action_idx").on(t.action, t.id),
+  ],
+);
+
 export type BotRow = typeof bots.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderEventRow = typeof orderEvents.$inferSelect;
@@ -177,3 +260,6 @@ export type ReconciliationPositionRow = typeof reconciliationPositions.$inferSel
 export type BreakerRow = typeof breakers.$inferSelect;
 export type BreakerEventRow = typeof breakerEvents.$inferSelect;
 export type LatestPositionRow = typeof latestPositions.$inferSelect;
+export type DriftAcknowledgementRow = typeof driftAcknowledgements.$inferSelect;
+export type ClearRequestRow = typeof clearRequests.$inferSelect;
+export type AuditRow = typeof auditLog.$inferSelect;
