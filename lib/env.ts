@@ -28,8 +28,8 @@ const schema = z.object({
   DRIFTWATCH_TWO_PERSON_CLEAR: z.enum(["0", "1"]).default("0"),
   DRIFTWATCH_TWO_PERSON_WINDOW_MS: positiveInt(10 * 60_000),
   /** The venue gateway the console asks about an order's client id ("Check on exchange"). */
-  DRIFTWATCH_VENUE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  DRIFTWATCH_VENUE_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  DRIFTWATCH_VENUE_URL: optional(z.url({ protocol: /^https?$/ })),
+  DRIFTWATCH_VENUE_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
   /** Accounts and password hashes: a file of their own, never the journal every bot can open. */
   DRIFTWATCH_ACCOUNTS_DB: z.string().trim().min(1, "must name a file").default("./data/accounts.db"),
   /** Signs session cookies. Unset: one is generated once and kept (mode 0600) beside the accounts file. */

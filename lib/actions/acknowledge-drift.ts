@@ -1,0 +1,43 @@
+/** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
+import { z } from "zod";
+import { getCurrentBookLine } from "../queries/book-line";
+import { Refusal, type ActionSpec } from "./guard";
+
+const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
+
+const schema = z.object({
+  botId: z.string().trim().min(1, "Missing bot").max(200),
+  symbol: z.string().trim().min(1, "Missing symbol").max(100),
+  /** What the operator saw, so a changed drift is not acknowledged blind. */
+  drift: z.enum(["size_drift", "unknown_position"], { error: "Missing drift class" }),
+  ours: num("our size"),
+  theirs: num("their size"),
+  driftSince: z.string().max(40).optional().transform((v) => (v ? v : null)),
+  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+});
+
+export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, { expiresAt: string }> {
+  return {
+    action: "acknowledge_drift",
+    schema,
+    target: (i) => `${i.botId}/${i.symbol}`,
+    apply: ({ db, input, actor, now }) => {
+      const line = getCurrentBookLine(db, { botId: input.botId, symbol: input.symbol });
+      if (!line) throw new Refusal("refused", `No book line for ${input.botId} ${input.symbol} in the journal.`);
+      if (line.drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is not drifting any more: nothing to acknowledge.`);
+      const changed: string[] = [];
+      if (line.drift !== input.drift) changed.push(`class ${input.drift} → ${line.drift}`);
+      if (line.driftSince !== input.driftSince) changed.push("a new drift episode started");
+      if (Math.abs(line.ours - input.ours) >= line.qtyStep / 2 || Math.abs(line.theirs - input.theirs) >= line.qtyStep / 2) {
+        changed.push(`sizes ours ${input.ours} → ${line.ours}, theirs ${input.theirs} → ${line.theirs}`);
+      }
+      if (changed.length > 0) throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
+      const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
+      db.prepare(
+        `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(line.botId, line.symbol, line.drift, line.ours, line.theirs, line.reconciliationId, line.driftSince, input.note, actor, now.toISOString(), expiresAt);
+      return { data: { expiresAt }, detail: { drift: line.drift, ours: line.ours, theirs: line.theirs, reconciliationId: line.reconciliationId, note: input.note, expiresAt } };
+    },
+  };
+}

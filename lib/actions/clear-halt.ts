@@ -1,0 +1,112 @@
+/**
+ * Clearing a halt: the one action that lets a bot add risk again. Refused unless the checklist
+ * holds and the breaker is exactly as the operator saw it; with the two-person rule, a first
+ * operator requests and a different second one approves within the window.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { unmet } from "../breaker/clear-checklist";
+import { getClearChecklist } from "../queries/clear-checklist";
+import { Refusal, type ActionSpec } from "./guard";
+
+export interface ClearDeps {
+  heartbeatStaleMs: number;
+  doubtfulGraceMs: number;
+  twoPersonClear: boolean;
+  twoPersonWindowMs: number;
+}
+
+const botId = z.string().trim().min(1, "Missing bot").max(200);
+const breakerVersion = z.coerce.number({ error: "Missing breaker version" }).int().positive("Missing breaker version");
+
+const clearSchema = z
+  .object({
+    botId,
+    breakerVersion,
+    reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters"),
+    confirmBotId: z.string().trim(),
+  })
+  .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });
+
+/** Everything a clear must find true, inside the transaction. */
+function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: string; breakerVersion: number }, now: Date) {
+  const { facts, items } = getClearChecklist(db, { botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+  if (!facts.breaker) throw new Refusal("refused", `No breaker for bot ${input.botId}.`);
+  if (facts.breaker.version !== input.breakerVersion) {
+    throw new Refusal("conflict", `The breaker of ${input.botId} changed since you loaded the page (version ${input.breakerVersion}, now ${facts.breaker.version}). Look again.`, [
+      `breaker version ${input.breakerVersion} seen, ${facts.breaker.version} now`,
+    ]);
+  }
+  if (!facts.breaker.halted) throw new Refusal("refused", `${input.botId} is not halted.`);
+  const missing = unmet(items);
+  if (missing.length > 0) {
+    throw new Refusal("refused", `Not yet safe to clear ${input.botId}: ${missing.map((i) => i.label.toLowerCase()).join("; ")}.`, missing.map((i) => `${i.label}: ${i.detail}`));
+  }
+  return facts.breaker;
+}
+
+function clearBreaker(db: Database.Database, input: { botId: string; breakerVersion: number }, reason: string, actor: string, now: Date) {
+  const at = now.toISOString();
+  const changed = db
+    .prepare(`UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = ? AND version = ? AND halted = 1`)
+    .run(at, actor, input.botId, input.breakerVersion).changes;
+  if (changed !== 1) throw new Refusal("conflict", `The breaker of ${input.botId} changed while clearing. Look again.`);
+  db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'clear', ?, ?, NULL)`).run(input.botId, at, reason, actor);
+}
+
+export type ClearOutcome = { cleared: true } | { cleared: false; requestId: number; expiresAt: string };
+
+export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, undefined, ClearOutcome> {
+  return {
+    action: deps.twoPersonClear ? "request_clear_halt" : "clear_halt",
+    schema: clearSchema,
+    target: (i) => i.botId,
+    apply: ({ db, input, actor, now }) => {
+      const breaker = checkClearable(db, deps, input, now);
+      if (!deps.twoPersonClear) {
+        clearBreaker(db, input, input.reason, actor, now);
+        return { data: { cleared: true }, detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: input.reason, breakerVersion: input.breakerVersion } };
+      }
+      const pending = db
+        .prepare(`SELECT id FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND breaker_version = ? AND expires_at > ?`)
+        .pluck()
+        .get(input.botId, input.breakerVersion, now.toISOString()) as number | undefined;
+      if (pending !== undefined) throw new Refusal("conflict", `A request to clear ${input.botId} is already waiting for approval (#${pending}).`);
+      const expiresAt = new Date(now.getTime() + deps.twoPersonWindowMs).toISOString();
+      const requestId = Number(
+        db
+          .prepare(`INSERT INTO clear_requests (bot_id, breaker_version, reason, requested_by, requested_at, expires_at, status) VALUES (?, ?, ?, ?, ?, ?, 'pending')`)
+          .run(input.botId, input.breakerVersion, input.reason, actor, now.toISOString(), expiresAt).lastInsertRowid,
+      );
+      return { data: { cleared: false, requestId, expiresAt }, detail: { requestId, reason: input.reason, expiresAt, breakerVersion: input.breakerVersion } };
+    },
+  };
+}
+
+const approveSchema = z.object({
+  requestId: z.coerce.number({ error: "Missing request" }).int().positive("Missing request"),
+  botId,
+  breakerVersion,
+});
+
+export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSchema, undefined, { cleared: true }> {
+  return {
+    action: "approve_clear_halt",
+    schema: approveSchema,
+    target: (i) => i.botId,
+    apply: ({ db, input, actor, now }) => {
+      const req = db
+        .prepare(`SELECT id, bot_id AS botId, breaker_version AS breakerVersion, reason, requested_by AS requestedBy, expires_at AS expiresAt, status FROM clear_requests WHERE id = ?`)
+        .get(input.requestId) as { id: number; botId: string; breakerVersion: number; reason: string; requestedBy: string; expiresAt: string; status: string } | undefined;
+      if (!req || req.botId !== input.botId) throw new Refusal("refused", `No request #${input.requestId} to clear ${input.botId}.`);
+      if (req.status !== "pending") throw new Refusal("conflict", `Request #${req.id} was already ${req.status}.`);
+      if (Date.parse(req.expiresAt) <= now.getTime()) throw new Refusal("refused", `Request #${req.id} expired at ${req.expiresAt}; a new request is needed.`);
+      if (req.requestedBy === actor) throw new Refusal("refused", "You requested this clear: a second operator must approve it.", ["requester cannot approve"]);
+      if (req.breakerVersion !== input.breakerVersion) throw new Refusal("conflict", "The breaker changed since the request was made. Look again.");
+      checkClearable(db, deps, input, now);
+      clearBreaker(db, input, `${req.reason} (requested by ${req.requestedBy}, approved by ${actor})`, actor, now);
+      db.prepare(`UPDATE clear_requests SET status = 'approved', decided_by = ?, decided_at = ? WHERE id = ?`).run(actor, now.toISOString(), req.id);
+      return { data: { cleared: true }, detail: { requestId: req.id, requestedBy: req.requestedBy, reason: req.reason } };
+    },
+  };
+}

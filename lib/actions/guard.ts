@@ -1,0 +1,132 @@
+/**
+ * The one guard every operator action goes through, in this order:
+ *
+ *   1. who is acting (from the verified session, never from the form), and may they act;
+ *   2. the input, parsed with zod; field errors go back to the form;
+ *   3. optional slow work outside any transaction (asking the exchange);
+ *   4. the domain precondition and the version the operator saw, checked inside one
+ *      BEGIN IMMEDIATE transaction that also writes the audit entry.
+ *
+ * A refusal at any step changes nothing but the audit log: its entry is written in a transaction
+ * of its own, after the action's transaction rolled back. Nothing here imports Next, so the
+ * integration tests drive the same code the server actions run.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { appendAudit } from "../audit/log";
+import type { ActionCode, ActionResult } from "./result";
+
+export interface ActingUser {
+  name: string;
+  role: "viewer" | "operator";
+}
+
+/** Thrown inside `apply` to refuse: the transaction rolls back and the refusal is audited. */
+export class Refusal extends Error {
+  override name = "Refusal";
+  constructor(
+    readonly code: Exclude<ActionCode, "unauthorized" | "invalid" | "internal">,
+    message: string,
+    readonly reasons: string[] = [],
+    readonly detail: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface ApplyContext<I, P> {
+  db: Database.Database;
+  input: I;
+  prepared: P;
+  actor: string;
+  user: ActingUser;
+  now: Date;
+}
+
+export interface ActionSpec<S extends z.ZodType, P, T> {
+  /** The audit log's name for it. */
+  action: string;
+  schema: S;
+  /** What it acts on, for the audit log; from raw input when the input did not parse. */
+  target: (input: z.infer<S>) => string;
+  /** Slow work before the transaction (an exchange lookup). Its result is re-checked inside. */
+  prepare?: (input: z.infer<S>, ctx: { user: ActingUser; now: Date }) => Promise<P>;
+  /** Runs inside BEGIN IMMEDIATE. Returns what to tell the operator and what to audit. */
+  apply: (ctx: ApplyContext<z.infer<S>, P>) => { data: T; detail: Record<string, unknown> };
+}
+
+export interface GuardEnv {
+  db: Database.Database;
+  user: ActingUser | null;
+  now?: () => Date;
+}
+
+const actorOf = (user: ActingUser | null) => (user === null ? "anonymous" : user.role === "operator" ? `operator:${user.name}` : `viewer:${user.name}`);
+
+/** The raw input as the audit log keeps it: strings only, each bounded. */
+function rawForAudit(raw: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw).slice(0, 30)) out[k.slice(0, 64)] = String(v).slice(0, 500);
+  return out;
+}
+
+export function formDataToObject(form: FormData): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of form.entries()) if (!k.startsWith("$ACTION")) out[k] = typeof v === "string" ? v : "[file]";
+  return out;
+}
+
+export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv, raw: Record<string, unknown>): Promise<ActionResult<T>> {
+  const clock = env.now ?? (() => new Date());
+  const actor = actorOf(env.user);
+  const audit = (outcome: "applied" | "refused", target: string, code: ActionCode | null, detail: Record<string, unknown>) =>
+    env.db.transaction(() => appendAudit(env.db, { at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail })).immediate();
+  const rawTarget = () => {
+    const candidate = raw.clientOrderId ?? raw.botId ?? raw.requestId ?? "";
+    return `${String(candidate).slice(0, 200)}${raw.symbol ? `/${String(raw.symbol).slice(0, 50)}` : ""}` || "(none)";
+  };
+  const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
+    try {
+      audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: rawForAudit(raw), ...detail });
+    } catch (error) {
+      // The refusal stands (nothing changed); the operator must know it is not on record.
+      console.error(`driftwatch: could not audit a refused ${spec.action}:`, error);
+      return { ok: false, code, message: `${message} (This refusal could not be written to the audit log: ${(error as Error).message})`, ...extra };
+    }
+    return { ok: false, code, message, ...extra };
+  };
+
+  // 1. Who, and may they.
+  if (env.user === null) return refuse("unauthorized", "Sign in to act. Nothing was changed.", rawTarget());
+  if (env.user.role !== "operator") return refuse("unauthorized", `${env.user.name} is a viewer: only operators can act. Nothing was changed.`, rawTarget());
+
+  // 2. The input.
+  const parsed = spec.schema.safeParse(raw);
+  if (!parsed.success) {
+    const fieldErrors = z.flattenError(parsed.error).fieldErrors as Record<string, string[]>;
+    return refuse("invalid", "Some fields need fixing. Nothing was changed.", rawTarget(), { fieldErrors });
+  }
+  const input = parsed.data as z.infer<S>;
+  const target = spec.target(input);
+
+  try {
+    // 3. Slow work, outside the write lock.
+    const prepared = (spec.prepare ? await spec.prepare(input, { user: env.user, now: clock() }) : undefined) as P;
+    // 4. Precondition, version and audit entry: one transaction.
+    const user = env.user;
+    const data = env.db
+      .transaction(() => {
+        const now = clock();
+        const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
+        appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: rawForAudit(raw) } });
+        return data;
+      })
+      .immediate();
+    return { ok: true, data };
+  } catch (error) {
+    if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);
+    // Unexpected: say so plainly, keep the stack in the server log, never in the page.
+    console.error(`driftwatch: action ${spec.action} failed:`, error);
+    return refuse("internal", `The action failed and nothing was changed: ${(error as Error).message}`, target);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Settling a doubtful order: by asking the exchange about its client order id, or by recording
+ * what a person saw on the exchange's own screen. Never by sending it again.
+ */
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import type { OrderLookup } from "../exchange/venue-gateway";
+import { classifyOrder } from "../journal/order-state";
+import type { OrderState } from "../journal/contract";
+import { Refusal, type ActionSpec } from "./guard";
+
+interface OrderRow {
+  clientOrderId: string;
+  botId: string;
+  symbol: string;
+  qty: number;
+  state: OrderState;
+  filledQty: number;
+  updatedAt: string;
+  version: number;
+}
+
+const id = z.string().trim().min(1, "Missing order id").max(200, "Order id too long");
+const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");
+
+function loadOrder(db: Database.Database, clientOrderId: string): OrderRow | undefined {
+  return db
+    .prepare(
+      `SELECT client_order_id AS clientOrderId, bot_id AS botId, symbol, qty, state, filled_qty AS filledQty, updated_at AS updatedAt, version
+       FROM orders WHERE client_order_id = ?`,
+    )
+    .get(clientOrderId) as OrderRow | undefined;
+}
+
+/** The order must exist, be the version the operator saw, and still be doubtful. */
+function checkStillDoubtful(db: Database.Database, input: { clientOrderId: string; version: number }, now: Date, graceMs: number): OrderRow {
+  const order = loadOrder(db, input.clientOrderId);
+  if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
+  if (order.version !== input.version) {
+    throw new Refusal("conflict", `Order ${order.clientOrderId} changed since you looked (version ${input.version}, now ${order.version}, state ${order.state}). Look again before acting.`, [
+      `version ${input.version} seen, ${order.version} now`,
+    ]);
+  }
+  if (classifyOrder(order, { now, graceMs }) !== "doubtful") {
+    throw new Refusal("refused", `Order ${order.clientOrderId} is no longer doubtful (state ${order.state}).`, [`state ${order.state}`]);
+  }
+  return order;
+}
+
+function writeResolution(
+  db: Database.Database,
+  order: OrderRow,
+  change: { state: OrderState; filledQty: number; avgPrice: number | null; exchangeOrderId?: string | null },
+  event: { kind: "lookup_found" | "lookup_absent" | "operator"; actor: string; detail: Record<string, unknown> },
+  now: Date,
+) {
+  const at = now.toISOString();
+  db.prepare(
+    `UPDATE orders SET state = ?, filled_qty = ?, avg_price = coalesce(?, avg_price), exchange_order_id = coalesce(?, exchange_order_id),
+       last_error = NULL, updated_at = ?, version = version + 1 WHERE client_order_id = ? AND version = ?`,
+  ).run(change.state, change.filledQty, change.avgPrice, change.exchangeOrderId ?? null, at, order.clientOrderId, order.version);
+  db.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)`).run(
+    order.clientOrderId,
+    at,
+    event.kind,
+    event.actor,
+    JSON.stringify(event.detail),
+  );
+}
+
+const lookupSchema = z.object({ clientOrderId: id, version });
+
+export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => Database.Database }): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
+  return {
+    action: "resolve_order_lookup",
+    schema: lookupSchema,
+    target: (i) => i.clientOrderId,
+    prepare: async (input) => {
+      if (!deps.lookup) {
+        throw new Refusal("refused", "No venue gateway is configured (DRIFTWATCH_VENUE_URL), so the console cannot ask the exchange. Resolve by hand from the exchange's own screen instead.");
+      }
+      const order = loadOrder(deps.reader(), input.clientOrderId);
+      if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
+      const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId });
+      if (answer.kind === "failed") {
+        throw new Refusal("refused", `The exchange could not be asked: ${answer.error}. The order stays doubtful.`, [answer.error], { lookup: answer });
+      }
+      return { answer, botId: order.botId, symbol: order.symbol };
+    },
+    apply: ({ db, input, prepared, actor, now }) => {
+      const order = checkStillDoubtful(db, input, now, deps.graceMs);
+      const answer = prepared.answer;
+      if (answer.kind === "found") {
+        const o = answer.order;
+        writeResolution(db, order, { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId }, { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } }, now);
+        return { data: { state: o.status }, detail: { before: { state: order.state, version: order.version }, after: { state: o.status, filledQty: o.filledQty }, lookup: "found" } };
+      }
+      writeResolution(db, order, { state: "absent", filledQty: 0, avgPrice: null }, { kind: "lookup_absent", actor, detail: { during: "operator check" } }, now);
+      return { data: { state: "absent" }, detail: { before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" } };
+    },
+  };
+}
+
+const MANUAL_STATES = ["filled", "partially_filled", "open", "canceled", "rejected", "absent"] as const;
+
+const manualSchema = z
+  .object({
+    clientOrderId: id,
+    version,
+    status: z.enum(MANUAL_STATES, { error: "Choose the status the exchange shows" }),
+    filledQty: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Filled quantity must be a number" }).min(0, "Filled quantity cannot be negative").optional()),
+    avgPrice: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional()),
+    note: z.string().trim().min(5, "Say what you saw and where (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+  })
+  .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), { path: ["filledQty"], message: "A partial fill needs the filled quantity" });
+
+export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, { state: OrderState }> {
+  return {
+    action: "resolve_order_manual",
+    schema: manualSchema,
+    target: (i) => i.clientOrderId,
+    apply: ({ db, input, actor, now }) => {
+      const order = checkStillDoubtful(db, input, now, deps.graceMs);
+      const filled = input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
+      if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
+      if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12) throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
+      writeResolution(db, order, { state: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null }, { kind: "operator", actor, detail: { resolvedBy: "hand", status: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null, note: input.note } }, now);
+      return { data: { state: input.status }, detail: { before: { state: order.state, version: order.version }, after: { state: input.status, filledQty: filled }, note: input.note } };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Writing and reading the audit log on a better-sqlite3 connection. Appends must run inside the
+ * caller's BEGIN IMMEDIATE transaction: the write lock makes "the last entry" stable between
+ * reading its hash and inserting the next one.
+ */
+import type Database from "better-sqlite3";
+import { entryHash, GENESIS, verifyChain, type AuditFields, type ChainCheck } from "./chain";
+
+export interface AuditEntryInput {
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+  outcome: "applied" | "refused";
+  code?: string | null;
+  detail: Record<string, unknown>;
+}
+
+/** Detail is bounded: a hostile or mistaken 10 MB form field must not bloat the journal. */
+const MAX_DETAIL_CHARS = 16_384;
+
+function boundedDetail(detail: Record<string, unknown>): string {
+  const text = JSON.stringify(detail);
+  if (text.length <= MAX_DETAIL_CHARS) return text;
+  return JSON.stringify({ truncated: true, originalLength: text.length, head: text.slice(0, MAX_DETAIL_CHARS - 200) });
+}
+
+export function appendAudit(db: Database.Database, input: AuditEntryInput): { id: number; hash: string } {
+  if (!db.inTransaction) throw new Error("appendAudit must run inside the action's transaction");
+  const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string } | undefined;
+  const fields: AuditFields = {
+    id: (last?.id ?? 0) + 1,
+    at: input.at,
+    actor: input.actor,
+    action: input.action,
+    target: input.target.slice(0, 300),
+    outcome: input.outcome,
+    code: input.code ?? null,
+    detail: boundedDetail(input.detail),
+  };
+  const prevHash = last?.hash ?? GENESIS;
+  const hash = entryHash(prevHash, fields);
+  db.prepare(
+    `INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(fields.id, fields.at, fields.actor, fields.action, fields.target, fields.outcome, fields.code, fields.detail, prevHash, hash);
+  return { id: fields.id, hash };
+}
+
+export function verifyAuditLog(db: Database.Database): ChainCheck {
+  const rows = db
+    .prepare(`SELECT id, at, actor, action, target, outcome, code, detail, prev_hash AS prevHash, hash FROM audit_log ORDER BY id`)
+    .iterate() as Iterable<AuditFields & { prevHash: string; hash: string }>;
+  return verifyChain(rows);
+}
+
+export function auditHead(db: Database.Database): { entries: number; head: string; lastAt: string | null } {
+  const row = db.prepare(`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string; at: string } | undefined;
+  return row ? { entries: row.id, head: row.hash, lastAt: row.at } : { entries: 0, head: GENESIS, lastAt: null };
+}

@@ -1,0 +1,58 @@
+/**
+ * What must hold before a person clears a halt. Pure: the facts are gathered by
+ * lib/queries/clear-checklist.ts, and the same evaluation runs beside the button and again inside
+ * the action's transaction.
+ */
+
+export interface ClearFacts {
+  now: Date;
+  breaker: { halted: boolean; version: number; changedAt: string; reason: string | null } | null;
+  lastReconciliation: { id: number; at: string; outcome: string } | null;
+  heartbeatAt: string | null;
+  heartbeatStaleMs: number;
+  doubtfulOrders: number;
+  /** Symbols that drifted since the trip without an acknowledgement made after the trip. */
+  unacknowledgedDrifts: string[];
+}
+
+export interface ChecklistItem {
+  key: "reconciliation" | "doubtful" | "drifts" | "heartbeat";
+  label: string;
+  met: boolean;
+  detail: string;
+}
+
+export function clearChecklist(f: ClearFacts): ChecklistItem[] {
+  const tripped = f.breaker ? Date.parse(f.breaker.changedAt) : NaN;
+  const rec = f.lastReconciliation;
+  const recAfter = rec !== null && Date.parse(rec.at) > tripped;
+  const beat = f.heartbeatAt === null ? NaN : f.now.getTime() - Date.parse(f.heartbeatAt);
+  return [
+    {
+      key: "reconciliation",
+      label: "A reconciliation newer than the trip, and clean",
+      met: recAfter && rec?.outcome === "clean",
+      detail: rec === null ? "no reconciliation yet" : !recAfter ? `the last one (${rec.at}) is not newer than the trip` : `the last one, at ${rec.at}, was ${rec.outcome}`,
+    },
+    {
+      key: "doubtful",
+      label: "No doubtful orders for this bot",
+      met: f.doubtfulOrders === 0,
+      detail: f.doubtfulOrders === 0 ? "none" : `${f.doubtfulOrders} doubtful order${f.doubtfulOrders === 1 ? "" : "s"}: resolve them first`,
+    },
+    {
+      key: "drifts",
+      label: "Every drift since the trip acknowledged",
+      met: f.unacknowledgedDrifts.length === 0,
+      detail: f.unacknowledgedDrifts.length === 0 ? "all acknowledged" : `not acknowledged: ${f.unacknowledgedDrifts.join(", ")}`,
+    },
+    {
+      key: "heartbeat",
+      label: "A fresh heartbeat",
+      met: !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -f.heartbeatStaleMs,
+      detail: Number.isNaN(beat) ? "no heartbeat" : `${Math.round(beat / 1000)} s old (limit ${Math.round(f.heartbeatStaleMs / 1000)} s)`,
+    },
+  ];
+}
+
+export const unmet = (items: ChecklistItem[]) => items.filter((i) => !i.met);

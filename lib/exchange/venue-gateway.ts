@@ -1,0 +1,89 @@
+/**
+ * The venue gateway: the one door through which the console asks an exchange about an order.
+ *
+ * The console holds no exchange credentials. A small service beside the bots (in the demo, the
+ * bots' own process) owns them and answers one question over HTTP on loopback or a private
+ * network:
+ *
+ *   GET /v1/bots/<botId>/orders/<clientOrderId>?symbol=<symbol>
+ *     200 {"found": <ExchangeOrder>} | 200 {"found": null}   (null: the exchange proves it has none)
+ *     502 {"error": "..."}                                    (the lookup itself failed: still unknown)
+ *     404 {"error": "unknown bot"}
+ *
+ * with `Authorization: Bearer <token>` when a token is configured.
+ */
+import http from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import type { ExchangeAdapter, ExchangeOrder } from "./adapter";
+
+export type LookupAnswer = { kind: "found"; order: ExchangeOrder } | { kind: "absent" } | { kind: "failed"; error: string };
+
+export interface OrderLookup {
+  lookup(q: { botId: string; symbol: string; clientOrderId: string }): Promise<LookupAnswer>;
+}
+
+/** The console's side: asks the gateway, and turns every failure into "failed", never "absent". */
+export class VenueGatewayClient implements OrderLookup {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string | null,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async lookup(q: { botId: string; symbol: string; clientOrderId: string }): Promise<LookupAnswer> {
+    const url = new URL(`v1/bots/${encodeURIComponent(q.botId)}/orders/${encodeURIComponent(q.clientOrderId)}`, this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`);
+    url.searchParams.set("symbol", q.symbol);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        headers: this.token ? { authorization: `Bearer ${this.token}` } : {},
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const e = error as Error;
+      return { kind: "failed", error: e.name === "TimeoutError" ? `the venue gateway did not answer within ${this.timeoutMs} ms` : `the venue gateway cannot be reached (${e.message})` };
+    }
+    let body: { found?: ExchangeOrder | null; error?: string };
+    try {
+      body = (await res.json()) as typeof body;
+    } catch {
+      return { kind: "failed", error: `the venue gateway answered ${res.status} without JSON` };
+    }
+    if (res.status !== 200) return { kind: "failed", error: body.error ?? `the venue gateway answered ${res.status}` };
+    if (body.found === null) return { kind: "absent" };
+    if (body.found && typeof body.found === "object" && body.found.clientOrderId === q.clientOrderId) return { kind: "found", order: body.found };
+    return { kind: "failed", error: "the venue gateway's answer does not describe this order" };
+  }
+}
+
+/** The bots' side: serves lookups from their adapters. Returns the server; close it to stop. */
+export function serveVenueGateway(opts: { adapters: ReadonlyMap<string, ExchangeAdapter>; host: string; port: number; token: string | null }): Promise<http.Server> {
+  const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : null;
+  const server = http.createServer(async (req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify(body));
+    };
+    if (expected) {
+      const got = Buffer.from(req.headers.authorization ?? "");
+      if (got.length !== expected.length || !timingSafeEqual(got, expected)) return send(401, { error: "missing or wrong token" });
+    }
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const m = /^\/v1\/bots\/([^/]+)\/orders\/([^/]+)$/.exec(url.pathname);
+    if (req.method !== "GET" || !m) return send(404, { error: "not found" });
+    const adapter = opts.adapters.get(decodeURIComponent(m[1]!));
+    if (!adapter) return send(404, { error: "unknown bot" });
+    const symbol = url.searchParams.get("symbol");
+    if (!symbol) return send(400, { error: "symbol is required" });
+    try {
+      const found = await adapter.findOrder({ symbol, clientOrderId: decodeURIComponent(m[2]!) });
+      send(200, { found });
+    } catch (error) {
+      send(502, { error: `lookup failed: ${(error as Error).message}` });
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => resolve(server));
+  });
+}

@@ -1,0 +1,43 @@
+/** Driving operator actions through the real guard against a real journal. */
+import Database from "better-sqlite3";
+import { runGuarded, type ActingUser, type ActionSpec } from "@/lib/actions/guard";
+import { openJournalWriter } from "@/lib/db/journal-file";
+import { migrationsDir } from "./journal";
+import type { z } from "zod";
+
+export const ana: ActingUser = { name: "ana", role: "operator" };
+export const ben: ActingUser = { name: "ben", role: "operator" };
+export const vic: ActingUser = { name: "vic", role: "viewer" };
+
+export function consoleWriter(file: string) {
+  return openJournalWriter(file, { migrationsDir }).db;
+}
+
+export function act<S extends z.ZodType, P, T>(db: Database.Database, spec: ActionSpec<S, P, T>, user: ActingUser | null, input: Record<string, unknown>, now: Date) {
+  return runGuarded(spec, { db, user, now: () => now }, input);
+}
+
+export function auditRows(file: string) {
+  const db = new Database(file, { readonly: true });
+  const rows = db.prepare(`SELECT id, actor, action, target, outcome, code, detail FROM audit_log ORDER BY id`).all() as {
+    id: number;
+    actor: string;
+    action: string;
+    target: string;
+    outcome: string;
+    code: string | null;
+    detail: string;
+  }[];
+  db.close();
+  return rows;
+}
+
+/** Every table but the audit log, as data: what "changes nothing else" compares. */
+export function snapshotExceptAudit(file: string): Record<string, unknown[]> {
+  const db = new Database(file, { readonly: true });
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'audit_log' ORDER BY name`).pluck().all() as string[];
+  const out: Record<string, unknown[]> = {};
+  for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all();
+  db.close();
+  return out;
+}

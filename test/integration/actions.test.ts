@@ -1,0 +1,362 @@
+/**
+ * Every operator action through the one guard: for each, no session, a viewer, malformed input,
+ * a stale version, an unmet precondition and a double submit are refused, audited, and change
+ * nothing else; the happy path applies and audits.
+ */
+import { spawn } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { acknowledgeDriftSpec } from "@/lib/actions/acknowledge-drift";
+import { approveClearSpec, clearHaltSpec, type ClearDeps } from "@/lib/actions/clear-halt";
+import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-order";
+import { verifyAuditLog } from "@/lib/audit/log";
+import type { OrderLookup } from "@/lib/exchange/venue-gateway";
+import { act, ana, auditRows, ben, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
+import { botOnSim, SYMBOLS } from "../helpers/bot";
+import { repoRoot } from "../helpers/journal";
+
+const symbols = SYMBOLS.map((s) => s.symbol);
+const GRACE = 30_000;
+const clearDeps: ClearDeps = { heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE, twoPersonClear: false, twoPersonWindowMs: 600_000 };
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+});
+
+/** A bot whose order's reply was lost and whose lookups fail: one unknown order, breaker tripped. */
+async function lostReply() {
+  const bot = botOnSim();
+  bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+  bot.sim.inject({ on: "find", fault: "lookup_fail", times: 3 }); // exactly the writer's lookups: the console's own works
+  const out = await bot.writer.sendOnce({ strategy: "media_movil", symbol: "AAPL", side: "buy", qty: 500, bar: "2026-08-10T15:30:00Z" });
+  const db = consoleWriter(bot.file);
+  cleanup.push(() => db.close(), bot.close);
+  return { bot, db, order: out.order };
+}
+
+/** A bot halted by a size drift that has since been repaired: clearable once the drift is acknowledged. */
+async function repairedDrift() {
+  const bot = botOnSim();
+  await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 500, bar: "2026-08-10T15:30:00Z" });
+  bot.sim.setPositionBehindBot("AAPL", 300);
+  await bot.writer.reconcile({ symbols });
+  const db = consoleWriter(bot.file);
+  cleanup.push(() => db.close(), bot.close);
+  return { bot, db };
+}
+
+const breakerVersion = (db: Database.Database, botId = "bot-a") => db.prepare(`SELECT version FROM breakers WHERE bot_id = ?`).pluck().get(botId) as number;
+
+function expectRefusedAndUnchanged(file: string, before: Record<string, unknown[]>, result: { ok: boolean; code?: string }, code: string, action: string) {
+  expect(result).toMatchObject({ ok: false, code });
+  expect(snapshotExceptAudit(file)).toEqual(before);
+  const last = auditRows(file).at(-1)!;
+  expect(last).toMatchObject({ outcome: "refused", code, action });
+}
+
+describe("resolve a doubtful order by hand", () => {
+  const spec = resolveManuallySpec({ graceMs: GRACE });
+  const input = (order: { clientOrderId: string; version: number }) => ({ clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "exchange UI shows it filled at 92" });
+
+  it("records what the operator saw, with an operator event, and audits it", async () => {
+    const { bot, db, order } = await lostReply();
+    const r = await act(db, spec, ana, input(order), bot.sim.now());
+    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500, version: order.version + 1 });
+    const events = bot.rows<{ kind: string; actor: string }>(`SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT 1`, order.clientOrderId);
+    expect(events).toEqual([{ kind: "operator", actor: "operator:ana" }]);
+    expect(auditRows(bot.file)).toEqual([expect.objectContaining({ actor: "operator:ana", action: "resolve_order_manual", outcome: "applied", target: order.clientOrderId })]);
+  });
+
+  it.each([
+    ["no session", null, "unauthorized"],
+    ["a viewer", vic, "unauthorized"],
+  ] as const)("refuses %s", async (_, user, code) => {
+    const { bot, db, order } = await lostReply();
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, user, input(order), bot.sim.now()), code, "resolve_order_manual");
+    expect(auditRows(bot.file).at(-1)!.actor).toBe(user === null ? "anonymous" : "viewer:vic");
+  });
+
+  it("refuses malformed input with field errors", async () => {
+    const { bot, db, order } = await lostReply();
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: "x", status: "teleported", note: "" }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "invalid", "resolve_order_manual");
+    expect(r.ok ? null : Object.keys(r.fieldErrors ?? {}).sort()).toEqual(["note", "status", "version"]);
+  });
+
+  it("refuses a stale version, and a double submit is that same harmless refusal", async () => {
+    const { bot, db, order } = await lostReply();
+    expect((await act(db, spec, ana, input(order), bot.sim.now())).ok).toBe(true);
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, input(order), bot.sim.now()), "conflict", "resolve_order_manual");
+  });
+
+  it("refuses an order that is not doubtful", async () => {
+    const bot = botOnSim();
+    const out = await bot.writer.sendOnce({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b" });
+    const db = consoleWriter(bot.file);
+    cleanup.push(() => db.close(), bot.close);
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, input(out.order), bot.sim.now()), "refused", "resolve_order_manual");
+  });
+
+  it("refuses a fill larger than the order", async () => {
+    const { bot, db, order } = await lostReply();
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, spec, ana, { ...input(order), status: "partially_filled", filledQty: "900" }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_manual");
+  });
+});
+
+describe("resolve a doubtful order by asking the exchange", () => {
+  const lookupVia = (bot: ReturnType<typeof botOnSim>): OrderLookup => ({
+    lookup: async (q) => {
+      try {
+        const found = await bot.sim.findOrder(q);
+        return found ? { kind: "found", order: found } : { kind: "absent" };
+      } catch (error) {
+        return { kind: "failed", error: (error as Error).message };
+      }
+    },
+  });
+
+  it("copies the exchange's status and fills once the lookup works", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
+    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500 });
+    expect(bot.sim.position("AAPL")).toBe(500); // asked, never resent
+    expect(auditRows(bot.file).at(-1)).toMatchObject({ outcome: "applied", action: "resolve_order_lookup" });
+  });
+
+  it("marks it absent when the exchange proves it never got it", async () => {
+    const bot = botOnSim();
+    bot.sim.inject({ on: "create", fault: "timeout_not_received", times: 3 });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 10 });
+    const out = await bot.writer.sendOnce({ strategy: "s", symbol: "AAPL", side: "buy", qty: 5, bar: "b" });
+    bot.sim.clearFaults();
+    const db = consoleWriter(bot.file);
+    cleanup.push(() => db.close(), bot.close);
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    expect(await act(db, spec, ana, { clientOrderId: out.order.clientOrderId, version: out.order.version }, bot.sim.now())).toEqual({ ok: true, data: { state: "absent" } });
+  });
+
+  it("leaves it doubtful, shows the error and audits the refusal when the lookup fails", async () => {
+    const { bot, db, order } = await lostReply();
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 1 });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 10 });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_lookup");
+    expect(r.ok ? "" : r.message).toMatch(/could not be asked: .*The order stays doubtful/);
+  });
+
+  it("is refused without a venue gateway, pointing to resolving by hand", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => db });
+    const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
+    expect(r).toMatchObject({ ok: false, code: "refused", message: expect.stringMatching(/Resolve by hand/) });
+  });
+
+  it("refuses no session, a viewer, bad input and a stale version, auditing each", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "unauthorized", "resolve_order_lookup");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "unauthorized", "resolve_order_lookup");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: "", version: "-1" }, bot.sim.now()), "invalid", "resolve_order_lookup");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version - 1 }, bot.sim.now()), "conflict", "resolve_order_lookup");
+  });
+});
+
+describe("acknowledge a drift", () => {
+  const spec = acknowledgeDriftSpec({ ackTtlMs: 30 * 60_000 });
+  const seen = { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: "500", theirs: "300", note: "manual close by desk, confirmed" };
+
+  async function withDriftSince() {
+    const { bot, db } = await repairedDrift();
+    const since = db.prepare(`SELECT drift_since FROM latest_positions WHERE symbol = 'AAPL'`).pluck().get() as string;
+    return { bot, db, input: { ...seen, driftSince: since } };
+  }
+
+  it("records who acknowledged what, until when", async () => {
+    const { bot, db, input } = await withDriftSince();
+    const r = await act(db, spec, ana, input, bot.sim.now());
+    expect(r).toEqual({ ok: true, data: { expiresAt: new Date(bot.sim.now().getTime() + 30 * 60_000).toISOString() } });
+    expect(bot.rows(`SELECT bot_id, symbol, drift, ours, theirs, acknowledged_by FROM drift_acknowledgements`)).toEqual([
+      { bot_id: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, acknowledged_by: "operator:ana" },
+    ]);
+  });
+
+  it("refuses when the drift changed since the operator looked", async () => {
+    const { bot, db, input } = await withDriftSince();
+    bot.sim.setPositionBehindBot("AAPL", 100);
+    bot.sim.advance(15_000);
+    await bot.writer.reconcile({ symbols });
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, input, bot.sim.now()), "conflict", "acknowledge_drift");
+  });
+
+  it("refuses when there is no drift to acknowledge", async () => {
+    const { bot, db, input } = await withDriftSince();
+    bot.sim.setPositionBehindBot("AAPL", 500);
+    bot.sim.advance(15_000);
+    await bot.writer.reconcile({ symbols });
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, input, bot.sim.now()), "refused", "acknowledge_drift");
+  });
+
+  it("refuses no session, a viewer and malformed input", async () => {
+    const { bot, db, input } = await withDriftSince();
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, input, bot.sim.now()), "unauthorized", "acknowledge_drift");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, input, bot.sim.now()), "unauthorized", "acknowledge_drift");
+    const bad = await act(db, spec, ana, { ...input, ours: "lots", note: "x" }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, bad, "invalid", "acknowledge_drift");
+  });
+
+  it("a double submit acknowledges once more, harmlessly: two rows, one drift, both audited", async () => {
+    const { bot, db, input } = await withDriftSince();
+    await act(db, spec, ana, input, bot.sim.now());
+    await act(db, spec, ana, input, bot.sim.now());
+    expect(bot.rows(`SELECT count(*) AS n FROM drift_acknowledgements`)).toEqual([{ n: 2 }]);
+    expect(auditRows(bot.file).map((a) => a.outcome)).toEqual(["applied", "applied"]);
+  });
+});
+
+describe("clear a halt", () => {
+  async function clearable() {
+    const { bot, db } = await repairedDrift();
+    const since = db.prepare(`SELECT drift_since FROM latest_positions WHERE symbol = 'AAPL'`).pluck().get() as string;
+    await act(db, acknowledgeDriftSpec({ ackTtlMs: 600_000 }), ana, { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: since, note: "desk closed 200 by hand" }, bot.sim.now());
+    bot.sim.setPositionBehindBot("AAPL", 500);
+    bot.sim.advance(15_000);
+    await bot.writer.reconcile({ symbols });
+    bot.writer.heartbeat();
+    return { bot, db };
+  }
+  const input = (db: Database.Database) => ({ botId: "bot-a", breakerVersion: String(breakerVersion(db)), reason: "drift explained and repaired", confirmBotId: "bot-a" });
+
+  it("clears when every checklist item holds, with a clear event by the operator", async () => {
+    const { bot, db } = await clearable();
+    const r = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
+    expect(r).toEqual({ ok: true, data: { cleared: true } });
+    expect(bot.writer.breaker()).toMatchObject({ halted: false });
+    expect(bot.rows(`SELECT kind, actor, reason FROM breaker_events ORDER BY id`)).toEqual([
+      { kind: "trip", actor: "bot", reason: "size drift AAPL: book +500 vs exchange +300" },
+      { kind: "clear", actor: "operator:ana", reason: "drift explained and repaired" },
+    ]);
+  });
+
+  it("refuses while the checklist is unmet, naming each unmet item", async () => {
+    const { bot, db } = await repairedDrift();
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "refused", "clear_halt");
+    expect(r.ok ? [] : r.reasons).toEqual([
+      expect.stringMatching(/^A reconciliation newer than the trip, and clean: /),
+      expect.stringMatching(/^Every drift since the trip acknowledged: not acknowledged: AAPL/),
+    ]);
+  });
+
+  it("refuses to clear a halt while an order is doubtful", async () => {
+    const { bot, db } = await clearable();
+    bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 10 });
+    await bot.writer.sendOnce({ strategy: "s", symbol: "ETHUSDT", side: "sell", qty: 1, bar: "b" }, { reduceOnly: true });
+    bot.writer.heartbeat();
+    const r = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
+    expect(r).toMatchObject({ ok: false, code: "refused", reasons: expect.arrayContaining([expect.stringMatching(/^No doubtful orders for this bot: 1 doubtful order/)]) });
+  });
+
+  it("refuses a mistyped confirmation, a stale breaker version, no session and a viewer", async () => {
+    const { bot, db } = await clearable();
+    const before = snapshotExceptAudit(bot.file);
+    const spec = clearHaltSpec(clearDeps);
+    const typo = await act(db, spec, ana, { ...input(db), confirmBotId: "bot-b" }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, typo, "invalid", "clear_halt");
+    expect(typo.ok ? null : typo.fieldErrors).toEqual({ confirmBotId: ["Type the bot id exactly to confirm"] });
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { ...input(db), breakerVersion: "1" }, bot.sim.now()), "conflict", "clear_halt");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, input(db), bot.sim.now()), "unauthorized", "clear_halt");
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, input(db), bot.sim.now()), "unauthorized", "clear_halt");
+  });
+
+  it("a double submit clears once and refuses the second as a conflict", async () => {
+    const { bot, db } = await clearable();
+    const form = input(db);
+    expect((await act(db, clearHaltSpec(clearDeps), ana, form, bot.sim.now())).ok).toBe(true);
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, clearHaltSpec(clearDeps), ana, form, bot.sim.now()), "conflict", "clear_halt");
+  });
+
+  it("two operators clearing at once from two processes: exactly one wins", async () => {
+    const { bot, db } = await clearable();
+    const form = input(db);
+    const at = Date.now() + 1_500;
+    const run = (name: string) =>
+      new Promise<{ ok: boolean; code?: string }>((resolve, reject) => {
+        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["--conditions=react-server", "test/helpers/clear-race.ts", bot.file, name, JSON.stringify(form), bot.sim.now().toISOString(), String(at)], {
+          cwd: repoRoot,
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`race child exited ${code}: ${out}`))));
+      });
+    const results = await Promise.all([run("ana"), run("ben")]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.filter((r) => !r.ok)).toEqual([expect.objectContaining({ code: "conflict" })]);
+    expect(bot.rows(`SELECT count(*) AS n FROM breaker_events WHERE kind = 'clear'`)).toEqual([{ n: 1 }]);
+    const audits = auditRows(bot.file).filter((a) => a.action === "clear_halt");
+    expect(audits.map((a) => a.outcome).sort()).toEqual(["applied", "refused"]);
+    expect(verifyAuditLog(db).ok).toBe(true);
+  });
+
+  describe("with the two-person rule", () => {
+    const deps = { ...clearDeps, twoPersonClear: true };
+
+    it("a request waits for a second operator, who clears it", async () => {
+      const { bot, db } = await clearable();
+      const r = await act(db, clearHaltSpec(deps), ana, input(db), bot.sim.now());
+      expect(r).toMatchObject({ ok: true, data: { cleared: false, requestId: 1 } });
+      expect(bot.writer.breaker().halted).toBe(true);
+      const approve = { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) };
+      expect(await act(db, approveClearSpec(deps), ben, approve, bot.sim.now())).toEqual({ ok: true, data: { cleared: true } });
+      expect(bot.writer.breaker().halted).toBe(false);
+    });
+
+    it("the requester cannot approve their own request", async () => {
+      const { bot, db } = await clearable();
+      await act(db, clearHaltSpec(deps), ana, input(db), bot.sim.now());
+      const before = snapshotExceptAudit(bot.file);
+      const r = await act(db, approveClearSpec(deps), ana, { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) }, bot.sim.now());
+      expectRefusedAndUnchanged(bot.file, before, r, "refused", "approve_clear_halt");
+    });
+
+    it("an approval after the window is refused", async () => {
+      const { bot, db } = await clearable();
+      await act(db, clearHaltSpec(deps), ana, input(db), bot.sim.now());
+      const late = new Date(bot.sim.now().getTime() + deps.twoPersonWindowMs + 1);
+      const r = await act(db, approveClearSpec(deps), ben, { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) }, late);
+      expect(r).toMatchObject({ ok: false, code: "refused", message: expect.stringMatching(/expired/) });
+    });
+  });
+});
+
+describe("the audit log", () => {
+  it("keeps a verifiable chain across applied and refused actions, and refuses edits", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveManuallySpec({ graceMs: GRACE });
+    await act(db, spec, null, {}, bot.sim.now());
+    await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version, status: "filled", note: "seen filled on the venue" }, bot.sim.now());
+    expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: 2 });
+    expect(() => db.prepare(`UPDATE audit_log SET actor = 'operator:mallory'`).run()).toThrow(/append-only/);
+    expect(() => db.prepare(`DELETE FROM audit_log`).run()).toThrow(/append-only/);
+  });
+});
