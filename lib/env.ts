@@ -54,6 +54,8 @@ export type Env = {
   ackTtlMs: number;
   twoPersonClear: boolean;
   twoPersonWindowMs: number;
+  /** Where "Check on exchange" asks; null: not configured, resolve by hand. */
+  venue: { url: string; token: string | null } | null;
   accountsDbPath: string;
   /** undefined: lib/auth/secret.ts generates and keeps one. Never log it. */
   sessionSecret: string | undefined;
@@ -85,6 +87,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     ackTtlMs: v.DRIFTWATCH_ACK_TTL_MS,
     twoPersonClear: v.DRIFTWATCH_TWO_PERSON_CLEAR === "1",
     twoPersonWindowMs: v.DRIFTWATCH_TWO_PERSON_WINDOW_MS,
+    venue: v.DRIFTWATCH_VENUE_URL ? { url: v.DRIFTWATCH_VENUE_URL, token: v.DRIFTWATCH_VENUE_TOKEN ?? null } : null,
     accountsDbPath: path.resolve(v.DRIFTWATCH_ACCOUNTS_DB),
     sessionSecret: v.DRIFTWATCH_SESSION_SECRET,
     sessionTtlMs: v.DRIFTWATCH_SESSION_TTL_MS,
