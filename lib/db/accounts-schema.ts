@@ -1,0 +1,32 @@
+/**
+ * The console's accounts, in their own SQLite file (DRIFTWATCH_ACCOUNTS_DB), never in the journal:
+ * every bot and every reader can open the journal, and password hashes must not sit there.
+ *
+ * drizzle-kit generates drizzle/accounts/*.sql from this file (drizzle.accounts.config.ts); the
+ * console applies them on first use (lib/db/accounts-file.ts).
+ */
+import { sql } from "drizzle-orm";
+import { check, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { ROLES } from "../auth/roles";
+
+export const accounts = sqliteTable(
+  "accounts",
+  {
+    name: text("name").primaryKey(),
+    role: text("role", { enum: ROLES }).notNull(),
+    /** scrypt$<log2 N>$<r>$<p>$<salt, base64>$<hash, base64>: the cost travels with the hash. */
+    passwordHash: text("password_hash").notNull(),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    /** Sessions carry this value; a new password changes it, which ends every older session. */
+    passwordChangedAt: text("password_changed_at").notNull(),
+  },
+  (t) => [
+    check("accounts_name_check", sql`length(${t.name}) between 1 and 64 and ${t.name} not glob '*[^a-z0-9._-]*'`),
+    check("accounts_role_check", sql`${t.role} in (${sql.raw(ROLES.map((r) => `'${r}'`).join(", "))})`),
+    check("accounts_disabled_check", sql`${t.disabled} in (0, 1)`),
+  ],
+);
+
+export type AccountRow = typeof accounts.$inferSelect;
