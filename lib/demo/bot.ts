@@ -2,7 +2,7 @@
  * The demo bot: a small multi-strategy bot written only against the journal writer library, the
  * way a bot author would use it. Each cycle it
  *
- *   1. beats its heartbeat;
+ *   1. beats its heartbeat, and looks again for orders a lookup found absent (see below);
  *   2. reconciles its book with the exchange (skipped by the writer while fills settle);
  *   3. polls its unsettled orders, and resends an order a lookup proved absent, with the same id;
  *   4. on the first cycle of a new bar, asks each strategy for a stance and turns a change into one
@@ -11,6 +11,12 @@
  *
  * It never reads the wall clock: the bar of a decision is the start of the bar on its clock, so the
  * same decision after a restart has the same client order id and the exchange refuses a double.
+ *
+ * "Absent" is a lookup's answer at one instant: a request still on its way can land a moment later
+ * (seed 004). Resending with the same id settles that, because the late copy is then refused as a
+ * duplicate. An absent order the bot may not resend (an entry while halted) is looked up again every
+ * cycle until its bar is old, so a late arrival reaches the book before a reconciliation could take
+ * it for a position the bot never opened.
  */
 import type Database from "better-sqlite3";
 import {
@@ -147,6 +153,7 @@ export class DemoBot {
     const now = this.clock();
     const bar = barStart(now, this.barMs);
     this.writer.heartbeat();
+    await this.lookAgainForAbsent();
     const reconciliation = await this.writer.reconcile({ symbols: this.symbols });
     if (reconciliation.outcome === "clean" || reconciliation.outcome === "drift") {
       this.drifting = new Set(reconciliation.lines.filter((l) => l.drift !== "none").map((l) => l.symbol));
@@ -170,6 +177,15 @@ export class DemoBot {
     const busy = new Set(this.writer.unsettledOrders().map((o) => o.symbol));
     for (const o of this.absent.values()) busy.add(o.symbol);
     return busy;
+  }
+
+  private async lookAgainForAbsent(): Promise<void> {
+    for (const id of [...this.absent.keys()]) {
+      const after = await this.writer.refresh(id);
+      if (after.state === "absent") continue;
+      this.absent.delete(id);
+      this.emit("settled", `${id} was absent and has appeared: ${after.state} (${after.filledQty}/${after.qty} ${after.symbol})`, { order: after });
+    }
   }
 
   /**
