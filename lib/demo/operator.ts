@@ -5,9 +5,11 @@
  * of a bot that only reduces.
  *
  * Only a person clears a halt, never the bot: the clear is the console's write (one BEGIN IMMEDIATE
- * transaction: the breaker row and its `clear` event), done here on a connection of its own.
+ * transaction: the breaker row, its `clear` event and the audit entry, as lib/actions/clear-halt.ts
+ * writes them), done here on a connection of its own.
  */
 import type Database from "better-sqlite3";
+import { appendAudit } from "../audit/log";
 import type { Rng } from "./random";
 import type { DemoWorld } from "./world";
 
@@ -23,19 +25,28 @@ export interface ClearHalt {
 export function clearHalt(db: Database.Database, c: ClearHalt): boolean {
   return db
     .transaction(() => {
-      const changed = db
-        .prepare(
-          `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1
-           WHERE bot_id = ? AND halted = 1`,
-        )
-        .run(c.at, c.actor, c.botId).changes;
-      if (changed === 0) return false;
+      const breaker = db.prepare(`SELECT halted, reason, changed_at AS changedAt, version FROM breakers WHERE bot_id = ?`).get(c.botId) as
+        | { halted: number; reason: string | null; changedAt: string; version: number }
+        | undefined;
+      if (!breaker || breaker.halted !== 1) return false;
+      db.prepare(
+        `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1
+         WHERE bot_id = ? AND version = ? AND halted = 1`,
+      ).run(c.at, c.actor, c.botId, breaker.version);
       db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'clear', ?, ?, NULL)`).run(
         c.botId,
         c.at,
         c.reason,
         c.actor,
       );
+      appendAudit(db, {
+        at: c.at,
+        actor: c.actor,
+        action: "clear_halt",
+        target: c.botId,
+        outcome: "applied",
+        detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: c.reason, breakerVersion: breaker.version, simulated: true },
+      });
       return true;
     })
     .immediate();

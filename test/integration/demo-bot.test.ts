@@ -5,6 +5,8 @@
  * for the same seed.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import Database from "better-sqlite3";
+import { verifyAuditLog } from "@/lib/audit/log";
 import { openJournalWriter } from "@/lib/db/journal-file";
 import { DemoBot, type Activity } from "@/lib/demo/bot";
 import { applyFault } from "@/lib/demo/faults";
@@ -84,6 +86,11 @@ describe("the demo bot and its breaker", () => {
     expect(eth[0]!.created_at > clearedAt).toBe(true);
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
     expect(w.bot("alpha").writer.breaker().halted).toBe(false);
+    // The clear is audited the way the console's own clear is.
+    expect(view.all(`SELECT actor, action, target, outcome FROM audit_log`)).toEqual([{ actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied" }]);
+    const db = new Database(w.file, { readonly: true });
+    expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: 1 });
+    db.close();
   });
 
   it("resends, reduce-only and with the same client order id, an exit a lookup proved absent, while halted", async () => {

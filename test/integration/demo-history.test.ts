@@ -1,6 +1,7 @@
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { verifyAuditLog } from "@/lib/audit/log";
 import { writeHistory, type HistoryOptions } from "@/lib/demo/history";
 import { tempDir, migrationsDir } from "../helpers/journal";
 import { JournalView } from "./demo-journal";
@@ -45,6 +46,11 @@ describe("fast history", () => {
     const view = new JournalView(file);
     try {
       expect(view.all(`PRAGMA integrity_check`)).toEqual([{ integrity_check: "ok" }]);
+      // Every clear by the simulated person is in the audit log, and the chain holds.
+      expect(view.all(`SELECT count(*) AS n FROM audit_log WHERE action = 'clear_halt' AND actor = 'operator:oncall'`)).toEqual([{ n: report.clears }]);
+      const db = new Database(file, { readonly: true });
+      expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: report.clears });
+      db.close();
       expect(view.all(`SELECT min(at) AS first, max(at) AS last FROM reconciliations`)).toEqual([{ first: report.start, last: report.end }]);
       for (const botId of ["alpha", "beta"]) {
         // Trips and clears alternate, a trip first: only a halted bot is cleared, and a bot that
