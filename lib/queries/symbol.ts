@@ -1,0 +1,227 @@
+import "server-only";
+import type Database from "better-sqlite3";
+import { sql } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
+import { classifyOrder, type OrderClass } from "../journal/order-state";
+import { diffLine, type DriftClass } from "../reconcile/diff";
+import { MAX_ORDERS } from "../symbol-view";
+import { listBots, type BotSummary } from "./bots";
+
+/** One bot's book against the exchange's for one symbol, as of its latest compared cycle. */
+export interface SymbolLine {
+  ours: number;
+  theirs: number;
+  /** theirs - ours */
+  difference: number;
+  steps: number;
+  qtyStep: number;
+  markPrice: number | null;
+  driftNotional: number | null;
+  drift: DriftClass;
+  driftSince: string | null;
+  driftForMs: number | null;
+  /** Time of the cycle this line comes from. */
+  at: string;
+}
+
+export interface SymbolOrderEvent {
+  id: number;
+  at: string;
+  kind: OrderEventKind;
+  actor: string;
+  /** The event's JSON detail, as the writer stored it. */
+  detail: string;
+}
+
+export interface SymbolOrder {
+  clientOrderId: string;
+  strategy: string;
+  side: OrderSide;
+  qty: number;
+  bar: string;
+  state: OrderState;
+  /** settled, doubtful (nobody knows what the exchange has) or live. */
+  class: OrderClass;
+  exchangeOrderId: string | null;
+  filledQty: number;
+  avgPrice: number | null;
+  attempts: number;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  events: SymbolOrderEvent[];
+}
+
+export type SymbolLookup =
+  | { found: true }
+  | { found: false; reason: "no_bot" | "no_symbol"; botId: string; symbol: string; symbols: string[] };
+
+export interface SymbolState {
+  found: true;
+  readAt: string;
+  botId: string;
+  symbol: string;
+  bot: BotSummary;
+  /** Null when no compared cycle has mentioned the symbol yet (it only has orders). */
+  line: SymbolLine | null;
+  /** Time of the bot's latest compared reconciliation: where "now" is for a journal under review. */
+  latestAt: string | null;
+  orders: SymbolOrder[];
+  /** More orders exist beyond `orders` (older ones). */
+  moreOrders: boolean;
+}
+
+const COMPARED = sql.raw(`('clean', 'drift')`);
+
+/**
+ * Whether the bot exists and has ever had this symbol: a book line (latest_positions, one row per
+ * bot and symbol) or an order (an index seek on orders (bot_id, symbol, created_at)).
+ */
+export function findBotSymbol(params: { db: JournalDb; botId: string; symbol: string }): SymbolLookup {
+  const { db, botId, symbol } = params;
+  const row = db.get<{ bot: number; line: number; orders: number }>(sql`
+    SELECT EXISTS (SELECT 1 FROM bots WHERE bot_id = ${botId}) AS bot,
+           EXISTS (SELECT 1 FROM latest_positions WHERE bot_id = ${botId} AND symbol = ${symbol}) AS line,
+           EXISTS (SELECT 1 FROM orders WHERE bot_id = ${botId} AND symbol = ${symbol}) AS orders`);
+  if (row.bot && (row.line || row.orders)) return { found: true };
+  const symbols = row.bot
+    ? db.all<{ symbol: string }>(sql`SELECT symbol FROM latest_positions WHERE bot_id = ${botId} ORDER BY symbol`).map((r) => r.symbol)
+    : [];
+  return { found: false, reason: row.bot ? "no_symbol" : "no_bot", botId, symbol, symbols };
+}
+
+/** The bot's latest compared reconciliation: one backward seek on reconciliations (bot_id, at). */
+export function latestComparedCycle(params: { db: JournalDb; botId: string }): { id: number; at: string } | null {
+  return (
+    params.db.get<{ id: number; at: string } | undefined>(sql`
+      SELECT id, at FROM reconciliations WHERE bot_id = ${params.botId} AND outcome IN ${COMPARED}
+      ORDER BY at DESC, id DESC LIMIT 1`) ?? null
+  );
+}
+
+function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; now: Date; latest: { id: number; at: string } | null }): SymbolLine | null {
+  const { db, botId, symbol, now, latest } = params;
+  const r = db.get<
+    { reconciliationId: number; at: string; ours: number; theirs: number; qtyStep: number; markPrice: number | null; driftSince: string | null } | undefined
+  >(sql`
+    SELECT reconciliation_id AS reconciliationId, at, ours, theirs, qty_step AS qtyStep, mark_price AS markPrice, drift_since AS driftSince
+    FROM latest_positions WHERE bot_id = ${botId} AND symbol = ${symbol}`);
+  if (!r) return null;
+  // A later compared cycle that left the symbol out saw it flat on both sides (docs/journal.md).
+  const current = latest === null || r.reconciliationId >= latest.id;
+  const ours = current ? r.ours : 0;
+  const theirs = current ? r.theirs : 0;
+  const d = diffLine({ symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
+  const driftSince = d.drift === "none" ? null : r.driftSince;
+  const since = driftSince === null ? NaN : Date.parse(driftSince);
+  return {
+    ours,
+    theirs,
+    difference: d.difference,
+    steps: d.steps,
+    qtyStep: r.qtyStep,
+    markPrice: r.markPrice,
+    driftNotional: d.driftNotional,
+    drift: d.drift,
+    driftSince,
+    driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
+    at: current ? r.at : (latest?.at ?? r.at),
+  };
+}
+
+/**
+ * The driver under a JournalDb, for statements drizzle does not stream or whose plan a test checks.
+ * Every JournalDb is made by drizzle(sqlite) (lib/db/console), which keeps the driver as `$client`;
+ * JournalDb's type just omits it.
+ */
+export function driver(db: JournalDb): Database.Database {
+  const client = (db as JournalDb & { $client?: Database.Database }).$client;
+  if (!client) throw new Error("this journal connection has no SQLite driver under it");
+  return client;
+}
+
+/** Newest first through orders (bot_id, symbol, created_at); LIMIT stops the walk. */
+export const SYMBOL_ORDERS_SQL = `
+  SELECT client_order_id AS clientOrderId, strategy, side, qty, bar, state, exchange_order_id AS exchangeOrderId,
+         filled_qty AS filledQty, avg_price AS avgPrice, attempts, last_error AS lastError,
+         created_at AS createdAt, updated_at AS updatedAt
+  FROM orders WHERE bot_id = ? AND symbol = ?
+  ORDER BY created_at DESC, client_order_id DESC LIMIT ?`;
+
+/** The history of a page of orders (a JSON array of ids) through order_events (client_order_id, id). */
+export const ORDER_EVENTS_SQL = `
+  SELECT client_order_id AS clientOrderId, id, at, kind, actor, detail FROM order_events
+  WHERE client_order_id IN (SELECT value FROM json_each(?)) ORDER BY client_order_id, id`;
+
+/**
+ * The newest `limit` orders of a bot on a symbol, each with its whole event history. Reads `limit`
+ * + 1 rows of orders and their events by index: the cost follows the page size, never the history.
+ */
+export function listSymbolOrders(params: {
+  db: JournalDb;
+  botId: string;
+  symbol: string;
+  limit: number;
+  now: Date;
+  doubtfulGraceMs: number;
+}): { orders: SymbolOrder[]; more: boolean } {
+  const { botId, symbol, now } = params;
+  const client = driver(params.db);
+  const limit = Math.max(1, Math.min(MAX_ORDERS, Math.floor(params.limit)));
+  const rows = client.prepare(SYMBOL_ORDERS_SQL).all(botId, symbol, limit + 1) as Omit<SymbolOrder, "class" | "events">[];
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const events = new Map<string, SymbolOrderEvent[]>();
+  if (page.length > 0) {
+    const all = client.prepare(ORDER_EVENTS_SQL).all(JSON.stringify(page.map((o) => o.clientOrderId))) as (SymbolOrderEvent & { clientOrderId: string })[];
+    for (const { clientOrderId, ...e } of all) {
+      const list = events.get(clientOrderId) ?? [];
+      list.push(e);
+      events.set(clientOrderId, list);
+    }
+  }
+  return {
+    more,
+    orders: page.map((o) => ({
+      ...o,
+      class: classifyOrder(o, { now, graceMs: params.doubtfulGraceMs }),
+      events: events.get(o.clientOrderId) ?? [],
+    })),
+  };
+}
+
+/**
+ * Everything on the symbol page but the chart, in O(bots + page of orders): the bot's card, the
+ * symbol's current book line and its newest orders. An unknown bot or symbol is a value, not a
+ * throw, so the page and the poll can both say which of the two is missing.
+ */
+export function getSymbolState(params: {
+  db: JournalDb;
+  botId: string;
+  symbol: string;
+  now: Date;
+  ordersLimit: number;
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
+  doubtfulGraceMs: number;
+}): SymbolState | Extract<SymbolLookup, { found: false }> {
+  const { db, botId, symbol, now } = params;
+  const lookup = findBotSymbol(params);
+  if (!lookup.found) return lookup;
+  const bot = listBots(params).find((b) => b.botId === botId);
+  if (!bot) return { found: false, reason: "no_bot", botId, symbol, symbols: [] };
+  const latest = latestComparedCycle(params);
+  const { orders, more } = listSymbolOrders({ ...params, limit: params.ordersLimit });
+  return {
+    found: true,
+    readAt: now.toISOString(),
+    botId,
+    symbol,
+    bot,
+    line: getSymbolLine({ db, botId, symbol, now, latest }),
+    latestAt: latest?.at ?? null,
+    orders,
+    moreOrders: more,
+  };
+}
