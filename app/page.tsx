@@ -5,6 +5,7 @@ import { NoBots } from "@/components/bots/no-bots";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
 import { OverviewLive } from "@/components/overview/overview-live";
+import { canAct, getActor } from "@/lib/auth/session";
 import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { overviewQuery } from "@/lib/live/queries";
@@ -44,7 +45,7 @@ export default async function OverviewPage() {
       ))}
       <HydrationBoundary state={dehydrate(client)}>
         <Suspense>
-          <OverviewLive />
+          <OverviewLive canAct={canAct(await getActor())} />
         </Suspense>
       </HydrationBoundary>
     </div>

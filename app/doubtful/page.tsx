@@ -4,6 +4,7 @@ import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { canAct, getActor } from "@/lib/auth/session";
 import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { doubtfulQuery } from "@/lib/live/queries";
@@ -28,7 +29,7 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   client.setQueryData(doubtfulQuery(bot).queryKey, listDoubtfulOrders({ db: journal.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));
   return (
     <HydrationBoundary state={dehydrate(client)}>
-      <DoubtfulLive bot={bot} />
+      <DoubtfulLive bot={bot} canAct={canAct(await getActor())} />
     </HydrationBoundary>
   );
 }

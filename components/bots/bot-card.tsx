@@ -23,7 +23,9 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
     >
       <header className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={`bot-${bot.botId}`} className="break-all font-mono text-lg font-semibold">
-          {bot.botId}
+          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="underline-offset-4 hover:underline">
+            {bot.botId}
+          </Link>
         </h2>
         <StatusBadge status={status} />
       </header>
@@ -36,6 +38,10 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
           <strong>Halted:</strong> {bot.breaker.reason ?? "no reason recorded"}
           <br />
           since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
+          <br />
+          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="font-semibold underline">
+            Review and clear
+          </Link>
         </p>
       )}
 

@@ -1,12 +1,13 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useNow } from "@/components/live/use-now";
 import { doubtfulQuery } from "@/lib/live/queries";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 
-export function DoubtfulLive({ bot }: { bot: string | null }) {
+export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: boolean }) {
   const query = useQuery(doubtfulQuery(bot));
   const now = useNow();
   const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > 5_000;
@@ -22,6 +23,7 @@ export function DoubtfulLive({ bot }: { bot: string | null }) {
         Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by
         sending it again.
       </p>
+      {!canAct && <ViewerNote />}
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : data.orders.length === 0 ? (
         <p data-testid="no-doubtful" className={`rounded border border-dashed border-slate-400 p-4 text-sm ${causes.length ? "opacity-60" : ""}`}>
@@ -37,7 +39,7 @@ export function DoubtfulLive({ bot }: { bot: string | null }) {
           <ul className="grid gap-4 lg:grid-cols-2" aria-label="Doubtful orders">
             {data.orders.map((o) => (
               <li key={o.clientOrderId}>
-                <DoubtfulOrderCard order={o} />
+                <DoubtfulOrderCard order={o} canAct={canAct} />
               </li>
             ))}
           </ul>

@@ -1,3 +1,4 @@
+import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/format";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
@@ -27,7 +28,7 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   }
 }
 
-export function DoubtfulOrderCard({ order }: { order: DoubtfulOrder }) {
+export function DoubtfulOrderCard({ order, canAct }: { order: DoubtfulOrder; canAct: boolean }) {
   return (
     <article
       data-testid="doubtful-order"
@@ -78,6 +79,7 @@ export function DoubtfulOrderCard({ order }: { order: DoubtfulOrder }) {
           ))}
         </ol>
       </details>
+      <ResolveOrderActions clientOrderId={order.clientOrderId} version={order.version} canAct={canAct} />
     </article>
   );
 }

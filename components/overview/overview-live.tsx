@@ -24,7 +24,7 @@ const sortLabels: Record<(typeof SORTS)[number], string> = {
   age: "drifting longest",
 };
 
-export function OverviewLive() {
+export function OverviewLive({ canAct }: { canAct: boolean }) {
   const query = useQuery(overviewQuery());
   const now = useNow();
   const router = useRouter();
@@ -134,7 +134,7 @@ export function OverviewLive() {
         ) : lines.length === 0 ? (
           <p className="text-sm">No symbol matches these filters.</p>
         ) : (
-          <SymbolTable lines={lines} unsure={unsure} />
+          <SymbolTable lines={lines} unsure={unsure} canAct={canAct} />
         )}
       </section>
     </div>

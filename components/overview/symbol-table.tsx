@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
 import { formatAge } from "@/lib/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 
@@ -19,7 +20,23 @@ function DriftCell({ line }: { line: OverviewLine }) {
 // and no horizontal scrolling.
 const cell = "px-2 py-1.5 sm:table-cell grid grid-cols-[7rem_1fr] gap-2 before:font-semibold before:content-[attr(data-label)] sm:before:content-none";
 
-export function SymbolTable({ lines, unsure }: { lines: OverviewLine[]; unsure: boolean }) {
+function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
+  if (line.drift === "none") return <>—</>;
+  return (
+    <div className="space-y-1" data-testid="ack-cell">
+      {line.ack ? (
+        <p title={line.ack.note}>
+          yes, by {line.ack.by.replace(/^operator:/, "")} until {line.ack.expiresAt.slice(11, 16)} UTC
+        </p>
+      ) : (
+        <p className="font-semibold">no{line.ackLapsed ? ` (lapsed: ${line.ackLapsed})` : ""}</p>
+      )}
+      <AcknowledgeDriftForm line={line} canAct={canAct} />
+    </div>
+  );
+}
+
+export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; unsure: boolean; canAct: boolean }) {
   return (
     <table className="block w-full text-sm sm:table" data-testid="symbol-table">
       <caption className="sr-only">Each bot&apos;s book against the exchange&apos;s, per symbol</caption>
@@ -66,7 +83,7 @@ export function SymbolTable({ lines, unsure }: { lines: OverviewLine[]; unsure: 
             <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">{l.drift === "none" ? "—" : money(l.driftNotional)}</td>
             <td className={cell} data-label="Drift"><DriftCell line={l} /></td>
             <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">{l.drift === "none" ? "—" : formatAge(l.driftForMs)}</td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged">{l.drift === "none" ? "—" : "no"}</td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged"><AckCell line={l} canAct={canAct} /></td>
           </tr>
         ))}
       </tbody>

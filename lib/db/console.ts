@@ -59,10 +59,10 @@ export function getJournal(): JournalHandle {
 }
 
 /**
- * Runs fn in one BEGIN IMMEDIATE transaction on the write connection: the write lock is taken up
- * front, so the checks fn makes still hold when it writes.
+ * The write connection, for the action guard (which opens its own BEGIN IMMEDIATE transactions).
+ * Throws JournalError when the journal cannot be opened for writing.
  */
-export function withWriteTransaction<T>(fn: (db: JournalDb, sqlite: Database.Database) => T): T {
+export function getWriteConnection(): Database.Database {
   const c = cache();
   if (!c.writer) {
     try {
@@ -71,7 +71,15 @@ export function withWriteTransaction<T>(fn: (db: JournalDb, sqlite: Database.Dat
       throw asJournalError(c.file, error);
     }
   }
-  const sqlite = c.writer;
+  return c.writer;
+}
+
+/**
+ * Runs fn in one BEGIN IMMEDIATE transaction on the write connection: the write lock is taken up
+ * front, so the checks fn makes still hold when it writes.
+ */
+export function withWriteTransaction<T>(fn: (db: JournalDb, sqlite: Database.Database) => T): T {
+  const sqlite = getWriteConnection();
   const db = drizzle(sqlite, { schema });
   return sqlite.transaction(() => fn(db, sqlite)).immediate();
 }

@@ -5,6 +5,7 @@
  */
 import { queryOptions } from "@tanstack/react-query";
 import type { ApiResult } from "../http/api-result";
+import type { BotClearView } from "../queries/bot-clear";
 import type { DoubtfulOrder } from "../queries/doubtful";
 import type { Overview } from "../queries/overview";
 
@@ -53,6 +54,14 @@ export const doubtfulQuery = (bot: string | null) =>
   queryOptions({
     queryKey: ["doubtful", bot ?? ""] as const,
     queryFn: () => fetchApi<DoubtfulList>(`/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
+    refetchInterval: LIVE_INTERVAL_MS,
+    refetchIntervalInBackground: false,
+  });
+
+export const botClearQuery = (botId: string) =>
+  queryOptions({
+    queryKey: ["bot-clear", botId] as const,
+    queryFn: () => fetchApi<BotClearView | null>(`/api/bots/${encodeURIComponent(botId)}/clear`),
     refetchInterval: LIVE_INTERVAL_MS,
     refetchIntervalInBackground: false,
   });

@@ -4,6 +4,7 @@ import type { JournalDb } from "../db/console";
 import { SETTLED_STATES } from "../journal/contract";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
+import { ackCovers } from "./book-line";
 
 export interface OverviewLine {
   botId: string;
@@ -22,6 +23,10 @@ export interface OverviewLine {
   driftForMs: number | null;
   /** Time of the reconciliation this line comes from. */
   at: string;
+  /** The acknowledgement that still covers this drift, if any. */
+  ack: { by: string; at: string; expiresAt: string; note: string } | null;
+  /** Why the last acknowledgement no longer covers it (expired, grew, changed class…). */
+  ackLapsed: string | null;
 }
 
 export interface OverviewBot extends BotSummary {
@@ -90,6 +95,13 @@ export function getOverview(params: {
     FROM latest_positions p LEFT JOIN latest l ON l.bot_id = p.bot_id
     ORDER BY p.bot_id, p.symbol`);
 
+  // Only drifting lines need their acknowledgement: O(drifting symbols), one index seek each.
+  const lastAck = (botId: string, symbol: string) =>
+    db.get<{ drift: "size_drift" | "unknown_position"; ours: number; theirs: number; driftSince: string | null; expiresAt: string; by: string; at: string; note: string }>(
+      sql`SELECT drift, ours, theirs, drift_since AS driftSince, expires_at AS expiresAt, acknowledged_by AS by, acknowledged_at AS at, note
+          FROM drift_acknowledgements WHERE bot_id = ${botId} AND symbol = ${symbol} ORDER BY id DESC LIMIT 1`,
+    );
+
   const lines: OverviewLine[] = rows.map((r) => {
     const current = r.latestId === null || r.reconciliationId >= r.latestId;
     const ours = current ? r.ours : 0;
@@ -97,6 +109,16 @@ export function getOverview(params: {
     const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
     const driftSince = d.drift === "none" ? null : r.driftSince;
     const since = driftSince === null ? NaN : Date.parse(driftSince);
+    let ack: OverviewLine["ack"] = null;
+    let ackLapsed: string | null = null;
+    if (d.drift !== "none") {
+      const a = lastAck(r.botId, r.symbol);
+      if (a) {
+        const verdict = ackCovers(a, { drift: d.drift, ours, theirs, qtyStep: r.qtyStep, driftSince }, now);
+        if (verdict.covers) ack = { by: a.by, at: a.at, expiresAt: a.expiresAt, note: a.note };
+        else ackLapsed = verdict.why;
+      }
+    }
     return {
       botId: r.botId,
       symbol: r.symbol,
@@ -111,6 +133,8 @@ export function getOverview(params: {
       driftSince,
       driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
       at: current ? r.at : (r.latestAt ?? r.at),
+      ack,
+      ackLapsed,
     };
   });
 

@@ -1,0 +1,91 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { connection } from "next/server";
+import { z } from "zod";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { UtcTime } from "@/components/ui/utc-time";
+import { getJournal } from "@/lib/db/console";
+import { listAudit } from "@/lib/queries/audit";
+
+export const metadata: Metadata = { title: "Audit log · driftwatch" };
+
+const params = z.object({
+  actor: z.string().max(200).optional().catch(undefined),
+  action: z.string().max(100).optional().catch(undefined),
+  before: z.coerce.number().int().positive().optional().catch(undefined),
+});
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await connection();
+  const raw = await searchParams;
+  const p = params.parse({ actor: typeof raw.actor === "string" ? raw.actor : undefined, action: typeof raw.action === "string" ? raw.action : undefined, before: raw.before });
+  const journal = getJournal();
+  if (!journal.ok) return <JournalProblem error={journal.error} />;
+  const view = listAudit({ db: journal.db, actor: p.actor || null, action: p.action || null, before: p.before ?? null });
+  const next = new URLSearchParams();
+  if (p.actor) next.set("actor", p.actor);
+  if (p.action) next.set("action", p.action);
+  if (view.nextBefore) next.set("before", String(view.nextBefore));
+  return (
+    <div className="space-y-4">
+      <h1 className="text-2xl font-bold">Audit log</h1>
+      <p className="text-sm">
+        Every operator action, applied or refused, newest first. Append-only and chained by hash: {view.head.entries} entries, head{" "}
+        <code className="break-all font-mono text-xs" data-testid="audit-head">
+          {view.head.hash}
+        </code>
+        . Verify it with <code>npm run audit -- verify</code>.
+      </p>
+      <form className="flex flex-wrap items-end gap-3 text-sm" method="get">
+        <div className="flex flex-col">
+          <label htmlFor="audit-actor">Actor</label>
+          <select id="audit-actor" name="actor" defaultValue={p.actor ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
+            <option value="">everyone</option>
+            {view.actors.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </div>
+        <div className="flex flex-col">
+          <label htmlFor="audit-action">Action</label>
+          <select id="audit-action" name="action" defaultValue={p.action ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
+            <option value="">all actions</option>
+            {view.actions.map((a) => (
+              <option key={a}>{a}</option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="rounded bg-slate-800 px-3 py-1.5 font-semibold text-white dark:bg-slate-600">
+          Filter
+        </button>
+      </form>
+      {view.entries.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{p.actor || p.action ? " for these filters" : " yet"}.</p>
+      ) : (
+        <ol className="space-y-2" aria-label="Audit entries">
+          {view.entries.map((e) => (
+            <li key={e.id} data-testid="audit-entry" data-outcome={e.outcome} className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}>
+              <p>
+                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{e.actor}</strong> · {e.action} ·{" "}
+                <span className="break-all font-mono">{e.target}</span> ·{" "}
+                <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
+                  {e.outcome}
+                  {e.code ? ` (${e.code})` : ""}
+                </span>
+              </p>
+              <details className="mt-1">
+                <summary className="cursor-pointer">Detail</summary>
+                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{JSON.stringify(JSON.parse(e.detail), null, 2)}</pre>
+              </details>
+            </li>
+          ))}
+        </ol>
+      )}
+      {view.nextBefore && (
+        <Link href={`/audit?${next.toString()}`} className="underline">
+          Older entries
+        </Link>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { connection } from "next/server";
+import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { canAct, getActor } from "@/lib/auth/session";
+import { getJournal } from "@/lib/db/console";
+import { env } from "@/lib/env";
+import { botClearQuery } from "@/lib/live/queries";
+import { getBotClearView } from "@/lib/queries/bot-clear";
+
+export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {
+  return { title: `${decodeURIComponent((await params).botId).slice(0, 80)} · driftwatch` };
+}
+
+export default async function BotPage({ params }: { params: Promise<{ botId: string }> }) {
+  await connection();
+  const botId = decodeURIComponent((await params).botId).slice(0, 200);
+  const journal = getJournal();
+  if (!journal.ok) {
+    return (
+      <>
+        <JournalProblem error={journal.error} />
+        <RetryWhenReadable />
+      </>
+    );
+  }
+  const view = getBotClearView({ db: journal.db, sqlite: journal.sqlite, botId, now: new Date(), ...env() });
+  if (!view) {
+    return (
+      <section className="space-y-2">
+        <h1 className="text-xl font-bold">No bot {botId}</h1>
+        <p>
+          This journal has no bot by that id. <Link href="/" className="underline">Back to the bots</Link>.
+        </p>
+      </section>
+    );
+  }
+  const client = new QueryClient();
+  client.setQueryData(botClearQuery(botId).queryKey, view);
+  return (
+    <HydrationBoundary state={dehydrate(client)}>
+      <ClearHaltPanel botId={botId} loadedBreakerVersion={view.bot.breaker?.version ?? null} canAct={canAct(await getActor())} />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,40 @@
+"use client";
+import { useActionState, useId } from "react";
+import { acknowledgeDriftAction } from "@/lib/actions/server";
+import type { OverviewLine } from "@/lib/queries/overview";
+import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
+
+/** Acknowledge one drift as the operator sees it now; a changed drift is refused, not silenced. */
+export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
+  const [result, action, pending] = useActionState(acknowledgeDriftAction, null);
+  const id = useId();
+  return (
+    <details className="text-sm">
+      <summary className="cursor-pointer font-semibold underline">{line.ack ? "Acknowledge again" : "Acknowledge"}</summary>
+      <form action={action} className="mt-2 space-y-2">
+        <input type="hidden" name="botId" value={line.botId} />
+        <input type="hidden" name="symbol" value={line.symbol} />
+        <input type="hidden" name="drift" value={line.drift} />
+        <input type="hidden" name="ours" value={line.ours} />
+        <input type="hidden" name="theirs" value={line.theirs} />
+        <input type="hidden" name="driftSince" value={line.driftSince ?? ""} />
+        <label htmlFor={`${id}-note`} className="block font-semibold">
+          What you checked
+        </label>
+        <textarea
+          id={`${id}-note`}
+          name="note"
+          rows={2}
+          className={inputClass}
+          aria-invalid={!!fieldErrors(result, "note")}
+          aria-describedby={`${id}-note-err`}
+        />
+        <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
+        <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
+          Acknowledge {line.symbol}
+        </button>
+        <ActionMessage result={result} success={result?.ok ? `Acknowledged until ${result.data.expiresAt.slice(11, 19)} UTC, or until the drift changes.` : ""} />
+      </form>
+    </details>
+  );
+}

@@ -1,0 +1,44 @@
+import type { ActionResult } from "@/lib/actions/result";
+
+/** The outcome of an action, announced to screen readers; refusals say why and that nothing changed. */
+export function ActionMessage({ result, success }: { result: ActionResult<unknown> | null; success: string }) {
+  if (!result) return null;
+  if (result.ok) {
+    return (
+      <p role="status" className="mt-2 rounded bg-emerald-50 p-2 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50" data-testid="action-ok">
+        {success}
+      </p>
+    );
+  }
+  return (
+    <div role="alert" className="mt-2 rounded bg-red-50 p-2 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="action-refused" data-code={result.code}>
+      <p>{result.message}</p>
+      {result.reasons && result.reasons.length > 0 && (
+        <ul className="mt-1 list-inside list-disc">
+          {result.reasons.map((r) => (
+            <li key={r}>{r}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function FieldError({ id, errors }: { id: string; errors?: string[] }) {
+  if (!errors || errors.length === 0) return null;
+  return (
+    <p id={id} className="mt-1 text-sm font-semibold text-red-800 dark:text-red-300">
+      {errors.join(" ")}
+    </p>
+  );
+}
+
+export const fieldErrors = (result: ActionResult<unknown> | null, name: string) => (result && !result.ok ? result.fieldErrors?.[name] : undefined);
+
+export function ViewerNote() {
+  return <p className="text-sm text-slate-600 dark:text-slate-300">Sign in as an operator to act. You can see everything; buttons stay disabled.</p>;
+}
+
+export const buttonClass =
+  "rounded px-3 py-1.5 text-sm font-semibold text-white focus-visible:outline-2 focus-visible:outline-offset-2 disabled:cursor-not-allowed disabled:opacity-50";
+export const inputClass = "mt-1 w-full rounded border border-slate-400 bg-white px-2 py-1 text-sm dark:bg-slate-900 aria-[invalid=true]:border-red-700";

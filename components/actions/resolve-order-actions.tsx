@@ -1,0 +1,83 @@
+"use client";
+import { useActionState, useId } from "react";
+import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/server";
+import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
+
+const STATUSES = [
+  ["filled", "filled"],
+  ["partially_filled", "partially filled"],
+  ["open", "open (resting on the book)"],
+  ["canceled", "canceled"],
+  ["rejected", "rejected"],
+  ["absent", "absent (the exchange has no such order)"],
+] as const;
+
+/** Settle a doubtful order: ask the exchange, or record what its own screen shows. Never resend. */
+export function ResolveOrderActions({ clientOrderId, version, canAct }: { clientOrderId: string; version: number; canAct: boolean }) {
+  const [lookup, lookupAction, lookupPending] = useActionState(resolveByLookupAction, null);
+  const [manual, manualAction, manualPending] = useActionState(resolveManuallyAction, null);
+  const id = useId();
+  const err = (name: string) => fieldErrors(manual, name);
+  return (
+    <div className="mt-3 space-y-2 border-t border-slate-200 pt-3 dark:border-slate-700">
+      <form action={lookupAction}>
+        <input type="hidden" name="clientOrderId" value={clientOrderId} />
+        <input type="hidden" name="version" value={version} />
+        <button type="submit" disabled={!canAct || lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
+          {lookupPending ? "Asking the exchange…" : "Check on exchange"}
+        </button>
+        <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${lookup.data.state}; the journal now says so.` : ""} />
+      </form>
+      <details>
+        <summary className="cursor-pointer text-sm font-semibold">Resolve by hand</summary>
+        <form action={manualAction} className="mt-2 space-y-2">
+          <input type="hidden" name="clientOrderId" value={clientOrderId} />
+          <input type="hidden" name="version" value={version} />
+          <div>
+            <label htmlFor={`${id}-status`} className="text-sm font-semibold">
+              Status on the exchange&apos;s own screen
+            </label>
+            <select id={`${id}-status`} name="status" defaultValue="" className={inputClass} aria-invalid={!!err("status")} aria-describedby={`${id}-status-err`}>
+              <option value="" disabled>
+                choose…
+              </option>
+              {STATUSES.map(([v, label]) => (
+                <option key={v} value={v}>
+                  {label}
+                </option>
+              ))}
+            </select>
+            <FieldError id={`${id}-status-err`} errors={err("status")} />
+          </div>
+          <div className="grid gap-2 sm:grid-cols-2">
+            <div>
+              <label htmlFor={`${id}-filled`} className="text-sm font-semibold">
+                Filled quantity
+              </label>
+              <input id={`${id}-filled`} name="filledQty" inputMode="decimal" className={inputClass} aria-invalid={!!err("filledQty")} aria-describedby={`${id}-filled-err`} />
+              <FieldError id={`${id}-filled-err`} errors={err("filledQty")} />
+            </div>
+            <div>
+              <label htmlFor={`${id}-price`} className="text-sm font-semibold">
+                Average price
+              </label>
+              <input id={`${id}-price`} name="avgPrice" inputMode="decimal" className={inputClass} aria-invalid={!!err("avgPrice")} aria-describedby={`${id}-price-err`} />
+              <FieldError id={`${id}-price-err`} errors={err("avgPrice")} />
+            </div>
+          </div>
+          <div>
+            <label htmlFor={`${id}-note`} className="text-sm font-semibold">
+              Note (required): what you saw, where
+            </label>
+            <textarea id={`${id}-note`} name="note" rows={2} className={inputClass} aria-invalid={!!err("note")} aria-describedby={`${id}-note-err`} />
+            <FieldError id={`${id}-note-err`} errors={err("note")} />
+          </div>
+          <button type="submit" disabled={!canAct || manualPending} className={`${buttonClass} bg-slate-800 hover:bg-slate-900 dark:bg-slate-600`}>
+            Record resolution
+          </button>
+          <ActionMessage result={manual} success={manual?.ok ? `Recorded as ${manual.data.state}.` : ""} />
+        </form>
+      </details>
+    </div>
+  );
+}

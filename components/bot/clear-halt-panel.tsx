@@ -1,0 +1,118 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import { useActionState, useId } from "react";
+import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
+import { BotCard } from "@/components/bots/bot-card";
+import { AlarmBanner } from "@/components/live/alarm-banner";
+import { LiveStatus } from "@/components/live/live-status";
+import { UtcTime } from "@/components/ui/utc-time";
+import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
+import { botClearQuery } from "@/lib/live/queries";
+
+/**
+ * The bot, its live clear checklist, and the clear form. The breaker version the page loaded with
+ * is what the form sends: if the breaker moves meanwhile, the clear is refused and the operator
+ * looks again.
+ */
+export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId: string; loadedBreakerVersion: number | null; canAct: boolean }) {
+  const query = useQuery(botClearQuery(botId));
+  const [result, action, pending] = useActionState(clearHaltAction, null);
+  const [approval, approve, approving] = useActionState(approveClearAction, null);
+  const id = useId();
+  const view = query.data;
+  if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
+  const halted = view.bot.breaker?.halted ?? false;
+  const missing = view.items.filter((i) => !i.met);
+  const currentVersion = view.bot.breaker?.version ?? null;
+  const moved = loadedBreakerVersion !== null && currentVersion !== loadedBreakerVersion;
+  return (
+    <div className="space-y-5">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="break-all text-2xl font-bold">Bot {botId}</h1>
+        <LiveStatus updatedAt={query.dataUpdatedAt} failing={query.isError} />
+      </div>
+      {query.isError && <AlarmBanner title="Not updating" causes={[query.error.message]} />}
+      <BotCard bot={view.bot} unsure={query.isError} />
+
+      <section aria-labelledby="clear-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+        <h2 id="clear-title" className="text-xl font-bold">
+          Clear the halt
+        </h2>
+        {!halted ? (
+          <p data-testid="not-halted">This bot is not halted. Nothing to clear.</p>
+        ) : (
+          <>
+            <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
+              {view.items.map((item) => (
+                <li key={item.key} data-met={item.met} className="flex gap-2 text-sm">
+                  <span aria-hidden className={`font-bold ${item.met ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
+                    {item.met ? "✓" : "✗"}
+                  </span>
+                  <span>
+                    <strong>{item.label}</strong>
+                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {item.detail}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {moved && (
+              <p role="alert" className="rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+                The breaker changed since this page was loaded (version {loadedBreakerVersion} → {currentVersion}). Reload before clearing.
+              </p>
+            )}
+            {!canAct && <ViewerNote />}
+            <form action={action} className="space-y-2">
+              <input type="hidden" name="botId" value={botId} />
+              <input type="hidden" name="breakerVersion" value={loadedBreakerVersion ?? ""} />
+              <div>
+                <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
+                  Why it is safe to resume
+                </label>
+                <textarea id={`${id}-reason`} name="reason" rows={2} className={inputClass} aria-invalid={!!fieldErrors(result, "reason")} aria-describedby={`${id}-reason-err`} />
+                <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
+              </div>
+              <div>
+                <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
+                  Type the bot id to confirm: <span className="font-mono">{botId}</span>
+                </label>
+                <input id={`${id}-confirm`} name="confirmBotId" autoComplete="off" className={inputClass} aria-invalid={!!fieldErrors(result, "confirmBotId")} aria-describedby={`${id}-confirm-err`} />
+                <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
+              </div>
+              <button type="submit" disabled={!canAct || pending || missing.length > 0} className={`${buttonClass} bg-red-800 hover:bg-red-900`} aria-describedby={`${id}-why-disabled`}>
+                {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
+              </button>
+              {missing.length > 0 && (
+                <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
+                  Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
+                </p>
+              )}
+              <ActionMessage
+                result={result}
+                success={result?.ok ? (result.data.cleared ? "Cleared. The bot may open new positions on its next cycle." : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`) : ""}
+              />
+            </form>
+            {view.pending.length > 0 && (
+              <div className="space-y-2">
+                <h3 className="font-semibold">Waiting for a second operator</h3>
+                {view.pending.map((p) => (
+                  <form key={p.id} action={approve} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
+                    <p>
+                      #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{p.reason}” (until <UtcTime iso={p.expiresAt} />)
+                    </p>
+                    <input type="hidden" name="requestId" value={p.id} />
+                    <input type="hidden" name="botId" value={botId} />
+                    <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
+                    <button type="submit" disabled={!canAct || approving} className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}>
+                      Approve and clear
+                    </button>
+                  </form>
+                ))}
+                <ActionMessage result={approval} success="Approved and cleared." />
+              </div>
+            )}
+          </>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import "server-only";
+import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import type { JournalDb } from "../db/console";
+import { auditLog } from "../db/schema";
+
+export interface AuditView {
+  entries: { id: number; at: string; actor: string; action: string; target: string; outcome: string; code: string | null; detail: string }[];
+  actors: string[];
+  actions: string[];
+  head: { entries: number; hash: string; lastAt: string | null };
+  /** Id to pass as `before` for the next page, or null at the end. */
+  nextBefore: number | null;
+}
+
+export const AUDIT_PAGE = 100;
+
+/** Newest first, a page at a time, filtered by actor and action on their indexes. */
+export function listAudit(params: { db: JournalDb; actor?: string | null; action?: string | null; before?: number | null }): AuditView {
+  const { db } = params;
+  const where: SQL[] = [];
+  if (params.actor) where.push(eq(auditLog.actor, params.actor));
+  if (params.action) where.push(eq(auditLog.action, params.action));
+  if (params.before) where.push(lt(auditLog.id, params.before));
+  const rows = db
+    .select({ id: auditLog.id, at: auditLog.at, actor: auditLog.actor, action: auditLog.action, target: auditLog.target, outcome: auditLog.outcome, code: auditLog.code, detail: auditLog.detail })
+    .from(auditLog)
+    .where(where.length ? and(...where) : undefined)
+    .orderBy(desc(auditLog.id))
+    .limit(AUDIT_PAGE + 1)
+    .all();
+  const head = db.get<{ id: number; hash: string; at: string } | undefined>(sql`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`);
+  // Distinct values walk their indexes; the list is bounded so a flood of names cannot bloat the page.
+  const actors = db.all<{ v: string }>(sql`SELECT DISTINCT actor AS v FROM audit_log ORDER BY actor LIMIT 200`).map((r) => r.v);
+  const actions = db.all<{ v: string }>(sql`SELECT DISTINCT action AS v FROM audit_log ORDER BY action LIMIT 50`).map((r) => r.v);
+  return {
+    entries: rows.slice(0, AUDIT_PAGE),
+    actors,
+    actions,
+    head: head ? { entries: head.id, hash: head.hash, lastAt: head.at } : { entries: 0, hash: "genesis", lastAt: null },
+    nextBefore: rows.length > AUDIT_PAGE ? rows[AUDIT_PAGE - 1]!.id : null,
+  };
+}

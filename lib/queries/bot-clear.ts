@@ -1,0 +1,45 @@
+import "server-only";
+import type { ChecklistItem } from "../breaker/clear-checklist";
+import type { JournalDb } from "../db/console";
+import type Database from "better-sqlite3";
+import { listBots, type BotSummary } from "./bots";
+import { getClearChecklist } from "./clear-checklist";
+
+export interface ClearRequestView {
+  id: number;
+  requestedBy: string;
+  requestedAt: string;
+  expiresAt: string;
+  reason: string;
+  breakerVersion: number;
+}
+
+export interface BotClearView {
+  bot: BotSummary;
+  items: ChecklistItem[];
+  twoPersonClear: boolean;
+  pending: ClearRequestView[];
+}
+
+/** The bot page: its card, the clear checklist and any clear request waiting for approval. */
+export function getBotClearView(params: {
+  db: JournalDb;
+  sqlite: Database.Database;
+  botId: string;
+  now: Date;
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
+  doubtfulGraceMs: number;
+  twoPersonClear: boolean;
+}): BotClearView | null {
+  const bot = listBots(params).find((b) => b.botId === params.botId);
+  if (!bot) return null;
+  const { items } = getClearChecklist(params.sqlite, params);
+  const pending = params.sqlite
+    .prepare(
+      `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
+       FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND expires_at > ? ORDER BY id DESC LIMIT 10`,
+    )
+    .all(params.botId, params.now.toISOString()) as ClearRequestView[];
+  return { bot, items, twoPersonClear: params.twoPersonClear, pending };
+}
