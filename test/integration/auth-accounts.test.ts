@@ -28,11 +28,11 @@ afterEach(() => {
   for (const db of opened.splice(0)) db.close();
 });
 
-function freshAccounts(label = "accounts"): { db: AccountsDb; file: string } {
+function freshAccounts(label = "accounts"): { db: AccountsDb; sqlite: Database.Database; file: string } {
   const file = path.join(tempDir(label), "accounts.db");
   const { db, sqlite } = openAccountsDb(file, { migrationsDir });
   opened.push(sqlite);
-  return { db, file };
+  return { db, sqlite, file };
 }
 
 /** What the login action does after a good password: a token for the account as it is now. */
@@ -76,12 +76,12 @@ describe("the accounts file", () => {
 
 describe("the accounts store", () => {
   it("adds an account whose password verifies, and lists it without its hash", async () => {
-    const { db } = freshAccounts();
+    const { db, sqlite } = freshAccounts();
     const added = await createAccount(db, { name: "alice", role: "operator", password, logN });
     expect(added).toMatchObject({ name: "alice", role: "operator", disabled: false });
     expect(added).not.toHaveProperty("passwordHash");
     expect(listAccounts(db)).toEqual([added]);
-    const row = db.$client.prepare("select password_hash from accounts where name = 'alice'").get() as { password_hash: string };
+    const row = sqlite.prepare("select password_hash from accounts where name = 'alice'").get() as { password_hash: string };
     expect(row.password_hash).not.toContain(password);
     expect(await verifyPassword(password, row.password_hash)).toBe(true);
   });
