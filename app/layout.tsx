@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
+import { AccountNav } from "@/components/auth/account-nav";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -36,6 +37,9 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               <li><Link href="/breakers" className="underline-offset-4 hover:underline">Breakers</Link></li>
               <li><Link href="/incidents" className="underline-offset-4 hover:underline">Incidents</Link></li>
             </ul>
+            <div className="ml-auto">
+              <AccountNav />
+            </div>
           </nav>
         </header>
         <main id="main" className="mx-auto max-w-6xl px-4 py-6">

@@ -1,0 +1,74 @@
+"use server";
+/**
+ * Sign in and sign out. Server actions are public POST endpoints: Next checks that the Origin
+ * matches the host, and the session cookie is SameSite=Strict, so another site can neither post
+ * here as the user nor ride an existing session.
+ */
+import { cookies, headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { z } from "zod";
+import { env } from "../env";
+import { authContext, reportAuthProblem } from "./context";
+import type { LoginState } from "./login-state";
+import { MAX_PASSWORD_LENGTH } from "./password";
+import { clientAddress } from "./rate-limit";
+import { signIn } from "./resolve";
+import { ACCOUNT_NAME_RULE } from "./roles";
+import { safeNextPath } from "./safe-next";
+import { sessionCookieOptions } from "./cookie";
+import { sessionPayload, signSession, SESSION_COOKIE } from "./token";
+
+const loginSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1, "Enter your account name.")
+    // Empty is the message above alone; these two speak only about a name that was typed.
+    .max(64, `Account names are ${ACCOUNT_NAME_RULE}.`)
+    .regex(/^[a-z0-9._-]*$/, `Account names are ${ACCOUNT_NAME_RULE}.`),
+  password: z.string().min(1, "Enter your password.").max(MAX_PASSWORD_LENGTH, `Passwords are at most ${MAX_PASSWORD_LENGTH} characters.`),
+  next: z.string().optional(),
+});
+
+const field = (form: FormData, key: string) => {
+  const v = form.get(key);
+  return typeof v === "string" ? v : undefined;
+};
+
+export async function loginAction(_previous: LoginState, form: FormData): Promise<LoginState> {
+  const typedName = field(form, "name") ?? "";
+  const parsed = loginSchema.safeParse({ name: typedName, password: field(form, "password") ?? "", next: field(form, "next") });
+  if (!parsed.success) {
+    const { fieldErrors } = z.flattenError(parsed.error);
+    return { ok: false, code: "invalid", message: "Check the fields marked below.", fieldErrors: { name: fieldErrors.name, password: fieldErrors.password }, name: typedName };
+  }
+  const { name, password, next } = parsed.data;
+  const h = await headers();
+  let outcome;
+  try {
+    const ctx = authContext();
+    outcome = await signIn({ db: ctx.db, name, password, clientAddress: clientAddress(h.get("x-forwarded-for")), limiter: ctx.limiter, logN: env().scryptLogN });
+    if (outcome.ok) {
+      const config = env();
+      const token = signSession(sessionPayload({ name: outcome.account.name, passwordChangedAt: outcome.account.passwordChangedAt, ttlMs: config.sessionTtlMs }), ctx.secret);
+      (await cookies()).set(SESSION_COOKIE, token, sessionCookieOptions({ forwardedProto: h.get("x-forwarded-proto"), maxAgeMs: config.sessionTtlMs }));
+    }
+  } catch (error) {
+    reportAuthProblem(error);
+    return { ok: false, code: "internal", message: "Sign-in is unavailable right now; the console's log says why.", name };
+  }
+  if (outcome.ok) redirect(safeNextPath(next)); // outside the try: redirect() works by throwing
+  if (outcome.code === "refused") {
+    const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
+    return { ok: false, code: "refused", message: `Too many failed attempts. Try again in ${minutes} min.`, name };
+  }
+  return { ok: false, code: "unauthorized", message: "Wrong account name or password.", name };
+}
+
+/** Clears the cookie. The token itself stays valid until it expires, so clearing is what counts. */
+export async function logoutAction(): Promise<void> {
+  const h = await headers();
+  (await cookies()).set(SESSION_COOKIE, "", { ...sessionCookieOptions({ forwardedProto: h.get("x-forwarded-proto"), maxAgeMs: 0 }), maxAge: 0 });
+  redirect("/login");
+}
