@@ -1,9 +1,15 @@
 import type { NextConfig } from "next";
+import { STATIC_SECURITY_HEADERS } from "./lib/auth/security-headers";
 
 const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: it must stay a runtime require, never bundled.
   serverExternalPackages: ["better-sqlite3"],
   poweredByHeader: false,
+  // The Content-Security-Policy needs a nonce per request, so proxy.ts sets it; these are the same
+  // for every response, static files included.
+  async headers() {
+    return [{ source: "/:path*", headers: STATIC_SECURITY_HEADERS }];
+  },
 };
 
 export default nextConfig;
