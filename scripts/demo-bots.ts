@@ -1,0 +1,157 @@
+/**
+ * The live demo's bots: alpha and beta trading on their simulated venues in one process, writing
+ * one journal, with simulated time following the wall clock times --speed. Started by
+ * scripts/demo.mjs (npm run demo); runnable alone:
+ *
+ *   node --import tsx scripts/demo-bots.ts --journal data/demo.db [--speed 1] [--seed 1] [--on-call]
+ *
+ * The scenarios' incidents are injected on a schedule, so the console shows a double buy avoided
+ * within seconds and a trip within the first minute; after that, benign faults every couple of
+ * minutes and an incident now and then. With --on-call, a simulated person clears halts a few
+ * minutes after they happen; without it, a halt waits for you.
+ *
+ * SIGINT or SIGTERM: the current cycle finishes (every write is its own short transaction, never
+ * cut in half), the journal is closed, and the process exits 0.
+ */
+import { parseArgs } from "node:util";
+import { openJournalReader } from "../lib/db/journal-file";
+import type { Activity } from "../lib/demo/bot";
+import { applyFault, randomBenignFault, randomIncident, type DemoFault } from "../lib/demo/faults";
+import { SimulatedOnCall } from "../lib/demo/operator";
+import { seededRng, subSeed } from "../lib/demo/random";
+import { SCENARIOS, type ScenarioName } from "../lib/demo/scenarios";
+import { DemoWorld } from "../lib/demo/world";
+
+const BAR_MS = 15_000;
+const CYCLE_MS = 2_500;
+/** However fast the clock, leave the console's reads some room between two cycles. */
+const MIN_WALL_INTERVAL_MS = 100;
+
+interface Planned {
+  /** Simulated ms after the start. */
+  afterMs: number;
+  botId: string;
+  /** Tried in order until one applies (a partial close needs a position to close). */
+  scenarios: ScenarioName[];
+}
+
+/** The opening act: each scenario's incident, on a clock a visitor can follow. */
+const PLAN: Planned[] = [
+  { afterMs: 6_000, botId: "beta", scenarios: ["double-buy-avoided"] },
+  { afterMs: 20_000, botId: "alpha", scenarios: ["in-flight"] },
+  { afterMs: 45_000, botId: "beta", scenarios: ["size-drift", "unknown-position"] },
+  { afterMs: 3 * 60_000, botId: "alpha", scenarios: ["lost-reply-unknown"] },
+  { afterMs: 6 * 60_000, botId: "alpha", scenarios: ["unknown-position", "size-drift"] },
+];
+
+const stamp = (iso: string) => iso.slice(11, 19);
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      journal: { type: "string" },
+      speed: { type: "string", default: "1" },
+      seed: { type: "string", default: "1" },
+      "on-call": { type: "boolean", default: false },
+    },
+  });
+  const speed = Number(values.speed);
+  const seed = Number(values.seed);
+  if (!values.journal || !(speed > 0) || !Number.isFinite(speed) || !Number.isInteger(seed)) {
+    console.error("usage: demo-bots --journal FILE [--speed N] [--seed S] [--on-call]");
+    return 2;
+  }
+  // Fails with the file named if it is missing or unmigrated, before any bot starts.
+  openJournalReader(values.journal).db.close();
+
+  let stopping = false;
+  let wake: () => void = () => undefined;
+  const stop = (signal: string) => {
+    if (!stopping) console.log(`bots: ${signal}, finishing the current cycle`);
+    stopping = true;
+    wake();
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+
+  const lastAlert = new Map<string, string>();
+  const print = (a: Activity) => {
+    // A drift that persists alerts every cycle; say it once until it changes.
+    if (a.kind === "alert") {
+      if (lastAlert.get(a.botId) === a.message) return;
+      lastAlert.set(a.botId, a.message);
+    }
+    console.log(`${stamp(a.at)} ${a.botId.padEnd(5)} ${a.kind.padEnd(8)} ${a.message}`);
+  };
+
+  const world = await DemoWorld.open({
+    file: values.journal,
+    seed,
+    start: new Date(),
+    barMs: BAR_MS,
+    cycleMs: CYCLE_MS,
+    timing: { mode: "realtime", speed },
+    onActivity: print,
+  });
+  const start = world.now().getTime();
+  const rng = seededRng(subSeed(seed, "demo-faults"));
+  const onCall = values["on-call"] ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000, 180_000] }) : null;
+  const plan = [...PLAN];
+  for (const bot of world.bots) {
+    console.log(`bots: ${bot.botId} on ${bot.spec.venue}, ${bot.symbols.join(" ")}`);
+  }
+  console.log(`bots: writing ${world.file}, ${BAR_MS / 1000} s bars, a cycle every ${CYCLE_MS / 1000} s of simulated time, speed ${speed}`);
+
+  const inject = (botId: string, faults: DemoFault[], why: string): boolean => {
+    const done = faults.map((f) => applyFault(world, botId, f)).filter((x): x is string => x !== null);
+    if (done.length > 0) console.log(`${stamp(world.now().toISOString())} ${botId.padEnd(5)} incident  ${why}: ${done.join("; ")}`);
+    return done.length > 0;
+  };
+
+  try {
+    while (!stopping) {
+      world.advanceTo(world.targetTime());
+      const elapsed = world.now().getTime() - start;
+      for (const p of plan.filter((x) => x.afterMs <= elapsed)) {
+        const hit = p.scenarios.find((name) => inject(p.botId, SCENARIOS[name].demoIncident, name));
+        if (hit) plan.splice(plan.indexOf(p), 1);
+      }
+      if (plan.length === 0) {
+        // After the opening act: a benign fault every couple of minutes, an incident every ~20.
+        const perCycle = CYCLE_MS / 60_000;
+        for (const bot of world.bots) {
+          if (rng.chance(perCycle / 2)) inject(bot.botId, [randomBenignFault(rng)], "benign");
+          if (rng.chance(perCycle / 20)) inject(bot.botId, randomIncident(rng), "incident");
+        }
+      }
+      try {
+        await world.cycle();
+      } catch (error) {
+        // One bad cycle (say, the journal locked for longer than the busy timeout) must not end the
+        // demo: every write is its own transaction, so the next cycle starts from a consistent file.
+        console.error(`bots: cycle failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      for (const line of onCall?.tick() ?? []) console.log(`${stamp(world.now().toISOString())} on-call  ${line}`);
+      if (stopping) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(MIN_WALL_INTERVAL_MS, CYCLE_MS / speed));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  } finally {
+    world.close();
+  }
+  console.log("bots: stopped, journal closed");
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`bots: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

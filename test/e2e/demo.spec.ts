@@ -1,0 +1,143 @@
+/**
+ * `npm run demo` as a person runs it: from a terminal, Ctrl-C to stop. It runs on a free port and a
+ * temporary data folder, must serve the console with both bots, write a trip into the journal, and
+ * leave no process and an intact journal behind once interrupted.
+ *
+ * Needs a production build no older than the sources (scripts/test.mjs builds before the browser
+ * tests); otherwise the demo builds first, which the generous timeout allows for.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { expect, test } from "@playwright/test";
+import { tempDir } from "../helpers/journal";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const groupAlive = (pgid: number) => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Every process whose command line or environment mentions `text`: the demo's children carry its folder. */
+function processesMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    if (Number(pid) === process.pid) continue;
+    for (const file of ["cmdline", "environ"]) {
+      try {
+        if (fs.readFileSync(`/proc/${pid}/${file}`, "latin1").includes(text)) {
+          found.push(`${pid}: ${fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").trim()}`);
+          break;
+        }
+      } catch {
+        // gone meanwhile, or not ours to read
+      }
+    }
+  }
+  return found;
+}
+
+/** The process groups the launcher says it started (the bots, the console). */
+const childGroups = (output: string) => [...output.matchAll(/demo: (?:bots|console) started \(process group (\d+)\)/g)].map((m) => Number(m[1]));
+
+test.describe("npm run demo", () => {
+  let demo: ChildProcess | undefined;
+  let output = "";
+  test.afterEach(() => {
+    // Only if the test failed half way: never leave the demo running. A launcher killed outright
+    // cannot stop its children, which live in groups of their own: end those too.
+    for (const pgid of [demo?.pid, ...childGroups(output)]) {
+      if (pgid !== undefined && groupAlive(pgid)) process.kill(-pgid, "SIGKILL");
+    }
+  });
+
+  test("serves the console with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal", async ({ page }) => {
+    test.setTimeout(6 * 60_000);
+    const dir = tempDir("demo");
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    output = "";
+    // Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to that whole group.
+    demo = spawn("npm", ["run", "demo", "--", "--speed", "3"], {
+      cwd: root,
+      detached: true,
+      env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, FORCE_COLOR: "0" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    demo.stdout?.on("data", (d) => (output += d));
+    demo.stderr?.on("data", (d) => (output += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => demo!.once("exit", (code, signal) => resolve({ code, signal })));
+
+    // A build, if one is needed, comes first; the console answering is the demo's own signal.
+    await expect.poll(() => output, { timeout: 5 * 60_000, message: "the demo never said where to open it" }).toContain(`demo: open ${url}`);
+    await expect(async () => {
+      await page.goto(url);
+      await expect(page.getByTestId("bot-card")).toHaveCount(2, { timeout: 2_000 });
+    }).toPass({ timeout: 30_000 });
+    await expect(page.locator('[data-testid="bot-card"][data-bot="alpha"]')).toBeVisible();
+    await expect(page.locator('[data-testid="bot-card"][data-bot="beta"]')).toBeVisible();
+
+    // The sign-in it prints works: an operator who can clear the halt the demo is about to cause.
+    const password = output.match(/sign in as "demo" with password (\S+)/)?.[1];
+    expect(password, "the demo did not say how to sign in").toBeTruthy();
+    await page.goto(`${url}/login`);
+    await page.getByLabel("Account name").fill("demo");
+    await page.getByLabel("Password").fill(password!);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByTestId("signed-in-as")).toContainText("demo (operator)");
+    // It went to the account command on standard input: no process shows it in its arguments.
+    expect(processesMentioning(password!)).toEqual([]);
+
+    const journal = path.join(dir, "demo.db");
+    const trips = () => {
+      const db = new Database(journal, { readonly: true });
+      try {
+        return (db.prepare(`SELECT count(*) AS n FROM breaker_events WHERE kind = 'trip'`).get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    // The opening act trips a breaker 45 simulated seconds in (15 s at speed 3).
+    await expect.poll(trips, { timeout: 60_000, message: "no trip in the demo's first minutes" }).toBeGreaterThan(0);
+
+    const groups = childGroups(output);
+    expect(groups).toHaveLength(2);
+
+    process.kill(-demo.pid!, "SIGINT");
+    // npm passes the interrupt on by ending itself with SIGINT once the demo has exited (cleanly: 0).
+    expect([{ code: 0, signal: null }, { code: null, signal: "SIGINT" }]).toContainEqual(await exited);
+    expect(output).toContain("bots: stopped, journal closed");
+    expect(output).toContain("demo: stopped.");
+    for (const pgid of [demo.pid!, ...groups]) expect(groupAlive(pgid), `process group ${pgid} still has processes`).toBe(false);
+    expect(processesMentioning(dir)).toEqual([]);
+
+    const db = new Database(journal, { readonly: true });
+    try {
+      expect(db.prepare(`PRAGMA integrity_check`).all()).toEqual([{ integrity_check: "ok" }]);
+      expect(db.prepare(`SELECT bot_id FROM bots ORDER BY bot_id`).all()).toEqual([{ bot_id: "alpha" }, { bot_id: "beta" }]);
+      const perBot = db.prepare(`SELECT bot_id, count(*) AS n FROM reconciliations GROUP BY bot_id ORDER BY bot_id`).all() as { bot_id: string; n: number }[];
+      expect(perBot.map((r) => r.bot_id)).toEqual(["alpha", "beta"]);
+      expect(perBot.every((r) => r.n > 0)).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+});
