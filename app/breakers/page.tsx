@@ -1,0 +1,72 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { connection } from "next/server";
+import { BreakersLive } from "@/components/breakers/breakers-live";
+import { NoBots } from "@/components/bots/no-bots";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { parseBreakersView } from "@/lib/breakers-view";
+import { getJournal } from "@/lib/db/console";
+import { breakersQuery } from "@/lib/live/breaker-queries";
+import { getBreakerBoard } from "@/lib/queries/breakers";
+
+export const metadata: Metadata = { title: "Breakers · driftwatch" };
+
+export default async function BreakersPage({ searchParams }: PageProps<"/breakers">) {
+  await connection();
+  const parsed = parseBreakersView(await searchParams);
+  if (!parsed.ok) {
+    return (
+      <section role="alert" className="rounded-lg border-2 border-amber-600 bg-amber-50 p-4 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+        <h1 className="text-xl font-bold">This breakers link is not valid</h1>
+        <p className="mt-2 text-sm">{parsed.message}</p>
+        <p className="mt-2 text-sm">
+          <Link href="/breakers" className="font-semibold underline">
+            Show every bot&apos;s breaker
+          </Link>
+        </p>
+      </section>
+    );
+  }
+  const journal = getJournal();
+  if (!journal.ok) {
+    return (
+      <>
+        <JournalProblem error={journal.error} />
+        <RetryWhenReadable />
+      </>
+    );
+  }
+  const { view } = parsed;
+  const board = getBreakerBoard({ db: journal.db, now: new Date(), bot: view.bot, before: view.before });
+  if (board.bots.length === 0) {
+    if (view.bot === null) return <NoBots file={journal.info.file} />;
+    return (
+      <section className="rounded-lg border border-dashed border-slate-400 p-6">
+        <h1 className="text-xl font-bold">No bot named {view.bot}</h1>
+        <p className="mt-2 text-sm">
+          This journal has no bot or breaker row for <span className="break-all font-mono">{view.bot}</span>.{" "}
+          <Link href="/breakers" className="font-semibold underline">
+            Show every bot&apos;s breaker
+          </Link>
+        </p>
+      </section>
+    );
+  }
+  // The server's read seeds the client's cache, so the first paint is data, not a spinner.
+  const client = new QueryClient();
+  client.setQueryData(breakersQuery(view).queryKey, board);
+  return (
+    <div className="space-y-4">
+      {journal.warnings.map((w) => (
+        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          {w}
+        </p>
+      ))}
+      <HydrationBoundary state={dehydrate(client)}>
+        <BreakersLive view={view} />
+      </HydrationBoundary>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+import Link from "next/link";
+import { memo } from "react";
+import { UtcTime } from "@/components/ui/utc-time";
+import { breakersViewToQuery } from "@/lib/breakers-view";
+import type { BreakerBotView } from "@/lib/queries/breakers";
+import { BreakerEventItem } from "./breaker-event-item";
+import { HaltedFor } from "./halted-for";
+
+/**
+ * One bot: its breaker now (a halt counting up), then its trips and clears, newest first. Memoised:
+ * a poll that changed nothing for this bot (the query keeps unchanged data's identity) renders nothing.
+ */
+export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { bot: BreakerBotView; unsure: boolean; paged: boolean }) {
+  const b = bot.breaker;
+  const headingId = `breakers-${bot.botId}`;
+  return (
+    <section aria-labelledby={headingId} data-testid="bot-breakers" data-bot={bot.botId} className="space-y-3">
+      <div
+        className={`rounded-lg border p-4 ${b?.halted ? "border-2 border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50" : "border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900"} ${unsure ? "opacity-70" : ""}`}
+      >
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <h2 id={headingId} className="break-all font-mono text-lg font-semibold">
+            {bot.botId}
+          </h2>
+          <span
+            data-testid="breaker-now"
+            data-halted={b ? String(b.halted) : "unknown"}
+            className={`rounded px-2 py-0.5 text-sm font-bold tracking-wide ${
+              b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
+            }`}
+          >
+            {b === null ? "NO BREAKER ROW" : b.halted ? "HALTED" : "not halted"}
+          </span>
+        </div>
+        {b === null ? (
+          <p className="mt-2 text-sm">This bot has no row in <code>breakers</code>, so nobody can say whether it may trade. A bot writes that row when it starts.</p>
+        ) : b.halted ? (
+          <p className="mt-2 whitespace-pre-line text-sm [overflow-wrap:anywhere]" data-testid="halted-for">
+            <strong>
+              Halted for <HaltedFor since={b.changedAt} />
+            </strong>: {b.reason ?? "no reason recorded"}
+            <br />
+            since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
+          </p>
+        ) : (
+          <p className="mt-2 whitespace-pre-line text-sm text-slate-700 [overflow-wrap:anywhere] dark:text-slate-200">
+            Last changed <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
+            {b.reason ? `: ${b.reason}` : ""}.
+          </p>
+        )}
+      </div>
+
+      {bot.events.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="no-breaker-events">
+          {paged
+            ? "No older trips or clears."
+            : `${bot.botId} has never tripped. A bot trips its breaker when its books drift from the exchange's or an order's fate cannot be settled; every trip and clear will be listed here with its cause.`}
+        </p>
+      ) : (
+        <ol className="space-y-2" aria-label={`Trips and clears of ${bot.botId}, newest first`}>
+          {bot.events.map((e) => (
+            <li key={e.id}>
+              <BreakerEventItem event={e} />
+            </li>
+          ))}
+        </ol>
+      )}
+      {bot.olderBefore !== null && (
+        <p className="text-sm">
+          <Link href={`/breakers${breakersViewToQuery({ bot: bot.botId, before: bot.olderBefore })}`} className="font-semibold underline">
+            Older trips and clears of {bot.botId}
+          </Link>
+        </p>
+      )}
+    </section>
+  );
+});

@@ -1,0 +1,89 @@
+import Link from "next/link";
+import { UtcTime } from "@/components/ui/utc-time";
+import { formatAge, formatUtc } from "@/lib/format";
+import type { BreakerEventView } from "@/lib/queries/breakers";
+import { DriftList } from "./drift-list";
+import { HaltedFor } from "./halted-for";
+
+/** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
+export function BreakerEventItem({ event }: { event: BreakerEventView }) {
+  if (event.kind === "clear") {
+    return (
+      <article data-testid="breaker-event" data-kind="clear" className="rounded border-l-4 border-emerald-700 bg-white p-3 text-sm shadow-sm dark:bg-slate-900">
+        <header className="flex flex-wrap items-center gap-x-3 gap-y-1">
+          <span className="rounded bg-emerald-800 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Clear</span>
+          <UtcTime iso={event.at} className="font-mono" />
+          <span>
+            by <span className="font-mono">{event.actor}</span>
+          </span>
+        </header>
+        <p className="mt-1 whitespace-pre-line [overflow-wrap:anywhere]">{event.reason}</p>
+        <p className="mt-1 text-slate-700 dark:text-slate-200" data-testid="breaker-duration">
+          {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatAge(event.durationMs)}.`}
+        </p>
+      </article>
+    );
+  }
+
+  const halted = event.status === "halted";
+  return (
+    <article
+      id={`breaker-${event.id}`}
+      data-testid="breaker-event"
+      data-kind="trip"
+      data-status={event.status}
+      className="rounded border-l-4 border-red-700 bg-red-50 p-3 text-sm text-red-950 shadow-sm dark:bg-red-950 dark:text-red-50"
+    >
+      <header className="flex flex-wrap items-center gap-x-3 gap-y-1">
+        <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Trip</span>
+        <UtcTime iso={event.at} className="font-mono" />
+        <span>
+          by <span className="font-mono">{event.actor}</span>
+        </span>
+      </header>
+      <p className="mt-1 whitespace-pre-line font-semibold [overflow-wrap:anywhere]" data-testid="breaker-reason">
+        {event.reason}
+      </p>
+      {event.cause && (
+        <div className="mt-2" data-testid="breaker-cause">
+          <p>
+            Caused by{" "}
+            <Link href={event.cause.href} className="font-semibold underline">
+              reconciliation #{event.cause.reconciliationId}
+            </Link>
+            {event.cause.at ? (
+              <>
+                {" "}
+                at <UtcTime iso={event.cause.at} className="font-mono" /> ({event.cause.outcome})
+              </>
+            ) : (
+              " (that cycle is not in the journal)"
+            )}
+            {event.cause.drifts.length > 0 ? ", drifting:" : ""}
+          </p>
+          <DriftList drifts={event.cause.drifts} label={`Symbols drifting in reconciliation #${event.cause.reconciliationId}`} />
+        </div>
+      )}
+      <p className="mt-2" data-testid="breaker-duration">
+        {event.status === "halted" ? (
+          <strong>
+            Still halted: halted for <HaltedFor since={event.at} />.
+          </strong>
+        ) : event.status === "cleared" && event.clearedAt ? (
+          <>
+            Halted for {formatAge(event.durationMs)}; cleared <UtcTime iso={event.clearedAt} className="font-mono" /> by{" "}
+            <span className="font-mono">{event.clearedBy}</span>.
+          </>
+        ) : (
+          "Ended without a clear event: the breaker is no longer halted, but no one recorded who cleared it or when."
+        )}
+      </p>
+      <p className="mt-2">
+        <Link href={event.incident.href} className="font-semibold underline" data-testid="review-incident">
+          Review this incident<span className="sr-only"> of the trip at {formatUtc(event.at)}</span>
+        </Link>{" "}
+        <span className="text-xs">({halted ? "from 15 min before the trip to now" : "from 15 min before the trip to 15 min after it ended"})</span>
+      </p>
+    </article>
+  );
+}

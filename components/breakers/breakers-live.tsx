@@ -1,0 +1,65 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { AlarmBanner } from "@/components/live/alarm-banner";
+import { HaltSignal } from "@/components/live/halt-signal";
+import { LiveStatus } from "@/components/live/live-status";
+import { useNow } from "@/components/live/use-now";
+import type { BreakersView } from "@/lib/breakers-view";
+import { breakersQuery } from "@/lib/live/breaker-queries";
+import { BotBreakers } from "./bot-breakers";
+
+/** Data older than this means polling has stopped working: no breaker may read as fine. */
+const TOO_OLD_MS = 5_000;
+
+export function BreakersLive({ view }: { view: BreakersView }) {
+  const query = useQuery(breakersQuery(view));
+  const now = useNow();
+  const data = query.data;
+  const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
+  const causes = query.error
+    ? [`cannot read right now: ${query.error.message}`]
+    : tooOld
+      ? [`the page has not been updated for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`]
+      : [];
+  const unsure = causes.length > 0;
+  const halted = data?.bots.filter((b) => b.breaker?.halted).map((b) => b.botId) ?? [];
+
+  return (
+    <div className="space-y-5">
+      <HaltSignal halted={halted} unsure={unsure} />
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>
+        <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />
+      </div>
+      <p className="text-sm text-slate-700 dark:text-slate-200">
+        Each bot&apos;s breaker now, then its trips and clears, newest first ({data?.pageSize ?? 20} per page). A trip halts new entries until a person
+        clears it.
+        {view.bot && (
+          <>
+            {" "}
+            <Link href="/breakers" className="underline">
+              All bots
+            </Link>
+            {view.before !== null && (
+              <>
+                {" · "}
+                <Link href={`/breakers?bot=${encodeURIComponent(view.bot)}`} className="underline">
+                  Newest events of {view.bot}
+                </Link>
+              </>
+            )}
+          </>
+        )}
+      </p>
+      <AlarmBanner title="These breakers may be out of date" causes={causes} fix="Until this clears, treat every bot as possibly halted." />
+      {data && (
+        <div className="grid gap-8 lg:grid-cols-2">
+          {data.bots.map((b) => (
+            <BotBreakers key={b.botId} bot={b} unsure={unsure} paged={view.before !== null} />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
