@@ -1,0 +1,44 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { getJournal } from "@/lib/db/console";
+import { incidentCsv, incidentExportFilename, incidentJson } from "@/lib/incidents/export";
+import { parseIncidentQuery } from "@/lib/incidents/window";
+import { EXPORT_ROW_CAP, getIncidentTimeline, resolveIncidentWindow } from "@/lib/queries/incidents";
+
+const noStore = { "Cache-Control": "no-store" };
+const problem = (status: number, code: string, message: string, extra: Record<string, string> = {}) =>
+  NextResponse.json({ ok: false, error: { code, message, ...extra } }, { status, headers: noStore });
+
+/**
+ * GET ?from&to[&bot][&kind]&format=json|csv: the incident window the page shows, as a download.
+ * A bad window is a 400 with the same sentence the page shows; an unreadable journal a 503.
+ */
+export function GET(request: NextRequest) {
+  const params = request.nextUrl.searchParams;
+  const format = params.get("format") ?? "json";
+  if (format !== "json" && format !== "csv") return problem(400, "invalid", `format must be json or csv, not "${format.slice(0, 20)}".`);
+  const query = parseIncidentQuery(params);
+  if (!query.ok) return problem(400, "invalid", query.message);
+
+  const journal = getJournal();
+  if (!journal.ok) {
+    const { code, message, file, fix } = journal.error;
+    return problem(503, code, message, { file, fix });
+  }
+  try {
+    const window = resolveIncidentWindow({ db: journal.db, now: new Date(), from: query.from, to: query.to });
+    const timeline = getIncidentTimeline({ db: journal.db, window, filters: { bot: query.bot, kinds: query.kinds }, limit: EXPORT_ROW_CAP });
+    const body = format === "json" ? `${JSON.stringify(incidentJson(timeline), null, 2)}\n` : incidentCsv(timeline.events);
+    return new NextResponse(body, {
+      headers: {
+        ...noStore,
+        "Content-Type": format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8; header=present",
+        "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format)}"`,
+        "X-Driftwatch-Events": String(timeline.events.length),
+        "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
+      },
+    });
+  } catch (error) {
+    console.error("driftwatch: incident export failed:", error);
+    return problem(500, "read_failed", `the journal could not be read: ${(error as Error).message}`);
+  }
+}

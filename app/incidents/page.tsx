@@ -1,0 +1,190 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { connection } from "next/server";
+import { IncidentTimeline } from "@/components/incidents/incident-timeline";
+import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { UtcTime } from "@/components/ui/utc-time";
+import { getJournal } from "@/lib/db/console";
+import { formatAge } from "@/lib/format";
+import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/incidents/window";
+import { EXPORT_ROW_CAP, getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
+
+export const metadata: Metadata = { title: "Incident review · driftwatch" };
+
+const defaultedWords = {
+  last_hour: "No window given: showing the last hour.",
+  latest_activity: "Nothing was recorded in the last hour: showing the hour up to the latest activity in the journal.",
+  empty_journal: "The journal holds no order events, reconciliations or breaker events yet.",
+} as const;
+
+function Intro() {
+  return (
+    <div className="space-y-1">
+      <h1 className="text-2xl font-bold">Incident review</h1>
+      <p className="text-sm text-slate-700 dark:text-slate-200">
+        Everything the journal recorded in a window, oldest first: order events, reconciliations and the drifts they found, trips and clears,
+        and what operators did. Times are UTC to the millisecond; hover a time for yours.
+      </p>
+    </div>
+  );
+}
+
+export default async function IncidentsPage({ searchParams }: PageProps<"/incidents">) {
+  await connection();
+  const query = parseIncidentQuery(await searchParams);
+  const journal = getJournal();
+  if (!journal.ok) {
+    return (
+      <>
+        <JournalProblem error={journal.error} />
+        <RetryWhenReadable />
+      </>
+    );
+  }
+  const bots = listIncidentBots({ db: journal.db });
+
+  if (!query.ok) {
+    return (
+      <div className="space-y-4">
+        <Intro />
+        <section role="alert" data-testid="window-error" className="rounded-lg border-2 border-amber-600 bg-amber-50 p-3 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          <h2 className="font-bold">This window cannot be shown</h2>
+          <p className="mt-1 text-sm">{query.message}</p>
+          <p className="mt-1 text-sm">
+            Fix the fields below, or{" "}
+            <Link href="/incidents" className="font-semibold underline">
+              start again from the last hour
+            </Link>
+            .
+          </p>
+        </section>
+        <IncidentWindowForm values={query.raw} bots={bots} fieldErrors={query.fieldErrors} />
+      </div>
+    );
+  }
+
+  const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
+  const window = resolveIncidentWindow({ db: journal.db, now: new Date(), from: query.from, to: query.to });
+  const timeline = getIncidentTimeline({ db: journal.db, window, filters });
+  const { events } = timeline;
+  const trips = events.filter((e) => e.source === "breaker" && e.kind === "trip").length;
+  const unknown = events.reduce((n, e) => n + e.drifts.filter((d) => d.drift === "unknown_position").length, 0);
+  const unknownOrders = events.filter((e) => e.source === "order" && e.severity === "emergency").length;
+  const operatorActions = events.filter((e) => e.operator).length;
+  const width = Date.parse(window.to) - Date.parse(window.from);
+  const allKinds = filters.kinds.length === INCIDENT_KINDS.length;
+
+  return (
+    <div className="space-y-4">
+      {journal.warnings.map((w) => (
+        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          {w}
+        </p>
+      ))}
+      <Intro />
+      <IncidentWindowForm values={{ from: window.from, to: window.to, bot: filters.bot, kinds: filters.kinds }} bots={bots} />
+
+      <section aria-labelledby="timeline" className="space-y-3">
+        <div className="flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="timeline" className="text-xl font-bold">
+            Timeline
+          </h2>
+          <nav aria-label="Move the window" className="flex gap-3 text-sm">
+            <Link href={incidentHref(shiftWindow(window, -1), filters)} className="underline">
+              ← {formatAge(width)} earlier
+            </Link>
+            <Link href={incidentHref(shiftWindow(window, 1), filters)} className="underline">
+              {formatAge(width)} later →
+            </Link>
+          </nav>
+        </div>
+        <p className="text-sm" data-testid="window-summary">
+          <UtcTime iso={window.from} className="font-mono" /> to <UtcTime iso={window.to} className="font-mono" /> ({formatAge(width)})
+          {filters.bot ? (
+            <>
+              , bot <span className="font-mono">{filters.bot}</span> only (
+              <Link href={incidentHref(window, { ...filters, bot: null })} className="underline">
+                all bots
+              </Link>
+              )
+            </>
+          ) : (
+            ", all bots"
+          )}
+          {allKinds ? "" : `, ${filters.kinds.join(", ")} only`}.{window.defaulted ? ` ${defaultedWords[window.defaulted]}` : ""}
+        </p>
+        <p className="text-sm" data-testid="window-counts">
+          <strong>{events.length}</strong> event{events.length === 1 ? "" : "s"}
+          {trips > 0 && (
+            <>
+              {" · "}
+              <strong className="text-red-800 dark:text-red-300">
+                {trips} trip{trips === 1 ? "" : "s"}
+              </strong>
+            </>
+          )}
+          {unknown > 0 && (
+            <>
+              {" · "}
+              <strong className="text-red-800 dark:text-red-300">
+                {unknown} unknown position{unknown === 1 ? "" : "s"}
+              </strong>
+            </>
+          )}
+          {unknownOrders > 0 && (
+            <>
+              {" · "}
+              <strong className="text-red-800 dark:text-red-300">
+                {unknownOrders} unknown order{unknownOrders === 1 ? "" : "s"}
+              </strong>
+            </>
+          )}
+          {operatorActions > 0 && ` · ${operatorActions} operator action${operatorActions === 1 ? "" : "s"}`}
+        </p>
+        <p className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+          <span>Export this window:</span>
+          <a href={incidentExportHref(window, filters, "json")} download className="font-semibold underline" data-testid="export-json">
+            JSON
+          </a>
+          <a href={incidentExportHref(window, filters, "csv")} download className="font-semibold underline" data-testid="export-csv">
+            CSV
+          </a>
+          <span className="text-slate-700 dark:text-slate-200">(up to {EXPORT_ROW_CAP.toLocaleString("en-US")} events)</span>
+        </p>
+        {timeline.capped && (
+          <p role="status" data-testid="timeline-capped" className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm font-semibold text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+            This window holds more than {timeline.limit.toLocaleString("en-US")} events: only the first {timeline.limit.toLocaleString("en-US")} are
+            shown, up to <UtcTime iso={events.at(-1)?.at ?? window.to} className="font-mono" />. Narrow the window, filter by bot or kind, or
+            continue from{" "}
+            <Link href={incidentHref({ from: events.at(-1)?.at ?? window.from, to: window.to }, filters)} className="underline">
+              the last event shown
+            </Link>
+            .
+          </p>
+        )}
+        {events.length === 0 ? (
+          <div className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="timeline-empty">
+            {window.defaulted === "empty_journal" ? (
+              <p>
+                Nothing to review yet: no bot has written an order event, a reconciliation or a breaker event to this journal. Point a bot at it
+                (see <code>docs/journal.md</code>) or try <code>npm run demo</code>.
+              </p>
+            ) : (
+              <p>
+                Nothing was recorded in this window{filters.bot || !allKinds ? " with these filters" : ""}. Move it earlier, widen it, or{" "}
+                <Link href="/incidents" className="font-semibold underline">
+                  jump to the latest activity
+                </Link>
+                .
+              </p>
+            )}
+          </div>
+        ) : (
+          <IncidentTimeline events={events} />
+        )}
+      </section>
+    </div>
+  );
+}

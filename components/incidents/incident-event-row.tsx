@@ -1,0 +1,71 @@
+import { DriftList } from "@/components/breakers/drift-list";
+import { UtcTime } from "@/components/ui/utc-time";
+import type { IncidentEvent } from "@/lib/incidents/events";
+
+const rowStyle: Record<IncidentEvent["severity"], string> = {
+  emergency: "border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50",
+  warning: "border-amber-600 bg-amber-50 text-amber-950 dark:bg-amber-950 dark:text-amber-50",
+  notice: "border-sky-700 bg-sky-50 text-sky-950 dark:bg-sky-950 dark:text-sky-50",
+  info: "border-slate-300 bg-white dark:border-slate-600 dark:bg-slate-900",
+};
+
+function label(e: IncidentEvent): { text: string; style: string } {
+  if (e.source === "breaker") {
+    return e.kind === "trip" ? { text: "Trip", style: "bg-red-700 text-white" } : { text: "Clear", style: "bg-emerald-800 text-white" };
+  }
+  if (e.source === "reconciliation") {
+    const style = e.severity === "emergency" ? "bg-red-700 text-white" : e.severity === "warning" ? "bg-amber-800 text-white" : "bg-slate-600 text-white";
+    return { text: `Reconcile · ${e.kind}`, style };
+  }
+  const style = e.severity === "emergency" ? "bg-red-700 text-white" : e.severity === "warning" ? "bg-amber-800 text-white" : "bg-slate-600 text-white";
+  return { text: `Order · ${e.kind.replace("_", " ")}`, style };
+}
+
+/** Time of day to the millisecond: the minute header above already says the date. */
+const timeOfDay = (iso: string) => {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(11, 23);
+};
+
+function hasDetail(detail: unknown): boolean {
+  if (detail === null || detail === undefined || detail === "") return false;
+  return typeof detail !== "object" || Object.keys(detail).length > 0;
+}
+
+/** One event of the timeline, worded for a reader who was not there. */
+export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
+  const l = label(e);
+  return (
+    <article
+      id={e.id}
+      data-testid="incident-event"
+      data-source={e.source}
+      data-kind={e.kind}
+      data-severity={e.severity}
+      data-at={e.at}
+      className={`grid scroll-mt-4 grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 rounded border-l-4 p-2 text-sm target:ring-2 target:ring-sky-600 ${rowStyle[e.severity]}`}
+    >
+      <UtcTime iso={e.at} className="font-mono text-xs leading-6 sm:text-sm">
+        {timeOfDay(e.at)}
+      </UtcTime>
+      <div className="min-w-0">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <span className={`rounded px-1.5 py-0.5 text-xs font-bold uppercase ${l.style}`}>{l.text}</span>
+          {e.botId && <span className="font-mono text-xs font-semibold">{e.botId}</span>}
+          {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
+        </div>
+        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{e.summary}</p>
+        {e.clientOrderId && <p className="font-mono text-xs [overflow-wrap:anywhere]">{e.clientOrderId}</p>}
+        {e.drifts.length > 0 && <DriftList drifts={e.drifts} label={`Symbols drifting in reconciliation #${e.reconciliationId}`} />}
+        {hasDetail(e.detail) && (
+          <details className="mt-1">
+            <summary className="cursor-pointer text-xs underline">detail</summary>
+            <pre className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">
+              {typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail, null, 2)}
+            </pre>
+          </details>
+        )}
+      </div>
+    </article>
+  );
+}
