@@ -1,0 +1,163 @@
+import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { csvRecords } from "../helpers/csv";
+import { OPERATOR_REASON, writeIncidentScenario, type IncidentScenario } from "../helpers/incident-journal";
+import { startConsole, type ConsoleServer } from "./console-server";
+
+async function noSeriousAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+}
+
+async function noHorizontalScroll(page: Page) {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  expect(scroll).toBeLessThanOrEqual(client);
+}
+
+test.describe("breakers and the incident review, after an unknown position, a lost reply and an operator's clear", () => {
+  let server: ConsoleServer;
+  let scenario: IncidentScenario;
+
+  test.beforeAll(async () => {
+    // Twenty minutes ago, so the trips are recent and bot-b's halt is still open now.
+    scenario = await writeIncidentScenario({ startAt: new Date(Date.now() - 20 * 60_000) });
+    scenario.close();
+    server = await startConsole({ journal: scenario.file });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("the breakers page lists each trip with its cause, actor and duration, and its review link opens the incident", async ({ page }) => {
+    await page.goto(`${server.url}/breakers`);
+    await expect(page.getByRole("heading", { name: "Breakers", level: 1 })).toBeVisible();
+    await expect(page.getByTestId("live-status")).toContainText("updated");
+
+    const a = page.locator('[data-testid="bot-breakers"][data-bot="bot-a"]');
+    await expect(a.getByTestId("breaker-now")).toHaveText("not halted");
+    const trip = a.locator('[data-testid="breaker-event"][data-kind="trip"]');
+    await expect(trip.getByTestId("breaker-reason")).toHaveText("unknown position ETHUSDT +3");
+    await expect(trip.getByTestId("breaker-cause")).toContainText(`reconciliation #${scenario.botA.reconciliationId}`);
+    await expect(trip.locator('[data-testid="drift-line"][data-drift="unknown_position"]')).toContainText("ETHUSDT");
+    await expect(trip.getByTestId("breaker-duration")).toContainText(/Halted for 2 min 0 s; cleared .* by operator:ana/);
+    const clear = a.locator('[data-testid="breaker-event"][data-kind="clear"]');
+    await expect(clear).toContainText("operator:ana");
+    await expect(clear).toContainText("Ended a halt of 2 min 0 s");
+
+    const b = page.locator('[data-testid="bot-breakers"][data-bot="bot-b"]');
+    await expect(b.getByTestId("breaker-now")).toHaveText("HALTED");
+    await expect(b.getByTestId("halted-for")).toContainText(/Halted for \d+ min \d+ s/);
+    await expect(b.locator('[data-kind="trip"]')).toHaveAttribute("data-status", "halted");
+    await expect(b.locator('[data-kind="trip"]').getByTestId("breaker-duration")).toContainText("Still halted");
+
+    fs.mkdirSync("test-results/screenshots", { recursive: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.screenshot({ path: "test-results/screenshots/breakers.png", fullPage: true });
+
+    await trip.getByTestId("review-incident").click();
+    await expect(page).toHaveURL(new RegExp(`/incidents\\?from=.*&bot=bot-a#breaker-${scenario.botA.tripId}$`));
+    const target = page.locator(`#breaker-${scenario.botA.tripId}`);
+    await expect(target).toBeVisible();
+    await expect(target).toContainText("BREAKER TRIPPED by bot: unknown position ETHUSDT +3");
+    await expect(page.locator(`#breaker-${scenario.botA.clearId}`)).toContainText("operator:ana");
+    // Filtered to bot-a: bot-b's lost order is not in this incident.
+    await expect(page.locator('[data-testid="incident-event"]').filter({ hasText: "b700-" })).toHaveCount(0);
+  });
+
+  test("the incident review shows every event of the window in time order, minute by minute", async ({ page }) => {
+    await page.goto(`${server.url}/incidents`);
+    await expect(page.getByRole("heading", { name: "Incident review" })).toBeVisible();
+    await expect(page.getByTestId("window-summary")).toContainText("showing the last hour");
+    const events = page.getByTestId("incident-event");
+    const total = scenario.counts.orderEvents + scenario.counts.reconciliations + scenario.counts.breakerEvents;
+    await expect(events).toHaveCount(total);
+    const times = await events.evaluateAll((els) => els.map((e) => e.getAttribute("data-at") ?? ""));
+    expect(times).toEqual([...times].sort());
+    await expect(page.getByTestId("incident-minute").first().locator("h3")).toContainText(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    // Times to the millisecond, local time on hover.
+    await expect(events.first().locator("time")).toHaveText(/^\d\d:\d\d:\d\d\.\d{3}$/);
+    await expect(events.first().locator("time")).toHaveAttribute("title", /your local time/);
+
+    const drift = page.locator(`#reconciliation-${scenario.botA.reconciliationId}`);
+    await expect(drift).toHaveAttribute("data-severity", "emergency");
+    await expect(drift.locator('[data-drift="unknown_position"]')).toContainText("ours 0 · theirs +3");
+    await expect(page.locator('[data-source="order"][data-kind="status"][data-severity="emergency"]')).toContainText("is UNKNOWN");
+    await expect(page.getByTestId("window-counts")).toContainText("2 trips");
+    await expect(page.getByTestId("window-counts")).toContainText("1 unknown position");
+
+    // Filters live in the URL: trips and clears only.
+    await page.goto(`${server.url}/incidents?kind=breaker`);
+    await expect(events).toHaveCount(scenario.counts.breakerEvents);
+    await expect(page.getByLabel("trips and clears")).toBeChecked();
+    await expect(page.getByLabel("order events")).not.toBeChecked();
+  });
+
+  test("the exports of the window parse and hold the same events as the page", async ({ page, request }) => {
+    await page.goto(`${server.url}/incidents`);
+    const shown = await page.getByTestId("incident-event").count();
+    expect(shown).toBeGreaterThan(0);
+
+    const jsonHref = await page.getByTestId("export-json").getAttribute("href");
+    const res = await request.get(server.url + jsonHref);
+    expect(res.status()).toBe(200);
+    expect(res.headers()["content-disposition"]).toMatch(/^attachment; filename="driftwatch-incident-[A-Za-z0-9._-]+\.json"$/);
+    const json = (await res.json()) as { window: { from: string; to: string }; events: { id: string; at: string; summary: string }[] };
+    const url = new URL(server.url + jsonHref);
+    expect(json.window).toEqual({ from: url.searchParams.get("from"), to: url.searchParams.get("to") });
+    expect(json.events).toHaveLength(shown);
+    expect(json.events.map((e) => e.at)).toEqual(json.events.map((e) => e.at).sort());
+
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
+    expect(download.suggestedFilename()).toMatch(/^driftwatch-incident-[A-Za-z0-9._-]+\.csv$/);
+    const csv = fs.readFileSync(await download.path(), "utf8");
+    const records = csvRecords(csv);
+    expect(records).toHaveLength(shown);
+    expect(records.map((r) => r.id)).toEqual(json.events.map((e) => e.id));
+    expect(records.find((r) => r.kind === "clear")!.reason).toBe(OPERATOR_REASON);
+  });
+
+  test("a bad window says what is wrong, on the page and from the export route, never a 500", async ({ page, request }) => {
+    const reversed = "from=2026-08-10T16:00:00Z&to=2026-08-10T15:00:00Z";
+    const res = await page.goto(`${server.url}/incidents?${reversed}`);
+    expect(res?.status()).toBe(200);
+    await expect(page.getByTestId("window-error")).toContainText("to must be after from (2026-08-10T16:00:00.000Z)");
+    await expect(page.getByRole("textbox", { name: "From (UTC)" })).toHaveValue("2026-08-10T16:00:00Z");
+
+    await page.goto(`${server.url}/incidents?from=last%20tuesday`);
+    await expect(page.getByTestId("window-error")).toContainText("from must be a UTC time such as 2026-08-10T15:30:00Z");
+
+    const wide = await request.get(`${server.url}/api/incidents/export?from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&format=csv`);
+    expect(wide.status()).toBe(400);
+    expect(((await wide.json()) as { error: { message: string } }).error.message).toMatch(/the widest allowed is 7 d/);
+    const back = await request.get(`${server.url}/api/incidents/export?${reversed}&format=json`);
+    expect(back.status()).toBe(400);
+  });
+
+  for (const [name, path] of [
+    ["breakers", "/breakers"],
+    ["incidents", "/incidents"],
+  ] as const) {
+    for (const colorScheme of ["light", "dark"] as const) {
+      test(`${name}, ${colorScheme}: no horizontal scroll at 390 px, no serious axe violation, screenshot saved`, async ({ browser }) => {
+        // axe on a page that polls every second is slow on a busy machine; the check, not the clock, is the test.
+        test.setTimeout(150_000);
+        const context = await browser.newContext({ colorScheme, viewport: { width: 390, height: 844 } });
+        try {
+          const page = await context.newPage();
+          await page.goto(server.url + path);
+          await expect(page.locator("h1").first()).toBeVisible();
+          await noHorizontalScroll(page);
+          await noSeriousAxeViolations(page);
+          fs.mkdirSync("test-results/screenshots", { recursive: true });
+          await page.screenshot({ path: `test-results/screenshots/${name}-390${colorScheme === "dark" ? "-dark" : ""}.png`, fullPage: true });
+          if (name === "incidents" && colorScheme === "light") {
+            await page.setViewportSize({ width: 1280, height: 900 });
+            await page.screenshot({ path: "test-results/screenshots/incidents.png", fullPage: true });
+          }
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+});
