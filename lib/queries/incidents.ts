@@ -127,12 +127,15 @@ function anyActivity(db: JournalDb, from: string, to: string): boolean {
 }
 
 /**
- * The window the URL asked for, or the default: the last hour, or, when nothing happened in it,
- * the hour up to the latest thing the journal holds (the morning after, or a bot that stopped).
+ * The window the URL asked for, or the default: the last hour (to the end of the current minute),
+ * or, when nothing happened in it, the hour up to the latest thing the journal holds (the morning
+ * after, or a bot that stopped).
  */
 export function resolveIncidentWindow(params: { db: JournalDb; now: Date; from: string | null; to: string | null }): ResolvedWindow {
   if (params.from !== null && params.to !== null) return { from: params.from, to: params.to, defaulted: null };
-  const lastHour = { from: new Date(params.now.getTime() - DEFAULT_WINDOW_MS).toISOString(), to: params.now.toISOString() };
+  // Minute edges read better than now's milliseconds, and the link stays the same for a minute.
+  const end = floorToMinute(params.now.getTime()) + MINUTE_MS;
+  const lastHour = { from: new Date(end - DEFAULT_WINDOW_MS).toISOString(), to: new Date(end).toISOString() };
   if (anyActivity(params.db, lastHour.from, lastHour.to)) return { ...lastHour, defaulted: "last_hour" };
   const latest = latestActivity(params.db);
   const t = latest === null ? NaN : Date.parse(latest);

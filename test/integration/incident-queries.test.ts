@@ -121,10 +121,10 @@ describe("resolveIncidentWindow", () => {
 
   it("defaults to the last hour when something happened in it", async () => {
     const { db, s } = await scenario();
-    const now = new Date(Date.parse(s.botA.endAt) + 10 * 60_000);
+    const now = new Date(Date.parse(s.botA.endAt) + 10 * 60_000 + 1_234);
     expect(resolveIncidentWindow({ db, now, from: null, to: null })).toEqual({
-      from: new Date(now.getTime() - 3_600_000).toISOString(),
-      to: now.toISOString(),
+      from: "2026-08-10T14:43:00.000Z",
+      to: "2026-08-10T15:43:00.000Z",
       defaulted: "last_hour",
     });
   });
