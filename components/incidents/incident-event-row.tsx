@@ -17,8 +17,11 @@ function label(e: IncidentEvent): { text: string; style: string } {
     const style = e.severity === "emergency" ? "bg-red-700 text-white" : e.severity === "warning" ? "bg-amber-800 text-white" : "bg-slate-600 text-white";
     return { text: `Reconcile · ${e.kind}`, style };
   }
+  if (e.source === "audit") {
+    return { text: `Audit · ${e.kind.replaceAll("_", " ")}`, style: e.outcome === "refused" ? "bg-amber-800 text-white" : "bg-sky-800 text-white" };
+  }
   const style = e.severity === "emergency" ? "bg-red-700 text-white" : e.severity === "warning" ? "bg-amber-800 text-white" : "bg-slate-600 text-white";
-  return { text: `Order · ${e.kind.replace("_", " ")}`, style };
+  return { text: `Order · ${e.kind.replaceAll("_", " ")}`, style };
 }
 
 /** Time of day to the millisecond: the minute header above already says the date. */

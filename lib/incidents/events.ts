@@ -8,7 +8,7 @@ import type { DriftClass } from "../reconcile/diff";
 /** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
 const RECONCILE_STRATEGY = "reconcile";
 
-export type IncidentSource = "order" | "reconciliation" | "breaker";
+export type IncidentSource = "order" | "reconciliation" | "breaker" | "audit";
 /** emergency: a trip, an unknown position or an unknown order. warning: something failed or drifted. */
 export type IncidentSeverity = "emergency" | "warning" | "notice" | "info";
 
@@ -25,11 +25,11 @@ export interface IncidentEvent {
   id: string;
   at: string;
   source: IncidentSource;
-  /** order_events.kind, reconciliations.outcome, or breaker_events.kind. */
+  /** order_events.kind, reconciliations.outcome, breaker_events.kind, or audit_log.action. */
   kind: string;
   botId: string | null;
   actor: string;
-  /** The actor is a person (`operator:<name>`). */
+  /** The actor is a person (`operator:<name>`), or it is an audit entry (a person's attempt, signed in or not). */
   operator: boolean;
   severity: IncidentSeverity;
   summary: string;
@@ -41,11 +41,15 @@ export interface IncidentEvent {
   clientOrderId: string | null;
   /** The cycle itself, or the cycle that caused a trip. */
   reconciliationId: number | null;
-  /** The breaker's reason, or a reconciliation's error. */
+  /** The breaker's reason, a reconciliation's error, or an audit refusal's code. */
   reason: string | null;
+  /** What an audited action acted on (an order id, `bot/symbol`, a bot id); null for other sources. */
+  target: string | null;
+  /** An audited action's outcome: `applied` or `refused`; null for other sources. */
+  outcome: string | null;
   /** The drifting symbols of a drift cycle; empty otherwise. */
   drifts: IncidentDrift[];
-  /** order_events.detail, parsed (the raw text when it is not JSON); null for other sources. */
+  /** order_events.detail or audit_log.detail, parsed (the raw text when it is not JSON); null for other sources. */
   detail: unknown;
 }
 
@@ -66,6 +70,8 @@ export interface IncidentRow {
   reason: string | null;
   reconciliationId: number | null;
   ordersInFlight: number | null;
+  target: string | null;
+  outcome: string | null;
 }
 
 export const isOperator = (actor: string) => actor.startsWith("operator:");
@@ -147,6 +153,13 @@ function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summa
   }
 }
 
+function auditWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
+  const action = row.kind.replaceAll("_", " ");
+  const on = row.target ? ` on ${row.target}` : "";
+  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on} REFUSED${row.reason ? ` (${row.reason})` : ""}`, severity: "warning" };
+  return { summary: `${row.actor}: ${action}${on} (${row.outcome ?? "no outcome recorded"})`, severity: "notice" };
+}
+
 function breakerWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
   if (row.kind === "trip") {
     const cause = row.reconciliationId !== null ? ` (reconciliation #${row.reconciliationId})` : "";
@@ -156,8 +169,15 @@ function breakerWords(row: IncidentRow): { summary: string; severity: IncidentSe
 }
 
 export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []): IncidentEvent {
-  const detail = row.source === "order" ? parseDetail(row.detail) : null;
-  const words = row.source === "order" ? orderWords(row, detail) : row.source === "reconciliation" ? reconciliationWords(row, drifts) : breakerWords(row);
+  const detail = row.source === "order" || row.source === "audit" ? parseDetail(row.detail) : null;
+  const words =
+    row.source === "order"
+      ? orderWords(row, detail)
+      : row.source === "reconciliation"
+        ? reconciliationWords(row, drifts)
+        : row.source === "audit"
+          ? auditWords(row)
+          : breakerWords(row);
   return {
     id: `${row.source}-${row.rowId}`,
     at: row.at,
@@ -165,7 +185,7 @@ export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []):
     kind: row.kind,
     botId: row.botId,
     actor: row.actor,
-    operator: isOperator(row.actor),
+    operator: row.source === "audit" || isOperator(row.actor),
     severity: words.severity,
     summary: words.summary,
     symbol: row.symbol,
@@ -175,6 +195,8 @@ export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []):
     clientOrderId: row.clientOrderId,
     reconciliationId: row.reconciliationId,
     reason: row.reason,
+    target: row.target,
+    outcome: row.outcome,
     drifts: row.source === "reconciliation" ? drifts : [],
     detail,
   };

@@ -33,8 +33,8 @@ interface Filter {
 
 /**
  * Every source of the timeline, each one SELECT with the same columns, over its own `at` index.
- * "operator" is not a table but a filter on actors, so it widens the sources that carry one. The
- * audit log, when it lands, is one more entry here.
+ * "operator" is the audit log plus a filter on actors, so it also widens the sources that carry
+ * one. A new source is one more entry here.
  */
 const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] = [
   {
@@ -43,7 +43,7 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
       f.kinds.has("reconciliation")
         ? sql`SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
                 'bot' AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
-                r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight
+                r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight, NULL AS target, NULL AS outcome
               FROM reconciliations r
               WHERE r.at >= ${f.from} AND r.at < ${f.to}${f.bot === null ? sql`` : sql` AND r.bot_id = ${f.bot}`}`
         : null,
@@ -54,7 +54,7 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
       if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
       return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
                    e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
-                   NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight
+                   NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
                  FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
                  WHERE e.at >= ${f.from} AND e.at < ${f.to}${f.bot === null ? sql`` : sql` AND o.bot_id = ${f.bot}`}${
                    f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`
@@ -67,18 +67,34 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
       if (!f.kinds.has("breaker") && !f.kinds.has("operator")) return null;
       return sql`SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
                    NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
-                   b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight
+                   b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
                  FROM breaker_events b
                  WHERE b.at >= ${f.from} AND b.at < ${f.to}${f.bot === null ? sql`` : sql` AND b.bot_id = ${f.bot}`}${
                    f.kinds.has("breaker") ? sql`` : sql` AND substr(b.actor, 1, 9) = 'operator:'`
                  }`;
     },
   },
+  {
+    // Every operator action, applied or refused. The log names a target, not a bot: a bot id, a
+    // `bot/symbol`, or an order id whose bot the orders table knows.
+    source: "audit",
+    select: (f) => {
+      if (!f.kinds.has("operator")) return null;
+      return sql`SELECT 'audit' AS source, 3 AS rank, a.id AS rowId, a.at AS at,
+                   CASE WHEN EXISTS (SELECT 1 FROM bots WHERE bot_id = a.target) THEN a.target
+                        ELSE coalesce((SELECT bot_id FROM orders WHERE client_order_id = a.target),
+                                      CASE WHEN instr(a.target, '/') > 0 THEN substr(a.target, 1, instr(a.target, '/') - 1) END) END AS botId,
+                   a.action AS kind, a.actor AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy,
+                   a.detail AS detail, a.code AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, a.target AS target, a.outcome AS outcome
+                 FROM audit_log a
+                 WHERE a.at >= ${f.from} AND a.at < ${f.to}${f.bot === null ? sql`` : sql` AND botId = ${f.bot}`}`;
+    },
+  },
 ];
 
 /**
  * Everything that happened in [from, to), in time order (at a tie: the reconciliation, then the
- * orders it moved, then the trip it caused). One UNION ALL over the `at` indexes, cut at
+ * orders it moved, then the trip it caused, then the audit entry of an operator's action). One UNION ALL over the `at` indexes, cut at
  * `limit + 1` rows, so a wide window costs the cap, not the history.
  */
 export function getIncidentTimeline(params: {
@@ -112,7 +128,8 @@ function latestActivity(db: JournalDb): string | null {
     sql`SELECT max(
           coalesce((SELECT max(at) FROM order_events), ''),
           coalesce((SELECT max(at) FROM reconciliations), ''),
-          coalesce((SELECT max(at) FROM breaker_events), '')) AS latest`,
+          coalesce((SELECT max(at) FROM breaker_events), ''),
+          coalesce((SELECT max(at) FROM audit_log), '')) AS latest`,
   );
   return row?.latest ? row.latest : null;
 }
@@ -121,7 +138,8 @@ function anyActivity(db: JournalDb, from: string, to: string): boolean {
   const row = db.get<{ any: number }>(
     sql`SELECT EXISTS (SELECT 1 FROM order_events WHERE at >= ${from} AND at < ${to})
             OR EXISTS (SELECT 1 FROM reconciliations WHERE at >= ${from} AND at < ${to})
-            OR EXISTS (SELECT 1 FROM breaker_events WHERE at >= ${from} AND at < ${to}) AS any`,
+            OR EXISTS (SELECT 1 FROM breaker_events WHERE at >= ${from} AND at < ${to})
+            OR EXISTS (SELECT 1 FROM audit_log WHERE at >= ${from} AND at < ${to}) AS any`,
   );
   return row?.any === 1;
 }

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { appendAudit } from "@/lib/audit/log";
 import { INCIDENT_KINDS, type IncidentKind } from "@/lib/incidents/window";
 import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
 import { botOnSim } from "../helpers/bot";
@@ -93,6 +94,33 @@ describe("getIncidentTimeline", () => {
     expect(only(["operator"], "bot-a").map((e) => e.actor)).toEqual(["operator:ana"]);
     // order + operator: the order events, with the operator's note among them, once.
     expect(only(["order", "operator"]).filter((e) => e.operator).map((e) => e.source)).toEqual(["breaker", "order"]);
+  });
+
+  it("merges the audit log as operator actions, each under the bot its target names", async () => {
+    const { s, db } = await scenario();
+    const w = botOnSim({ file: s.file, botId: "bot-b", prefix: "b700" });
+    cleanup.push(w.close);
+    const audit = (at: string, actor: string, action: string, target: string, outcome: "applied" | "refused", code: string | null = null) =>
+      w.db.transaction(() => appendAudit(w.db, { at, actor, action, target, outcome, code, detail: { reason: 'checked, "all good"' } })).immediate();
+    audit(s.botA.clearAt, "operator:ana", "clear_halt", "bot-a", "applied");
+    audit("2026-08-10T15:33:00.000Z", "operator:bob", "resolve_order", s.botB.clientOrderId, "refused", "refused");
+    audit("2026-08-10T15:34:00.000Z", "operator:bob", "acknowledge_drift", "bot-a/ETHUSDT", "applied");
+    audit("2026-08-10T15:35:00.000Z", "anonymous", "clear_halt", "bot-b", "refused", "unauthorized");
+
+    const get = (kinds: IncidentKind[], bot: string | null = null) => getIncidentTimeline({ db, window: HOUR, filters: { bot, kinds } }).events;
+    const audits = get(["operator"]).filter((e) => e.source === "audit");
+    expect(audits.map((e) => [e.kind, e.botId, e.outcome, e.severity])).toEqual([
+      ["clear_halt", "bot-a", "applied", "notice"],
+      ["resolve_order", "bot-b", "refused", "warning"],
+      ["acknowledge_drift", "bot-a", "applied", "notice"],
+      ["clear_halt", "bot-b", "refused", "warning"],
+    ]);
+    expect(audits[3]!.summary).toBe("anonymous: clear halt on bot-b REFUSED (unauthorized)");
+    // At the clear's instant, the breaker event comes first, then the audit entry that recorded it.
+    const atClear = get([...INCIDENT_KINDS]).filter((e) => e.at === s.botA.clearAt).map((e) => e.source);
+    expect(atClear).toEqual(["breaker", "audit"]);
+    expect(get(["operator"], "bot-a").filter((e) => e.source === "audit").map((e) => e.kind)).toEqual(["clear_halt", "acknowledge_drift"]);
+    expect(get(["order", "reconciliation", "breaker"]).some((e) => e.source === "audit")).toBe(false);
   });
 
   it("is half-open: an event at `from` is in, one at `to` belongs to the next window", async () => {

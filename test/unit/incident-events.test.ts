@@ -17,6 +17,8 @@ const row = (r: Partial<IncidentRow>): IncidentRow => ({
   reason: null,
   reconciliationId: null,
   ordersInFlight: null,
+  target: null,
+  outcome: null,
   ...r,
 });
 
@@ -42,6 +44,16 @@ describe("toIncidentEvent", () => {
       { symbol: "AAPL", ours: 500, theirs: 300, qtyStep: 1, drift: "size_drift" },
     ]);
     expect(e).toMatchObject({ severity: "warning", summary: "DRIFT on 1 symbol: AAPL ours +500 / theirs +300 (size drift)" });
+  });
+
+  it("words an audited action by its actor, action, target and outcome; a refusal is a warning", () => {
+    const audit = (r: Partial<IncidentRow>) => toIncidentEvent(row({ source: "audit", actor: "operator:ana", kind: "clear_halt", target: "bot-a", detail: '{"reason":"ok"}', ...r }));
+    expect(audit({ outcome: "applied" })).toMatchObject({ summary: "operator:ana: clear halt on bot-a (applied)", severity: "notice", operator: true, detail: { reason: "ok" } });
+    expect(audit({ outcome: "refused", reason: "conflict", actor: "anonymous" })).toMatchObject({
+      summary: "anonymous: clear halt on bot-a REFUSED (conflict)",
+      severity: "warning",
+      operator: true,
+    });
   });
 
   it("flags operators by the actor prefix alone", () => {
