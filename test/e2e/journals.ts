@@ -82,3 +82,31 @@ export async function incidentJournal(opts: { startMsAgo?: number } = {}): Promi
   }
   return { file, bots, close: () => db.close() };
 }
+
+/**
+ * The lost-reply incident, live: beta's buy of 2 ETHUSDT was filled but its reply lost and every
+ * lookup failed, so the order is unknown, the exchange holds a position the book does not, and the
+ * breaker is tripped. `cycle()` runs one bot cycle on a clock synced to now.
+ */
+export async function lostReplyJournal(): Promise<{ file: string; bot: LiveBot; cycle: () => Promise<void>; close: () => void }> {
+  const file = `${tempDir("e2e")}/journal.db`;
+  migrateJournal(file, { migrationsDir });
+  const { db } = openJournalWriter(file, { migrationsDir });
+  const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
+  const sim = new SimExchange({ seed: 5, symbols: SYMBOLS, startAt: new Date(Date.now() - 3 * 60_000) });
+  const writer = new JournalWriter({ db, botId: "beta", prefix: "be1", exchange: sim, qtyStepFor: (s) => steps.get(s), clock: () => sim.now(), sleep: async (ms) => sim.advance(ms) });
+  writer.register();
+  const symbols = SYMBOLS.map((s) => s.symbol);
+  const cycle = async () => {
+    sim.advance(Math.max(0, Date.now() - sim.now().getTime()));
+    await writer.reconcile({ symbols });
+    writer.heartbeat();
+  };
+  await writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.5, bar: sim.now().toISOString() });
+  await cycle();
+  sim.inject({ on: "create", fault: "timeout_after_accept" });
+  sim.inject({ on: "find", fault: "lookup_fail", times: 3 }); // every lookup the bot makes fails; later ones work
+  await writer.sendOnce({ strategy: "trend", symbol: "ETHUSDT", side: "buy", qty: 2, bar: sim.now().toISOString() });
+  await cycle();
+  return { file, bot: { writer, sim }, cycle, close: () => db.close() };
+}

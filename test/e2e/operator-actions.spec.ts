@@ -1,0 +1,140 @@
+/**
+ * The operator's night, in Chromium: sign in, settle the doubtful order of a lost reply by asking
+ * the exchange, acknowledge the drift, clear the halt, and watch the bot's next cycle come back
+ * running. A viewer sees the same screens with every action disabled. Then the audit chain
+ * verifies, and breaks, naming the entry, once a row is altered behind the console's back.
+ */
+import { spawnSync } from "node:child_process";
+import type http from "node:http";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { serveVenueGateway } from "@/lib/exchange/venue-gateway";
+import { repoRoot, sqliteCli, tempDir } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "./console-server";
+import { lostReplyJournal, type LiveBot } from "./journals";
+
+const SECRET = "operator-actions-session-secret-longer-than-32";
+const TOKEN = "venue-gateway-token-for-tests";
+const accounts = [
+  { name: "ana", role: "operator", password: "ana's long password here" },
+  { name: "vic", role: "viewer", password: "vic's long password here" },
+];
+
+function tsx(args: string[], env: Record<string, string>, input?: string) {
+  return spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), args, { cwd: repoRoot, input, encoding: "utf8", env: { ...process.env, ...env } });
+}
+
+async function signIn(page: Page, url: string, who: (typeof accounts)[number]) {
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Account name").fill(who.name);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toContainText(who.name);
+}
+
+test.describe.configure({ mode: "serial" });
+
+test.describe("operator actions on a lost reply", () => {
+  let server: ConsoleServer;
+  let gateway: http.Server;
+  let journal: Awaited<ReturnType<typeof lostReplyJournal>>;
+  let bot: LiveBot;
+
+  test.beforeAll(async () => {
+    journal = await lostReplyJournal();
+    bot = journal.bot;
+    const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
+    for (const a of accounts) {
+      const r = tsx(["scripts/accounts.ts", "add", a.name, "--role", a.role, "--password-stdin"], { DRIFTWATCH_ACCOUNTS_DB: accountsDb }, `${a.password}\n`);
+      expect(r.status, r.stderr).toBe(0);
+    }
+    gateway = await serveVenueGateway({ adapters: new Map([["beta", bot.sim]]), host: "127.0.0.1", port: 0, token: TOKEN });
+    const port = (gateway.address() as { port: number }).port;
+    server = await startConsole({
+      journal: journal.file,
+      env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET, DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${port}`, DRIFTWATCH_VENUE_TOKEN: TOKEN },
+    });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    gateway?.close();
+    journal?.close();
+  });
+
+  test("a viewer sees every screen with no enabled action", async ({ page }) => {
+    await signIn(page, server.url, accounts[1]!);
+    await page.goto(`${server.url}/doubtful`);
+    await expect(page.getByTestId("doubtful-order")).toHaveCount(1);
+    await expect(page.getByRole("button", { name: "Check on exchange" })).toBeDisabled();
+    await page.getByText("Resolve by hand").click();
+    await expect(page.getByRole("button", { name: "Record resolution" })).toBeDisabled();
+    await page.goto(server.url);
+    await expect(page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]')).toHaveAttribute("data-drift", "unknown_position");
+    await page.getByText("Acknowledge", { exact: true }).click();
+    await expect(page.getByRole("button", { name: "Acknowledge ETHUSDT" })).toBeDisabled();
+    await page.goto(`${server.url}/bots/beta`);
+    await expect(page.getByRole("button", { name: "Clear halt" })).toBeDisabled();
+    const enabled = await page.locator("form button:enabled").evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => t !== "Sign out"));
+    expect(enabled).toEqual([]);
+  });
+
+  test("an operator resolves, acknowledges and clears, and the bot's next cycle runs again", async ({ page }) => {
+    await signIn(page, server.url, accounts[0]!);
+
+    // 1. The doubtful order: ask the exchange about its id.
+    await page.goto(`${server.url}/doubtful`);
+    const order = page.getByTestId("doubtful-order");
+    await order.getByRole("button", { name: "Check on exchange" }).click();
+    await expect(order.getByTestId("action-ok")).toContainText("The exchange has it as filled");
+    await expect(page.getByTestId("no-doubtful")).toBeVisible();
+    expect(bot.sim.orders().filter((o) => o.symbol === "ETHUSDT")).toHaveLength(1); // asked, never resent
+
+    // 2. The drift it left behind: acknowledge it with a note.
+    await page.goto(server.url);
+    const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
+    await row.getByText("Acknowledge", { exact: true }).click();
+    await row.getByLabel("What you checked").fill("the unknown order filled 2 ETH; lookup confirmed it");
+    await row.getByRole("button", { name: "Acknowledge ETHUSDT" }).click();
+    await expect(row.getByTestId("action-ok")).toContainText("Acknowledged until");
+    await expect(row.getByTestId("ack-cell")).toContainText("yes, by ana");
+
+    // 3. The bot's next cycle reconciles clean; the checklist turns green item by item.
+    await journal.cycle();
+    await page.goto(`${server.url}/bots/beta`);
+    await expect(page.getByTestId("checklist").locator('li[data-met="false"]')).toHaveCount(0);
+
+    // 4. Clear: a reason, and the bot id typed out.
+    await page.getByLabel("Why it is safe to resume").fill("doubtful order settled by lookup, drift explained, clean cycle since");
+    await page.getByLabel(/Type the bot id to confirm/).fill("beta");
+    await page.getByRole("button", { name: "Clear halt" }).click();
+    await expect(page.getByTestId("action-ok")).toContainText("Cleared");
+    await expect(page.getByTestId("not-halted")).toBeVisible();
+
+    // 5. The bot's next cycle: a new entry goes through, and the overview shows it running.
+    const next = await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 5, bar: new Date().toISOString() });
+    expect(next.kind).toBe("placed");
+    await journal.cycle();
+    await page.goto(server.url);
+    await expect(page.locator('[data-testid="bot-card"][data-bot="beta"] [data-status]')).toHaveText("running");
+    await expect(page).toHaveTitle("driftwatch");
+  });
+
+  test("the audit log lists the actions, and its chain verifies until a row is altered", async ({ page }) => {
+    await page.goto(`${server.url}/audit`);
+    await expect(page.getByTestId("audit-entry").first()).toBeVisible();
+    const actions = await page.getByTestId("audit-entry").allTextContents();
+    expect(actions.join("\n")).toMatch(/operator:ana · clear_halt/);
+    expect(actions.join("\n")).toMatch(/acknowledge_drift/);
+    expect(actions.join("\n")).toMatch(/resolve_order_lookup/);
+
+    const ok = tsx(["scripts/audit.ts", "verify", journal.file], {});
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/entries, chain verified, head [0-9a-f]{64}/);
+
+    // Someone with the file and the sqlite3 tool rewrites history: triggers first, then a row.
+    sqliteCli(journal.file, "DROP TRIGGER audit_log_no_update; UPDATE audit_log SET actor = 'operator:mallory' WHERE id = 2;");
+    const broken = tsx(["scripts/audit.ts", "verify", journal.file], {});
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toMatch(/chain broken at entry #2 \(.*operator:mallory.*\): its hash does not match its content/);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * Server actions are public POST endpoints. A request from another origin, or from an opaque one
+ * (`Origin: null`, as a sandboxed frame or a data: URL sends), must be turned away before the
+ * action runs: nothing changes and nothing is even audited. The same request from the console's
+ * own origin goes through, which shows the replay itself is sound.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { expect, test, type Page, type Request } from "@playwright/test";
+import { repoRoot, tempDir } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "./console-server";
+import { lostReplyJournal } from "./journals";
+
+const SECRET = "security-spec-session-secret-longer-than-32";
+const OPERATOR = { name: "ana", password: "ana's long password here" };
+
+test.describe("cross-origin posts to server actions", () => {
+  let server: ConsoleServer;
+  let journal: Awaited<ReturnType<typeof lostReplyJournal>>;
+
+  test.beforeAll(async () => {
+    journal = await lostReplyJournal();
+    const accountsDb = path.join(tempDir("e2e-sec"), "accounts.db");
+    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", OPERATOR.name, "--role", "operator", "--password-stdin"], {
+      cwd: repoRoot,
+      input: `${OPERATOR.password}\n`,
+      encoding: "utf8",
+      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    journal?.close();
+  });
+
+  const auditCount = () => {
+    const db = new Database(journal.file, { readonly: true });
+    const n = db.prepare(`SELECT count(*) FROM audit_log`).pluck().get() as number;
+    db.close();
+    return n;
+  };
+
+  /** Fills the "resolve by hand" form and catches the action's POST without letting it through. */
+  async function captureResolvePost(page: Page): Promise<Request> {
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Account name").fill(OPERATOR.name);
+    await page.getByLabel("Password").fill(OPERATOR.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByTestId("signed-in-as")).toBeVisible();
+    await page.goto(`${server.url}/doubtful`);
+    await page.getByText("Resolve by hand").click();
+    await page.getByLabel("Status on the exchange's own screen").selectOption("filled");
+    await page.getByLabel(/Note \(required\)/).fill("seen filled on the venue's screen");
+    let captured: Request | undefined;
+    await page.route("**/doubtful", async (route) => {
+      if (route.request().method() === "POST") {
+        captured = route.request();
+        await route.abort();
+      } else await route.continue();
+    });
+    await page.getByRole("button", { name: "Record resolution" }).click();
+    await expect.poll(() => captured !== undefined).toBe(true);
+    await page.unroute("**/doubtful");
+    return captured!;
+  }
+
+  test("a foreign Origin and Origin: null are refused before the action runs; the same origin goes through", async ({ page }) => {
+    const post = await captureResolvePost(page);
+    const headers = await post.allHeaders();
+    expect(headers["next-action"]).toBeTruthy();
+    const body = post.postDataBuffer()!;
+    const replay = (origin: string) =>
+      page.request.post(post.url(), {
+        headers: { ...headers, origin, host: new URL(server.url).host },
+        data: body,
+        failOnStatusCode: false,
+      });
+    const before = auditCount();
+    const stateOf = () => journal.bot.writer.unsettledOrders().map((o) => [o.clientOrderId, o.state, o.version]);
+    const orderBefore = stateOf();
+
+    for (const origin of ["https://evil.example", "null"]) {
+      const res = await replay(origin);
+      expect(res.ok(), `Origin ${origin} answered ${res.status()}`).toBe(false);
+      expect(auditCount()).toBe(before);
+      expect(stateOf()).toEqual(orderBefore);
+    }
+
+    const same = await replay(server.url);
+    expect(same.ok()).toBe(true);
+    expect(auditCount()).toBe(before + 1);
+    expect(journal.bot.writer.unsettledOrders().filter((o) => o.state === "unknown")).toHaveLength(0);
+  });
+
+  test("pages carry a CSP that forbids framing, and nosniff", async ({ request }) => {
+    const res = await request.get(server.url);
+    expect(res.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
+    expect(res.headers()["x-content-type-options"]).toBe("nosniff");
+  });
+});
