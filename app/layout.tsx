@@ -36,6 +36,7 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               <li><Link href="/doubtful" className="underline-offset-4 hover:underline">Doubtful orders</Link></li>
               <li><Link href="/breakers" className="underline-offset-4 hover:underline">Breakers</Link></li>
               <li><Link href="/incidents" className="underline-offset-4 hover:underline">Incidents</Link></li>
+              <li><Link href="/audit" className="underline-offset-4 hover:underline">Audit log</Link></li>
             </ul>
             <div className="ml-auto">
               <AccountNav />
