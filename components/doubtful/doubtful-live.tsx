@@ -26,7 +26,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
       {!canAct && <ViewerNote />}
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : data.orders.length === 0 ? (
-        <p data-testid="no-doubtful" className={`rounded border border-dashed border-slate-400 p-4 text-sm ${causes.length ? "opacity-60" : ""}`}>
+        <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">
           No doubtful order{bot ? ` for ${bot}` : ""}: every order is settled, or live and recently updated.
         </p>
       ) : (

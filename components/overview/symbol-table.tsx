@@ -67,9 +67,12 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
                 : l.drift === "size_drift"
                   ? "border-orange-500 bg-orange-50 dark:bg-orange-950"
                   : "border-slate-200 dark:border-slate-700"
-            } ${unsure ? "opacity-60" : ""}`}
+            } ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
           >
-            <td className={`${cell} font-mono`} data-label="Bot">{l.botId}</td>
+            <td className={`${cell} font-mono`} data-label="Bot">
+              {l.botId}
+              {unsure && <span className="ml-1 font-sans text-xs font-semibold">(not current)</span>}
+            </td>
             <td className={cell} data-label="Symbol">
               <Link href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`} className="font-mono font-semibold underline">
                 {l.symbol}
