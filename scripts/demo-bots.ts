@@ -21,6 +21,7 @@ import { SimulatedOnCall } from "../lib/demo/operator";
 import { seededRng, subSeed } from "../lib/demo/random";
 import { SCENARIOS, type ScenarioName } from "../lib/demo/scenarios";
 import { DemoWorld } from "../lib/demo/world";
+import { serveVenueGateway } from "../lib/exchange/venue-gateway";
 
 const BAR_MS = 15_000;
 const CYCLE_MS = 2_500;
@@ -53,6 +54,7 @@ async function main(): Promise<number> {
       speed: { type: "string", default: "1" },
       seed: { type: "string", default: "1" },
       "on-call": { type: "boolean", default: false },
+      "venue-port": { type: "string" },
     },
   });
   const speed = Number(values.speed);
@@ -93,6 +95,19 @@ async function main(): Promise<number> {
     timing: { mode: "realtime", speed },
     onActivity: print,
   });
+  // The venue gateway: the console's "Check on exchange" asks these simulated venues, as it would
+  // ask a real team's gateway. Loopback only; the token comes from the environment, not argv.
+  const venuePort = values["venue-port"] ? Number(values["venue-port"]) : null;
+  const gateway =
+    venuePort === null
+      ? null
+      : await serveVenueGateway({
+          adapters: new Map(world.bots.map((b) => [b.botId, world.exchange(b.botId)])),
+          host: "127.0.0.1",
+          port: venuePort,
+          token: process.env.DRIFTWATCH_VENUE_TOKEN ?? null,
+        });
+  if (gateway) console.log(`bots: venue gateway on http://127.0.0.1:${venuePort}`);
   const start = world.now().getTime();
   const rng = seededRng(subSeed(seed, "demo-faults"));
   const onCall = values["on-call"] ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000, 180_000] }) : null;
@@ -142,6 +157,7 @@ async function main(): Promise<number> {
       });
     }
   } finally {
+    gateway?.close();
     world.close();
   }
   console.log("bots: stopped, journal closed");

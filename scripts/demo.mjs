@@ -7,7 +7,8 @@
 // start, each in its own process group. Ctrl-C or SIGTERM stops both: the bots finish their current
 // write and close the journal, the console's whole group is ended, and nothing is left running.
 //
-// Environment: DRIFTWATCH_DEMO_PORT (default 3000), DRIFTWATCH_DEMO_DIR (default ./data).
+// Environment: DRIFTWATCH_DEMO_PORT (default 3000), DRIFTWATCH_DEMO_VENUE_PORT (default the port + 1),
+// DRIFTWATCH_DEMO_DIR (default ./data).
 // Plain Node on purpose: it must run before anything is built or compiled.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -74,7 +75,7 @@ if (addAccount.status !== 0) {
 }
 
 // ---- a build no older than the sources -------------------------------------------------------------
-const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
 
 function newestMtime(p) {
   let stat;
@@ -187,10 +188,19 @@ process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 process.on("SIGHUP", () => void shutdown(0));
 
-const botArgs = ["--import", "tsx", "scripts/demo-bots.ts", "--journal", journal, "--speed", String(speed), "--seed", values.seed];
+// The console asks the bots' simulated venues about an order through the venue gateway, with a
+// fresh token each run.
+const venuePort = Number(process.env.DRIFTWATCH_DEMO_VENUE_PORT ?? port + 1);
+const venueToken = randomBytes(24).toString("base64url");
+const botArgs = ["--import", "tsx", "scripts/demo-bots.ts", "--journal", journal, "--speed", String(speed), "--seed", values.seed, "--venue-port", String(venuePort)];
 if (values["on-call"]) botArgs.push("--on-call");
-start("bots", process.execPath, botArgs, {});
-start("console", bin("next"), ["start", "-H", "127.0.0.1", "-p", String(port)], { DRIFTWATCH_JOURNAL: journal, DRIFTWATCH_ACCOUNTS_DB: accounts });
+start("bots", process.execPath, botArgs, { DRIFTWATCH_VENUE_TOKEN: venueToken });
+start("console", bin("next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+  DRIFTWATCH_JOURNAL: journal,
+  DRIFTWATCH_ACCOUNTS_DB: accounts,
+  DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${venuePort}`,
+  DRIFTWATCH_VENUE_TOKEN: venueToken,
+});
 
 for (let i = 0; !stopping; i++) {
   try {
