@@ -27,8 +27,9 @@ const DAY = 24 * HOUR;
 /** Longer windows are allowed; beyond a year it is surely a typo. */
 const MAX_CUSTOM_MS = 366 * DAY;
 
-// ISO-8601 in UTC (`Z` or an offset), or what a datetime-local input sends (no zone: read as UTC).
-const TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
+// ISO-8601 in UTC (`Z` or an offset), or as typed in the page's fields: a space for the `T`, and no
+// zone (read as UTC, like every time on the page).
+const TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})?$/;
 
 /** Epoch ms of a time in one of those forms; NaN when it is not one, or names no real instant (Feb 31). */
 export function parseUtcTime(v: string): number {
@@ -162,8 +163,8 @@ export function historyNotice(window: ChartWindow, latestAt: string | null): His
   };
 }
 
-/** `2026-08-10T15:30:00` for a datetime-local input that the page reads as UTC. */
+/** `2026-08-10 15:30:00`: a UTC time as the page shows it and its fields take it. */
 export function toUtcInputValue(isoTime: string): string {
   const t = Date.parse(isoTime);
-  return Number.isNaN(t) ? "" : new Date(t).toISOString().slice(0, 19);
+  return Number.isNaN(t) ? "" : new Date(t).toISOString().slice(0, 19).replace("T", " ");
 }

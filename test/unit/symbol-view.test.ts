@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
+import { valueTicks } from "@/lib/charts/value-ticks";
 import { historyNotice, parseSymbolRange, rangeToQuery, resolveWindow, toUtcInputValue, type SymbolRange } from "@/lib/symbol-view";
 
 const now = new Date("2026-08-10T15:31:02.417Z");
@@ -16,12 +17,12 @@ describe("parseSymbolRange", () => {
     }
   });
 
-  it("reads a custom window in ISO UTC, with an offset, or from datetime-local fields (read as UTC)", () => {
+  it("reads a custom window in ISO UTC, with an offset, or as typed in the page's fields (read as UTC)", () => {
     expect(parseSymbolRange({ range: "custom", from: "2026-08-10T15:30:00Z", to: "2026-08-10T18:30:00.5+02:00" })).toEqual({
       ok: true,
       range: { kind: "custom", from: "2026-08-10T15:30:00.000Z", to: "2026-08-10T16:30:00.500Z" },
     });
-    expect(parseSymbolRange({ range: "custom", from: "2026-08-10T15:30", to: "2026-08-10T15:45:10" })).toEqual({
+    expect(parseSymbolRange({ range: "custom", from: "2026-08-10 15:30", to: " 2026-08-10 15:45:10 " })).toEqual({
       ok: true,
       range: { kind: "custom", from: "2026-08-10T15:30:00.000Z", to: "2026-08-10T15:45:10.000Z" },
     });
@@ -36,6 +37,7 @@ describe("parseSymbolRange", () => {
     expect(message("range=custom&to=2026-08-10T15:30:00Z")).toMatch(/^from is missing: give a UTC time like/);
     expect(message("range=custom&from=yesterday&to=2026-08-10T15:30:00Z")).toMatch(/^from "yesterday" is not a time/);
     expect(message("range=custom&from=2026-02-31T10:00:00Z&to=2026-08-10T15:30:00Z")).toMatch(/^from "2026-02-31T10:00:00Z" is not a time/);
+    expect(message("range=custom&from=2026-08-10T10:00:00Z&to=2026-08-10T24:00:00Z")).toMatch(/^to "2026-08-10T24:00:00Z" is not a time/);
     expect(message("range=custom&from=2026-08-10T15:30:00Z&to=2026-08-10T15:00:00Z")).toBe("to must be after from");
     expect(message("range=custom&from=2020-01-01T00:00:00Z&to=2026-08-10T15:00:00Z")).toBe("a custom window may span at most 366 days");
   });
@@ -85,8 +87,8 @@ describe("historyNotice", () => {
 });
 
 describe("UTC helpers", () => {
-  it("fills a datetime-local field with the UTC time", () => {
-    expect(toUtcInputValue("2026-08-10T15:31:02.417Z")).toBe("2026-08-10T15:31:02");
+  it("fills a time field with the UTC time as the page shows times", () => {
+    expect(toUtcInputValue("2026-08-10T15:31:02.417Z")).toBe("2026-08-10 15:31:02");
     expect(toUtcInputValue("nonsense")).toBe("");
   });
 
@@ -98,5 +100,15 @@ describe("UTC helpers", () => {
     const day = Date.parse("2026-08-10T00:00:00Z");
     expect(utcTicks(day, day + 20 * 86_400_000, 6).map((t) => formatUtcTick(t, 20 * 86_400_000))).toEqual(["08-13", "08-20", "08-27"]);
     expect(utcTicks(5, 5)).toEqual([]);
+  });
+});
+
+describe("valueTicks", () => {
+  it("keeps zero in view and ends on round values", () => {
+    expect(valueTicks(300, 500)).toEqual([0, 200, 400, 600]);
+    expect(valueTicks(-3, 0)).toEqual([-3, -2, -1, 0]);
+    expect(valueTicks(0, 0.5)).toEqual([0, 0.2, 0.4, 0.6]);
+    expect(valueTicks(0, 0.3)).toEqual([0, 0.1, 0.2, 0.3]);
+    expect(valueTicks(0, 0)).toEqual([-1, 0, 1]);
   });
 });
