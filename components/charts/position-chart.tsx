@@ -1,0 +1,156 @@
+"use client";
+import { useState } from "react";
+import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { shadeSpan, type ChartSample, type DriftEpisode } from "@/lib/charts/downsample";
+import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
+import { valueTicks } from "@/lib/charts/value-ticks";
+import { formatUtc } from "@/lib/format";
+
+export interface ChartMarker {
+  id: number;
+  /** Epoch ms. */
+  t: number;
+  kind: "trip" | "clear";
+  reason: string;
+}
+
+export interface PositionChartProps {
+  points: ChartSample[];
+  episodes: DriftEpisode[];
+  markers: ChartMarker[];
+  /** The window, epoch ms. */
+  from: number;
+  to: number;
+  /** What the chart shows, for screen readers. */
+  label: string;
+  height?: number;
+}
+
+// Colours come from CSS variables set per theme on the wrapper, so one SVG serves light and dark.
+const theme =
+  "[--c-ours:#0369a1] [--c-theirs:#7c3aed] [--c-grid:#cbd5e1] [--c-axis:#475569] [--c-trip:#b91c1c] [--c-clear:#047857] [--c-size:#ea580c] [--c-unknown:#dc2626] " +
+  "dark:[--c-ours:#7dd3fc] dark:[--c-theirs:#c4b5fd] dark:[--c-grid:#334155] dark:[--c-axis:#cbd5e1] dark:[--c-trip:#fca5a5] dark:[--c-clear:#6ee7b7] dark:[--c-size:#fb923c] dark:[--c-unknown:#f87171]";
+
+const qty = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
+const compact = (n: number) => n.toLocaleString("en-US", { notation: "compact", maximumFractionDigits: 3 });
+
+/** Room a "clear" label takes, in pixels. */
+const LABEL_PX = 44;
+const Y_AXIS_PX = 56;
+
+/**
+ * Which markers get a text label: neighbours closer than a label's width would print over each
+ * other, so only the first of a cluster is labelled (every line is still drawn, and the list under
+ * the chart names them all).
+ */
+function labelled(markers: ChartMarker[], span: number, plotPx: number): Set<number> {
+  const out = new Set<number>();
+  const minGap = (span * LABEL_PX) / Math.max(1, plotPx);
+  let last = -Infinity;
+  for (const m of markers) {
+    if (m.t - last >= minGap) {
+      out.add(m.id);
+      last = m.t;
+    }
+  }
+  return out;
+}
+
+const driftWords = { none: "in sync", size_drift: "size drift", unknown_position: "unknown position" } as const;
+
+function PointTooltip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
+  const p = payload?.[0]?.payload as ChartSample | undefined;
+  if (!active || !p) return null;
+  return (
+    <div className="rounded border border-slate-300 bg-white p-2 text-xs shadow dark:border-slate-600 dark:bg-slate-900">
+      <p className="font-semibold">{formatUtc(new Date(p.t).toISOString())}</p>
+      <p>ours {qty(p.ours)}</p>
+      <p>theirs {qty(p.theirs)}</p>
+      <p>{driftWords[p.drift]}</p>
+    </div>
+  );
+}
+
+/**
+ * Ours against theirs over time as two step lines (a position holds until the next cycle), drift
+ * periods shaded (red: a position the bot never opened; orange: a size drift), the breaker's trips
+ * and clears as labelled vertical lines. Plain props; the page decides what to draw.
+ */
+export function PositionChart({ points, episodes, markers, from, to, label, height = 300 }: PositionChartProps) {
+  const span = to - from;
+  const ticks = utcTicks(from, to, 6);
+  const dots = points.length <= 60;
+  const [width, setWidth] = useState(320);
+  const withLabel = labelled(markers, span, width - Y_AXIS_PX - 12);
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const p of points) {
+    lo = Math.min(lo, p.ours, p.theirs);
+    hi = Math.max(hi, p.ours, p.theirs);
+  }
+  const yTicks = valueTicks(lo, hi, 5);
+  return (
+    <div className={`${theme} w-full min-w-0`} role="img" aria-label={label} data-testid="position-chart">
+      <ResponsiveContainer width="100%" height={height} minWidth={0} initialDimension={{ width: 320, height }} onResize={(w) => setWidth(w)}>
+        <LineChart data={points} margin={{ top: 18, right: 12, bottom: 4, left: 0 }} accessibilityLayer={false}>
+          <CartesianGrid stroke="var(--c-grid)" strokeDasharray="3 3" />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={[from, to]}
+            allowDataOverflow
+            ticks={ticks}
+            tickFormatter={(t: number) => formatUtcTick(t, span)}
+            interval="preserveStartEnd"
+            minTickGap={24}
+            stroke="var(--c-axis)"
+            tick={{ fill: "var(--c-axis)", fontSize: 12 }}
+          />
+          {/* Zero stays in view: flat is the reference a position is read against. */}
+          <YAxis
+            width={Y_AXIS_PX}
+            stroke="var(--c-axis)"
+            tick={{ fill: "var(--c-axis)", fontSize: 12 }}
+            tickFormatter={compact}
+            ticks={yTicks}
+            domain={[yTicks[0] ?? 0, yTicks[yTicks.length - 1] ?? 1]}
+            interval={0}
+          />
+          {episodes.map((e) => {
+            const { x1, x2 } = shadeSpan(e, { from, to });
+            return (
+              <ReferenceArea
+                key={`${e.kind}-${e.from}`}
+                x1={x1}
+                x2={x2}
+                fill={e.kind === "unknown_position" ? "var(--c-unknown)" : "var(--c-size)"}
+                fillOpacity={0.28}
+                ifOverflow="hidden"
+                className={`drift-${e.kind}`}
+              />
+            );
+          })}
+          {markers.map((m) => (
+            <ReferenceLine
+              key={m.id}
+              x={m.t}
+              stroke={m.kind === "trip" ? "var(--c-trip)" : "var(--c-clear)"}
+              strokeWidth={2}
+              strokeDasharray={m.kind === "clear" ? "6 3" : undefined}
+              ifOverflow="hidden"
+              className={`breaker-${m.kind}`}
+              label={
+                withLabel.has(m.id)
+                  ? { value: m.kind, position: "insideTopLeft", fill: m.kind === "trip" ? "var(--c-trip)" : "var(--c-clear)", fontSize: 12, fontWeight: 700 }
+                  : undefined
+              }
+            />
+          ))}
+          <Line type="stepAfter" dataKey="ours" name="ours" stroke="var(--c-ours)" strokeWidth={2} dot={dots} isAnimationActive={false} />
+          <Line type="stepAfter" dataKey="theirs" name="theirs" stroke="var(--c-theirs)" strokeWidth={2} strokeDasharray="5 3" dot={dots} isAnimationActive={false} />
+          <Tooltip content={PointTooltip} isAnimationActive={false} />
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
