@@ -1,0 +1,68 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { SymbolLive } from "@/components/symbol/symbol-live";
+import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
+import { getJournal } from "@/lib/db/console";
+import { env } from "@/lib/env";
+import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
+import { getSymbolState } from "@/lib/queries/symbol";
+import { getSymbolChart } from "@/lib/queries/symbol-chart";
+import { ORDERS_PAGE, parseSymbolRange } from "@/lib/symbol-view";
+
+export async function generateMetadata(props: PageProps<"/bots/[botId]/symbols/[symbol]">): Promise<Metadata> {
+  const { botId, symbol } = await props.params;
+  return { title: `${symbol} on ${botId} · driftwatch` };
+}
+
+export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols/[symbol]">) {
+  // Read the journal per request, never at build time.
+  await connection();
+  const { botId, symbol } = await props.params;
+  const parsed = parseSymbolRange(await props.searchParams);
+  const journal = getJournal();
+  if (!journal.ok) {
+    return (
+      <>
+        <JournalProblem error={journal.error} />
+        <RetryWhenReadable />
+      </>
+    );
+  }
+  const config = env();
+  const now = new Date();
+  const state = getSymbolState({
+    db: journal.db,
+    botId,
+    symbol,
+    now,
+    ordersLimit: ORDERS_PAGE,
+    heartbeatStaleMs: config.heartbeatStaleMs,
+    reconciliationStaleMs: config.reconciliationStaleMs,
+    doubtfulGraceMs: config.doubtfulGraceMs,
+  });
+  if (!state.found) return <SymbolNotFound {...state} />;
+
+  // The server's reads seed the client's cache, so the first paint is data, not a spinner.
+  const client = new QueryClient();
+  client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, state);
+  const range = parsed.ok ? parsed.range : null;
+  if (range) client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, getSymbolChart({ db: journal.db, botId, symbol, range, now }));
+  return (
+    <div className="space-y-4">
+      {journal.warnings.map((w) => (
+        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          {w}
+        </p>
+      ))}
+      <HydrationBoundary state={dehydrate(client)}>
+        <Suspense>
+          <SymbolLive botId={botId} symbol={symbol} range={range} rangeError={parsed.ok ? null : parsed.message} />
+        </Suspense>
+      </HydrationBoundary>
+    </div>
+  );
+}

@@ -1,0 +1,70 @@
+import { UtcTime } from "@/components/ui/utc-time";
+import { formatAge } from "@/lib/format";
+import type { SymbolLine } from "@/lib/queries/symbol";
+
+const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
+const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
+const money = (n: number | null) => (n === null ? "no mark price" : n.toLocaleString("en-US", { maximumFractionDigits: 0 }));
+
+const driftBadge = {
+  unknown_position: <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>,
+  size_drift: <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>,
+  none: <span className="inline-block rounded bg-slate-200 px-1.5 py-0.5 text-xs font-semibold text-slate-800 dark:bg-slate-700 dark:text-slate-100">in sync</span>,
+};
+
+/** The symbol's current book line: what the bot holds, what the exchange holds, and the gap. */
+export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: boolean }) {
+  if (!line) {
+    return (
+      <p className="rounded border border-dashed border-slate-400 p-3 text-sm" data-testid="book-line">
+        No reconciliation has compared this symbol yet: only its orders are known.
+      </p>
+    );
+  }
+  const tone =
+    line.drift === "unknown_position"
+      ? "border-2 border-red-700 bg-red-50 dark:bg-red-950"
+      : line.drift === "size_drift"
+        ? "border-2 border-orange-600 bg-orange-50 dark:bg-orange-950"
+        : "border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900";
+  return (
+    <section aria-labelledby="book-line-title" data-testid="book-line" data-drift={line.drift} className={`rounded-lg p-4 ${tone} ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="book-line-title" className="font-semibold">
+          Book now
+        </h2>
+        {driftBadge[line.drift]}
+      </div>
+      <dl className="mt-2 grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
+        <div>
+          <dt className="text-slate-600 dark:text-slate-300">Ours</dt>
+          <dd className="font-mono text-lg" data-testid="book-ours">{signed(line.ours)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-600 dark:text-slate-300">Theirs</dt>
+          <dd className="font-mono text-lg" data-testid="book-theirs">{signed(line.theirs)}</dd>
+        </div>
+        <div>
+          <dt className="text-slate-600 dark:text-slate-300">Difference</dt>
+          <dd className="font-mono" data-testid="book-difference">
+            {line.drift === "none" ? "0" : `${signed(line.difference)} (${signed(Math.round(line.steps * 100) / 100)} steps)`}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-600 dark:text-slate-300">Notional of the gap</dt>
+          <dd className="font-mono">{line.drift === "none" ? "—" : money(line.driftNotional)}</dd>
+        </div>
+      </dl>
+      <p className="mt-2 text-sm text-slate-700 dark:text-slate-200">
+        As of the cycle at <UtcTime iso={line.at} />
+        {line.driftSince && (
+          <>
+            {" "}· drifting for {formatAge(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
+          </>
+        )}
+        {" "}· step {num(line.qtyStep)}
+        {line.markPrice !== null && <> · mark {num(line.markPrice)}</>}
+      </p>
+    </section>
+  );
+}

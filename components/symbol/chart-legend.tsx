@@ -1,0 +1,26 @@
+/** The chart's key, as HTML so it wraps on a phone and reads as text. */
+export function ChartLegend() {
+  const item = "flex items-center gap-1.5";
+  return (
+    <ul className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-700 dark:text-slate-200" aria-label="Chart key">
+      <li className={item}>
+        <span aria-hidden className="inline-block h-0.5 w-5 bg-sky-700 dark:bg-sky-300" /> ours (the bot&apos;s book)
+      </li>
+      <li className={item}>
+        <span aria-hidden className="inline-block w-5 border-t-2 border-dashed border-violet-600 dark:border-violet-300" /> theirs (the exchange)
+      </li>
+      <li className={item}>
+        <span aria-hidden className="inline-block size-3 bg-orange-600/40 dark:bg-orange-400/40" /> size drift
+      </li>
+      <li className={item}>
+        <span aria-hidden className="inline-block size-3 bg-red-600/40 dark:bg-red-400/40" /> unknown position
+      </li>
+      <li className={item}>
+        <span aria-hidden className="inline-block h-3 w-0.5 bg-red-700 dark:bg-red-300" /> breaker trip
+      </li>
+      <li className={item}>
+        <span aria-hidden className="inline-block h-3 w-0.5 bg-emerald-700 dark:bg-emerald-300" /> breaker clear
+      </li>
+    </ul>
+  );
+}

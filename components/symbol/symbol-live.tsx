@@ -1,0 +1,184 @@
+"use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { PositionChart } from "@/components/charts/position-chart";
+import { JournalProblem } from "@/components/journal/journal-problem";
+import { AlarmBanner } from "@/components/live/alarm-banner";
+import { HaltSignal } from "@/components/live/halt-signal";
+import { LiveStatus } from "@/components/live/live-status";
+import { useNow } from "@/components/live/use-now";
+import { StatusBadge } from "@/components/ui/status-badge";
+import { UtcTime } from "@/components/ui/utc-time";
+import { LiveReadError } from "@/lib/live/queries";
+import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/live/symbol-queries";
+import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/symbol-view";
+import { BookLine } from "./book-line";
+import { ChartLegend } from "./chart-legend";
+import { DriftLog } from "./drift-log";
+import { HistoryNotice } from "./history-notice";
+import { OrderList } from "./order-list";
+import { RangePicker } from "./range-picker";
+import { SymbolNotFound } from "./symbol-not-found";
+import { useHydrated } from "./use-hydrated";
+
+/** Data older than this means polling has stopped working: nothing may look healthy. */
+const TOO_OLD_MS = 5_000;
+const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable"]);
+
+const asLiveError = (e: Error | null) => (e instanceof LiveReadError ? e : e ? new LiveReadError(e.message, "unknown") : null);
+
+/**
+ * Screen 2: one bot's book against the exchange's for one symbol, over a range, with that symbol's
+ * orders. `range` is null when the URL's range was invalid (`rangeError` says why): the rest of the
+ * page still works.
+ */
+export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string; symbol: string; range: SymbolRange | null; rangeError: string | null }) {
+  const [ordersLimit, setOrdersLimit] = useState(ORDERS_PAGE);
+  const state = useQuery(symbolStateQuery({ botId, symbol, ordersLimit }));
+  const chart = useQuery({ ...symbolChartQuery({ botId, symbol, range: range ?? { kind: "15m" } }), enabled: range !== null });
+  const now = useNow();
+  const hydrated = useHydrated();
+  const path = symbolPath(botId, symbol);
+
+  const data = state.data;
+  const stateError = asLiveError(state.error);
+  const chartError = range ? asLiveError(chart.error) : null;
+  const error = stateError ?? chartError;
+  const chartLive = chart.data?.window.live ?? false;
+  const ages = [state.dataUpdatedAt, ...(chartLive ? [chart.dataUpdatedAt] : [])].filter((t) => t > 0);
+  const updatedAt = ages.length ? Math.min(...ages) : 0;
+  // Only the browser knows how old the data is; the server and hydration must render the same.
+  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;
+  const unsure = error !== null || tooOld;
+
+  if (!data) {
+    if (stateError && JOURNAL_CODES.has(stateError.code)) {
+      return <JournalProblem error={{ code: stateError.code as never, file: "", problem: stateError.message, fix: stateError.fix ?? "", message: stateError.message }} />;
+    }
+    return <AlarmBanner title="No data yet" causes={[stateError ? stateError.message : "loading the journal…"]} fix={stateError?.fix} />;
+  }
+  if (!data.found) return <SymbolNotFound {...data} />;
+
+  const causes: string[] = [];
+  if (stateError) causes.push(`cannot read the book and orders right now: ${stateError.message}`);
+  if (chartError) causes.push(`cannot read the chart right now: ${chartError.message}`);
+  if (!error && tooOld) causes.push(`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`);
+  const halted = data.bot.breaker?.halted ?? false;
+  const status = unsure && data.bot.status === "running" ? "stale" : data.bot.status;
+  const c = range ? chart.data : undefined;
+  const from = c ? Date.parse(c.window.from) : 0;
+  const to = c ? Date.parse(c.window.to) : 0;
+  const trips = c?.markers.filter((m) => m.kind === "trip").length ?? 0;
+  const drifts = c?.episodes.reduce((n, e) => n + e.merged, 0) ?? 0;
+
+  return (
+    <div className="space-y-5">
+      <HaltSignal halted={halted ? [botId] : []} unsure={unsure} />
+      <nav aria-label="Breadcrumb" className="text-sm">
+        <ol className="flex flex-wrap gap-1">
+          <li>
+            <Link href="/" className="underline">
+              Bots
+            </Link>{" "}
+            /
+          </li>
+          <li className="break-all font-mono">{botId} /</li>
+          <li aria-current="page" className="break-all font-mono">
+            {symbol}
+          </li>
+        </ol>
+      </nav>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h1 className="flex flex-wrap items-center gap-x-3 gap-y-1 text-2xl font-bold">
+          <span className="break-all font-mono">{symbol}</span>
+          <span className="text-base font-normal text-slate-600 dark:text-slate-300">
+            on <span className="break-all font-mono">{botId}</span>
+          </span>
+          <StatusBadge status={status} />
+        </h1>
+        {hydrated ? (
+          <LiveStatus updatedAt={updatedAt} failing={unsure} />
+        ) : (
+          <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>
+        )}
+      </div>
+      <AlarmBanner
+        title={error ? "The console cannot read the journal right now" : "This page is not current"}
+        causes={causes}
+        fix={error?.fix ?? (causes.length ? "Until this clears, treat the book and orders below as unverified." : undefined)}
+      />
+      {halted && data.bot.breaker && (
+        <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">
+          <strong>{botId} is halted:</strong> {data.bot.breaker.reason ?? "no reason recorded"}, since <UtcTime iso={data.bot.breaker.changedAt} /> by{" "}
+          {data.bot.breaker.changedBy}.
+        </p>
+      )}
+      <BookLine line={data.line} unsure={unsure} />
+
+      <section aria-labelledby="chart-title" className="space-y-3 rounded-lg border border-slate-200 bg-white p-3 sm:p-4 dark:border-slate-700 dark:bg-slate-900">
+        <h2 id="chart-title" className="text-xl font-bold">
+          Ours against theirs
+        </h2>
+        <RangePicker path={path} range={range} window={c?.window ?? null} />
+        {rangeError !== null && (
+          <div role="alert" data-testid="range-error" className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+            <p className="font-semibold">This range cannot be shown: {rangeError}.</p>
+            <p>
+              Pick a range above, or{" "}
+              <Link href={path} className="underline">
+                show the last 15 min
+              </Link>
+              .
+            </p>
+          </div>
+        )}
+        {range && c?.notice && <HistoryNotice notice={c.notice} range={range} path={path} now={hydrated ? now : null} />}
+        {range && !c && !chartError && <p className="text-sm">Loading the chart…</p>}
+        {c && (
+          <>
+            <p className="text-sm text-slate-700 dark:text-slate-200" data-testid="chart-window">
+              <UtcTime iso={c.window.from} /> to <UtcTime iso={c.window.to} /> · {c.samples.toLocaleString("en-US")} cycle{c.samples === 1 ? "" : "s"}
+              {c.bucketMs !== null && `, drawn as ${c.points.length.toLocaleString("en-US")} points`}
+              {!c.window.live && " · history, not polled"}
+            </p>
+            {c.points.length === 0 ? (
+              <p className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="chart-empty">
+                No compared reconciliation of this bot in this window.
+              </p>
+            ) : !hydrated ? (
+              // The chart measures its container, which only the browser can do: keep its place meanwhile.
+              <div className="h-[300px] w-full animate-pulse rounded bg-slate-100 dark:bg-slate-800" aria-hidden />
+            ) : (
+              <PositionChart
+                points={c.points}
+                episodes={c.episodes}
+                markers={c.markers.map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: m.reason }))}
+                from={from}
+                to={to}
+                label={`${symbol} on ${botId}: the bot's position against the exchange's over the window, ${drifts} drift${drifts === 1 ? "" : "s"} shaded, ${trips} breaker trip${trips === 1 ? "" : "s"} marked. The list below the chart gives each in words.`}
+              />
+            )}
+            <ChartLegend />
+            <DriftLog episodes={c.episodes} markers={c.markers} moreMarkers={c.moreMarkers} />
+          </>
+        )}
+      </section>
+
+      <section aria-labelledby="orders-title" className="space-y-3">
+        <h2 id="orders-title" className="text-xl font-bold">
+          Orders on <span className="font-mono">{symbol}</span>
+        </h2>
+        <OrderList
+          orders={data.orders}
+          more={data.moreOrders && ordersLimit < MAX_ORDERS}
+          loadingMore={state.isPlaceholderData}
+          onMore={() => setOrdersLimit((n) => Math.min(MAX_ORDERS, n + ORDERS_PAGE))}
+        />
+        {data.moreOrders && ordersLimit >= MAX_ORDERS && (
+          <p className="text-sm">Showing the newest {MAX_ORDERS}. The incident review shows older ones by time window.</p>
+        )}
+      </section>
+    </div>
+  );
+}
