@@ -1,0 +1,187 @@
+import fs from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect as baseExpect, test, type Page } from "@playwright/test";
+import { BUY_500_ID, writeDriftScenario } from "../helpers/drift-scenario";
+import { startConsole, type ConsoleServer } from "./console-server";
+
+// A production server rendering per request, on machines shared with other test runs: give page
+// loads and soft navigations room rather than fail on a busy moment.
+const expect = baseExpect.configure({ timeout: 15_000 });
+test.describe.configure({ timeout: 180_000 });
+
+const shots = path.resolve(import.meta.dirname, "../../test-results/screenshots");
+const AAPL = "/bots/bot-a/symbols/AAPL";
+
+async function expectNoSeriousA11yViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}
+
+/** Opens a symbol page and waits until the browser drew its chart (the page is hydrated then). */
+async function openChart(page: Page, url: string) {
+  await page.goto(url);
+  await expect(page.getByTestId("position-chart").locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
+  return page.getByTestId("position-chart");
+}
+
+async function expectNoHorizontalScroll(page: Page) {
+  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  expect(scroll).toBeLessThanOrEqual(client);
+}
+
+test.describe("the symbol page of a bot trading now", () => {
+  let server: ConsoleServer;
+
+  test.beforeAll(async () => {
+    // Three minutes of cycles ending a few seconds ago, so the last 15 min hold all of them.
+    const { file } = await writeDriftScenario({ startAt: new Date(Date.now() - 200_000) });
+    server = await startConsole({ journal: file });
+    fs.mkdirSync(shots, { recursive: true });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("draws ours against theirs, shades the drifts, marks the trips and lists the orders", async ({ page }) => {
+    const chart = await openChart(page, server.url + AAPL);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("AAPL");
+    await expect(chart.locator("path.recharts-line-curve").first()).toHaveAttribute("d", /^M[\d.]+,[\d.]+.*L/);
+    // Both AAPL drifts (ten cycles, and one cycle) are shaded.
+    await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(chart.locator(".recharts-reference-area.drift-size_drift")).toHaveCount(2);
+    // Four trips and three clears of bot-a's breaker fall in the window, each a line; labels are
+    // thinned where they would overlap.
+    await expect(chart.locator(".recharts-reference-line")).toHaveCount(7);
+    await expect(chart.locator(".recharts-reference-line.breaker-trip")).toHaveCount(4);
+    await expect(chart.locator("text", { hasText: /^trip$/ }).first()).toBeVisible();
+
+    await expect(page.getByTestId("book-ours")).toHaveText("+400");
+    await expect(page.getByTestId("book-theirs")).toHaveText("+400");
+    await expect(page.getByTestId("halt-reason")).toContainText(/bot-a is halted: order q500-\w+ unknown/);
+    await expect(page.getByTestId("updated-ago")).toHaveText(/^\d+ s$/);
+
+    const orders = page.getByTestId("order");
+    await expect(orders).toHaveCount(2);
+    await expect(orders.first()).toHaveAttribute("data-state", "filled");
+    const buy = page.locator(`[data-testid=order][data-order-id="${BUY_500_ID}"]`);
+    await expect(buy).toContainText("buy 500");
+    await buy.getByText("Events (2)").click();
+    await expect(buy.getByTestId("order-event")).toHaveText([/intent by bot/, /send by bot/]);
+
+    await page.getByTestId("drift-log").locator("summary").click();
+    await expect(page.getByTestId("drift-episode")).toHaveCount(2);
+    await expect(page.getByTestId("breaker-marker").first()).toContainText("size drift AAPL: book +500 vs exchange +300");
+    await page.screenshot({ path: path.join(shots, "symbol.png"), fullPage: true });
+  });
+
+  test("shades a position the bot never opened in red and highlights a doubtful order", async ({ page }) => {
+    const chart = await openChart(page, server.url + "/bots/bot-a/symbols/BTCUSDT");
+    await expect(chart.locator(".recharts-reference-area.drift-unknown_position")).toHaveCount(1);
+    await expect(page.getByTestId("order")).toContainText(["reconcile"]);
+    await page.goto(server.url + "/bots/bot-a/symbols/ETHUSDT");
+    const doubtful = page.locator('[data-testid=order][data-class="doubtful"]');
+    await expect(doubtful).toHaveCount(1);
+    await expect(doubtful.getByTestId("order-error")).toContainText("lookup failed");
+  });
+
+  test("fits a 390 px phone without sideways scrolling", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const chart = await openChart(page, server.url + AAPL);
+    await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
+    await expectNoHorizontalScroll(page);
+    const box = await page.getByTestId("position-chart").boundingBox();
+    expect(box?.width).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(shots, "symbol-phone.png"), fullPage: true });
+  });
+
+  test("has no serious accessibility violations, light or dark", async ({ page }) => {
+    await openChart(page, server.url + AAPL);
+    await page.getByTestId("order").first().locator("summary").click();
+    await page.getByTestId("drift-log").locator("summary").click();
+    await expectNoSeriousA11yViolations(page);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await expectNoSeriousA11yViolations(page);
+    await page.screenshot({ path: path.join(shots, "symbol-dark.png"), fullPage: true });
+  });
+
+  test("changes range by keyboard, and keeps the range in the URL", async ({ page }) => {
+    await openChart(page, server.url + AAPL);
+    const hour = page.getByRole("link", { name: "1 h" });
+    await hour.focus();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\?range=1h$/);
+    await expect(hour).toHaveAttribute("aria-current", "true");
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+
+    const from = new Date(Date.now() - 30 * 60_000).toISOString().slice(0, 19).replace("T", " ");
+    const to = new Date(Date.now() + 60_000).toISOString().slice(0, 19).replace("T", " ");
+    await page.getByLabel("From (UTC)").fill(from);
+    await page.getByLabel("To (UTC)").fill(to);
+    await page.getByLabel("To (UTC)").press("Enter");
+    await expect(page).toHaveURL(/range=custom&from=[^&]+&to=/);
+    await expect(page.getByTestId("chart-window")).toContainText(`${from} UTC`);
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+  });
+
+  test("explains a bad range on the page instead of failing", async ({ page }) => {
+    const res = await page.goto(server.url + AAPL + "?range=custom&from=yesterday&to=2026-08-10T15:30:00Z");
+    expect(res?.status()).toBe(200);
+    await expect(page.getByTestId("range-error")).toContainText('from "yesterday" is not a time');
+    await expect(page.getByTestId("order")).toHaveCount(2);
+    await page.goto(server.url + AAPL + "?range=2h");
+    await expect(page.getByTestId("range-error")).toContainText('range "2h" is not one of 15m, 1h, day, custom');
+    const api = await page.request.get(server.url + "/api" + AAPL + "/chart?range=custom&from=2026-08-10T15:30:00Z&to=2026-08-10T15:00:00Z");
+    expect(api.status()).toBe(400);
+    expect(await api.json()).toEqual({ ok: false, error: { code: "invalid", message: "to must be after from" } });
+  });
+
+  test("says which of bot or symbol it does not know, with a way back", async ({ page }) => {
+    await page.goto(server.url + "/bots/bot-z/symbols/AAPL");
+    await expect(page.getByTestId("not-found-message")).toHaveText("There is no bot bot-z in this journal.");
+    await page.goto(server.url + "/bots/bot-a/symbols/DOGE");
+    await expect(page.getByTestId("not-found-message")).toHaveText("Bot bot-a has never reconciled or ordered DOGE.");
+    await expect(page.getByRole("link", { name: "BTCUSDT" })).toHaveAttribute("href", "/bots/bot-a/symbols/BTCUSDT");
+    await page.getByRole("link", { name: "Back to the bots" }).click();
+    await expect(page.getByRole("heading", { name: "Bots" })).toBeVisible();
+  });
+});
+
+test.describe("the symbol page of a journal under review", () => {
+  let server: ConsoleServer;
+  test.beforeAll(async () => {
+    const { file } = await writeDriftScenario({ startAt: new Date("2026-08-10T15:30:00.000Z") });
+    server = await startConsole({ journal: file });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("says the last 15 min are empty and offers the range around the latest data", async ({ page }) => {
+    await page.goto(server.url + AAPL);
+    await expect(page.getByTestId("live-status")).toBeVisible({ timeout: 20_000 });
+    const notice = page.getByTestId("history-notice");
+    await expect(notice).toContainText("No data in the last 15 min: the bot's latest reconciliation is from 2026-08-10 15:33:0");
+    await expect(page.getByTestId("chart-empty")).toBeVisible();
+    await notice.getByRole("link", { name: "its trading day" }).click();
+    await expect(page).toHaveURL(/\?range=day$/);
+    await expect(page.getByTestId("chart-window")).toContainText("2026-08-10 00:00:00 UTC to 2026-08-11 00:00:00 UTC");
+    await expect(page.getByTestId("chart-window")).toContainText("history, not polled");
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+    await notice.waitFor({ state: "detached" });
+  });
+});
+
+test.describe("when the console stops answering", () => {
+  test("raises the alarm banner and stops calling the page live", async ({ page }) => {
+    const { file } = await writeDriftScenario({ startAt: new Date(Date.now() - 200_000) });
+    const server = await startConsole({ journal: file });
+    try {
+      await openChart(page, server.url + AAPL);
+      await expect(page.getByTestId("live-status")).toContainText("live");
+      await server.stop();
+      const banner = page.getByTestId("alarm-banner");
+      await expect(banner).toContainText("cannot read the book and orders right now: the console server cannot be reached", { timeout: 10_000 });
+      await expect(page.getByTestId("live-status")).toContainText("not updating");
+    } finally {
+      await server.stop();
+    }
+  });
+});
