@@ -30,6 +30,9 @@ test.describe("overview after an unknown position and a lost reply", () => {
   });
 
   test("shows the halt and the emergency row, and the tab says HALTED", async ({ page }) => {
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     await page.goto(server.url);
     const alpha = page.locator('[data-testid="bot-card"][data-bot="alpha"]');
     await expect(alpha.locator("[data-status]")).toHaveText("HALTED");
@@ -49,6 +52,8 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await expect(page).toHaveTitle("HALTED · driftwatch");
     await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+    // Hydration must not fail (a mismatch makes React re-render the page and lose focus).
+    expect(errors.filter((e) => /418|[Hh]ydrat/.test(e))).toEqual([]);
   });
 
   test("keeps sorting and filters in the URL", async ({ page }) => {
