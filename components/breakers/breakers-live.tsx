@@ -27,7 +27,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
 
   return (
     <div className="space-y-5">
-      <HaltSignal halted={halted} unsure={unsure} />
+      <HaltSignal halted={halted} unsure={unsure} title="Breakers · driftwatch" />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />

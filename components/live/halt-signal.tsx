@@ -5,10 +5,9 @@ import { useEffect } from "react";
  * A background tab must tell a halt at a glance: the title and the favicon change while any bot
  * is halted, and turn grey (never green) while the console cannot tell.
  */
-export function HaltSignal({ halted, unsure }: { halted: string[]; unsure: boolean }) {
+export function HaltSignal({ halted, unsure, title = "driftwatch" }: { halted: string[]; unsure: boolean; title?: string }) {
   useEffect(() => {
-    const title = halted.length > 0 ? "HALTED · driftwatch" : unsure ? "? · driftwatch" : "driftwatch";
-    document.title = title;
+    document.title = halted.length > 0 ? `HALTED · ${title}` : unsure ? `? · ${title}` : title;
     const icon = halted.length > 0 ? "/favicon-halted.svg" : "/favicon.svg";
     let link = document.querySelector<HTMLLinkElement>('link[rel="icon"]');
     if (!link) {
@@ -18,6 +17,6 @@ export function HaltSignal({ halted, unsure }: { halted: string[]; unsure: boole
     }
     link.type = "image/svg+xml";
     link.href = icon;
-  }, [halted, unsure]);
+  }, [halted, unsure, title]);
   return null;
 }

@@ -74,7 +74,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
 
   return (
     <div className="space-y-5">
-      <HaltSignal halted={halted ? [botId] : []} unsure={unsure} />
+      <HaltSignal halted={halted ? [botId] : []} unsure={unsure} title={`${symbol} on ${botId} · driftwatch`} />
       <nav aria-label="Breadcrumb" className="text-sm">
         <ol className="flex flex-wrap gap-1">
           <li>
