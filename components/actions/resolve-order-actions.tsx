@@ -1,5 +1,5 @@
 "use client";
-import { useActionState, useId } from "react";
+import { useActionState, useEffect, useId } from "react";
 import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/server";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
 
@@ -13,9 +13,26 @@ const STATUSES = [
 ] as const;
 
 /** Settle a doubtful order: ask the exchange, or record what its own screen shows. Never resend. */
-export function ResolveOrderActions({ clientOrderId, version, canAct }: { clientOrderId: string; version: number; canAct: boolean }) {
+export function ResolveOrderActions({
+  clientOrderId,
+  version,
+  canAct,
+  onResolved,
+}: {
+  clientOrderId: string;
+  version: number;
+  canAct: boolean;
+  /** A resolved order leaves the list on the next poll, taking this form with it: say it above. */
+  onResolved?: (message: string) => void;
+}) {
   const [lookup, lookupAction, lookupPending] = useActionState(resolveByLookupAction, null);
   const [manual, manualAction, manualPending] = useActionState(resolveManuallyAction, null);
+  useEffect(() => {
+    if (lookup?.ok) onResolved?.(`${clientOrderId}: the exchange has it as ${lookup.data.state}; the journal now says so.`);
+  }, [lookup, clientOrderId, onResolved]);
+  useEffect(() => {
+    if (manual?.ok) onResolved?.(`${clientOrderId}: recorded as ${manual.data.state}.`);
+  }, [manual, clientOrderId, onResolved]);
   const id = useId();
   const err = (name: string) => fieldErrors(manual, name);
   return (

@@ -38,6 +38,12 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
         <h2 id="clear-title" className="text-xl font-bold">
           Clear the halt
         </h2>
+        {/* Outside the halted branch: once cleared, the next poll shows "not halted" and the outcome must stay. */}
+        <ActionMessage
+          result={result}
+          success={result?.ok ? (result.data.cleared ? "Cleared. The bot may open new positions on its next cycle." : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`) : ""}
+        />
+        <ActionMessage result={approval} success="Approved and cleared." />
         {!halted ? (
           <p data-testid="not-halted">This bot is not halted. Nothing to clear.</p>
         ) : (
@@ -86,10 +92,6 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                   Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
                 </p>
               )}
-              <ActionMessage
-                result={result}
-                success={result?.ok ? (result.data.cleared ? "Cleared. The bot may open new positions on its next cycle." : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`) : ""}
-              />
             </form>
             {view.pending.length > 0 && (
               <div className="space-y-2">
@@ -107,7 +109,6 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                     </button>
                   </form>
                 ))}
-                <ActionMessage result={approval} success="Approved and cleared." />
               </div>
             )}
           </>

@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -12,6 +13,8 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   const now = useNow();
   const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > 5_000;
   const data = query.data;
+  const [resolved, setResolved] = useState<string[]>([]);
+  const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);
   const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? ["this list has stopped updating"] : [];
   return (
     <div className="space-y-4">
@@ -24,6 +27,15 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
         sending it again.
       </p>
       {!canAct && <ViewerNote />}
+      {resolved.length > 0 && (
+        <ul role="status" data-testid="resolved-notice" className="space-y-1 rounded bg-emerald-50 p-3 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50">
+          {resolved.map((m) => (
+            <li key={m} className="break-all">
+              Resolved: {m}
+            </li>
+          ))}
+        </ul>
+      )}
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : data.orders.length === 0 ? (
         <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">
@@ -39,7 +51,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
           <ul className="grid gap-4 lg:grid-cols-2" aria-label="Doubtful orders">
             {data.orders.map((o) => (
               <li key={o.clientOrderId}>
-                <DoubtfulOrderCard order={o} canAct={canAct} />
+                <DoubtfulOrderCard order={o} canAct={canAct} onResolved={onResolved} />
               </li>
             ))}
           </ul>

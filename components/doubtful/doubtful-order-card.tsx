@@ -28,7 +28,7 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   }
 }
 
-export function DoubtfulOrderCard({ order, canAct }: { order: DoubtfulOrder; canAct: boolean }) {
+export function DoubtfulOrderCard({ order, canAct, onResolved }: { order: DoubtfulOrder; canAct: boolean; onResolved?: (message: string) => void }) {
   return (
     <article
       data-testid="doubtful-order"
@@ -79,7 +79,7 @@ export function DoubtfulOrderCard({ order, canAct }: { order: DoubtfulOrder; can
           ))}
         </ol>
       </details>
-      <ResolveOrderActions clientOrderId={order.clientOrderId} version={order.version} canAct={canAct} />
+      <ResolveOrderActions clientOrderId={order.clientOrderId} version={order.version} canAct={canAct} onResolved={onResolved} />
     </article>
   );
 }
