@@ -19,7 +19,7 @@ export interface LiveBot {
 }
 
 /** One bot that has traded cleanly up to this moment: running, until its heartbeat stops. */
-export async function healthyJournal(): Promise<{ file: string; close: () => void }> {
+export async function healthyJournal(): Promise<{ file: string; beat: () => void; close: () => void }> {
   const file = `${tempDir("e2e")}/journal.db`;
   migrateJournal(file, { migrationsDir });
   const { db } = openJournalWriter(file, { migrationsDir });
@@ -35,7 +35,12 @@ export async function healthyJournal(): Promise<{ file: string; close: () => voi
   }
   await writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
   writer.heartbeat();
-  return { file, close: () => db.close() };
+  // One last cycle stamped with the wall clock, for a test to call just before it looks.
+  const beat = () => {
+    sim.advance(Math.max(0, Date.now() - sim.now().getTime()));
+    writer.heartbeat();
+  };
+  return { file, beat, close: () => db.close() };
 }
 
 /** Two bots on one journal; `alpha` meets a position it never opened, `beta` a lost reply it cannot settle. */
