@@ -86,6 +86,9 @@ test.describe("overview after an unknown position and a lost reply", () => {
   for (const [name, path] of [
     ["overview", "/"],
     ["doubtful", "/doubtful"],
+    ["bot", "/bots/alpha"],
+    ["audit", "/audit"],
+    ["login", "/login"],
   ] as const) {
     test(`${name}: no horizontal scroll at 390 px, no serious axe violation, screenshot saved`, async ({ page }) => {
       await page.setViewportSize({ width: 390, height: 844 });

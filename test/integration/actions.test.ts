@@ -157,6 +157,15 @@ describe("resolve a doubtful order by asking the exchange", () => {
     expect(r.ok ? "" : r.message).toMatch(/could not be asked: .*The order stays doubtful/);
   });
 
+  it("a double submit of a check is refused as a conflict once the first settled the order", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const form = { clientOrderId: order.clientOrderId, version: order.version };
+    expect((await act(db, spec, ana, form, bot.sim.now())).ok).toBe(true);
+    const before = snapshotExceptAudit(bot.file);
+    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, form, bot.sim.now()), "conflict", "resolve_order_lookup");
+  });
+
   it("is refused without a venue gateway, pointing to resolving by hand", async () => {
     const { bot, db, order } = await lostReply();
     const spec = resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => db });
@@ -337,6 +346,22 @@ describe("clear a halt", () => {
       const before = snapshotExceptAudit(bot.file);
       const r = await act(db, approveClearSpec(deps), ana, { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) }, bot.sim.now());
       expectRefusedAndUnchanged(bot.file, before, r, "refused", "approve_clear_halt");
+    });
+
+    it("approval refuses no session, a viewer, malformed input, a stale breaker and a second approval", async () => {
+      const { bot, db } = await clearable();
+      await act(db, clearHaltSpec(deps), ana, input(db), bot.sim.now());
+      const approve = { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) };
+      const spec = approveClearSpec(deps);
+      const before = snapshotExceptAudit(bot.file);
+      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, approve, bot.sim.now()), "unauthorized", "approve_clear_halt");
+      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, approve, bot.sim.now()), "unauthorized", "approve_clear_halt");
+      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { requestId: "one", botId: "" }, bot.sim.now()), "invalid", "approve_clear_halt");
+      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { ...approve, breakerVersion: "1" }, bot.sim.now()), "conflict", "approve_clear_halt");
+      expect((await act(db, spec, ben, approve, bot.sim.now())).ok).toBe(true);
+      const after = snapshotExceptAudit(bot.file);
+      // A double submit of the approval: the request is no longer pending.
+      expectRefusedAndUnchanged(bot.file, after, await act(db, spec, ben, approve, bot.sim.now()), "conflict", "approve_clear_halt");
     });
 
     it("an approval after the window is refused", async () => {
