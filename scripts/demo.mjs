@@ -93,7 +93,18 @@ function newestMtime(p) {
 const buildId = path.join(root, ".next", "BUILD_ID");
 const builtAt = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
 const sourcesAt = Math.max(...SOURCES.map((s) => newestMtime(path.join(root, s))));
-if (builtAt < sourcesAt) {
+// DRIFTWATCH_DEMO_SERVER: "start" serves the production build (building it first if needed),
+// "dev" the development server. Unset: the build when it is up to date, else the development
+// server, which answers in seconds where a first build takes a minute: a fresh clone's demo is up
+// quickly, and `npm run build` once makes every later run the production console.
+const serverMode = process.env.DRIFTWATCH_DEMO_SERVER ?? (builtAt >= sourcesAt ? "start" : "dev");
+if (serverMode !== "start" && serverMode !== "dev") {
+  console.error(`demo: DRIFTWATCH_DEMO_SERVER must be "start" or "dev", got ${serverMode}`);
+  process.exit(2);
+}
+if (serverMode === "dev") {
+  say("serving the console with the development server (each page compiles on its first visit; run `npm run build` once for the production server)");
+} else if (builtAt < sourcesAt) {
   say(builtAt === 0 ? "no build of the console yet: building it (a minute or two, once)" : "the sources changed since the last build: rebuilding the console");
   const build = spawnSync(bin("next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
   if (build.status !== 0) {
@@ -195,7 +206,7 @@ const venueToken = randomBytes(24).toString("base64url");
 const botArgs = ["--import", "tsx", "scripts/demo-bots.ts", "--journal", journal, "--speed", String(speed), "--seed", values.seed, "--venue-port", String(venuePort)];
 if (values["on-call"]) botArgs.push("--on-call");
 start("bots", process.execPath, botArgs, { DRIFTWATCH_VENUE_TOKEN: venueToken });
-start("console", bin("next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+start("console", bin("next"), [serverMode, "-H", "127.0.0.1", "-p", String(port)], {
   DRIFTWATCH_JOURNAL: journal,
   DRIFTWATCH_ACCOUNTS_DB: accounts,
   DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${venuePort}`,

@@ -69,8 +69,10 @@ test.describe("npm run demo", () => {
     }
   });
 
-  test("serves the console with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal", async ({ page }) => {
+  // "start": the production build the test run made. "dev": what a fresh clone gets before any build.
+  for (const server of ["start", "dev"] as const) test(`serves the console (next ${server}) with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal`, async ({ page }) => {
     test.setTimeout(6 * 60_000);
+    const startedAt = Date.now();
     const dir = tempDir("demo");
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -79,7 +81,7 @@ test.describe("npm run demo", () => {
     demo = spawn("npm", ["run", "demo", "--", "--speed", "3"], {
       cwd: root,
       detached: true,
-      env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, FORCE_COLOR: "0" },
+      env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, DRIFTWATCH_DEMO_SERVER: server, FORCE_COLOR: "0" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     demo.stdout?.on("data", (d) => (output += d));
@@ -92,6 +94,8 @@ test.describe("npm run demo", () => {
       await page.goto(url);
       await expect(page.getByTestId("bot-card")).toHaveCount(2, { timeout: 2_000 });
     }).toPass({ timeout: 30_000 });
+    // A figure, not an assertion (tests never time the machine): how long until both bots showed.
+    console.log(`demo (next ${server}): two bot cards ${((Date.now() - startedAt) / 1000).toFixed(1)} s after npm run demo`);
     await expect(page.locator('[data-testid="bot-card"][data-bot="alpha"]')).toBeVisible();
     await expect(page.locator('[data-testid="bot-card"][data-bot="beta"]')).toBeVisible();
 
