@@ -4,6 +4,7 @@ import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
+import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import type { BreakersView } from "@/lib/breakers-view";
 import { breakersQuery } from "@/lib/live/breaker-queries";
@@ -16,7 +17,9 @@ export function BreakersLive({ view }: { view: BreakersView }) {
   const query = useQuery(breakersQuery(view));
   const now = useNow();
   const data = query.data;
-  const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
+  // Only the browser knows how old the data is; the server and hydration must render the same.
+  const hydrated = useHydrated();
+  const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
   const causes = query.error
     ? [`cannot read right now: ${query.error.message}`]
     : tooOld

@@ -4,6 +4,7 @@ import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
+import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { doubtfulQuery } from "@/lib/live/queries";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
@@ -11,7 +12,9 @@ import { DoubtfulOrderCard } from "./doubtful-order-card";
 export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: boolean }) {
   const query = useQuery(doubtfulQuery(bot));
   const now = useNow();
-  const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > 5_000;
+  // Only the browser knows how old the data is; the server and hydration must render the same.
+  const hydrated = useHydrated();
+  const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > 5_000;
   const data = query.data;
   const [resolved, setResolved] = useState<string[]>([]);
   const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);

@@ -7,6 +7,7 @@ import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
+import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { LiveReadError, overviewQuery } from "@/lib/live/queries";
 import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/overview-view";
@@ -47,7 +48,9 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   const data = query.data;
   const error = query.error instanceof LiveReadError ? query.error : query.error ? new LiveReadError(query.error.message, "unknown") : null;
-  const tooOld = query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
+  // Only the browser knows how old the data is; the server and hydration must render the same.
+  const hydrated = useHydrated();
+  const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
   const unsure = error !== null || tooOld;
 
   if (!data) {

@@ -20,7 +20,7 @@ import { HistoryNotice } from "./history-notice";
 import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
-import { useHydrated } from "./use-hydrated";
+import { useHydrated } from "@/components/live/use-hydrated";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
 const TOO_OLD_MS = 5_000;
