@@ -4,12 +4,12 @@ import Link from "next/link";
 import { connection } from "next/server";
 import { BreakersLive } from "@/components/breakers/breakers-live";
 import { NoBots } from "@/components/bots/no-bots";
-import { JournalProblem } from "@/components/journal/journal-problem";
-import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { parseBreakersView } from "@/lib/breakers-view";
 import { getJournal } from "@/lib/db/console";
 import { breakersQuery } from "@/lib/live/breaker-queries";
 import { getBreakerBoard } from "@/lib/queries/breakers";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export const metadata: Metadata = { title: "Breakers · driftwatch" };
 
@@ -31,12 +31,7 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   }
   const journal = getJournal();
   if (!journal.ok) {
-    return (
-      <>
-        <JournalProblem error={journal.error} />
-        <RetryWhenReadable />
-      </>
-    );
+    return <JournalUnavailable error={journal.error} />;
   }
   const { view } = parsed;
   const board = getBreakerBoard({ db: journal.db, now: new Date(), bot: view.bot, before: view.before });
@@ -59,11 +54,7 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   client.setQueryData(breakersQuery(view).queryKey, board);
   return (
     <div className="space-y-4">
-      {journal.warnings.map((w) => (
-        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-          {w}
-        </p>
-      ))}
+      <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
         <BreakersLive view={view} />
       </HydrationBoundary>

@@ -2,8 +2,7 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 import type { Metadata } from "next";
 import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
-import { JournalProblem } from "@/components/journal/journal-problem";
-import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
@@ -18,12 +17,7 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
   const journal = getJournal();
   if (!journal.ok) {
-    return (
-      <>
-        <JournalProblem error={journal.error} />
-        <RetryWhenReadable />
-      </>
-    );
+    return <JournalUnavailable error={journal.error} />;
   }
   const client = new QueryClient();
   client.setQueryData(doubtfulQuery(bot).queryKey, listDoubtfulOrders({ db: journal.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));

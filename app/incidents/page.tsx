@@ -3,13 +3,13 @@ import Link from "next/link";
 import { connection } from "next/server";
 import { IncidentTimeline } from "@/components/incidents/incident-timeline";
 import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
-import { JournalProblem } from "@/components/journal/journal-problem";
-import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
 import { getJournal } from "@/lib/db/console";
 import { formatAge } from "@/lib/format";
 import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/incidents/window";
 import { EXPORT_ROW_CAP, getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export const metadata: Metadata = { title: "Incident review · driftwatch" };
 
@@ -36,12 +36,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   const query = parseIncidentQuery(await searchParams);
   const journal = getJournal();
   if (!journal.ok) {
-    return (
-      <>
-        <JournalProblem error={journal.error} />
-        <RetryWhenReadable />
-      </>
-    );
+    return <JournalUnavailable error={journal.error} />;
   }
   const bots = listIncidentBots({ db: journal.db });
 
@@ -78,11 +73,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   return (
     <div className="space-y-4">
-      {journal.warnings.map((w) => (
-        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-          {w}
-        </p>
-      ))}
+      <JournalWarnings warnings={journal.warnings} />
       <Intro />
       <IncidentWindowForm values={{ from: window.from, to: window.to, bot: filters.bot, kinds: filters.kinds }} bots={bots} />
 

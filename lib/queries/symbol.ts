@@ -4,26 +4,14 @@ import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
-import { diffLine, type DriftClass } from "../reconcile/diff";
+import { diffLine } from "../reconcile/diff";
 import { MAX_ORDERS } from "../symbol-view";
 import { listBots, type BotSummary } from "./bots";
+import type { OverviewLine } from "./overview";
 
 /** One bot's book against the exchange's for one symbol, as of its latest compared cycle. */
-export interface SymbolLine {
-  ours: number;
-  theirs: number;
-  /** theirs - ours */
-  difference: number;
-  steps: number;
-  qtyStep: number;
-  markPrice: number | null;
-  driftNotional: number | null;
-  drift: DriftClass;
-  driftSince: string | null;
-  driftForMs: number | null;
-  /** Time of the cycle this line comes from. */
-  at: string;
-}
+/** The overview's line for one symbol, without what the symbol page already names or shows elsewhere. */
+export type SymbolLine = Omit<OverviewLine, "botId" | "symbol" | "ack" | "ackLapsed">;
 
 export interface SymbolOrderEvent {
   id: number;

@@ -3,8 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
-import { JournalProblem } from "@/components/journal/journal-problem";
-import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
@@ -20,12 +19,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   const botId = decodeURIComponent((await params).botId).slice(0, 200);
   const journal = getJournal();
   if (!journal.ok) {
-    return (
-      <>
-        <JournalProblem error={journal.error} />
-        <RetryWhenReadable />
-      </>
-    );
+    return <JournalUnavailable error={journal.error} />;
   }
   const view = getBotClearView({ db: journal.db, sqlite: journal.sqlite, botId, now: new Date(), ...env() });
   if (!view) {

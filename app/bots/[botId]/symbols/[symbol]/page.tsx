@@ -2,8 +2,7 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 import type { Metadata } from "next";
 import { connection } from "next/server";
 import { Suspense } from "react";
-import { JournalProblem } from "@/components/journal/journal-problem";
-import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
 import { getJournal } from "@/lib/db/console";
@@ -12,6 +11,7 @@ import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
 import { getSymbolState } from "@/lib/queries/symbol";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
 import { ORDERS_PAGE, parseSymbolRange } from "@/lib/symbol-view";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export async function generateMetadata(props: PageProps<"/bots/[botId]/symbols/[symbol]">): Promise<Metadata> {
   const { botId, symbol } = await props.params;
@@ -25,12 +25,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const parsed = parseSymbolRange(await props.searchParams);
   const journal = getJournal();
   if (!journal.ok) {
-    return (
-      <>
-        <JournalProblem error={journal.error} />
-        <RetryWhenReadable />
-      </>
-    );
+    return <JournalUnavailable error={journal.error} />;
   }
   const config = env();
   const now = new Date();
@@ -53,11 +48,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   if (range) client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, getSymbolChart({ db: journal.db, botId, symbol, range, now }));
   return (
     <div className="space-y-4">
-      {journal.warnings.map((w) => (
-        <p key={w} role="alert" className="rounded border border-amber-500 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-          {w}
-        </p>
-      ))}
+      <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
         <Suspense>
           <SymbolLive botId={botId} symbol={symbol} range={range} rangeError={parsed.ok ? null : parsed.message} />
