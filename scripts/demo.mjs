@@ -16,6 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { buildState } from "./lib/build-state.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => path.join(root, "node_modules/.bin", name);
@@ -75,24 +76,7 @@ if (addAccount.status !== 0) {
 }
 
 // ---- a build no older than the sources -------------------------------------------------------------
-const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
-
-function newestMtime(p) {
-  let stat;
-  try {
-    stat = fs.statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let newest = stat.mtimeMs;
-  for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
-  return newest;
-}
-
-const buildId = path.join(root, ".next", "BUILD_ID");
-const builtAt = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-const sourcesAt = Math.max(...SOURCES.map((s) => newestMtime(path.join(root, s))));
+const { builtAt, sourcesAt } = buildState(root);
 // DRIFTWATCH_DEMO_SERVER: "start" serves the production build (building it first if needed),
 // "dev" the development server. Unset: the build when it is up to date, else the development
 // server, which answers in seconds where a first build takes a minute: a fresh clone's demo is up

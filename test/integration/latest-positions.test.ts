@@ -8,6 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { migrateJournal } from "@/lib/db/journal-file";
 import { migratedJournal, migrationFiles, migrationsDir, tempDir } from "../helpers/journal";
+import { fullScan, latestPositions } from "../helpers/latest-positions";
 
 type Line = { symbol: string; ours: number; theirs: number };
 type Cycle = { bot: string; skipped: boolean; lines: Line[] };
@@ -33,40 +34,6 @@ function writeCycles(db: Database.Database, cycles: Cycle[]) {
   });
 }
 
-/** The reference: replay every compared cycle; a symbol a cycle leaves out was flat on both sides. */
-function fullScan(db: Database.Database) {
-  const recs = db.prepare(`SELECT id, bot_id AS bot, at FROM reconciliations WHERE outcome IN ('clean','drift') ORDER BY id`).all() as { id: number; bot: string; at: string }[];
-  const lines = db.prepare(`SELECT symbol, ours, theirs FROM reconciliation_positions WHERE reconciliation_id = ?`);
-  const state = new Map<string, { reconciliationId: number; at: string; ours: number; theirs: number; drift: string; driftSince: string | null; runStart: string | null }>();
-  for (const r of recs) {
-    const mentioned = new Set<string>();
-    for (const l of lines.all(r.id) as Line[]) {
-      const key = `${r.bot}/${l.symbol}`;
-      mentioned.add(key);
-      const prev = state.get(key);
-      const drift = driftOf(l);
-      const runStart = drift === "none" ? null : prev?.runStart ?? r.at;
-      state.set(key, { reconciliationId: r.id, at: r.at, ours: l.ours, theirs: l.theirs, drift, driftSince: runStart, runStart });
-    }
-    for (const [key, s] of state) if (key.startsWith(`${r.bot}/`) && !mentioned.has(key)) s.runStart = null; // broken by a flat cycle
-  }
-  return [...state.entries()]
-    .map(([key, s]) => {
-      const [bot, symbol] = key.split("/") as [string, string];
-      return { botId: bot, symbol, reconciliationId: s.reconciliationId, at: s.at, ours: s.ours, theirs: s.theirs, drift: s.drift, driftSince: s.driftSince };
-    })
-    .sort((a, b) => (a.botId + a.symbol).localeCompare(b.botId + b.symbol));
-}
-
-function latest(db: Database.Database) {
-  return db
-    .prepare(
-      `SELECT bot_id AS botId, symbol, reconciliation_id AS reconciliationId, at, ours, theirs, drift, drift_since AS driftSince
-       FROM latest_positions ORDER BY bot_id || symbol`,
-    )
-    .all();
-}
-
 const cycleArb = fc.record({
   bot: fc.constantFrom("a", "b"),
   skipped: fc.integer({ min: 0, max: 9 }).map((n) => n < 3),
@@ -82,7 +49,7 @@ describe("latest_positions", () => {
       fc.property(fc.array(cycleArb, { minLength: 1, maxLength: 40 }), (cycles) => {
         const db = new Database(migratedJournal("latest"));
         writeCycles(db, cycles);
-        expect(latest(db)).toEqual(fullScan(db));
+        expect(latestPositions(db)).toEqual(fullScan(db));
         db.close();
       }),
       { numRuns: 60 },
@@ -97,7 +64,7 @@ describe("latest_positions", () => {
       { bot: "a", skipped: true, lines: [] },
       { bot: "a", skipped: false, lines: [{ symbol: "ETH", ours: 1, theirs: 3 }] },
     ]);
-    expect(latest(db)).toEqual([expect.objectContaining({ symbol: "ETH", drift: "size_drift", driftSince: "2026-08-10T00:00:15.000Z" })]);
+    expect(latestPositions(db)).toEqual([expect.objectContaining({ symbol: "ETH", drift: "size_drift", driftSince: "2026-08-10T00:00:15.000Z" })]);
     db.close();
   });
 
@@ -117,7 +84,7 @@ describe("latest_positions", () => {
     db.close();
     migrateJournal(file, { migrationsDir });
     const after = new Database(file, { readonly: true });
-    expect(latest(after)).toEqual(fullScan(after));
+    expect(latestPositions(after)).toEqual(fullScan(after));
     after.close();
   });
 });
