@@ -40,6 +40,21 @@ export interface DriftEpisode {
   merged: number;
 }
 
+/**
+ * A run of consecutive cycles already summarised (a five-minute rollup of the journal): the samples
+ * a bucket could keep from it (its first and last, and the line at each extreme), in time order, and
+ * how many of its cycles drifted. Drift runs inside one group are counted as one episode.
+ */
+export interface SampleGroup {
+  cycles: number;
+  /** First sample first, last sample last; the extremes in between, duplicates allowed. */
+  samples: ChartSample[];
+  driftCycles: number;
+  /** The worst class among its drifting cycles ("none" when none drifted). */
+  worst: DriftClass;
+  firstDriftT: number | null;
+}
+
 export interface DownsampleOptions {
   /** The window the chart shows; samples outside it are clamped to its edges. */
   from: number;
@@ -174,6 +189,29 @@ export class Downsampler {
     }
   }
 
+  /**
+   * A summarised run of cycles. Its extremes are kept exactly as if every cycle had been pushed
+   * (a bucket keeps extremes of extremes); its episodes are exact to the group's edges. Switches to
+   * bucketing, so use it only for windows holding more cycles than maxPoints.
+   */
+  pushGroup(g: SampleGroup): void {
+    const first = g.samples[0];
+    const last = g.samples[g.samples.length - 1];
+    if (!first || !last) return;
+    if (first.t < this.lastT) throw new RangeError(`samples must come in time order (${first.t} after ${this.lastT})`);
+    this.lastT = last.t;
+    if (this.raw) {
+      const replay = this.raw;
+      this.raw = null;
+      replay.forEach((r, n) => this.bucketSample({ s: r, n }));
+    }
+    const arrival = this.count;
+    this.count += g.cycles;
+    this.trackGroupEpisode(g, first, last);
+    const distinct = [...new Map(g.samples.map((x) => [x.t, x])).values()].sort((a, b) => a.t - b.t);
+    distinct.forEach((x, i) => this.bucketSample({ s: x, n: arrival + i }));
+  }
+
   finish(): Downsampled {
     if (this.open) {
       this.episodes.push({ ...this.open, to: this.lastSampleT, ongoing: true });
@@ -193,12 +231,37 @@ export class Downsampler {
       return;
     }
     if (open) {
-      this.episodes.push({ ...open, to: s.t });
+      // Memory stays bounded on a long, flapping window; the result is the same as compacting once.
+      this.closeEpisode({ ...open, to: s.t });
       this.open = null;
-      // Keep memory bounded on a long, flapping window; the result is the same as compacting once.
-      if (this.episodes.length > 2 * this.maxEpisodes) this.episodes = compactEpisodes(this.episodes, this.bucketMs, this.maxEpisodes);
     }
     if (s.drift !== "none") this.open = { kind: s.drift, from: s.t, to: s.t, ongoing: false, samples: 1, merged: 1 };
+  }
+
+  private trackGroupEpisode(g: SampleGroup, first: ChartSample, last: ChartSample): void {
+    this.lastSampleT = last.t;
+    if (g.driftCycles === 0 || g.worst === "none" || g.firstDriftT === null) {
+      this.trackEpisode(first);
+      this.lastSampleT = last.t;
+      return;
+    }
+    const kind = g.worst;
+    const open = this.open;
+    if (open && first.drift !== "none" && open.kind === kind) {
+      open.samples += g.driftCycles;
+    } else {
+      if (open) this.closeEpisode({ ...open, to: first.drift === "none" ? first.t : g.firstDriftT });
+      this.open = { kind, from: g.firstDriftT, to: g.firstDriftT, ongoing: false, samples: g.driftCycles, merged: 1 };
+    }
+    if (last.drift === "none" && this.open) {
+      this.closeEpisode({ ...this.open, to: last.t });
+      this.open = null;
+    }
+  }
+
+  private closeEpisode(e: DriftEpisode): void {
+    this.episodes.push(e);
+    if (this.episodes.length > 2 * this.maxEpisodes) this.episodes = compactEpisodes(this.episodes, this.bucketMs, this.maxEpisodes);
   }
 
   private bucketSample(x: Seen): void {

@@ -169,6 +169,64 @@ export const latestPositions = sqliteTable(
   ],
 );
 
+/**
+ * Five-minute summaries of each bot's book against the exchange's, per symbol, kept by a trigger on
+ * reconciliation_positions in the same transaction as each snapshot (migration 0003). A long chart
+ * reads one row per five minutes instead of every cycle: the first and last line of the bucket and
+ * the line at each extreme (lowest and highest of ours and of theirs, widest gap), the same seven
+ * the chart's downsampler keeps, plus the drifting cycles. `bucket` is the UTC start of the five
+ * minutes, in the journal's time format.
+ */
+export const positionRollups = sqliteTable(
+  "position_rollups",
+  {
+    botId: text("bot_id").notNull(),
+    symbol: text("symbol").notNull(),
+    bucket: text("bucket").notNull(),
+    /** Compared cycles in the bucket that carried this symbol's line. */
+    cycles: integer("cycles").notNull(),
+    qtyStep: real("qty_step").notNull(),
+    firstAt: text("first_at").notNull(),
+    firstOurs: real("first_ours").notNull(),
+    firstTheirs: real("first_theirs").notNull(),
+    lastAt: text("last_at").notNull(),
+    lastOurs: real("last_ours").notNull(),
+    lastTheirs: real("last_theirs").notNull(),
+    minOursAt: text("min_ours_at").notNull(),
+    minOurs: real("min_ours").notNull(),
+    minOursTheirs: real("min_ours_theirs").notNull(),
+    maxOursAt: text("max_ours_at").notNull(),
+    maxOurs: real("max_ours").notNull(),
+    maxOursTheirs: real("max_ours_theirs").notNull(),
+    minTheirsAt: text("min_theirs_at").notNull(),
+    minTheirsOurs: real("min_theirs_ours").notNull(),
+    minTheirs: real("min_theirs").notNull(),
+    maxTheirsAt: text("max_theirs_at").notNull(),
+    maxTheirsOurs: real("max_theirs_ours").notNull(),
+    maxTheirs: real("max_theirs").notNull(),
+    wideAt: text("wide_at").notNull(),
+    wideOurs: real("wide_ours").notNull(),
+    wideTheirs: real("wide_theirs").notNull(),
+    /** Cycles in drift, and among them unknown positions. */
+    driftCycles: integer("drift_cycles").notNull(),
+    unknownCycles: integer("unknown_cycles").notNull(),
+    firstDriftAt: text("first_drift_at"),
+    lastDriftAt: text("last_drift_at"),
+  },
+  (t) => [primaryKey({ columns: [t.botId, t.symbol, t.bucket] })],
+);
+
+/** Compared cycles per bot and five minutes: a symbol's rollup is complete when it counts as many. */
+export const cycleRollups = sqliteTable(
+  "cycle_rollups",
+  {
+    botId: text("bot_id").notNull(),
+    bucket: text("bucket").notNull(),
+    cycles: integer("cycles").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.botId, t.bucket] })],
+);
+
 // --- Operator tables: written by the console alone (docs/journal.md) ---------------------------
 
 /**
@@ -260,6 +318,7 @@ export type ReconciliationPositionRow = typeof reconciliationPositions.$inferSel
 export type BreakerRow = typeof breakers.$inferSelect;
 export type BreakerEventRow = typeof breakerEvents.$inferSelect;
 export type LatestPositionRow = typeof latestPositions.$inferSelect;
+export type PositionRollupRow = typeof positionRollups.$inferSelect;
 export type DriftAcknowledgementRow = typeof driftAcknowledgements.$inferSelect;
 export type ClearRequestRow = typeof clearRequests.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;

@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { Downsampler, type ChartSample, type DriftEpisode } from "../charts/downsample";
+import { Downsampler, type ChartSample, type DriftEpisode, type SampleGroup } from "../charts/downsample";
 import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
 import { classifyDrift } from "../reconcile/diff";
@@ -65,6 +65,82 @@ export const CHART_CARRY_IN_SQL = `
 
 type RawRow = [at: string, ours: number, theirs: number, qtyStep: number];
 
+/** Width of one row of position_rollups and cycle_rollups (migration 0003). */
+export const ROLLUP_MS = 5 * 60_000;
+
+/**
+ * The five-minute buckets of the window, with the bot's compared cycles in each and, when the
+ * symbol's rollup counts as many, that rollup (a bucket where the bot left the symbol out of some
+ * cycle, which means flat, is read cycle by cycle instead). One range scan on each primary key.
+ */
+export const CHART_ROLLUPS_SQL = `
+  SELECT c.bucket, c.cycles AS botCycles, p.cycles, p.qty_step AS qtyStep,
+         p.first_at AS firstAt, p.first_ours AS firstOurs, p.first_theirs AS firstTheirs,
+         p.min_ours_at AS minOursAt, p.min_ours AS minOurs, p.min_ours_theirs AS minOursTheirs,
+         p.max_ours_at AS maxOursAt, p.max_ours AS maxOurs, p.max_ours_theirs AS maxOursTheirs,
+         p.min_theirs_at AS minTheirsAt, p.min_theirs_ours AS minTheirsOurs, p.min_theirs AS minTheirs,
+         p.max_theirs_at AS maxTheirsAt, p.max_theirs_ours AS maxTheirsOurs, p.max_theirs AS maxTheirs,
+         p.wide_at AS wideAt, p.wide_ours AS wideOurs, p.wide_theirs AS wideTheirs,
+         p.last_at AS lastAt, p.last_ours AS lastOurs, p.last_theirs AS lastTheirs,
+         p.drift_cycles AS driftCycles, p.unknown_cycles AS unknownCycles, p.first_drift_at AS firstDriftAt
+  FROM cycle_rollups c
+  LEFT JOIN position_rollups p ON p.bot_id = c.bot_id AND p.symbol = ? AND p.bucket = c.bucket
+  WHERE c.bot_id = ? AND c.bucket >= ? AND c.bucket < ?
+  ORDER BY c.bucket`;
+
+const CYCLES_IN_SQL = `SELECT coalesce(sum(cycles), 0) FROM cycle_rollups WHERE bot_id = ? AND bucket >= ? AND bucket < ?`;
+
+interface RollupRow {
+  bucket: string;
+  botCycles: number;
+  cycles: number | null;
+  qtyStep: number;
+  firstAt: string;
+  firstOurs: number;
+  firstTheirs: number;
+  minOursAt: string;
+  minOurs: number;
+  minOursTheirs: number;
+  maxOursAt: string;
+  maxOurs: number;
+  maxOursTheirs: number;
+  minTheirsAt: string;
+  minTheirsOurs: number;
+  minTheirs: number;
+  maxTheirsAt: string;
+  maxTheirsOurs: number;
+  maxTheirs: number;
+  wideAt: string;
+  wideOurs: number;
+  wideTheirs: number;
+  lastAt: string;
+  lastOurs: number;
+  lastTheirs: number;
+  driftCycles: number;
+  unknownCycles: number;
+  firstDriftAt: string | null;
+}
+
+function group(r: RollupRow): SampleGroup {
+  const step = r.qtyStep > 0 ? r.qtyStep : 1;
+  const at = (t: string, ours: number, theirs: number): ChartSample => ({ t: Date.parse(t), ours, theirs, drift: classifyDrift({ ours, theirs, qtyStep: step }) });
+  return {
+    cycles: r.cycles ?? 0,
+    samples: [
+      at(r.firstAt, r.firstOurs, r.firstTheirs),
+      at(r.minOursAt, r.minOurs, r.minOursTheirs),
+      at(r.maxOursAt, r.maxOurs, r.maxOursTheirs),
+      at(r.minTheirsAt, r.minTheirsOurs, r.minTheirs),
+      at(r.maxTheirsAt, r.maxTheirsOurs, r.maxTheirs),
+      at(r.wideAt, r.wideOurs, r.wideTheirs),
+      at(r.lastAt, r.lastOurs, r.lastTheirs),
+    ].sort((a, b) => a.t - b.t),
+    driftCycles: r.driftCycles,
+    worst: r.unknownCycles > 0 ? "unknown_position" : r.driftCycles > 0 ? "size_drift" : "none",
+    firstDriftT: r.firstDriftAt === null ? null : Date.parse(r.firstDriftAt),
+  };
+}
+
 function sample(row: RawRow, t = Date.parse(row[0])): ChartSample {
   const [, ours, theirs, qtyStep] = row;
   return { t, ours, theirs, drift: classifyDrift({ ours, theirs, qtyStep: qtyStep > 0 ? qtyStep : 1 }) };
@@ -72,8 +148,9 @@ function sample(row: RawRow, t = Date.parse(row[0])): ChartSample {
 
 /**
  * The chart of one bot's book against the exchange's for one symbol over a range. Rows are streamed
- * through the downsampler, so memory stays at `maxPoints` whatever the window; time is one pass over
- * the window's cycles.
+ * through the downsampler, so memory stays at `maxPoints` whatever the window. Time is one pass over
+ * the window's cycles, or over its five-minute rollups when the window is long (20 days: 5,760
+ * rollups instead of 115,200 cycles at 15 s).
  */
 export function getSymbolChart(params: {
   db: JournalDb;
@@ -88,15 +165,38 @@ export function getSymbolChart(params: {
   const window = resolveWindow(range, { now, latestAt });
   const from = Date.parse(window.from);
   const to = Date.parse(window.to);
-  const down = new Downsampler({ from, to, maxPoints: params.maxPoints ?? MAX_CHART_POINTS });
+  const maxPoints = params.maxPoints ?? MAX_CHART_POINTS;
+  const down = new Downsampler({ from, to, maxPoints });
 
   const client = driver(db);
   const lookback = new Date(from - (to - from)).toISOString();
   const carry = client.prepare(CHART_CARRY_IN_SQL).raw().get(botId, window.from, lookback, symbol) as RawRow | undefined;
   // Drawn at the window's left edge: what both books held when the window opened.
   if (carry) down.push(sample(carry, from));
-  for (const row of client.prepare(CHART_ROWS_SQL).raw().iterate(symbol, botId, window.from, window.to) as IterableIterator<RawRow>) {
-    down.push(sample(row));
+  const cycles = client.prepare(CHART_ROWS_SQL).raw();
+  const rawRows = (fromIso: string, toIso: string) => {
+    for (const row of cycles.iterate(symbol, botId, fromIso, toIso) as IterableIterator<RawRow>) down.push(sample(row));
+  };
+
+  // A long window reads the five-minute rollups (one row where there were twenty cycles) when its
+  // buckets are at least five minutes wide and it holds more cycles than it can draw; the partial
+  // five minutes at each edge, and any rollup that missed a cycle, are read cycle by cycle.
+  const firstFull = Math.ceil(from / ROLLUP_MS) * ROLLUP_MS;
+  const lastFull = Math.floor(to / ROLLUP_MS) * ROLLUP_MS;
+  const iso = (t: number) => new Date(t).toISOString();
+  const useRollups =
+    (to - from) / Math.floor(maxPoints / 7) >= ROLLUP_MS &&
+    lastFull > firstFull &&
+    (client.prepare(CYCLES_IN_SQL).pluck().get(botId, iso(firstFull), iso(lastFull)) as number) > maxPoints;
+  if (!useRollups) {
+    rawRows(window.from, window.to);
+  } else {
+    rawRows(window.from, iso(firstFull - 1));
+    for (const r of client.prepare(CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(firstFull), iso(lastFull)) as IterableIterator<RollupRow>) {
+      if (r.cycles === r.botCycles) down.pushGroup(group(r));
+      else rawRows(r.bucket, iso(Date.parse(r.bucket) + ROLLUP_MS - 1));
+    }
+    rawRows(iso(lastFull), window.to);
   }
   const { points, episodes, samples, bucketMs } = down.finish();
 

@@ -7,7 +7,7 @@ import { drizzle } from "drizzle-orm/better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openJournalReader, openJournalWriter } from "@/lib/db/journal-file";
 import * as schema from "@/lib/db/schema";
-import { CHART_CARRY_IN_SQL, CHART_ROWS_SQL, getSymbolChart } from "@/lib/queries/symbol-chart";
+import { CHART_CARRY_IN_SQL, CHART_ROLLUPS_SQL, CHART_ROWS_SQL, getSymbolChart } from "@/lib/queries/symbol-chart";
 import { findBotSymbol, getSymbolState, listSymbolOrders, ORDER_EVENTS_SQL, SYMBOL_ORDERS_SQL } from "@/lib/queries/symbol";
 import { BUY_500_ID, writeDriftScenario, type DriftScenario } from "../helpers/drift-scenario";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
@@ -192,6 +192,11 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart).toMatch(/SEARCH p USING INDEX sqlite_autoindex_reconciliation_positions_1 \(reconciliation_id=\? AND symbol=\?\)/);
     // The carry-in reads one row by a backward seek, then joins that single row.
     expect(plan(CHART_CARRY_IN_SQL)).toMatch(/SEARCH reconciliations USING INDEX reconciliations_bot_at_idx \(bot_id=\? AND at>\? AND at<\?\)/);
+    // A long window: one range scan on each rollup's primary key.
+    const rollups = plan(CHART_ROLLUPS_SQL);
+    expect(rollups).toMatch(/SEARCH c USING PRIMARY KEY \(bot_id=\? AND bucket>\? AND bucket<\?\)/);
+    expect(rollups).toMatch(/SEARCH p USING PRIMARY KEY \(bot_id=\? AND symbol=\? AND bucket=\?\)/);
+    expect(rollups).not.toMatch(/^SCAN/m);
     const orders = plan(SYMBOL_ORDERS_SQL);
     expect(orders).toMatch(/SEARCH orders USING INDEX orders_bot_symbol_created_idx \(bot_id=\? AND symbol=\?\)/);
     expect(plan(ORDER_EVENTS_SQL)).toMatch(/order_events_order_idx/);
@@ -234,7 +239,11 @@ describe("20 days of history", () => {
     expect(chart.samples).toBe(N);
     expect(chart.points.length).toBeLessThanOrEqual(2_000);
     expect(chart.points.length).toBeGreaterThan(100);
-    expect(chart.episodes).toEqual([{ kind: "size_drift", from: T0 + ONE_CYCLE * EVERY, to: T0 + (ONE_CYCLE + 1) * EVERY, ongoing: false, samples: 1, merged: 1 }]);
+    // Read through the five-minute rollups: the drift starts on its cycle; its end is known to the
+    // five minutes (the last cycle of its rollup), far below what 20 days can draw.
+    expect(chart.episodes).toEqual([{ kind: "size_drift", from: T0 + ONE_CYCLE * EVERY, to: expect.any(Number), ongoing: false, samples: 1, merged: 1 }]);
+    expect(chart.episodes[0]!.to).toBeGreaterThanOrEqual(T0 + (ONE_CYCLE + 1) * EVERY);
+    expect(chart.episodes[0]!.to).toBeLessThan(T0 + ONE_CYCLE * EVERY + 5 * 60_000);
     expect(chart.points).toContainEqual({ t: T0 + ONE_CYCLE * EVERY, ours: 500, theirs: 498, drift: "size_drift" });
   });
 
