@@ -1,8 +1,7 @@
 import "server-only";
-import { asc, desc, eq, sql } from "drizzle-orm";
 import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
-import { breakers, bots, reconciliations } from "../db/schema";
+import { statement } from "../db/statements";
 
 export interface BotSummary {
   botId: string;
@@ -16,6 +15,15 @@ export interface BotSummary {
   lastReconciliation: { at: string; outcome: string; ageMs: number | null } | null;
 }
 
+/** Bots with their breaker and last cycle; the last cycle is one backward step down (bot_id, at). */
+export const BOTS_SQL = `
+  SELECT b.bot_id AS botId, b.exchange, b.client_id_prefix AS clientIdPrefix, b.heartbeat_at AS heartbeatAt,
+         k.halted, k.reason, k.changed_at AS changedAt, k.changed_by AS changedBy, k.version AS breakerVersion,
+         (SELECT json_object('at', r.at, 'outcome', r.outcome) FROM reconciliations r
+           WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS lastReconciliation
+  FROM bots b LEFT JOIN breakers k ON k.bot_id = b.bot_id
+  ORDER BY b.bot_id`;
+
 /**
  * One row per bot, shaped for its card. Costs O(bots): the last reconciliation is one index seek
  * per bot on reconciliations(bot_id, at), whatever the history.
@@ -26,30 +34,19 @@ export function listBots(params: {
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
 }): BotSummary[] {
-  const { db, now } = params;
-  const last = db
-    .select({ at: reconciliations.at, outcome: reconciliations.outcome })
-    .from(reconciliations)
-    .where(eq(reconciliations.botId, bots.botId))
-    .orderBy(desc(reconciliations.at), desc(reconciliations.id))
-    .limit(1);
-  const rows = db
-    .select({
-      botId: bots.botId,
-      exchange: bots.exchange,
-      clientIdPrefix: bots.clientIdPrefix,
-      heartbeatAt: bots.heartbeatAt,
-      halted: breakers.halted,
-      reason: breakers.reason,
-      changedAt: breakers.changedAt,
-      changedBy: breakers.changedBy,
-      breakerVersion: breakers.version,
-      lastReconciliation: sql<string | null>`(select json_object('at', at, 'outcome', outcome) from (${last}))`,
-    })
-    .from(bots)
-    .leftJoin(breakers, eq(breakers.botId, bots.botId))
-    .orderBy(asc(bots.botId))
-    .all();
+  const { now } = params;
+  const rows = statement(params.db, BOTS_SQL).all() as {
+    botId: string;
+    exchange: string;
+    clientIdPrefix: string;
+    heartbeatAt: string | null;
+    halted: number | null;
+    reason: string | null;
+    changedAt: string | null;
+    changedBy: string | null;
+    breakerVersion: number | null;
+    lastReconciliation: string | null;
+  }[];
 
   return rows.map((r) => {
     const breaker =

@@ -1,6 +1,6 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { statement } from "../db/statements";
 import { SETTLED_STATES } from "../journal/contract";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
@@ -43,7 +43,29 @@ export interface Overview {
   alarms: string[];
 }
 
-const SETTLED = sql.raw(SETTLED_STATES.map((s) => `'${s}'`).join(", "));
+const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
+
+const DOUBTFUL_COUNT_SQL = `
+  SELECT bot_id AS botId, count(*) AS n FROM orders
+  WHERE state NOT IN (${SETTLED}) AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ?))
+  GROUP BY bot_id`;
+
+/** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
+const LINES_SQL = `
+  WITH latest AS MATERIALIZED (
+    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ('clean', 'drift')
+                      ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
+    FROM bots b
+  )
+  SELECT p.bot_id AS botId, p.symbol, p.reconciliation_id AS reconciliationId, p.at, p.ours, p.theirs,
+         p.qty_step AS qtyStep, p.mark_price AS markPrice, p.drift_since AS driftSince,
+         l.id AS latestId, (SELECT at FROM reconciliations WHERE id = l.id) AS latestAt
+  FROM latest_positions p LEFT JOIN latest l ON l.bot_id = p.bot_id
+  ORDER BY p.bot_id, p.symbol`;
+
+const LAST_ACK_SQL = `
+  SELECT drift, ours, theirs, drift_since AS driftSince, expires_at AS expiresAt, acknowledged_by AS by, acknowledged_at AS at, note
+  FROM drift_acknowledgements WHERE bot_id = ? AND symbol = ? ORDER BY id DESC LIMIT 1`;
 
 /**
  * Everything the overview shows, in O(bots + symbols): bot rows, the latest_positions rows kept by
@@ -60,18 +82,9 @@ export function getOverview(params: {
   const bots = listBots(params);
   const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
 
-  const doubtful = new Map(
-    db
-      .all<{ botId: string; n: number }>(
-        sql`SELECT bot_id AS botId, count(*) AS n FROM orders
-            WHERE state NOT IN (${SETTLED}) AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ${cutoff}))
-            GROUP BY bot_id`,
-      )
-      .map((r) => [r.botId, r.n]),
-  );
+  const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number }[]).map((r) => [r.botId, r.n]));
 
-  // The latest cycle that compared the books, per bot: a symbol it left out was flat on both sides.
-  const rows = db.all<{
+  const rows = statement(db, LINES_SQL).all() as {
     botId: string;
     symbol: string;
     reconciliationId: number;
@@ -83,24 +96,13 @@ export function getOverview(params: {
     driftSince: string | null;
     latestId: number | null;
     latestAt: string | null;
-  }>(sql`
-    WITH latest AS (
-      SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ('clean', 'drift')
-                        ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
-      FROM bots b
-    )
-    SELECT p.bot_id AS botId, p.symbol, p.reconciliation_id AS reconciliationId, p.at, p.ours, p.theirs,
-           p.qty_step AS qtyStep, p.mark_price AS markPrice, p.drift_since AS driftSince,
-           l.id AS latestId, (SELECT at FROM reconciliations WHERE id = l.id) AS latestAt
-    FROM latest_positions p LEFT JOIN latest l ON l.bot_id = p.bot_id
-    ORDER BY p.bot_id, p.symbol`);
+  }[];
 
   // Only drifting lines need their acknowledgement: O(drifting symbols), one index seek each.
   const lastAck = (botId: string, symbol: string) =>
-    db.get<{ drift: "size_drift" | "unknown_position"; ours: number; theirs: number; driftSince: string | null; expiresAt: string; by: string; at: string; note: string }>(
-      sql`SELECT drift, ours, theirs, drift_since AS driftSince, expires_at AS expiresAt, acknowledged_by AS by, acknowledged_at AS at, note
-          FROM drift_acknowledgements WHERE bot_id = ${botId} AND symbol = ${symbol} ORDER BY id DESC LIMIT 1`,
-    );
+    statement(db, LAST_ACK_SQL).get(botId, symbol) as
+      | { drift: "size_drift" | "unknown_position"; ours: number; theirs: number; driftSince: string | null; expiresAt: string; by: string; at: string; note: string }
+      | undefined;
 
   const lines: OverviewLine[] = rows.map((r) => {
     const current = r.latestId === null || r.reconciliationId >= r.latestId;

@@ -5,7 +5,8 @@ import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../symbol-view";
-import { driver, latestComparedCycle } from "./symbol";
+import { driver } from "../db/statements";
+import { latestComparedCycle } from "./symbol";
 
 export interface BreakerMarker {
   id: number;

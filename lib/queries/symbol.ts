@@ -1,7 +1,7 @@
 import "server-only";
-import type Database from "better-sqlite3";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { driver } from "../db/statements";
 import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
 import { diffLine } from "../reconcile/diff";
@@ -116,17 +116,6 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
     at: current ? r.at : (latest?.at ?? r.at),
   };
-}
-
-/**
- * The driver under a JournalDb, for statements drizzle does not stream or whose plan a test checks.
- * Every JournalDb is made by drizzle(sqlite) (lib/db/console), which keeps the driver as `$client`;
- * JournalDb's type just omits it.
- */
-export function driver(db: JournalDb): Database.Database {
-  const client = (db as JournalDb & { $client?: Database.Database }).$client;
-  if (!client) throw new Error("this journal connection has no SQLite driver under it");
-  return client;
 }
 
 /** Newest first through orders (bot_id, symbol, created_at); LIMIT stops the walk. */

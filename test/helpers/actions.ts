@@ -37,7 +37,8 @@ export function snapshotExceptAudit(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
   const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'audit_log' ORDER BY name`).pluck().all() as string[];
   const out: Record<string, unknown[]> = {};
-  for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all();
+  // Sorted as data: the rollup tables are WITHOUT ROWID, so there is no rowid to order by.
+  for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}"`).all().map((r) => JSON.stringify(r)).sort();
   db.close();
   return out;
 }
