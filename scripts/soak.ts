@@ -129,6 +129,16 @@ async function main(): Promise<number> {
   });
   if (add.status !== 0) return fail(`could not create the operator account: ${add.stderr.trim()}`);
 
+  // Ctrl-C or SIGTERM ends the window early; the teardown below still stops the bot, the browser and
+  // the console (its own process group, which a terminal's Ctrl-C does not reach), and the run fails.
+  let interrupted = false;
+  const interrupt = () => {
+    if (!interrupted) say("interrupted: stopping the clients, the operator, the bot and the console");
+    interrupted = true;
+  };
+  process.on("SIGINT", interrupt);
+  process.on("SIGTERM", interrupt);
+  let cleaned = false;
   let server: ConsoleServer | null = null;
   let bot: ReturnType<typeof startBot> | null = null;
   const browser = await chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
@@ -145,7 +155,7 @@ async function main(): Promise<number> {
 
     say(`signed in (${fmt((Date.now() - t0) / 1000, 1)} s); ${seconds} s: the bot at ${rate} writes/s, ${clients} clients polling, an operator in Chromium`);
     const end = Date.now() + seconds * 1000;
-    const until = () => Date.now() >= end;
+    const until = () => interrupted || Date.now() >= end;
     const [polls, acted] = await Promise.all([
       poll({ baseUrl: server.url, routes: soakRoutes(SOAK_BOT_ID), clients, intervalMs: 1000, until }),
       operator.run({ everyMs: 2000, until }),
@@ -156,6 +166,8 @@ async function main(): Promise<number> {
     const code = await bot.exited;
     if (code !== 0 || !fs.existsSync(reportFile)) return fail(`the bot exited with ${code} and no report:\n${bot.output()}`);
     const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as SoakBotReport;
+    const sizeMb = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size / 1e6 : 0);
+    const files = { journalMb: sizeMb(journal), walMb: sizeMb(`${journal}-wal`) };
     const consoleOutput = server.output();
     await server.stop();
     server = null;
@@ -167,9 +179,11 @@ async function main(): Promise<number> {
     const consoleBusy = (consoleOutput.match(/SQLITE_BUSY|database is locked/g) ?? []).length;
     const busyActions = acted.confirmed.filter((a) => a.code === "internal").length;
 
-    printFigures({ seconds, report, polls, acted, rows, actions, consoleBusy, busyActions });
-    if (values.keep) say(`kept ${dir}`);
-    else fs.rmSync(dir, { recursive: true, force: true });
+    printFigures({ seconds, report, polls, acted, rows, actions, consoleBusy, busyActions, files });
+    if (!values.keep) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      cleaned = true;
+    }
 
     const writeRate = report.writes / report.seconds;
     const reasons = [
@@ -183,6 +197,7 @@ async function main(): Promise<number> {
       actions.lost > 0 && `${actions.lost} confirmed action(s) without an audit entry (${actions.samples[0]})`,
       actions.effectMismatches > 0 && `audit log and journal disagree on ${actions.effectMismatches} action effect(s) (${actions.samples[0]})`,
       !actions.chain.ok && `the audit chain does not verify: ${actions.chain.problem}`,
+      interrupted && "interrupted before the end of the window",
       actions.applied === 0 && "the operator got no action applied",
       actions.refused === 0 && "the operator got no action refused",
       acted.errors > 0 && `the operator's browser failed ${acted.errors} time(s) (${acted.errorSamples[0]})`,
@@ -194,6 +209,7 @@ async function main(): Promise<number> {
     await browser.close();
     if (bot && bot.child.exitCode === null) bot.child.kill("SIGKILL");
     await server?.stop();
+    if (!cleaned) say(`the journal, the accounts file and the bot's report are in ${dir}`);
   }
 }
 
@@ -206,6 +222,7 @@ function printFigures(f: {
   actions: ReturnType<typeof verifyActions>;
   consoleBusy: number;
   busyActions: number;
+  files: { journalMb: number; walMb: number };
 }) {
   const { report, polls, acted, rows, actions } = f;
   const statuses = Object.entries(polls.byStatus)
@@ -221,8 +238,9 @@ function printFigures(f: {
     ["bot write rate", `${fmt(report.writes / report.seconds)} writes/s`],
     ["rows found in the journal", `${rows.found} of ${rows.expected} confirmed (${rows.missing} lost; ${Object.keys(report.orders).length} orders, ${rows.staleOrders} behind their confirmed version)`],
     ["bot incidents (lost replies)", String(report.incidents)],
-    ["actions applied", `${actions.applied} (${acted.confirmed.filter((a) => a.outcome === "applied").map((a) => a.action).join(", ") || "none"})`],
-    ["actions refused", `${actions.refused} (codes: ${[...new Set(acted.confirmed.filter((a) => a.code).map((a) => a.code))].join(", ") || "none"})`],
+    ["journal at the end", `${fmt(f.files.journalMb, 1)} MB, WAL ${fmt(f.files.walMb, 1)} MB`],
+    ["actions applied", `${actions.applied} (${tally(acted.confirmed.filter((a) => a.outcome === "applied").map((a) => a.action))})`],
+    ["actions refused", `${actions.refused} (${tally(acted.confirmed.filter((a) => a.outcome === "refused").map((a) => `${a.action}: ${a.code}`))})`],
     ["actions unconfirmed", `${acted.unconfirmed} (no answer on the page in time)`],
     ["actions lost", `${actions.lost} (+ ${actions.effectMismatches} effect mismatches)`],
     ["audit entries verified", `${actions.chain.entries}, chain ${actions.chain.ok ? "verified" : `BROKEN: ${actions.chain.problem}`}`],
@@ -233,6 +251,13 @@ function printFigures(f: {
   console.log("\nsoak figures");
   for (const [k, v] of lines) console.log(`  ${k.padEnd(width)}  ${v}`);
   console.log("");
+}
+
+/** "3 clear_halt, 2 acknowledge_drift": how many of each, most first. */
+function tally(names: string[]): string {
+  const counts = new Map<string, number>();
+  for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([n, c]) => `${c} ${n}`).join(", ") || "none";
 }
 
 function fail(reason: string): number {
