@@ -236,6 +236,7 @@ function printFigures(f: {
     ["latency p50 / p99 by route", Object.entries(polls.byRoute).map(([r, ms]) => `${r.replace(/^\/api\//, "").replace(/\?.*$/, "")} ${fmt(percentile(ms, 50))}/${fmt(percentile(ms, 99))}`).join(", ")],
     ["bot writes", `${report.writes} in ${fmt(report.seconds, 1)} s`],
     ["bot write rate", `${fmt(report.writes / report.seconds)} writes/s`],
+    ["bot write time p50 / p99 / max", `${fmt(report.writeMs.p50, 2)} / ${fmt(report.writeMs.p99, 2)} / ${fmt(report.writeMs.max, 1)} ms (BEGIN to COMMIT)`],
     ["rows found in the journal", `${rows.found} of ${rows.expected} confirmed (${rows.missing} lost; ${Object.keys(report.orders).length} orders, ${rows.staleOrders} behind their confirmed version)`],
     ["bot incidents (lost replies)", String(report.incidents)],
     ["journal at the end", `${fmt(f.files.journalMb, 1)} MB, WAL ${fmt(f.files.walMb, 1)} MB`],

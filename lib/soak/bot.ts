@@ -51,6 +51,8 @@ export interface SoakBotReport {
   /** Other errors, counted like busy: the bot carries on. */
   errors: number;
   errorSamples: string[];
+  /** Milliseconds per committed write (BEGIN to COMMIT): the console must never hold the bot up. */
+  writeMs: { p50: number; p99: number; max: number };
   /** Entries refused by the bot's own breaker (no write): the halts the operator clears. */
   blocked: number;
   incidents: number;
@@ -89,6 +91,7 @@ export async function runSoakBot(opts: SoakBotOptions): Promise<SoakBotReport> {
     busy: 0,
     errors: 0,
     errorSamples: [],
+    writeMs: { p50: 0, p99: 0, max: 0 },
     blocked: 0,
     incidents: 0,
     rows: ledger.rows,
@@ -163,5 +166,8 @@ export async function runSoakBot(opts: SoakBotOptions): Promise<SoakBotReport> {
   report.stoppedAt = new Date(stopped).toISOString();
   report.seconds = (stopped - started) / 1000;
   report.writes = ledger.commits;
+  const sorted = ledger.commitMs.sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? 0;
+  report.writeMs = { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? 0 };
   return report;
 }

@@ -19,10 +19,12 @@ export interface WriteLedger {
   commits: number;
   /** Rowids of committed inserts, per table. */
   rows: Record<LedgerTable, number[]>;
+  /** How long each committed write took, BEGIN to COMMIT, busy waits included. */
+  commitMs: number[];
 }
 
 export function emptyLedger(): WriteLedger {
-  return { commits: 0, rows: { orders: [], order_events: [], reconciliations: [], reconciliation_positions: [], breaker_events: [] } };
+  return { commits: 0, rows: { orders: [], order_events: [], reconciliations: [], reconciliation_positions: [], breaker_events: [] }, commitMs: [] };
 }
 
 const INSERT_INTO = /^\s*INSERT\s+(?:OR\s+\w+\s+)?INTO\s+[`"[]?(\w+)/i;
@@ -42,8 +44,9 @@ type TxFn = ((...args: unknown[]) => unknown) & {
 /** A connection that behaves like `db` and records what it committed into `ledger`. */
 export function ledgerConnection(db: Database.Database, ledger: WriteLedger): Database.Database {
   let pending: { table: LedgerTable; rowid: number }[] = [];
-  const commit = () => {
+  const commit = (startedAt: number) => {
     ledger.commits++;
+    ledger.commitMs.push(performance.now() - startedAt);
     for (const p of pending) ledger.rows[p.table].push(p.rowid);
     pending = [];
   };
@@ -58,9 +61,10 @@ export function ledgerConnection(db: Database.Database, ledger: WriteLedger): Da
           return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
         }
         return (...args: unknown[]) => {
+          const startedAt = performance.now();
           const info = target.run(...args);
           if (table && info.changes === 1) pending.push({ table, rowid: Number(info.lastInsertRowid) });
-          if (!db.inTransaction) commit();
+          if (!db.inTransaction) commit(startedAt);
           return info;
         };
       },
@@ -74,9 +78,10 @@ export function ledgerConnection(db: Database.Database, ledger: WriteLedger): Da
       (...args: unknown[]) => {
         const outermost = !db.inTransaction;
         if (outermost) pending = [];
+        const startedAt = performance.now();
         try {
           const result = run(...args);
-          if (outermost) commit();
+          if (outermost) commit(startedAt);
           return result;
         } catch (error) {
           if (outermost) pending = [];
