@@ -164,7 +164,7 @@ async function main(): Promise<number> {
 
     bot.child.kill("SIGTERM");
     const code = await bot.exited;
-    if (code !== 0 || !fs.existsSync(reportFile)) return fail(`the bot exited with ${code} and no report:\n${bot.output()}`);
+    if (code !== 0 || !fs.existsSync(reportFile)) return fail(`the bot exited with ${code} and no report: ${bot.output().trim().split("\n").at(-1) ?? "no output"}`);
     const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as SoakBotReport;
     const sizeMb = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size / 1e6 : 0);
     const files = { journalMb: sizeMb(journal), walMb: sizeMb(`${journal}-wal`) };
