@@ -242,7 +242,10 @@ function printFigures(f: {
     ["journal at the end", `${fmt(f.files.journalMb, 1)} MB, WAL ${fmt(f.files.walMb, 1)} MB`],
     ["actions applied", `${actions.applied} (${tally(acted.confirmed.filter((a) => a.outcome === "applied").map((a) => a.action))})`],
     ["actions refused", `${actions.refused} (${tally(acted.confirmed.filter((a) => a.outcome === "refused").map((a) => `${a.action}: ${a.code}`))})`],
-    ["actions unconfirmed", `${acted.unconfirmed} (no answer on the page in time)`],
+    [
+      "actions unconfirmed",
+      `${acted.unconfirmed.length} (no answer on the page within 20 s${acted.unconfirmed.length ? `: ${tally(acted.unconfirmed.map((a) => a.action))}; in the audit log as ${actions.unmatched.join(", ") || "nothing"}` : ""})`,
+    ],
     ["actions lost", `${actions.lost} (+ ${actions.effectMismatches} effect mismatches)`],
     ["audit entries verified", `${actions.chain.entries}, chain ${actions.chain.ok ? "verified" : `BROKEN: ${actions.chain.problem}`}`],
     ["SQLITE_BUSY at the bot", String(report.busy)],

@@ -16,7 +16,8 @@ import type { ConfirmedAction } from "./verify";
 
 export interface OperatorStats {
   confirmed: ConfirmedAction[];
-  unconfirmed: number;
+  /** Attempts whose page showed no outcome in time: the audit log says whether they happened. */
+  unconfirmed: { action: ConfirmedAction["action"]; target: string }[];
   /** Failures of the browser itself (navigation, a missing form), with samples. */
   errors: number;
   errorSamples: string[];
@@ -43,7 +44,7 @@ async function json<T>(url: string): Promise<T | null> {
 }
 
 export class BrowserOperator {
-  readonly stats: OperatorStats = { confirmed: [], unconfirmed: 0, errors: 0, errorSamples: [] };
+  readonly stats: OperatorStats = { confirmed: [], unconfirmed: [], errors: 0, errorSamples: [] };
   /** Orders the typo has been tried on: the next attempt on them is the right one. */
   private readonly typoTried = new Set<string>();
 
@@ -112,7 +113,7 @@ export class BrowserOperator {
 
   private record(action: ConfirmedAction["action"], target: string, result: Awaited<ReturnType<BrowserOperator["outcome"]>>): void {
     if (result === null) {
-      this.stats.unconfirmed++;
+      this.stats.unconfirmed.push({ action, target });
       return;
     }
     this.stats.confirmed.push(result.ok ? { action, target, outcome: "applied" } : { action, target, outcome: "refused", code: result.code });

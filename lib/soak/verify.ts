@@ -69,6 +69,8 @@ export interface ActionCheck {
   lost: number;
   /** Audit entries of the actor that no confirmation matched (an attempt whose answer never arrived). */
   unmatchedEntries: number;
+  /** Those entries, as "action target: outcome", for the figures. */
+  unmatched: string[];
   /** Applied audit entries whose effect is missing, or effects without an applied entry. */
   effectMismatches: number;
   chain: { ok: boolean; entries: number; problem?: string };
@@ -88,6 +90,7 @@ export function verifyActions(db: Database.Database, actor: string, confirmed: C
     refused: confirmed.filter((a) => a.outcome === "refused").length,
     lost: 0,
     unmatchedEntries: 0,
+    unmatched: [],
     effectMismatches: 0,
     chain: { ok: false, entries: 0 },
     samples: [],
@@ -110,6 +113,7 @@ export function verifyActions(db: Database.Database, actor: string, confirmed: C
     cursor = i + 1;
   }
   check.unmatchedEntries = entries.length - matched.size;
+  check.unmatched = entries.filter((e) => !matched.has(e.id)).map((e) => `${e.action} ${e.target}: ${e.outcome}`);
 
   // Effects: each applied entry has exactly its write, and a refused one none.
   const appliedEntries = (action: SoakActionName) => entries.filter((e) => e.action === action && e.outcome === "applied").length;
