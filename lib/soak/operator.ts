@@ -57,7 +57,8 @@ export class BrowserOperator {
 
   static async signIn(opts: { browser: Browser; baseUrl: string; botId: string; name: string; password: string; outcomeTimeoutMs?: number }): Promise<BrowserOperator> {
     const page = await opts.browser.newPage();
-    page.setDefaultTimeout(30_000);
+    // Generous: on a starved machine a page can take many seconds, and a slow page is not a lost action.
+    page.setDefaultTimeout(60_000);
     await page.goto(`${opts.baseUrl}/login`);
     await page.getByLabel("Account name").fill(opts.name);
     await page.getByLabel("Password").fill(opts.password);

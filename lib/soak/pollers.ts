@@ -2,6 +2,10 @@
  * Clients polling the console's JSON routes, as the live pages do, each about once a second. A
  * response is served when it is a 200 whose body says ok; anything else is an error, a 503 included:
  * during the soak the journal is healthy, so "cannot read the journal" would be a failure.
+ *
+ * A client waits for its answer (up to a minute, so only a hung console is an error) before it asks
+ * again: on a starved machine the rate drops and the latency shows it, rather than a short client
+ * timeout turning a slow machine into failed requests.
  */
 export interface PollStats {
   requests: number;
@@ -43,7 +47,7 @@ export async function poll(opts: { baseUrl: string; routes: string[]; clients: n
       const started = performance.now();
       stats.requests++;
       try {
-        const res = await fetch(opts.baseUrl + route, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(opts.timeoutMs ?? 15_000) });
+        const res = await fetch(opts.baseUrl + route, { headers: { accept: "application/json" }, signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000) });
         const body = await res.text();
         const ms = performance.now() - started;
         stats.latenciesMs.push(ms);
