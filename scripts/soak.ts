@@ -145,7 +145,9 @@ async function main(): Promise<number> {
   try {
     // The console and the browser start side by side: start-up is most of the soak's overhead in CI.
     const [launched, started] = await Promise.allSettled([
-      chromium.launch({ executablePath: browserPath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] }),
+      // Playwright's own SIGINT handler exits the process (code 130) once the browser is closed,
+      // which would leave the console running: the teardown below closes the browser itself.
+      chromium.launch({ executablePath: browserPath, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] }),
       startConsole({ journal, env: { DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_SESSION_SECRET: randomBytes(32).toString("hex") } }),
     ]);
     if (launched.status === "fulfilled") browser = launched.value;
@@ -164,12 +166,14 @@ async function main(): Promise<number> {
     reader.close();
 
     say(`signed in (${fmt((Date.now() - t0) / 1000, 1)} s); ${seconds} s: the bot at ${rate} writes/s, ${clients} clients polling, an operator in Chromium`);
-    const end = Date.now() + seconds * 1000;
+    const windowStart = Date.now();
+    const end = windowStart + seconds * 1000;
     const until = () => interrupted || Date.now() >= end;
     const [polls, acted] = await Promise.all([
       poll({ baseUrl: server.url, routes: soakRoutes(SOAK_BOT_ID), clients, intervalMs: 1000, until }),
       operator.run({ everyMs: 2000, until }),
     ]);
+    const windowSeconds = (Date.now() - windowStart) / 1000;
     await operator.close();
 
     bot.child.kill("SIGTERM");
@@ -189,7 +193,7 @@ async function main(): Promise<number> {
     const consoleBusy = (consoleOutput.match(/SQLITE_BUSY|database is locked/g) ?? []).length;
     const busyActions = acted.confirmed.filter((a) => a.code === "internal").length;
 
-    printFigures({ seconds, report, polls, acted, rows, actions, consoleBusy, busyActions, files });
+    printFigures({ seconds, windowSeconds, report, polls, acted, rows, actions, consoleBusy, busyActions, files });
     if (!values.keep) {
       fs.rmSync(dir, { recursive: true, force: true });
       cleaned = true;
@@ -224,6 +228,8 @@ async function main(): Promise<number> {
 
 function printFigures(f: {
   seconds: number;
+  /** The window as it ran: longer by the operator's last action, shorter when interrupted. */
+  windowSeconds: number;
   report: SoakBotReport;
   polls: Awaited<ReturnType<typeof poll>>;
   acted: OperatorStats;
@@ -238,8 +244,8 @@ function printFigures(f: {
     .map(([s, n]) => `${s}: ${n}`)
     .join(", ");
   const lines: [string, string][] = [
-    ["soak length", `${f.seconds} s`],
-    ["requests served", `${polls.served} of ${polls.requests} (${fmt(polls.served / f.seconds, 1)}/s; ${statuses})`],
+    ["soak length", `${fmt(f.windowSeconds, 1)} s (asked ${f.seconds} s)`],
+    ["requests served", `${polls.served} of ${polls.requests} (${fmt(polls.served / f.windowSeconds, 1)}/s; ${statuses})`],
     ["request errors", String(polls.errors)],
     ["latency p50 / p99 / max", `${fmt(percentile(polls.latenciesMs, 50))} / ${fmt(percentile(polls.latenciesMs, 99))} / ${fmt(Math.max(...polls.latenciesMs))} ms`],
     ["latency p50 / p99 by route", Object.entries(polls.byRoute).map(([r, ms]) => `${r.replace(/^\/api\//, "").replace(/\?.*$/, "")} ${fmt(percentile(ms, 50))}/${fmt(percentile(ms, 99))}`).join(", ")],
