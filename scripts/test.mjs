@@ -1,5 +1,6 @@
 // The whole test run, as CI runs it: lint, types, migrations up to date, unit + integration tests
-// on real SQLite files, a production build, and browser tests in real Chromium. Every step runs
+// on real SQLite files, a production build, a 60-second soak of that build beside a fast bot
+// (counted as one test), and browser tests in real Chromium. Every step runs
 // even after a failure (except the browser tests without a build), and the last line counts the
 // tests: "tests: N passed, N failed".
 import { spawnSync } from "node:child_process";
@@ -19,10 +20,13 @@ const steps = [
     run: [[bin("vitest"), "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]],
   },
   { name: "build", run: [[bin("next"), "build"]] },
+  // One test: passes only with no row or action lost, no SQLITE_BUSY at the bot and a verified audit chain.
+  { name: "soak (60 s)", needs: "build", test: true, run: [[bin("tsx"), "scripts/soak.ts", "--seconds", "60"]] },
   { name: "browser tests", needs: "build", run: [[bin("playwright"), "test"]] },
 ];
 
 const failed = [];
+const ran = [];
 for (const step of steps) {
   if (step.needs && failed.includes(step.needs)) {
     console.log(`\n=== ${step.name}: not run, ${step.needs} failed`);
@@ -41,6 +45,7 @@ for (const step of steps) {
   }
   console.log(`=== ${step.name}: ${ok ? "ok" : "FAILED"} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (!ok) failed.push(step.name);
+  ran.push(step.name);
 }
 
 const readJson = (f) => (fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, "utf8")) : null);
@@ -59,6 +64,8 @@ if (e2e) {
   failedTests += e2e.stats.unexpected;
   skipped += e2e.stats.skipped;
 }
+// A step that is itself one test (the soak) counts as one pass; its failure is counted below.
+for (const step of steps) if (step.test && ran.includes(step.name) && !failed.includes(step.name)) passed += 1;
 if (!vitest) console.log("no unit/integration results were written");
 if (!e2e) console.log("no browser test results were written");
 if (failed.length > 0) console.log(`\nfailed steps: ${failed.join(", ")}`);
