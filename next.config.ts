@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { STATIC_SECURITY_HEADERS } from "./lib/auth/security-headers";
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "./lib/auth/security-headers";
 
 const nextConfig: NextConfig = {
   // better-sqlite3 is a native addon: it must stay a runtime require, never bundled.
@@ -8,7 +8,10 @@ const nextConfig: NextConfig = {
   // The Content-Security-Policy needs a nonce per request, so proxy.ts sets it; these are the same
   // for every response, static files included.
   async headers() {
-    return [{ source: "/:path*", headers: STATIC_SECURITY_HEADERS }];
+    return [
+      { source: "/:path*", headers: STATIC_SECURITY_HEADERS },
+      { source: "/api/:path*", headers: [{ key: "Content-Security-Policy", value: API_CONTENT_SECURITY_POLICY }] },
+    ];
   },
 };
 

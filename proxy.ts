@@ -18,6 +18,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Pages and route handlers; not the hashed static files, which carry no HTML.
-  matcher: [{ source: "/((?!_next/static|_next/image|favicon.svg).*)" }],
+  // Pages (and the server actions they post to); not the hashed static files, which carry no HTML,
+  // and not the JSON routes, whose fixed policy next.config.ts sets.
+  matcher: [{ source: "/((?!api/|_next/static|_next/image|favicon.svg).*)" }],
 };

@@ -99,5 +99,9 @@ test.describe("cross-origin posts to server actions", () => {
     const res = await request.get(server.url);
     expect(res.headers()["content-security-policy"]).toMatch(/frame-ancestors 'none'/);
     expect(res.headers()["x-content-type-options"]).toBe("nosniff");
+    // The JSON routes skip the proxy; they get a fixed policy that allows nothing at all.
+    const api = await request.get(`${server.url}/api/overview`);
+    expect(api.headers()["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(api.headers()["x-content-type-options"]).toBe("nosniff");
   });
 });
