@@ -1,0 +1,568 @@
+/**
+ * `npm run bench`: the performance targets of docs/performance.md, measured on the reference
+ * journal and printed as a table (target, measured, ratio, pass or miss). Figures, not timed tests:
+ * the exit code is 0 even on a miss, unless --strict is given; a broken run (a server that does not
+ * start, a request that fails) exits 1.
+ *
+ * Steps: a production build if the sources are newer; the 20-day and 1-day reference journals in
+ * .bench/ (written once, again when the generator or the migrations change or the data is older
+ * than 12 h); then, on copies of them, the console (`next start`), the bare node:http floor server,
+ * pollers, Chromium, and a bot process writing beside it all.
+ */
+import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import zlib from "node:zlib";
+import Database from "better-sqlite3";
+import { chromium } from "playwright-core";
+import { buildState } from "../lib/build-state.mjs";
+import { benchDir, referenceJournal, root } from "./reference";
+
+const { values: args } = parseArgs({
+  options: {
+    strict: { type: "boolean", default: false },
+    days: { type: "string", default: "20" },
+    seconds: { type: "string", default: "20" },
+  },
+});
+const DAYS = Number(args.days);
+const PHASE_MS = Number(args.seconds) * 1000;
+
+// ---------------------------------------------------------------------------------------------------
+// Small tools
+
+const say = (line: string) => console.log(`bench: ${line}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One GET on a keep-alive socket; latency in ms from the request to the last byte. */
+function get(url: string): Promise<{ status: number; ms: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    http
+      .get(url, { agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      })
+      .on("error", reject);
+  });
+}
+
+interface PollResult {
+  latencies: number[];
+  errors: number;
+  requests: number;
+}
+
+/**
+ * `clients` pollers, each asking for `urls` in turn every `intervalMs` (the page polls every
+ * second; the benchmark polls twice as often), from a random phase, for `durationMs`.
+ */
+async function poll(urls: string[], clients: number, intervalMs: number, durationMs: number): Promise<PollResult> {
+  const result: PollResult = { latencies: [], errors: 0, requests: 0 };
+  const end = Date.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, i) => {
+      await sleep(Math.random() * intervalMs);
+      let k = i;
+      while (Date.now() < end) {
+        const next = Date.now() + intervalMs;
+        const url = urls[k++ % urls.length] ?? urls[0]!;
+        try {
+          const r = await get(url);
+          result.requests += 1;
+          if (r.status === 200) result.latencies.push(r.ms);
+          else result.errors += 1;
+        } catch {
+          result.requests += 1;
+          result.errors += 1;
+        }
+        await sleep(Math.max(0, next - Date.now()));
+      }
+    }),
+  );
+  return result;
+}
+
+/** Sequential requests, after a few warm-up ones: the latency of one person's click. */
+async function timeRequests(url: string, times: number): Promise<{ latencies: number[]; last: string; errors: number }> {
+  for (let i = 0; i < 3; i++) await get(url);
+  const latencies: number[] = [];
+  let last = "";
+  let errors = 0;
+  for (let i = 0; i < times; i++) {
+    const r = await get(url);
+    if (r.status !== 200) errors += 1;
+    latencies.push(r.ms);
+    last = r.body;
+  }
+  return { latencies, last, errors };
+}
+
+/** Resident memory of a process and its descendants, in MB, from /proc. */
+function treeRssMb(pid: number): number {
+  const children = new Map<number, number[]>();
+  const rss = new Map<number, number>();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ppid = Number(fields[1]);
+      const p = Number(entry);
+      rss.set(p, (Number(fields[21]) * 4096) / 1024 / 1024);
+      children.set(ppid, [...(children.get(ppid) ?? []), p]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    total += rss.get(p) ?? 0;
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The console and the floor server
+
+interface Server {
+  url: string;
+  pid: number;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+async function startProcess(cmd: string, argv: string[], env: Record<string, string>, ready: (url: string) => Promise<boolean>, port: number): Promise<Server> {
+  let output = "";
+  const child: ChildProcess = spawn(cmd, argv, { cwd: root, detached: true, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}:\n${output}`);
+    if (await ready(url).catch(() => false)) break;
+    if (Date.now() > deadline) throw new Error(`${cmd} did not answer within 60 s:\n${output}`);
+    await sleep(200);
+  }
+  return {
+    url,
+    pid: child.pid!,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        return;
+      }
+      await Promise.race([exited, sleep(5_000)]);
+      try {
+        if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone in the meantime
+      }
+    },
+  };
+}
+
+async function startConsole(journal: string): Promise<Server> {
+  const port = await freePort();
+  const accounts = path.join(benchDir, `accounts-${port}.sqlite`);
+  return startProcess(
+    path.join(root, "node_modules/.bin/next"),
+    ["start", "-H", "127.0.0.1", "-p", String(port)],
+    { NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DRIFTWATCH_JOURNAL: journal, DRIFTWATCH_ACCOUNTS_DB: accounts },
+    async (url) => (await get(`${url}/api/overview`)).status === 200,
+    port,
+  );
+}
+
+async function startFloor(journal: string): Promise<Server> {
+  const port = await freePort();
+  return startProcess(process.execPath, [path.join(root, "scripts/bench/floor-server.mjs"), journal, String(port)], {}, async (url) => (await get(`${url}/overview`)).status === 200, port);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The reference journals
+
+/** A working copy, so one run's writes (the drift probes, the bot) do not pile up in the reference. */
+function workingCopy(file: string): string {
+  const copy = file.replace(/\.sqlite$/, ".run.sqlite");
+  for (const f of [copy, `${copy}-wal`, `${copy}-shm`]) fs.rmSync(f, { force: true });
+  fs.copyFileSync(file, copy);
+  return copy;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The table
+
+interface Row {
+  what: string;
+  target: string;
+  measured: string;
+  ratio: string;
+  pass: boolean;
+}
+const rows: Row[] = [];
+const figures: Record<string, unknown> = {};
+const ms = (v: number) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
+
+function row(what: string, target: string, measured: string, pass: boolean, ratio = "") {
+  rows.push({ what, target, measured, ratio, pass });
+  say(`${pass ? "pass" : "MISS"}  ${what}: ${measured}${ratio ? ` (${ratio})` : ""}, target ${target}`);
+}
+
+function printTable() {
+  const head = ["what", "target", "measured", "ratio", "result"];
+  const body = rows.map((r) => [r.what, r.target, r.measured, r.ratio || "-", r.pass ? "pass" : "MISS"]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  console.log(`\n${line(head)}\n| ${widths.map((w) => "-".repeat(w)).join(" | ")} |\n${body.map(line).join("\n")}`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The run
+
+async function main() {
+  const started = Date.now();
+  fs.mkdirSync(benchDir, { recursive: true });
+  if (!buildState(root).current) {
+    say("building the console (the production build is missing or older than the sources)");
+    const b = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    if (b.status !== 0) throw new Error("next build failed");
+  }
+  const big = referenceJournal(DAYS);
+  const small = referenceJournal(1);
+  figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
+  say(`copying the journals (${(fs.statSync(big.file).size / 1e9).toFixed(2)} GB)`);
+  const bigRun = workingCopy(big.file);
+  const smallRun = workingCopy(small.file);
+
+  const servers: Server[] = [];
+  const stopAll = () => Promise.all(servers.map((s) => s.stop()));
+  process.on("SIGINT", () => void stopAll().then(() => process.exit(130)));
+  try {
+    // --- overview under 20 pollers: 20 days, 1 day, and the floor ------------------------------------
+    say("starting the console on both journals and the floor server");
+    const big20 = await startConsole(bigRun);
+    servers.push(big20);
+    const small1 = await startConsole(smallRun);
+    servers.push(small1);
+    const floor = await startFloor(bigRun);
+    servers.push(floor);
+
+    // Warm both consoles' code paths and page caches before measuring.
+    for (const u of [`${big20.url}/api/overview`, `${small1.url}/api/overview`, `${floor.url}/overview`]) await poll([u], 4, 50, 3_000);
+
+    say(`overview: 20 pollers every 500 ms for ${PHASE_MS / 1000} s, on each server in turn`);
+    const bigPoll = await poll([`${big20.url}/api/overview`], 20, 500, PHASE_MS);
+    const smallPoll = await poll([`${small1.url}/api/overview`], 20, 500, PHASE_MS);
+    const floorPoll = await poll([`${floor.url}/overview`], 20, 500, PHASE_MS);
+    const p = (r: PollResult, q: number) => quantile(r.latencies, q);
+    figures.overview = {
+      big: { p50: p(bigPoll, 0.5), p99: p(bigPoll, 0.99), requests: bigPoll.requests, errors: bigPoll.errors },
+      small: { p50: p(smallPoll, 0.5), p99: p(smallPoll, 0.99), requests: smallPoll.requests, errors: smallPoll.errors },
+      floor: { p50: p(floorPoll, 0.5), p99: p(floorPoll, 0.99), requests: floorPoll.requests, errors: floorPoll.errors },
+    };
+    row(
+      `overview JSON, 20 pollers, ${DAYS}-day journal`,
+      "p50 ≤ 5 ms, p99 ≤ 20 ms",
+      `p50 ${ms(p(bigPoll, 0.5))}, p99 ${ms(p(bigPoll, 0.99))}, ${bigPoll.requests} requests, ${bigPoll.errors} errors`,
+      p(bigPoll, 0.5) <= 5 && p(bigPoll, 0.99) <= 20 && bigPoll.errors === 0,
+    );
+    const growth = p(bigPoll, 0.5) / p(smallPoll, 0.5);
+    row(
+      `overview, ${DAYS}-day against 1-day journal`,
+      "p50 ratio ≤ 1.5",
+      `p50 ${ms(p(bigPoll, 0.5))} against ${ms(p(smallPoll, 0.5))}; p99 ${ms(p(bigPoll, 0.99))} against ${ms(p(smallPoll, 0.99))}`,
+      growth <= 1.5,
+      `×${growth.toFixed(2)}`,
+    );
+    const overFloor = p(bigPoll, 0.5) / p(floorPoll, 0.5);
+    row(
+      "overview route against the node:http floor",
+      "p50 ratio ≤ 2",
+      `p50 ${ms(p(bigPoll, 0.5))} against ${ms(p(floorPoll, 0.5))}`,
+      overFloor <= 2,
+      `×${overFloor.toFixed(2)}`,
+    );
+    await small1.stop();
+    await floor.stop();
+
+    // --- the symbol chart, the doubtful list, the incident hour ---------------------------------------
+    const ref = new Database(bigRun, { readonly: true });
+    ref.pragma("busy_timeout = 5000");
+    // The symbol with the most drift episodes (every episode is acknowledged once).
+    const busiest = ref
+      .prepare(`SELECT bot_id AS botId, symbol, count(*) AS n FROM drift_acknowledgements GROUP BY bot_id, symbol ORDER BY n DESC LIMIT 1`)
+      .get() as { botId: string; symbol: string; n: number };
+    const bounds = ref.prepare(`SELECT min(at) AS first, max(at) AS last FROM reconciliations WHERE bot_id = ?`).get(busiest.botId) as { first: string; last: string };
+    const chartBase = `${big20.url}/api/bots/${encodeURIComponent(busiest.botId)}/symbols/${encodeURIComponent(busiest.symbol)}/chart`;
+    const windows = [
+      { label: "24 h", query: "range=day", target: 50 },
+      { label: `${DAYS} days`, query: `range=custom&from=${encodeURIComponent(bounds.first)}&to=${encodeURIComponent(bounds.last)}`, target: 200 },
+    ];
+    for (const w of windows) {
+      const t = await timeRequests(`${chartBase}?${w.query}`, 15);
+      const chart = JSON.parse(t.last).data as { points: unknown[]; episodes: { from: number; to: number }[]; window: { from: string; to: string }; samples: number };
+      const missing = missingEpisodes(ref, busiest.botId, busiest.symbol, chart.window, chart.episodes);
+      const p50 = quantile(t.latencies, 0.5);
+      const p95 = quantile(t.latencies, 0.95);
+      figures[`chart ${w.label}`] = { p50, p95, points: chart.points.length, samples: chart.samples, episodes: chart.episodes.length, missing: missing.missing, drifts: missing.total };
+      row(
+        `symbol chart, ${w.label} (${busiest.botId} ${busiest.symbol}, ${chart.samples.toLocaleString("en")} cycles)`,
+        `≤ 2,000 points, ≤ ${w.target} ms, every drift shown`,
+        `${chart.points.length} points, p50 ${ms(p50)}, p95 ${ms(p95)}; ${missing.total - missing.missing} of ${missing.total} drifts shown in ${chart.episodes.length} episodes`,
+        chart.points.length <= 2000 && p95 <= w.target && missing.missing === 0 && t.errors === 0,
+      );
+    }
+
+    const doubtful = await timeRequests(`${big20.url}/api/doubtful`, 30);
+    const dTotal = (JSON.parse(doubtful.last).data as { total: number }).total;
+    figures.doubtful = { p50: quantile(doubtful.latencies, 0.5), p95: quantile(doubtful.latencies, 0.95), total: dTotal };
+    row(
+      "doubtful orders list",
+      "≤ 10 ms",
+      `p50 ${ms(quantile(doubtful.latencies, 0.5))}, p95 ${ms(quantile(doubtful.latencies, 0.95))} (${dTotal} doubtful of ${Number(big.report.orders).toLocaleString("en")} orders)`,
+      quantile(doubtful.latencies, 0.95) <= 10 && doubtful.errors === 0,
+    );
+
+    const hourTo = new Date(Math.floor(Date.parse(bounds.last) / 60_000) * 60_000).toISOString();
+    const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
+    const incident = await timeRequests(`${big20.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 15);
+    const events = (JSON.parse(incident.last) as { events: unknown[] }).events.length;
+    figures.incident = { p50: quantile(incident.latencies, 0.5), p95: quantile(incident.latencies, 0.95), events };
+    row(
+      "incident timeline, 1 h",
+      "≤ 50 ms",
+      `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events)`,
+      quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
+    );
+    ref.close();
+
+    // --- Chromium: largest contentful paint, JavaScript, drift to screen ------------------------------
+    await browserRows(big20, bigRun);
+
+    // --- the bot's writes, with and without the console under load; the console's memory ----------------
+    await botRows(big20, bigRun);
+
+    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await stopAll();
+  }
+  printTable();
+  fs.writeFileSync(path.join(benchDir, "results.json"), JSON.stringify({ at: new Date().toISOString(), rows, figures }, null, 2));
+  say(`figures written to ${path.relative(root, path.join(benchDir, "results.json"))}`);
+  const missed = rows.filter((r) => !r.pass).length;
+  say(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} missed (see docs/performance.md)` : ""}`);
+  if (args.strict && missed > 0) process.exit(1);
+}
+
+/**
+ * Every drift run of the symbol inside the window, by a full scan of its cycles, against the
+ * episodes the chart returned: a run is shown when some episode overlaps it.
+ */
+function missingEpisodes(db: Database.Database, botId: string, symbol: string, window: { from: string; to: string }, episodes: { from: number; to: number }[]) {
+  const cycles = db
+    .prepare(
+      `SELECT r.at, coalesce(p.ours, 0) AS ours, coalesce(p.theirs, 0) AS theirs, coalesce(p.qty_step, 1) AS step
+       FROM reconciliations r LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?
+       WHERE r.bot_id = ? AND r.at >= ? AND r.at <= ? AND r.outcome IN ('clean', 'drift') ORDER BY r.at, r.id`,
+    )
+    .raw()
+    .iterate(symbol, botId, window.from, window.to) as IterableIterator<[string, number, number, number]>;
+  const runs: { from: number; to: number }[] = [];
+  let open: { from: number; to: number } | null = null;
+  for (const [at, ours, theirs, step] of cycles) {
+    const t = Date.parse(at);
+    const drifting = Math.abs(ours - theirs) >= step / 2;
+    if (drifting && !open) open = { from: t, to: t };
+    else if (drifting && open) open.to = t;
+    else if (!drifting && open) {
+      runs.push(open);
+      open = null;
+    }
+  }
+  if (open) runs.push(open);
+  const missing = runs.filter((r) => !episodes.some((e) => e.from <= r.to && e.to >= r.from)).length;
+  return { total: runs.length, missing };
+}
+
+async function browserRows(server: Server, journal: string) {
+  const executablePath = process.env.DRIFTWATCH_CHROMIUM ?? ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => fs.existsSync(p));
+  if (!executablePath) throw new Error("Chromium is not installed: run npm run setup (it installs Debian's chromium)");
+  const browser = await chromium.launch({ executablePath, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"] });
+  try {
+    // Largest contentful paint and the JavaScript the overview loads, from a cold cache, five times.
+    const lcps: number[] = [];
+    let jsGzip = 0;
+    let jsFiles = 0;
+    for (let i = 0; i < 5; i++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const scripts: Promise<number>[] = [];
+      page.on("response", (res) => {
+        if (res.request().resourceType() === "script") scripts.push(res.body().then((b) => zlib.gzipSync(b).length).catch(() => 0));
+      });
+      await page.goto(server.url, { waitUntil: "load" });
+      await page.waitForSelector('[data-testid="symbol-row"]');
+      const lcp = await page.evaluate(
+        () =>
+          new Promise<number>((resolve) => {
+            new PerformanceObserver((list) => {
+              const entries = list.getEntries();
+              resolve(entries.at(-1)?.startTime ?? NaN);
+            }).observe({ type: "largest-contentful-paint", buffered: true });
+          }),
+      );
+      lcps.push(lcp);
+      const sizes = await Promise.all(scripts);
+      jsGzip = sizes.reduce((a, b) => a + b, 0);
+      jsFiles = sizes.length;
+      await context.close();
+    }
+    const lcp = quantile(lcps, 0.5);
+    figures.browser = { lcps, jsGzipBytes: jsGzip, jsFiles };
+    row("overview in Chromium: largest contentful paint", "≤ 1 s", `median ${ms(lcp)} over 5 cold loads (worst ${ms(Math.max(...lcps))})`, lcp <= 1000);
+    row("overview in Chromium: its JavaScript", "≤ 250 KB gzipped", `${(jsGzip / 1024).toFixed(0)} KB gzipped in ${jsFiles} files`, jsGzip <= 250 * 1024);
+
+    // Drift committed by a bot (another process's connection) → shown in an open overview.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(server.url, { waitUntil: "load" });
+    await page.waitForSelector('[data-testid="symbol-row"]');
+    const writer = new Database(journal);
+    writer.pragma("busy_timeout = 5000");
+    const bot = "alpha";
+    const lines = writer.prepare(`SELECT symbol, ours, theirs, qty_step AS step, mark_price AS mark FROM latest_positions WHERE bot_id = ?`).all(bot) as {
+      symbol: string;
+      ours: number;
+      theirs: number;
+      step: number;
+      mark: number;
+    }[];
+    const probe = lines.at(-1);
+    if (!probe) throw new Error(`no latest_positions rows for ${bot}`);
+    const commit = writer.transaction((drift: boolean) => {
+      const at = new Date().toISOString();
+      const rid = Number(writer.prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES (?, ?, ?, 0)`).run(bot, at, drift ? "drift" : "clean").lastInsertRowid);
+      const put = writer.prepare(`INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`);
+      for (const l of lines) {
+        const theirs = l === probe ? l.ours + (drift ? 3 * l.step : 0) : l.ours;
+        put.run(rid, l.symbol, l.ours, theirs, l.step, l.mark);
+      }
+      writer.prepare(`UPDATE bots SET heartbeat_at = ? WHERE bot_id = ?`).run(at, bot);
+    });
+    const delays: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const drift = i % 2 === 0;
+      await sleep(300 + Math.random() * 700);
+      commit(drift);
+      const committed = Date.now();
+      await page.waitForSelector(`[data-testid="symbol-row"][data-symbol="${probe.symbol}"][data-drift="${drift ? "size_drift" : "none"}"]`, { timeout: 15_000 });
+      delays.push(Date.now() - committed);
+    }
+    writer.close();
+    await context.close();
+    const p95 = quantile(delays, 0.95);
+    figures.driftToScreen = { delays };
+    row("drift committed by the bot → shown in an open overview", "≤ 2 s at p95", `p50 ${ms(quantile(delays, 0.5))}, p95 ${ms(p95)} over ${delays.length} changes`, p95 <= 2000);
+  } finally {
+    await browser.close();
+  }
+}
+
+async function botRows(server: Server, journal: string) {
+  const child = fork(path.join(root, "scripts/bench/bot-writes.ts"), [journal, "20"], {
+    cwd: root,
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const messages: Record<string, unknown>[] = [];
+  child.on("message", (m) => messages.push(m as Record<string, unknown>));
+  const deadline = Date.now() + 30_000;
+  while (!messages.some((m) => m.ready)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the bench bot did not start");
+    await sleep(50);
+  }
+  const phaseMs = Math.max(10_000, PHASE_MS * 0.75);
+  say(`the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with 20 pollers on the console, twice`);
+  const urls = [`${server.url}/api/overview`, `${server.url}/api/doubtful`, `${server.url}/api/breakers`];
+  let rssMax = 0;
+  let load: PollResult = { latencies: [], errors: 0, requests: 0 };
+  const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, treeRssMb(server.pid))), 250);
+  await sleep(2_000);
+  for (const round of [1, 2]) {
+    child.send({ phase: `quiet` });
+    await sleep(phaseMs);
+    child.send({ phase: `load` });
+    const r = await poll(urls, 20, 500, phaseMs);
+    load = { latencies: [...load.latencies, ...r.latencies], errors: load.errors + r.errors, requests: load.requests + r.requests };
+    void round;
+  }
+  child.send({ phase: "done" });
+  clearInterval(rssTimer);
+  child.send({ stop: true });
+  const deadlineStop = Date.now() + 30_000;
+  while (!messages.some((m) => m.latencies)) {
+    if (Date.now() > deadlineStop) throw new Error("the bench bot did not report");
+    await sleep(50);
+  }
+  const report = messages.find((m) => m.latencies) as { latencies: Record<string, number[]>; busy: number; otherErrors: number };
+  const quiet = report.latencies.quiet ?? [];
+  const loaded = report.latencies.load ?? [];
+  const consoleBusy = (server.output().match(/SQLITE_BUSY|database is locked/g) ?? []).length;
+  const ratio = quantile(loaded, 0.99) / quantile(quiet, 0.99);
+  figures.botWrites = {
+    quiet: { n: quiet.length, p50: quantile(quiet, 0.5), p99: quantile(quiet, 0.99) },
+    load: { n: loaded.length, p50: quantile(loaded, 0.5), p99: quantile(loaded, 0.99) },
+    botBusy: report.busy,
+    botOtherErrors: report.otherErrors,
+    consoleBusy,
+    consoleRequests: load.requests,
+    consoleErrors: load.errors,
+  };
+  row(
+    "bot journal-write p99, console under load against idle",
+    "ratio ≤ 1.25, no SQLITE_BUSY",
+    `p99 ${ms(quantile(loaded, 0.99))} against ${ms(quantile(quiet, 0.99))} (${loaded.length + quiet.length} writes); SQLITE_BUSY: bot ${report.busy}, console ${consoleBusy}; ${load.requests} console requests, ${load.errors} errors`,
+    ratio <= 1.25 && report.busy === 0 && consoleBusy === 0 && report.otherErrors === 0,
+    `×${ratio.toFixed(2)}`,
+  );
+  figures.rssMb = rssMax;
+  row("console memory under that load", "RSS ≤ 300 MB", `${rssMax.toFixed(0)} MB at most (next start and its workers)`, rssMax <= 300);
+}
+
+main().catch((error) => {
+  console.error(`bench: failed: ${(error as Error).stack ?? error}`);
+  process.exit(1);
+});
