@@ -145,7 +145,8 @@ const queryOver = (names: string[]) =>
     .map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([k, v]) => `${k}=${v}`).join("&")}`));
 
 test.describe("bad input over HTTP", () => {
-  test.describe.configure({ mode: "serial" });
+  // One server for the file; room for a busy shared machine, where the one browser page is slow.
+  test.describe.configure({ mode: "serial", timeout: 120_000 });
   let server: ConsoleServer;
   let journal: Awaited<ReturnType<typeof incidentJournal>>;
   let before: Record<string, string>;
