@@ -48,12 +48,18 @@ export function parseUtcTime(v: string): number {
   return local - sign * (oh * 60 + om) * 60_000;
 }
 
+/** What the user typed, quoted back in a message: enough to recognise it, never the whole of a 3 KB paste. */
+const echo = (v: unknown) => {
+  const text = String(v);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+};
+
 const time = (field: "from" | "to") =>
   z
     .string({ error: `${field} is missing: give a UTC time like 2026-08-10T15:30:00Z` })
     .trim()
     .refine((v) => !Number.isNaN(parseUtcTime(v)), {
-      error: (issue) => `${field} "${String(issue.input)}" is not a time: use a UTC time like 2026-08-10T15:30:00Z`,
+      error: (issue) => `${field} "${echo(issue.input)}" is not a time: use a UTC time like 2026-08-10T15:30:00Z`,
     })
     .transform((v) => new Date(parseUtcTime(v)).toISOString());
 
@@ -68,7 +74,7 @@ const schema = z.discriminatedUnion(
       .refine((v) => Date.parse(v.to) > Date.parse(v.from), { error: "to must be after from", path: ["to"] })
       .refine((v) => Date.parse(v.to) - Date.parse(v.from) <= MAX_CUSTOM_MS, { error: "a custom window may span at most 366 days", path: ["to"] }),
   ],
-  { error: (issue) => `range "${String((issue.input as { range?: unknown })?.range)}" is not one of 15m, 1h, day, custom` },
+  { error: (issue) => `range "${echo((issue.input as { range?: unknown })?.range)}" is not one of 15m, 1h, day, custom` },
 );
 
 export type RangeParse = { ok: true; range: SymbolRange } | { ok: false; message: string };

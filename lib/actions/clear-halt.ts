@@ -24,7 +24,7 @@ const clearSchema = z
     botId,
     breakerVersion,
     reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters"),
-    confirmBotId: z.string().trim(),
+    confirmBotId: z.string().trim().max(200, "Type the bot id exactly to confirm"),
   })
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });
 

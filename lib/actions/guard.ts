@@ -63,15 +63,31 @@ export interface GuardEnv {
 
 const actorOf = (user: ActingUser | null) => (user === null ? "anonymous" : user.role === "operator" ? `operator:${user.name}` : `viewer:${user.name}`);
 
-/** The raw input as the audit log keeps it: strings only, each bounded. */
+/**
+ * Any value as bounded text, without throwing: a refusal must reach the audit log even for input
+ * that has no text form (a null-prototype object, a throwing toString).
+ */
+function asText(v: unknown, max: number): string {
+  try {
+    return String(v).slice(0, max);
+  } catch {
+    return `[${typeof v} without a text form]`;
+  }
+}
+
+/**
+ * The raw input as the audit log keeps it: strings only, each bounded. A null-prototype object,
+ * so a field named `__proto__` is recorded as a field rather than changing the object's prototype.
+ */
 function rawForAudit(raw: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw).slice(0, 30)) out[k.slice(0, 64)] = String(v).slice(0, 500);
+  const out: Record<string, string> = Object.create(null);
+  for (const [k, v] of Object.entries(raw).slice(0, 30)) out[k.slice(0, 64)] = asText(v, 500);
   return out;
 }
 
+/** Form fields as plain data; null-prototype for the same reason as rawForAudit. */
 export function formDataToObject(form: FormData): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of form.entries()) if (!k.startsWith("$ACTION")) out[k] = typeof v === "string" ? v : "[file]";
   return out;
 }
@@ -83,7 +99,7 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     env.db.transaction(() => appendAudit(env.db, { at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail })).immediate();
   const rawTarget = () => {
     const candidate = raw.clientOrderId ?? raw.botId ?? raw.requestId ?? "";
-    return `${String(candidate).slice(0, 200)}${raw.symbol ? `/${String(raw.symbol).slice(0, 50)}` : ""}` || "(none)";
+    return `${asText(candidate, 200)}${raw.symbol ? `/${asText(raw.symbol, 50)}` : ""}` || "(none)";
   };
   const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
     try {

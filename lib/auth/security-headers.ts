@@ -27,7 +27,7 @@ export function contentSecurityPolicy(opts: { nonce: string; dev: boolean }): st
 
 /**
  * The JSON routes render nothing, so they need no nonce: a fixed policy that allows nothing, set by
- * next.config.ts without running the proxy (which costs a poll more than its query does).
+ * next.config.ts; the proxy only checks their requests and mints no nonce for them.
  */
 export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'";
 

@@ -6,6 +6,11 @@ import type { ApiResult } from "./api-result";
 
 const noStore = { "Cache-Control": "no-store" };
 
+/** A 400 in the routes' envelope: the request itself is wrong, and the message says how. */
+export function badRequest(message: string): NextResponse<ApiResult<never>> {
+  return NextResponse.json({ ok: false, error: { code: "invalid", message } }, { status: 400, headers: noStore });
+}
+
 /**
  * A GET route over the journal: 200 with the data, 503 with the one-line reason when the journal
  * cannot be read, 500 with a plain message (never a stack) for anything else.

@@ -1,8 +1,10 @@
 import type { NextRequest } from "next/server";
-import { journalJson } from "@/lib/http/journal-route";
+import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { parseBotFilter } from "@/lib/path-ids";
 import { listDoubtfulOrders } from "@/lib/queries/doubtful";
 
 export function GET(request: NextRequest) {
-  const bot = request.nextUrl.searchParams.get("bot");
-  return journalJson(({ db, config, now }) => listDoubtfulOrders({ db, now, graceMs: config.doubtfulGraceMs, botId: bot ? bot.slice(0, 200) : null }));
+  const bot = parseBotFilter(request.nextUrl.searchParams.getAll("bot"));
+  if (!bot.ok) return badRequest(`bot: ${bot.message}`);
+  return journalJson(({ db, config, now }) => listDoubtfulOrders({ db, now, graceMs: config.doubtfulGraceMs, botId: bot.value }));
 }

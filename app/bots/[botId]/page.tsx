@@ -8,15 +8,17 @@ import { canAct, getActor } from "@/lib/auth/session";
 import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { botClearQuery } from "@/lib/live/queries";
+import { decodePageParam } from "@/lib/path-ids";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 
 export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {
-  return { title: `${decodeURIComponent((await params).botId).slice(0, 80)} · driftwatch` };
+  // Metadata gets its params decoded already: decoding again misread ids with a `%` and threw on `%E0`.
+  return { title: `${(await params).botId.slice(0, 80)} · driftwatch` };
 }
 
 export default async function BotPage({ params }: { params: Promise<{ botId: string }> }) {
   await connection();
-  const botId = decodeURIComponent((await params).botId).slice(0, 200);
+  const botId = decodePageParam((await params).botId).slice(0, 200);
   const journal = getJournal();
   if (!journal.ok) {
     return <JournalUnavailable error={journal.error} />;

@@ -1,13 +1,15 @@
 import type { NextRequest } from "next/server";
 import { getJournal } from "@/lib/db/console";
-import { journalJson } from "@/lib/http/journal-route";
+import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { parsePathId } from "@/lib/path-ids";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 
 export async function GET(_request: NextRequest, ctx: { params: Promise<{ botId: string }> }) {
-  const { botId } = await ctx.params;
+  const botId = parsePathId("bot id", (await ctx.params).botId);
+  if (!botId.ok) return badRequest(botId.message);
   return journalJson(({ db, config, now }) => {
     const journal = getJournal();
     if (!journal.ok) throw journal.error;
-    return getBotClearView({ db, sqlite: journal.sqlite, botId: botId.slice(0, 200), now, ...config });
+    return getBotClearView({ db, sqlite: journal.sqlite, botId: botId.value, now, ...config });
   });
 }

@@ -9,19 +9,22 @@ import { getJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
 import { getSymbolState } from "@/lib/queries/symbol";
+import { decodePageParam } from "@/lib/path-ids";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
 import { ORDERS_PAGE, parseSymbolRange } from "@/lib/symbol-view";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export async function generateMetadata(props: PageProps<"/bots/[botId]/symbols/[symbol]">): Promise<Metadata> {
   const { botId, symbol } = await props.params;
-  return { title: `${symbol} on ${botId} · driftwatch` };
+  return { title: `${symbol.slice(0, 40)} on ${botId.slice(0, 80)} · driftwatch` };
 }
 
 export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols/[symbol]">) {
   // Read the journal per request, never at build time.
   await connection();
-  const { botId, symbol } = await props.params;
+  const params = await props.params;
+  const botId = decodePageParam(params.botId);
+  const symbol = decodePageParam(params.symbol);
   const parsed = parseSymbolRange(await props.searchParams);
   const journal = getJournal();
   if (!journal.ok) {

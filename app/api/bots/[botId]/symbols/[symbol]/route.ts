@@ -1,6 +1,7 @@
-import { NextResponse, type NextRequest } from "next/server";
+import type { NextRequest } from "next/server";
 import { z } from "zod";
-import { journalJson } from "@/lib/http/journal-route";
+import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { parsePathId } from "@/lib/path-ids";
 import { getSymbolState } from "@/lib/queries/symbol";
 import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/symbol-view";
 
@@ -8,19 +9,18 @@ const ordersParam = z.coerce.number().int().min(1).max(MAX_ORDERS).default(ORDER
 
 /** The symbol's book line, its bot and its newest orders: polled every second by the symbol page. */
 export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]/symbols/[symbol]">) {
-  const { botId, symbol } = await ctx.params;
+  const params = await ctx.params;
+  const botId = parsePathId("bot id", params.botId);
+  if (!botId.ok) return badRequest(botId.message);
+  const symbol = parsePathId("symbol", params.symbol);
+  if (!symbol.ok) return badRequest(symbol.message);
   const limit = ordersParam.safeParse(req.nextUrl.searchParams.get("orders") ?? undefined);
-  if (!limit.success) {
-    return NextResponse.json(
-      { ok: false, error: { code: "invalid", message: `orders must be a whole number from 1 to ${MAX_ORDERS}` } },
-      { status: 400, headers: { "Cache-Control": "no-store" } },
-    );
-  }
+  if (!limit.success) return badRequest(`orders must be a whole number from 1 to ${MAX_ORDERS}`);
   return journalJson(({ db, config, now }) =>
     getSymbolState({
       db,
-      botId,
-      symbol,
+      botId: botId.value,
+      symbol: symbol.value,
       now,
       ordersLimit: limit.data,
       heartbeatStaleMs: config.heartbeatStaleMs,

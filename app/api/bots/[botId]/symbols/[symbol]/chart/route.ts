@@ -1,14 +1,17 @@
-import { NextResponse, type NextRequest } from "next/server";
-import { journalJson } from "@/lib/http/journal-route";
+import type { NextRequest } from "next/server";
+import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { parsePathId } from "@/lib/path-ids";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
 import { parseSymbolRange } from "@/lib/symbol-view";
 
 /** Ours against theirs for one bot and symbol over `?range=`, downsampled for drawing. */
 export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]/symbols/[symbol]/chart">) {
-  const { botId, symbol } = await ctx.params;
+  const params = await ctx.params;
+  const botId = parsePathId("bot id", params.botId);
+  if (!botId.ok) return badRequest(botId.message);
+  const symbol = parsePathId("symbol", params.symbol);
+  if (!symbol.ok) return badRequest(symbol.message);
   const parsed = parseSymbolRange(req.nextUrl.searchParams);
-  if (!parsed.ok) {
-    return NextResponse.json({ ok: false, error: { code: "invalid", message: parsed.message } }, { status: 400, headers: { "Cache-Control": "no-store" } });
-  }
-  return journalJson(({ db, now }) => getSymbolChart({ db, botId, symbol, range: parsed.range, now }));
+  if (!parsed.ok) return badRequest(parsed.message);
+  return journalJson(({ db, now }) => getSymbolChart({ db, botId: botId.value, symbol: symbol.value, range: parsed.range, now }));
 }
