@@ -3,6 +3,7 @@ import { asc, desc, eq, sql } from "drizzle-orm";
 import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
 import { breakers, bots, reconciliations } from "../db/schema";
+import { observeHeartbeat } from "./heartbeat-motion";
 
 export interface BotSummary {
   botId: string;
@@ -64,6 +65,7 @@ export function listBots(params: {
       lastReconciliation: lastRec,
       heartbeatStaleMs: params.heartbeatStaleMs,
       reconciliationStaleMs: params.reconciliationStaleMs,
+      heartbeatMovedAgoMs: observeHeartbeat(db, r.botId, r.heartbeatAt, now),
     });
     return {
       botId: r.botId,
