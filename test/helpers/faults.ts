@@ -1,7 +1,9 @@
 /** Starting test/helpers/fault-process.ts and waiting for what it says, with deadlines, never fixed sleeps. */
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import Database from "better-sqlite3";
-import { repoRoot } from "./journal";
+import { repoRoot, tempDir } from "./journal";
 
 export interface FaultProcess {
   child: ChildProcess;
@@ -70,4 +72,19 @@ export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15_000
     if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A copy of the journal (all of it, WAL included) with the first page of a table's b-tree overwritten. */
+export function corruptCopy(file: string, table: string): string {
+  const copy = path.join(tempDir("corrupt"), "journal.db");
+  const src = new Database(file, { readonly: true });
+  src.exec(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
+  src.close();
+  const db = new Database(copy);
+  const { pageSize, root } = { pageSize: db.pragma("page_size", { simple: true }) as number, root: db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).pluck().get(table) as number };
+  db.close();
+  const fd = fs.openSync(copy, "r+");
+  fs.writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (root - 1) * pageSize);
+  fs.closeSync(fd);
+  return copy;
 }

@@ -14,7 +14,7 @@ import { JournalSource } from "@/lib/db/console";
 import { listBots } from "@/lib/queries/bots";
 import { act, ana, auditRows, snapshotExceptAudit } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
-import { integrityCheck, startFault, type FaultProcess } from "../helpers/faults";
+import { corruptCopy, integrityCheck, startFault, type FaultProcess } from "../helpers/faults";
 import { migrationsDir, repoRoot, tempDir } from "../helpers/journal";
 import { execFileSync } from "node:child_process";
 
@@ -182,21 +182,6 @@ describe("another process holding an exclusive lock", () => {
     expect(fresh.get()).toMatchObject({ ok: true });
   });
 });
-
-/** Overwrites the first page of a table's b-tree in a copy of the journal. */
-function corruptCopy(file: string, table: string): string {
-  const copy = path.join(tempDir("corrupt"), "journal.db");
-  const src = new Database(file, { readonly: true });
-  src.exec(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
-  src.close();
-  const db = new Database(copy);
-  const { pageSize, root } = { pageSize: db.pragma("page_size", { simple: true }) as number, root: db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).pluck().get(table) as number };
-  db.close();
-  const fd = fs.openSync(copy, "r+");
-  fs.writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (root - 1) * pageSize);
-  fs.closeSync(fd);
-  return copy;
-}
 
 describe("a corrupt page", () => {
   it("names the damage and the fix, and 'journal check' finds it too", async () => {
