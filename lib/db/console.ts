@@ -119,7 +119,7 @@ export class JournalSource {
         );
       } else if (before && this.opened && (this.opened.dev !== before.dev || this.opened.ino !== before.ino)) {
         this.notice(
-          `the journal file was replaced at ${this.now().toISOString()} (restored or copied over); the console now reads the new file. Check that the bot writes to it too: restart the bot if it was running during the swap.`,
+          `the journal file was replaced at ${this.now().toISOString()} (restored or copied over); the console now reads the new file. Check that the bot writes to it too: restart the bot if it was running during the swap. A -wal file left from the old journal is replayed onto the new one: swap only with the bot stopped and the old -wal and -shm removed.`,
         );
       }
       if (before) this.opened = { dev: before.dev, ino: before.ino };

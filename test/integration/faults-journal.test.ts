@@ -94,6 +94,22 @@ describe("the journal deleted or moved while the console runs", () => {
     expect(auditRows(bot.file)).toHaveLength(1);
   });
 
+  it("follows a file swapped in at the path (renamed over it) and says it was replaced", async () => {
+    const { bot, source } = await driftingJournal();
+    expect(readBots(source, bot.sim.now())).toMatchObject({ ok: true, warnings: [] });
+    const copy = path.join(path.dirname(bot.file), "swap.db");
+    bot.db.exec(`VACUUM INTO '${copy}'`);
+    // The documented swap: the bot stopped, the old file's -wal and -shm removed. SQLite would
+    // replay a WAL left at the path onto the new file (a moved file's last connection leaves it).
+    bot.close();
+    fs.renameSync(copy, bot.file);
+    for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${bot.file}${suffix}`, { force: true });
+    const swapped = readBots(source, bot.sim.now());
+    expect(swapped.ok ? swapped : swapped.error.message).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
+    if (!swapped.ok) return;
+    expect(swapped.warnings).toContainEqual(expect.stringMatching(/^the journal file was replaced at .*restart the bot if it was running during the swap/));
+  });
+
   it("never commits an action into a file that was deleted during it", async () => {
     const { bot, source, input } = await driftingJournal();
     const db = source.writeConnection();
