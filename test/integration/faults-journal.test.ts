@@ -15,6 +15,7 @@ import { listBots } from "@/lib/queries/bots";
 import { act, ana, auditRows, snapshotExceptAudit } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { corruptCopy, integrityCheck, startFault, type FaultProcess } from "../helpers/faults";
+import { migrateJournal } from "@/lib/db/journal-file";
 import { migrationsDir, repoRoot, tempDir } from "../helpers/journal";
 import { execFileSync } from "node:child_process";
 
@@ -258,5 +259,53 @@ describe("the disk full when the console writes", () => {
     // Space again: the same action goes through.
     db.pragma("max_page_count = 1073741823");
     expect((await act(db, ackSpec, ana, input("after the disk was freed"), bot.sim.now())).ok).toBe(true);
+  });
+
+  /** A small tmpfs of its own; null where this process may not mount one (not root, no CAP_SYS_ADMIN). */
+  function smallDisk(): string | null {
+    const dir = tempDir("tmpfs");
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", dir], { stdio: "pipe" });
+    } catch {
+      return null;
+    }
+    cleanup.unshift(() => {
+      execFileSync("umount", [dir], { stdio: "pipe" });
+    });
+    return dir;
+  }
+  it("on a real full disk (a 4 MB tmpfs): the same refusal, and the action goes through once space is freed", async (ctx) => {
+    const disk = smallDisk();
+    if (disk === null) return ctx.skip("mounting a tmpfs needs root");
+    const file = path.join(disk, "journal.db");
+    migrateJournal(file, { migrationsDir });
+    const { bot, source, input } = await driftingJournal({ file });
+    const db = source.writeConnection();
+    const before = snapshotExceptAudit(file);
+    const auditBefore = auditRows(file);
+    // An empty WAL, so the next commit needs new blocks; then nothing left on the disk.
+    bot.db.pragma("wal_checkpoint(TRUNCATE)");
+    const filler = path.join(disk, "filler");
+    const fd = fs.openSync(filler, "w");
+    try {
+      for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024, 1));
+    } catch (error) {
+      expect((error as { code: string }).code).toBe("ENOSPC");
+    } finally {
+      fs.closeSync(fd);
+    }
+    const r = await act(db, ackSpec, ana, input("while the disk is full"), bot.sim.now());
+    expect(r).toMatchObject({ ok: false, code: "internal" });
+    if (r.ok) return;
+    expect(r.message).toMatch(/^Nothing was changed: the journal's disk is full \(SQLITE_FULL\)/);
+    expect(snapshotExceptAudit(file)).toEqual(before);
+    expect(auditRows(file).slice(0, auditBefore.length)).toEqual(auditBefore);
+
+    fs.rmSync(filler);
+    expect((await act(db, ackSpec, ana, input("after the disk was freed"), bot.sim.now())).ok).toBe(true);
+    expect(verifyAuditLog(db)).toMatchObject({ ok: true });
+    expect(integrityCheck(file)).toBe("ok");
+    source.close();
+    bot.close();
   });
 });
