@@ -135,7 +135,7 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
   const notAudited = (code: ActionCode, message: string, target: string, why: string): ActionResult<T> => {
     // Greppable: the only record of this attempt is the server log.
     console.error(`driftwatch: NOT AUDITED (${why}): ${actor} ${spec.action} ${target} refused with ${code}: ${message}`);
-    return { ok: false, code, message: `${message} This attempt is not in the audit log (${why}); the console's server log has it.` };
+    return { ok: false, code, message: `${message.replace(/\.?$/, ".")} This attempt is not in the audit log (${why}); the console's server log has it.` };
   };
   const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
     try {
