@@ -5,7 +5,7 @@ import { NoBots } from "@/components/bots/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { canAct, getActor } from "@/lib/auth/session";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { overviewQuery } from "@/lib/live/queries";
 import { getOverview } from "@/lib/queries/overview";
@@ -14,18 +14,20 @@ import { JournalWarnings } from "@/components/journal/journal-warnings";
 export default async function OverviewPage() {
   // Read the journal per request, never at build time.
   await connection();
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
-  }
   const config = env();
-  const overview = getOverview({
-    db: journal.db,
-    now: new Date(),
-    heartbeatStaleMs: config.heartbeatStaleMs,
-    reconciliationStaleMs: config.reconciliationStaleMs,
-    doubtfulGraceMs: config.doubtfulGraceMs,
-  });
+  const read = readJournal((j) =>
+    getOverview({
+      db: j.db,
+      now: new Date(),
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+    }),
+  );
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
+  }
+  const { data: overview, journal } = read;
   if (overview.bots.length === 0) return <NoBots file={journal.info.file} />;
 
   // The server's read seeds the client's cache, so the first paint is data, not a spinner.

@@ -2,13 +2,14 @@
  * npm run journal -- <command> [file]
  *
  *   migrate [file]   create the journal (WAL) or upgrade it to this driftwatch's schema; safe twice
- *   check [file]     exit 0 when the console can read it, else print the one-line reason, exit 1
+ *   check [file]     exit 0 when the console can read it and SQLite's quick_check finds no damage,
+ *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
  *
  * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db).
  */
 import { env, EnvError } from "../lib/env";
-import { JournalError, latestSchemaVersion, migrateJournal, openJournalReader } from "../lib/db/journal-file";
+import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader } from "../lib/db/journal-file";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]`;
 
@@ -30,7 +31,15 @@ function main(argv: string[]): number {
     }
     case "check": {
       const { db, info } = openJournalReader(file);
-      db.close();
+      try {
+        // Every page, not just the header: a damaged page deep in a table opens fine and fails later.
+        const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map((r) => r.quick_check).filter((r) => r !== "ok");
+        if (problems.length > 0) throw corruptError(info.file, problems.join("; "));
+      } catch (error) {
+        throw journalFault(info.file, error) ?? error;
+      } finally {
+        db.close();
+      }
       const wal = info.journalMode === "wal" ? "WAL" : `${info.journalMode} mode, not WAL: run migrate to switch it`;
       console.log(`journal ${info.file}: readable, schema version ${info.schemaVersion}, ${wal}`);
       return info.journalMode === "wal" ? 0 : 1;

@@ -4,7 +4,7 @@ import { connection } from "next/server";
 import { z } from "zod";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { listAudit } from "@/lib/queries/audit";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
@@ -19,9 +19,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   await connection();
   const raw = await searchParams;
   const p = params.parse({ actor: typeof raw.actor === "string" ? raw.actor : undefined, action: typeof raw.action === "string" ? raw.action : undefined, before: raw.before });
-  const journal = getJournal();
-  if (!journal.ok) return <JournalProblem error={journal.error} />;
-  const view = listAudit({ db: journal.db, actor: p.actor || null, action: p.action || null, before: p.before ?? null });
+  const read = readJournal((j) => listAudit({ db: j.db, actor: p.actor || null, action: p.action || null, before: p.before ?? null }));
+  if (!read.ok) return <JournalProblem error={read.error} />;
+  const view = read.data;
   const next = new URLSearchParams();
   if (p.actor) next.set("actor", p.actor);
   if (p.action) next.set("action", p.action);

@@ -6,7 +6,7 @@ import { BreakersLive } from "@/components/breakers/breakers-live";
 import { NoBots } from "@/components/bots/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { parseBreakersView } from "@/lib/breakers-view";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { breakersQuery } from "@/lib/live/breaker-queries";
 import { getBreakerBoard } from "@/lib/queries/breakers";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
@@ -29,12 +29,12 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
       </section>
     );
   }
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
-  }
   const { view } = parsed;
-  const board = getBreakerBoard({ db: journal.db, now: new Date(), bot: view.bot, before: view.before });
+  const read = readJournal((j) => getBreakerBoard({ db: j.db, now: new Date(), bot: view.bot, before: view.before }));
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
+  }
+  const { data: board, journal } = read;
   if (board.bots.length === 0) {
     if (view.bot === null) return <NoBots file={journal.info.file} />;
     return (

@@ -4,7 +4,7 @@ import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { doubtfulQuery } from "@/lib/live/queries";
 import { listDoubtfulOrders } from "@/lib/queries/doubtful";
@@ -15,12 +15,12 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   await connection();
   const raw = (await searchParams).bot;
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
+  const read = readJournal((j) => listDoubtfulOrders({ db: j.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
   }
   const client = new QueryClient();
-  client.setQueryData(doubtfulQuery(bot).queryKey, listDoubtfulOrders({ db: journal.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));
+  client.setQueryData(doubtfulQuery(bot).queryKey, read.data);
   return (
     <HydrationBoundary state={dehydrate(client)}>
       <DoubtfulLive bot={bot} canAct={canAct(await getActor())} />

@@ -5,7 +5,7 @@ import { IncidentTimeline } from "@/components/incidents/incident-timeline";
 import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { formatAge } from "@/lib/format";
 import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/incidents/window";
 import { EXPORT_ROW_CAP, getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
@@ -34,11 +34,11 @@ function Intro() {
 export default async function IncidentsPage({ searchParams }: PageProps<"/incidents">) {
   await connection();
   const query = parseIncidentQuery(await searchParams);
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
+  const read = readJournal((j) => listIncidentBots({ db: j.db }));
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
   }
-  const bots = listIncidentBots({ db: journal.db });
+  const { data: bots, journal } = read;
 
   if (!query.ok) {
     return (
@@ -61,8 +61,14 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   }
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
-  const window = resolveIncidentWindow({ db: journal.db, now: new Date(), from: query.from, to: query.to });
-  const timeline = getIncidentTimeline({ db: journal.db, window, filters });
+  const found = readJournal((j) => {
+    const window = resolveIncidentWindow({ db: j.db, now: new Date(), from: query.from, to: query.to });
+    return { window, timeline: getIncidentTimeline({ db: j.db, window, filters }) };
+  });
+  if (!found.ok) {
+    return <JournalUnavailable error={found.error} />;
+  }
+  const { window, timeline } = found.data;
   const { events } = timeline;
   const trips = events.filter((e) => e.source === "breaker" && e.kind === "trip").length;
   const unknown = events.reduce((n, e) => n + e.drifts.filter((d) => d.drift === "unknown_position").length, 0);

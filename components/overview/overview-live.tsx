@@ -15,7 +15,7 @@ import { SymbolTable } from "./symbol-table";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
 const TOO_OLD_MS = 5_000;
-const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable"]);
+const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
 const sortLabels: Record<(typeof SORTS)[number], string> = {
   severity: "severity",

@@ -24,7 +24,7 @@ import { useHydrated } from "@/components/live/use-hydrated";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
 const TOO_OLD_MS = 5_000;
-const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable"]);
+const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
 const asLiveError = (e: Error | null) => (e instanceof LiveReadError ? e : e ? new LiveReadError(e.message, "unknown") : null);
 

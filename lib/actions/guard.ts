@@ -8,12 +8,15 @@
  *      BEGIN IMMEDIATE transaction that also writes the audit entry.
  *
  * A refusal at any step changes nothing but the audit log: its entry is written in a transaction
- * of its own, after the action's transaction rolled back. Nothing here imports Next, so the
- * integration tests drive the same code the server actions run.
+ * of its own, after the action's transaction rolled back. When the journal itself is the problem
+ * (locked, gone, full, damaged) the refusal may not be recordable there: then it goes to the
+ * server log and the operator is told it is not in the audit log. Nothing here imports Next, so
+ * the integration tests drive the same code the server actions run.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { appendAudit } from "../audit/log";
+import { isCorruptError, isLockedError, JournalError } from "../db/journal-file";
 import type { ActionCode, ActionResult } from "./result";
 
 export interface ActingUser {
@@ -59,6 +62,37 @@ export interface GuardEnv {
   db: Database.Database;
   user: ActingUser | null;
   now?: () => Date;
+  /**
+   * Runs last inside the action's transaction, before COMMIT; throws (a JournalError) when the
+   * journal file was deleted or replaced meanwhile, so an action never lands in a lost file.
+   */
+  assertJournalFile?: () => void;
+}
+
+/**
+ * When the journal itself stopped the write: what to tell the operator, and whether trying to
+ * audit the refusal in that same journal is pointless (it would wait out the lock again, or write
+ * into a file that is gone).
+ */
+export function journalWriteFault(error: unknown): { message: string; auditable: boolean } | null {
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof JournalError) {
+    return { message: `Nothing was changed: the ${error.message}`, auditable: error.code !== "gone" && error.code !== "locked" };
+  }
+  if (typeof code !== "string") return null;
+  if (isLockedError(error)) {
+    return { message: "Nothing was changed: the journal stayed locked by another process (SQLITE_BUSY). Try again once it is free.", auditable: false };
+  }
+  if (code.startsWith("SQLITE_FULL")) {
+    return { message: "Nothing was changed: the journal's disk is full (SQLITE_FULL). Free space on that disk; the bot cannot write either until you do.", auditable: true };
+  }
+  if (isCorruptError(error)) {
+    return { message: `Nothing was changed: the journal is damaged (${code}). Stop the bot and run "npm run journal -- check" on it.`, auditable: false };
+  }
+  if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN")) {
+    return { message: `Nothing was changed: the journal cannot be written (${code}: ${(error as Error).message}). Check the file, its permissions and its disk.`, auditable: true };
+  }
+  return null;
 }
 
 const actorOf = (user: ActingUser | null) => (user === null ? "anonymous" : user.role === "operator" ? `operator:${user.name}` : `viewer:${user.name}`);
@@ -92,6 +126,19 @@ export function formDataToObject(form: FormData): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The journal cannot be read at all (locked, gone, damaged…): refuse before touching it, since
+ * neither the action nor its refusal can be written there. The server log keeps the attempt.
+ */
+export function refuseUnavailableJournal(action: string, user: ActingUser | null, error: JournalError): ActionResult<never> {
+  console.error(`driftwatch: NOT AUDITED (journal unavailable): ${actorOf(user)} ${action} refused: ${error.message}`);
+  return {
+    ok: false,
+    code: "internal",
+    message: `Nothing was changed: the ${error.message}. This attempt is not in the audit log (the journal could not record it); the console's server log has it.`,
+  };
+}
+
 export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv, raw: Record<string, unknown>): Promise<ActionResult<T>> {
   const clock = env.now ?? (() => new Date());
   const actor = actorOf(env.user);
@@ -100,6 +147,11 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
   const rawTarget = () => {
     const candidate = raw.clientOrderId ?? raw.botId ?? raw.requestId ?? "";
     return `${asText(candidate, 200)}${raw.symbol ? `/${asText(raw.symbol, 50)}` : ""}` || "(none)";
+  };
+  const notAudited = (code: ActionCode, message: string, target: string, why: string): ActionResult<T> => {
+    // Greppable: the only record of this attempt is the server log.
+    console.error(`driftwatch: NOT AUDITED (${why}): ${actor} ${spec.action} ${target} refused with ${code}: ${message}`);
+    return { ok: false, code, message: `${message.replace(/\.?$/, ".")} This attempt is not in the audit log (${why}); the console's server log has it.` };
   };
   const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
     try {
@@ -135,12 +187,18 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
         const now = clock();
         const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
         appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: rawForAudit(raw) } });
+        env.assertJournalFile?.();
         return data;
       })
       .immediate();
     return { ok: true, data };
   } catch (error) {
     if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);
+    const fault = journalWriteFault(error);
+    if (fault) {
+      console.error(`driftwatch: action ${spec.action} stopped by the journal:`, (error as Error).message);
+      return fault.auditable ? refuse("internal", fault.message, target) : notAudited("internal", fault.message, target, "the journal could not record it");
+    }
     // Unexpected: say so plainly, keep the stack in the server log, never in the page.
     console.error(`driftwatch: action ${spec.action} failed:`, error);
     return refuse("internal", `The action failed and nothing was changed: ${(error as Error).message}`, target);

@@ -6,12 +6,12 @@
  * keep other sites from posting here.
  */
 import { getActor } from "../auth/session";
-import { getWriteConnection, getJournal } from "../db/console";
+import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
 import { acknowledgeDriftSpec } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
-import { formDataToObject, runGuarded, type ActionSpec } from "./guard";
+import { formDataToObject, refuseUnavailableJournal, runGuarded, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
 import type { ActionResult } from "./result";
 import type { OrderState } from "../journal/contract";
@@ -19,13 +19,18 @@ import type { z } from "zod";
 
 async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: FormData): Promise<ActionResult<T>> {
   const actor = await getActor();
+  const user = actor ? { name: actor.name, role: actor.role } : null;
+  // A locked, lost or damaged journal is known before writing: refuse at once rather than wait
+  // out the write lock's timeout with the whole server frozen.
+  const journal = getJournal();
+  if (!journal.ok) return refuseUnavailableJournal(spec.action, user, journal.error);
   let db;
   try {
     db = getWriteConnection();
   } catch (error) {
     return { ok: false, code: "internal", message: `Nothing was changed: ${(error as Error).message}` };
   }
-  return runGuarded(spec, { db, user: actor ? { name: actor.name, role: actor.role } : null }, formDataToObject(form));
+  return runGuarded(spec, { db, user, assertJournalFile }, formDataToObject(form));
 }
 
 const clearDeps = () => {

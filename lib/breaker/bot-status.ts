@@ -13,7 +13,21 @@ export interface BotStatusInput {
   lastReconciliation: { at: string; outcome: string } | null;
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
+  /**
+   * How long ago, on the console's clock, the console last saw heartbeat_at change; null when it
+   * has not seen it change. A heartbeat that keeps moving yet reads old means the bot's clock is
+   * behind, not that the bot stopped.
+   */
+  heartbeatMovedAgoMs?: number | null;
 }
+
+/**
+ * How far a bot's time may run ahead of the console's before its times are distrusted. Small: a
+ * clock ahead by N s hides a dead bot for N s longer than the staleness limit says.
+ */
+export const CLOCK_AHEAD_TOLERANCE_MS = 10_000;
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 export interface BotStatusResult {
   status: BotStatus;
@@ -40,16 +54,23 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     unknown = true;
     reasons.push("no breaker row for this bot");
   }
+  const aheadTolerance = Math.min(CLOCK_AHEAD_TOLERANCE_MS, input.heartbeatStaleMs);
+  const moved = input.heartbeatMovedAgoMs ?? null;
   if (heartbeatAgeMs === null) {
     unknown = true;
     reasons.push(input.heartbeatAt === null ? "no heartbeat yet" : `unreadable heartbeat time ${input.heartbeatAt}`);
+  } else if (heartbeatAgeMs > input.heartbeatStaleMs && moved !== null && moved <= input.heartbeatStaleMs) {
+    // The bot is alive (its heartbeat changed lately) but stamps old times: its clock is behind.
+    unknown = true;
+    reasons.push(`bot clock behind the console's: its heartbeat keeps moving but reads ${seconds(heartbeatAgeMs)} old, so its times cannot be trusted`);
   } else if (heartbeatAgeMs > input.heartbeatStaleMs) {
     stale = true;
     reasons.push("heartbeat is stale");
-  } else if (heartbeatAgeMs < -input.heartbeatStaleMs) {
-    // A heartbeat far in the future means the bot's clock is off: its times cannot be trusted.
+  } else if (heartbeatAgeMs < -aheadTolerance) {
+    // A heartbeat in the future means the bot's clock is off: its times cannot be trusted, and a
+    // dead bot would look alive for as long as its clock is ahead.
     unknown = true;
-    reasons.push("heartbeat is in the future (bot clock ahead?)");
+    reasons.push(`heartbeat is ${seconds(-heartbeatAgeMs)} in the future: bot clock ahead of the console's, so its times cannot be trusted`);
   }
   const last = input.lastReconciliation;
   if (last === null) {
@@ -61,6 +82,9 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   } else if (reconciliationAgeMs > input.reconciliationStaleMs) {
     stale = true;
     reasons.push("last reconciliation is stale");
+  } else if (reconciliationAgeMs < -aheadTolerance) {
+    unknown = true;
+    reasons.push(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);
   } else if (last.outcome !== "clean") {
     reasons.push(`last reconciliation: ${last.outcome}`);
   }

@@ -3,6 +3,7 @@
  * lib/queries/clear-checklist.ts, and the same evaluation runs beside the button and again inside
  * the action's transaction.
  */
+import { CLOCK_AHEAD_TOLERANCE_MS } from "./bot-status";
 
 export interface ClearFacts {
   now: Date;
@@ -49,8 +50,13 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
     {
       key: "heartbeat",
       label: "A fresh heartbeat",
-      met: !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -f.heartbeatStaleMs,
-      detail: Number.isNaN(beat) ? "no heartbeat" : `${Math.round(beat / 1000)} s old (limit ${Math.round(f.heartbeatStaleMs / 1000)} s)`,
+      // A heartbeat from the future proves nothing about the bot now: its clock is ahead.
+      met: !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, f.heartbeatStaleMs),
+      detail: Number.isNaN(beat)
+        ? "no heartbeat"
+        : beat < 0
+          ? `${Math.round(-beat / 1000)} s in the future (bot clock ahead?)`
+          : `${Math.round(beat / 1000)} s old (limit ${Math.round(f.heartbeatStaleMs / 1000)} s)`,
     },
   ];
 }

@@ -6,56 +6,281 @@ import "server-only";
  * Opening never throws at the caller: it returns the journal or the JournalError that explains,
  * in one line, what is wrong and how to fix it. A failed open is retried on the next request, so a
  * journal that appears (or is repaired) later is picked up without a restart.
+ *
+ * Every request also checks, cheaply, that the file is still the one the connections opened (a
+ * stat of the path against the opened file's device and inode) and that it can be read (one
+ * pragma). On Linux a deleted file stays readable through an open descriptor: without the first
+ * check the console would keep showing the last data as if it were live, and an operator's action
+ * would land in a file nobody will ever read again.
  */
+import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { env } from "../env";
-import { JournalError, openJournalReader, openJournalWriter, type JournalInfo } from "./journal-file";
+import {
+  JournalError,
+  READ_BUSY_TIMEOUT_MS,
+  journalFault,
+  lockedError,
+  openJournalReader,
+  openJournalWriter,
+  type JournalInfo,
+} from "./journal-file";
 import * as schema from "./schema";
 
 export type JournalDb = BetterSQLite3Database<typeof schema>;
 
-export type JournalHandle =
-  | { ok: true; db: JournalDb; sqlite: Database.Database; info: JournalInfo; warnings: string[] }
-  | { ok: false; error: JournalError };
-
-interface Cache {
-  file: string;
-  reader?: { db: JournalDb; sqlite: Database.Database; info: JournalInfo };
-  writer?: Database.Database;
+export interface OpenJournal {
+  db: JournalDb;
+  sqlite: Database.Database;
+  info: JournalInfo;
+  warnings: string[];
 }
 
-// One cache per server process; kept on globalThis so dev-mode reloads do not leak connections.
-const holder = globalThis as unknown as { __driftwatchJournal?: Cache };
+export type JournalHandle = ({ ok: true } & OpenJournal) | { ok: false; error: JournalError };
 
-function cache(): Cache {
+export interface JournalSourceOptions {
+  migrationsDir?: string;
+  readBusyTimeoutMs?: number;
+  now?: () => Date;
+  /** Where the source says what it noticed (a file replaced, a lock); the server log by default. */
+  log?: (line: string) => void;
+}
+
+interface FileId {
+  dev: number;
+  ino: number;
+}
+
+/** How long after the file came back or was swapped the pages keep saying so. */
+const NOTICE_MS = 10 * 60_000;
+
+function statOrNull(file: string): fs.Stats | null {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+export const goneError = (file: string, since: Date) =>
+  new JournalError(
+    "gone",
+    file,
+    `was deleted or moved away while the console was reading it (noticed ${since.toISOString()}); nothing shown is current`,
+    "put the journal back at this path (move it back, or restore the last backup) and restart the bot so it writes to that file; do not create a new empty journal while a bot may still hold the old one. The console reconnects by itself",
+  );
+
+function asJournalError(file: string, error: unknown): JournalError {
+  return journalFault(file, error) ?? new JournalError("unreadable", file, `cannot be opened (${(error as Error).message})`, "check the file and its folder's permissions");
+}
+
+/** The connections to one journal file, and what the console has noticed about that file. */
+export class JournalSource {
+  private reader?: { db: JournalDb; sqlite: Database.Database; info: JournalInfo };
+  private writer?: Database.Database;
+  /** The file the connections opened; kept after they are dropped, to tell "gone" from "never there". */
+  private opened: FileId | null = null;
+  private goneSince: Date | null = null;
+  private lockedSince: Date | null = null;
+  /** The last time the file went and came back, or was swapped: shown for a while after. */
+  private lastNotice: { text: string; at: Date } | null = null;
+  private readonly now: () => Date;
+  private readonly log: (line: string) => void;
+  private readonly readTimeoutMs: number;
+
+  constructor(
+    readonly file: string,
+    private readonly opts: JournalSourceOptions = {},
+  ) {
+    this.now = opts.now ?? (() => new Date());
+    this.log = opts.log ?? ((line) => console.error(line));
+    this.readTimeoutMs = opts.readBusyTimeoutMs ?? READ_BUSY_TIMEOUT_MS;
+  }
+
+  /** The read connection, checked for this request; or why there is none. */
+  get(): JournalHandle {
+    const moved = this.checkFile();
+    if (moved) return { ok: false, error: moved };
+    if (!this.reader) {
+      const before = statOrNull(this.file);
+      try {
+        // While another process holds the lock, do not wait for it on every request: fail at once.
+        const { db: sqlite, info } = openJournalReader(this.file, { migrationsDir: this.opts.migrationsDir, busyTimeoutMs: this.lockedSince ? 0 : this.readTimeoutMs });
+        this.reader = { sqlite, info, db: drizzle(sqlite, { schema }) };
+      } catch (error) {
+        return { ok: false, error: this.fault(error) };
+      }
+      if (this.goneSince) {
+        // Moved back or restored from a backup: a freed inode number can come back with the copy, so
+        // the two cannot be told apart here. Say so either way.
+        this.notice(
+          `the journal was away from ${this.goneSince.toISOString()} to ${this.now().toISOString()} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
+        );
+      } else if (before && this.opened && (this.opened.dev !== before.dev || this.opened.ino !== before.ino)) {
+        this.notice(
+          `the journal file was replaced at ${this.now().toISOString()} (restored or copied over); the console now reads the new file. Check that the bot writes to it too: restart the bot if it was running during the swap. A -wal file left from the old journal is replayed onto the new one: swap only with the bot stopped and the old -wal and -shm removed.`,
+        );
+      }
+      if (before) this.opened = { dev: before.dev, ino: before.ino };
+      this.goneSince = null;
+    }
+    try {
+      // One cheap read per request: it takes SQLite's shared lock, so a lock or a damaged header shows here.
+      this.reader.sqlite.pragma("user_version", { simple: true });
+    } catch (error) {
+      return { ok: false, error: this.fault(error) };
+    }
+    if (this.lockedSince) {
+      this.log(`driftwatch: journal ${this.file} is no longer locked (it was since ${this.lockedSince.toISOString()})`);
+      this.lockedSince = null;
+      this.reader.sqlite.pragma(`busy_timeout = ${this.readTimeoutMs}`);
+    }
+    return { ok: true, ...this.reader, warnings: this.warnings(this.reader.info) };
+  }
+
+  /**
+   * A driver error met while reading, as the JournalError to show; null when it is not about the
+   * file. Remembers a lock (so later requests do not wait for it) and drops the connections on
+   * damage (so a restored file is opened afresh).
+   */
+  classify(error: unknown): JournalError | null {
+    const fault = journalFault(this.file, error);
+    if (!fault) return null;
+    if (fault.code === "locked") {
+      if (!this.lockedSince) {
+        this.lockedSince = this.now();
+        this.log(`driftwatch: ${lockedError(this.file, this.lockedSince).message}`);
+      }
+      // Later requests fail at once while the lock lasts, instead of each freezing the server.
+      try {
+        this.reader?.sqlite.pragma("busy_timeout = 0");
+      } catch {
+        // closed or unusable: the next request reopens
+      }
+      return lockedError(this.file, this.lockedSince);
+    }
+    if (fault.code === "corrupt" || fault.code === "unreadable") this.close();
+    return fault;
+  }
+
+  private fault(error: unknown): JournalError {
+    return this.classify(error) ?? asJournalError(this.file, error);
+  }
+
+  /** The write connection, for the action guard. Throws JournalError. */
+  writeConnection(): Database.Database {
+    const moved = this.checkFile();
+    if (moved) throw moved;
+    if (this.lockedSince) throw lockedError(this.file, this.lockedSince);
+    if (!this.writer) {
+      const before = statOrNull(this.file);
+      try {
+        this.writer = openJournalWriter(this.file, { migrationsDir: this.opts.migrationsDir }).db;
+      } catch (error) {
+        throw this.fault(error);
+      }
+      if (before && !this.opened) this.opened = { dev: before.dev, ino: before.ino };
+    }
+    return this.writer;
+  }
+
+  /**
+   * Throws when the path no longer leads to the file the connections opened. The guard calls it
+   * inside the action's transaction, so an action never commits into a deleted file.
+   */
+  assertSameFile(): void {
+    if (!this.opened) return;
+    const st = statOrNull(this.file);
+    if (!st) throw goneError(this.file, this.goneSince ?? this.now());
+    if (st.dev !== this.opened.dev || st.ino !== this.opened.ino) {
+      throw new JournalError("gone", this.file, "was replaced by another file during the action", "look at the journal again and repeat the action if it is still needed");
+    }
+  }
+
+  /** Drops both connections; the next call reopens. */
+  close(): void {
+    try {
+      this.reader?.sqlite.close();
+    } catch {
+      // already unusable
+    }
+    try {
+      this.writer?.close();
+    } catch {
+      // already unusable
+    }
+    this.reader = undefined;
+    this.writer = undefined;
+  }
+
+  /** Null when the file is still the one opened (or none was opened yet); else the reason to show. */
+  private checkFile(): JournalError | null {
+    if (!this.opened) return null;
+    const st = statOrNull(this.file);
+    if (st && st.dev === this.opened.dev && st.ino === this.opened.ino) return null;
+    if (this.reader || this.writer) this.close();
+    if (!st) {
+      if (!this.goneSince) {
+        this.goneSince = this.now();
+        this.log(`driftwatch: ${goneError(this.file, this.goneSince).message}`);
+      }
+      return goneError(this.file, this.goneSince);
+    }
+    // Another file sits at the path (a restored backup, a copy): read that one from now on.
+    return null;
+  }
+
+  private notice(text: string): void {
+    this.lastNotice = { text, at: this.now() };
+    this.log(`driftwatch: journal ${this.file}: ${text}`);
+  }
+
+  private warnings(info: JournalInfo): string[] {
+    const out: string[] = [];
+    if (info.journalMode !== "wal") {
+      out.push(`journal is in ${info.journalMode} mode, not WAL: the bot and the console will block each other. Fix: run "PRAGMA journal_mode=WAL" on it once (npm run journal -- migrate does).`);
+    }
+    if (this.lastNotice && this.now().getTime() - this.lastNotice.at.getTime() < NOTICE_MS) out.push(this.lastNotice.text);
+    return out;
+  }
+}
+
+// One source per server process; kept on globalThis so dev-mode reloads do not leak connections.
+const holder = globalThis as unknown as { __driftwatchJournal?: JournalSource };
+
+function source(): JournalSource {
   const file = env().journalPath;
-  if (holder.__driftwatchJournal?.file !== file) holder.__driftwatchJournal = { file };
+  if (holder.__driftwatchJournal?.file !== file) {
+    holder.__driftwatchJournal?.close();
+    holder.__driftwatchJournal = new JournalSource(file);
+  }
   return holder.__driftwatchJournal;
 }
 
-function warningsFor(info: JournalInfo): string[] {
-  return info.journalMode === "wal"
-    ? []
-    : [`journal is in ${info.journalMode} mode, not WAL: the bot and the console will block each other. Fix: run "PRAGMA journal_mode=WAL" on it once (npm run journal -- migrate does).`];
-}
-
-function asJournalError(file: string, error: unknown): JournalError {
-  if (error instanceof JournalError) return error;
-  return new JournalError("unreadable", file, `cannot be opened (${(error as Error).message})`, "check the file and its folder's permissions");
-}
-
 export function getJournal(): JournalHandle {
-  const c = cache();
-  if (!c.reader) {
-    try {
-      const { db: sqlite, info } = openJournalReader(c.file);
-      c.reader = { sqlite, info, db: drizzle(sqlite, { schema }) };
-    } catch (error) {
-      return { ok: false, error: asJournalError(c.file, error) };
-    }
+  return source().get();
+}
+
+/**
+ * Runs a read against the journal; a lock, damage or lost file met halfway becomes the same
+ * one-line JournalError as a failed open. Anything else (a bug) is thrown on.
+ */
+export function readJournal<T>(read: (journal: OpenJournal) => T): { ok: true; data: T; journal: OpenJournal } | { ok: false; error: JournalError } {
+  const journal = getJournal();
+  if (!journal.ok) return journal;
+  try {
+    return { ok: true, data: read(journal), journal };
+  } catch (error) {
+    const fault = source().classify(error);
+    if (fault) return { ok: false, error: fault };
+    throw error;
   }
-  return { ok: true, ...c.reader, warnings: warningsFor(c.reader.info) };
+}
+
+/** What a failed read means for the journal, if anything: see JournalSource.classify. */
+export function classifyReadError(error: unknown): JournalError | null {
+  return source().classify(error);
 }
 
 /**
@@ -63,15 +288,12 @@ export function getJournal(): JournalHandle {
  * Throws JournalError when the journal cannot be opened for writing.
  */
 export function getWriteConnection(): Database.Database {
-  const c = cache();
-  if (!c.writer) {
-    try {
-      c.writer = openJournalWriter(c.file).db;
-    } catch (error) {
-      throw asJournalError(c.file, error);
-    }
-  }
-  return c.writer;
+  return source().writeConnection();
+}
+
+/** Throws JournalError when the journal file was deleted, moved or replaced since it was opened. */
+export function assertJournalFile(): void {
+  source().assertSameFile();
 }
 
 /**
@@ -81,13 +303,14 @@ export function getWriteConnection(): Database.Database {
 export function withWriteTransaction<T>(fn: (db: JournalDb, sqlite: Database.Database) => T): T {
   const sqlite = getWriteConnection();
   const db = drizzle(sqlite, { schema });
-  return sqlite.transaction(() => fn(db, sqlite)).immediate();
+  return sqlite.transaction(() => {
+    assertJournalFile();
+    return fn(db, sqlite);
+  }).immediate();
 }
 
-/** Drops both connections; the next call reopens. Used when the file was replaced under us. */
+/** Drops both connections; the next call reopens. */
 export function closeJournal(): void {
-  const c = holder.__driftwatchJournal;
-  c?.reader?.sqlite.close();
-  c?.writer?.close();
+  holder.__driftwatchJournal?.close();
   holder.__driftwatchJournal = undefined;
 }

@@ -11,6 +11,13 @@ import path from "node:path";
 import Database from "better-sqlite3";
 
 export const BUSY_TIMEOUT_MS = 5000;
+/**
+ * The console's read-only connection waits this long, not BUSY_TIMEOUT_MS: better-sqlite3 is
+ * synchronous, so a read waiting out 5 s would freeze the whole server for every client. A WAL
+ * reader never waits for a writer; it only meets a lock when another process holds the file
+ * exclusively, and then the console says so at once instead of hanging (docs/journal.md).
+ */
+export const READ_BUSY_TIMEOUT_MS = 500;
 
 export type JournalProblemCode =
   | "missing"
@@ -19,7 +26,13 @@ export type JournalProblemCode =
   | "no_schema"
   | "older_schema"
   | "future_schema"
-  | "unreadable";
+  | "unreadable"
+  /** It was there and went away (deleted or moved) while the console was running. */
+  | "gone"
+  /** Another process holds a lock that keeps even readers out. */
+  | "locked"
+  /** SQLite found damaged pages. */
+  | "corrupt";
 
 /** One line that names the file, what is wrong and the fix. Shown as is, on a terminal or a page. */
 export class JournalError extends Error {
@@ -65,10 +78,53 @@ export function latestSchemaVersion(dir?: string): number {
 
 const migrateCommand = (file: string) => `run "npm run journal -- migrate ${file}"`;
 
+/** The SQLite result codes that mean the file itself is in trouble, not the query. */
+export function isLockedError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
+}
+
+export function isCorruptError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");
+}
+
+export const lockedError = (file: string, since: Date) =>
+  new JournalError(
+    "locked",
+    file,
+    `is locked by another process (since ${since.toISOString()}), so nothing can be read from it`,
+    `find the process holding it ("fuser ${file}" or "lsof ${file}") and let it finish or stop it; a bot must never hold the journal for long. The console checks again on every load`,
+  );
+
+export const corruptError = (file: string, detail: string) =>
+  new JournalError(
+    "corrupt",
+    file,
+    `is damaged: SQLite found corrupt pages (${detail})`,
+    `stop the bot, keep a copy of the file, run "npm run journal -- check ${file}" and restore the journal from the last good backup`,
+  );
+
+/**
+ * A driver error met while reading, as the one-line JournalError the pages and routes show; null
+ * when it is not about the file (a bug in a query, say).
+ */
+export function journalFault(file: string, error: unknown): JournalError | null {
+  if (error instanceof JournalError) return error;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as Error).message ?? String(error);
+  if (isLockedError(error)) return lockedError(file, new Date());
+  if (isCorruptError(error)) return corruptError(file, `${String(code)}: ${message}`);
+  if (typeof code === "string" && (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN"))) {
+    return new JournalError("unreadable", file, `cannot be read (${code}: ${message})`, "check that the file is still there, its permissions, and that the disk is healthy");
+  }
+  return null;
+}
+
 function sqliteError(file: string, error: unknown): JournalError {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? String(error);
-  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+  if (code === "SQLITE_NOTADB") {
     return new JournalError(
       "not_sqlite",
       file,
@@ -76,6 +132,8 @@ function sqliteError(file: string, error: unknown): JournalError {
       "set DRIFTWATCH_JOURNAL to the bot's journal file",
     );
   }
+  const fault = journalFault(file, error);
+  if (fault) return fault;
   return new JournalError("unreadable", file, `cannot be read (${code ?? "error"}: ${message})`, "check the file's permissions and that the disk is healthy");
 }
 
@@ -127,12 +185,15 @@ function probe(db: Database.Database, file: string): { version: number; journalM
  * A read-only connection to an existing journal of exactly the schema version this code knows.
  * Throws JournalError, never a bare driver error.
  */
-export function openJournalReader(file: string, opts: { migrationsDir?: string } = {}): { db: Database.Database; info: JournalInfo } {
+export function openJournalReader(
+  file: string,
+  opts: { migrationsDir?: string; busyTimeoutMs?: number } = {},
+): { db: Database.Database; info: JournalInfo } {
   const abs = path.resolve(file);
   assertIsFile(abs);
   let db: Database.Database;
   try {
-    db = new Database(abs, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    db = new Database(abs, { readonly: true, fileMustExist: true, timeout: opts.busyTimeoutMs ?? BUSY_TIMEOUT_MS });
   } catch (error) {
     throw sqliteError(abs, error);
   }

@@ -1,5 +1,5 @@
 import { env, EnvError } from "../env";
-import { JournalError, openJournalReader } from "./journal-file";
+import { JournalError, openJournalReader, READ_BUSY_TIMEOUT_MS } from "./journal-file";
 
 export function checkJournalAtStart(): void {
   let file: string;
@@ -13,7 +13,8 @@ export function checkJournalAtStart(): void {
     throw error;
   }
   try {
-    const { db, info } = openJournalReader(file);
+    // Like every read of the console: a locked journal is reported at once, not waited for.
+    const { db, info } = openJournalReader(file, { busyTimeoutMs: READ_BUSY_TIMEOUT_MS });
     db.close();
     console.log(`driftwatch: reading journal ${info.file} (schema version ${info.schemaVersion}, ${info.journalMode})`);
   } catch (error) {

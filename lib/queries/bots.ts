@@ -2,6 +2,7 @@ import "server-only";
 import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
+import { observeHeartbeat } from "./heartbeat-motion";
 
 export interface BotSummary {
   botId: string;
@@ -61,6 +62,7 @@ export function listBots(params: {
       lastReconciliation: lastRec,
       heartbeatStaleMs: params.heartbeatStaleMs,
       reconciliationStaleMs: params.reconciliationStaleMs,
+      heartbeatMovedAgoMs: observeHeartbeat(params.db, r.botId, r.heartbeatAt, now),
     });
     return {
       botId: r.botId,

@@ -144,7 +144,7 @@ export function getOverview(params: {
   const enriched = bots.map((b) => {
     const mine = lines.filter((l) => l.botId === b.botId);
     for (const reason of b.reasons) {
-      if (/stale|no heartbeat|no reconciliation|future|unreadable|no breaker/.test(reason)) alarms.push(`${b.botId}: ${reason}`);
+      if (/stale|no heartbeat|no reconciliation|future|clock|unreadable|no breaker/.test(reason)) alarms.push(`${b.botId}: ${reason}`);
     }
     return {
       ...b,

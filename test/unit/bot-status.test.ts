@@ -50,6 +50,32 @@ describe("botStatus", () => {
     expect(botStatus({ ...base, heartbeatAt: new Date(now.getTime() + 3_600_000).toISOString() }).status).toBe("unknown");
   });
 
+  describe("a bot clock that disagrees with the console's", () => {
+    it("distrusts a heartbeat more than 10 s ahead, naming the clock; a second or two is tolerated", () => {
+      expect(botStatus({ ...base, heartbeatAt: ago(-2_000) }).status).toBe("running");
+      const r = botStatus({ ...base, heartbeatAt: ago(-30_000) });
+      expect(r.status).toBe("unknown");
+      expect(r.reasons).toEqual(["heartbeat is 30 s in the future: bot clock ahead of the console's, so its times cannot be trusted"]);
+    });
+
+    it("distrusts a reconciliation from the future", () => {
+      const r = botStatus({ ...base, lastReconciliation: { at: ago(-600_000), outcome: "clean" } });
+      expect(r.status).toBe("unknown");
+      expect(r.reasons).toEqual(["last reconciliation is 600 s in the future: bot clock ahead of the console's"]);
+    });
+
+    it("names a clock behind when the heartbeat keeps moving but reads old", () => {
+      const r = botStatus({ ...base, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 1_000 });
+      expect(r.status).not.toBe("running");
+      expect(r.reasons[0]).toBe("bot clock behind the console's: its heartbeat keeps moving but reads 300 s old, so its times cannot be trusted");
+    });
+
+    it("calls an old heartbeat that has not moved lately stale, as before", () => {
+      expect(botStatus({ ...base, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 120_000 }).reasons).toContain("heartbeat is stale");
+      expect(botStatus({ ...base, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: null }).status).toBe("stale");
+    });
+  });
+
   it("treats an unreadable time as unknown, not fresh", () => {
     expect(botStatus({ ...base, heartbeatAt: "soon" }).status).toBe("unknown");
   });

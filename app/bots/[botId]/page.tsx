@@ -5,7 +5,7 @@ import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { botClearQuery } from "@/lib/live/queries";
 import { decodePageParam } from "@/lib/path-ids";
@@ -19,11 +19,11 @@ export async function generateMetadata({ params }: { params: Promise<{ botId: st
 export default async function BotPage({ params }: { params: Promise<{ botId: string }> }) {
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, 200);
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
+  const read = readJournal((j) => getBotClearView({ db: j.db, sqlite: j.sqlite, botId, now: new Date(), ...env() }));
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
   }
-  const view = getBotClearView({ db: journal.db, sqlite: journal.sqlite, botId, now: new Date(), ...env() });
+  const view = read.data;
   if (!view) {
     return (
       <section className="space-y-2">

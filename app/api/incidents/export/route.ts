@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { getJournal } from "@/lib/db/console";
+import { classifyReadError, getJournal } from "@/lib/db/console";
 import { incidentCsv, incidentExportFilename, incidentJson } from "@/lib/incidents/export";
 import { parseIncidentQuery } from "@/lib/incidents/window";
 import { EXPORT_ROW_CAP, getIncidentTimeline, resolveIncidentWindow } from "@/lib/queries/incidents";
@@ -38,6 +38,8 @@ export function GET(request: NextRequest) {
       },
     });
   } catch (error) {
+    const fault = classifyReadError(error);
+    if (fault) return problem(503, fault.code, fault.message, { file: fault.file, fix: fault.fix });
     console.error("driftwatch: incident export failed:", error);
     return problem(500, "read_failed", `the journal could not be read: ${(error as Error).message}`);
   }

@@ -5,7 +5,7 @@ import { Suspense } from "react";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
-import { getJournal } from "@/lib/db/console";
+import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
 import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
 import { getSymbolState } from "@/lib/queries/symbol";
@@ -26,29 +26,35 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const botId = decodePageParam(params.botId);
   const symbol = decodePageParam(params.symbol);
   const parsed = parseSymbolRange(await props.searchParams);
-  const journal = getJournal();
-  if (!journal.ok) {
-    return <JournalUnavailable error={journal.error} />;
-  }
   const config = env();
   const now = new Date();
-  const state = getSymbolState({
-    db: journal.db,
-    botId,
-    symbol,
-    now,
-    ordersLimit: ORDERS_PAGE,
-    heartbeatStaleMs: config.heartbeatStaleMs,
-    reconciliationStaleMs: config.reconciliationStaleMs,
-    doubtfulGraceMs: config.doubtfulGraceMs,
-  });
+  const read = readJournal((j) =>
+    getSymbolState({
+      db: j.db,
+      botId,
+      symbol,
+      now,
+      ordersLimit: ORDERS_PAGE,
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+    }),
+  );
+  if (!read.ok) {
+    return <JournalUnavailable error={read.error} />;
+  }
+  const { data: state, journal } = read;
   if (!state.found) return <SymbolNotFound {...state} />;
 
   // The server's reads seed the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();
   client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, state);
   const range = parsed.ok ? parsed.range : null;
-  if (range) client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, getSymbolChart({ db: journal.db, botId, symbol, range, now }));
+  if (range) {
+    const chart = readJournal((j) => getSymbolChart({ db: j.db, botId, symbol, range, now }));
+    if (!chart.ok) return <JournalUnavailable error={chart.error} />;
+    client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, chart.data);
+  }
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />

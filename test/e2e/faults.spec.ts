@@ -1,0 +1,141 @@
+/**
+ * What the on-call person sees while the journal is in trouble: the cause in a banner, nothing
+ * shown as running, the console still answering, and the page recovering once the fault is lifted.
+ * The data-level guarantees (nothing lost, nothing half-done) are in test/integration/faults-*.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import Database from "better-sqlite3";
+import { corruptCopy, startFault } from "../helpers/faults";
+import { isoAgo, sqliteCli, sqliteCliJournal, tempDir } from "../helpers/journal";
+import { startConsole } from "./console-server";
+import { healthyJournal } from "./journals";
+
+const card = (page: Page, bot: string) => page.locator(`[data-testid="bot-card"][data-bot="${bot}"]`);
+
+async function expectNothingRunning(page: Page) {
+  await expect(page.locator('[data-status="running"]')).toHaveCount(0);
+  await expect(page.locator("body")).not.toContainText(/at \w+ \(|node_modules|SqliteError/);
+}
+
+test("a journal moved away while the page is open: named at once, nothing running, and back to live once it is moved back", async ({ page }) => {
+  const j = await healthyJournal();
+  const server = await startConsole({ journal: j.file });
+  const moved = path.join(tempDir("moved"), "journal.db");
+  try {
+    j.beat();
+    await page.goto(server.url);
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running");
+
+    fs.renameSync(j.file, moved);
+    // The console still has the file open; it must not keep showing it as live.
+    const banner = page.getByTestId("alarm-banner");
+    await expect(banner).toContainText("The console cannot read the journal right now", { timeout: 15_000 });
+    await expect(banner).toContainText("was deleted or moved away while the console was reading it");
+    await expect(banner).toContainText("put the journal back at this path");
+    await expect(page.getByTestId("live-status")).toContainText("not updating");
+    await expectNothingRunning(page);
+    const api = await page.request.get(`${server.url}/api/overview`);
+    expect(api.status()).toBe(503);
+    expect((await api.json()).error.code).toBe("gone");
+
+    // A fresh load shows the problem alone.
+    await page.reload();
+    await expect(page.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
+    await expect(page.getByTestId("journal-error")).toContainText("was deleted or moved away");
+    await expect(page.getByTestId("bot-card")).toHaveCount(0);
+
+    fs.renameSync(moved, j.file);
+    j.beat();
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
+    await expect(page.getByText(/the journal was away from .* \(deleted or moved, then put back\)/)).toBeVisible();
+  } finally {
+    if (fs.existsSync(moved)) fs.renameSync(moved, j.file);
+    await server.stop();
+    j.close();
+  }
+});
+
+test("another process holding an exclusive lock for 10 s: the console keeps answering, names the lock, and recovers", async ({ page }) => {
+  test.setTimeout(90_000);
+  const j = await healthyJournal();
+  j.beat();
+  // A WAL journal can be locked exclusively only while no one else has it open: the bot stops first.
+  j.close();
+  const holder = startFault(["lock", j.file, "wal", "10000"]);
+  const server = await (async () => {
+    await holder.waitFor("locked");
+    return startConsole({ journal: j.file });
+  })();
+  try {
+    expect(server.output()).toMatch(/driftwatch: journal .*: is locked by another process \(since /);
+    await page.goto(server.url);
+    await expect(page.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
+    await expect(page.getByTestId("journal-error")).toContainText(/is locked by another process \(since \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
+    await expect(page.getByTestId("journal-error")).toContainText(/Fix: find the process holding it \("fuser .*" or "lsof .*"\)/);
+    await expectNothingRunning(page);
+
+    // Every request is answered while the lock lasts, well within the 5 s a write may wait for it.
+    for (let i = 0; i < 3 && !holder.output().includes("released"); i++) {
+      const res = await page.request.get(`${server.url}/api/overview`, { timeout: 4_000 });
+      expect(res.status()).toBe(503);
+      expect((await res.json()).error.code).toBe("locked");
+    }
+
+    await holder.waitFor("released", 30_000);
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
+    await expect(page.getByTestId("journal-error")).toHaveCount(0);
+  } finally {
+    await holder.kill();
+    await server.stop();
+  }
+});
+
+test("a copy of a journal with a damaged page: the damage and the fix, never a stack trace or a running bot", async ({ page }) => {
+  const j = await healthyJournal();
+  j.beat();
+  const copy = corruptCopy(j.file, "bots");
+  j.close();
+  const server = await startConsole({ journal: copy });
+  try {
+    await page.goto(server.url);
+    await expect(page.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
+    await expect(page.getByTestId("journal-error")).toContainText("is damaged: SQLite found corrupt pages (SQLITE_CORRUPT");
+    await expect(page.getByTestId("journal-error")).toContainText(/Fix: stop the bot, keep a copy of the file, run "npm run journal -- check .*" and restore the journal from the last good backup/);
+    await expect(page.getByTestId("bot-card")).toHaveCount(0);
+    await expectNothingRunning(page);
+    const api = await page.request.get(`${server.url}/api/overview`);
+    expect(api.status()).toBe(503);
+    expect((await api.json()).error).toMatchObject({ code: "corrupt" });
+  } finally {
+    await server.stop();
+  }
+});
+
+test("bot clocks ahead of and behind the console's are named, and neither bot shows as running", async ({ page }) => {
+  const file = sqliteCliJournal("clock");
+  const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+  sqliteCli(
+    file,
+    `INSERT INTO bots VALUES ('fast-bot', 'sim', 'fb', '${ahead(600_000)}'), ('slow-bot', 'sim', 'sb', '${isoAgo(300_000)}');
+     INSERT INTO breakers VALUES ('fast-bot', 0, NULL, '${isoAgo(3_600_000)}', 'bot', 1), ('slow-bot', 0, NULL, '${isoAgo(3_600_000)}', 'bot', 1);
+     INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES ('fast-bot', '${ahead(598_000)}', 'clean', 0), ('slow-bot', '${isoAgo(300_000)}', 'clean', 0);`,
+  );
+  const server = await startConsole({ journal: file });
+  const bot = new Database(file, { timeout: 5_000 });
+  // The slow bot is alive: it beats every 300 ms, by a clock five minutes behind.
+  const beating = setInterval(() => bot.prepare(`UPDATE bots SET heartbeat_at = ? WHERE bot_id = 'slow-bot'`).run(isoAgo(300_000)), 300);
+  try {
+    await page.goto(server.url);
+    const banner = page.getByTestId("alarm-banner");
+    await expect(banner).toContainText(/fast-bot: heartbeat is \d+ s in the future: bot clock ahead of the console's/);
+    await expect(banner).toContainText(/slow-bot: bot clock behind the console's: its heartbeat keeps moving but reads \d+ s old/, { timeout: 15_000 });
+    await expect(card(page, "fast-bot").locator("[data-status]")).toHaveText(/unknown/i);
+    await expectNothingRunning(page);
+  } finally {
+    clearInterval(beating);
+    bot.close();
+    await server.stop();
+  }
+});
