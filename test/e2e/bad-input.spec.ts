@@ -93,7 +93,9 @@ function fingerprint(file: string): Record<string, string> {
   const db = new Database(file, { readonly: true });
   try {
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
-    return Object.fromEntries(tables.map((t) => [t, crypto.createHash("sha256").update(JSON.stringify(db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).raw().all())).digest("hex")]));
+    // Rows sorted as data: the rollup tables are WITHOUT ROWID, so there is no rowid to order by.
+    const rows = (t: string) => (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[]).map((r) => JSON.stringify(r)).sort();
+    return Object.fromEntries(tables.map((t) => [t, crypto.createHash("sha256").update(JSON.stringify(rows(t))).digest("hex")]));
   } finally {
     db.close();
   }
