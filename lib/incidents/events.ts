@@ -76,7 +76,10 @@ export interface IncidentRow {
 
 export const isOperator = (actor: string) => actor.startsWith("operator:");
 
-const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
+// One formatter for every event: toLocaleString with options builds a new one per call, which made
+// the 6,500 events of a busy hour take 180 ms to word (docs/performance.md).
+const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
+const num = (n: number) => numberFormat.format(n);
 export const signedQty = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
 
 function parseDetail(text: string | null): unknown {

@@ -45,8 +45,13 @@ export function diffLine(line: BookLine): BookDiff {
   const difference = line.theirs - line.ours;
   const mark = line.markPrice ?? null;
   const notional = (size: number) => (mark === null ? null : Math.abs(size) * mark);
+  // Spelled out, not spread: spreading the caller's object ran at 8 µs a line under V8 (a poll of
+  // 150 lines spent more time here than in SQLite; docs/performance.md).
   return {
-    ...line,
+    symbol: line.symbol,
+    ours: line.ours,
+    theirs: line.theirs,
+    qtyStep: line.qtyStep,
     markPrice: mark,
     difference,
     steps: difference / line.qtyStep,
