@@ -12,13 +12,13 @@
 import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { chromium } from "playwright-core";
 import { buildState } from "../lib/build-state.mjs";
+import { freePort } from "../../test/e2e/console-server";
 import { benchDir, referenceJournal, root } from "./reference";
 
 const { values: args } = parseArgs({
@@ -44,17 +44,6 @@ function quantile(values: number[], q: number): number {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
