@@ -242,6 +242,23 @@ export interface MigrateResult {
  * safe against a second migrator at the same moment: the version is re-read under the write lock.
  */
 export function migrateJournal(file: string, opts: { migrationsDir?: string } = {}): MigrateResult {
+  // Two processes creating the same new journal at once (two bots starting together) can meet a
+  // lock the busy handler does not wait on while one of them switches the file to WAL. Each step
+  // re-reads the version under its own write lock, so running the whole sequence again is safe.
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return migrateOnce(file, opts);
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      const lock = isLockedError(error) || (cause != null && isLockedError(cause)) || (error instanceof JournalError && error.code === "locked");
+      if (!lock || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 * attempt);
+    }
+  }
+}
+
+function migrateOnce(file: string, opts: { migrationsDir?: string }): MigrateResult {
   const abs = path.resolve(file);
   const existed = fs.existsSync(abs);
   if (existed) assertIsFile(abs);

@@ -44,11 +44,15 @@ describe("migrateJournal", () => {
   it("two migrators racing on a new file both succeed and leave one schema", async () => {
     const file = path.join(tempDir(), "journal.db");
     const run = () =>
-      new Promise<number>((resolve) => {
-        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", "migrate", file], { cwd: repoRoot, stdio: "ignore" });
-        child.on("exit", (code) => resolve(code ?? -1));
+      new Promise<string>((resolve) => {
+        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", "migrate", file], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+        let output = "";
+        child.stdout.on("data", (d) => (output += d));
+        child.stderr.on("data", (d) => (output += d));
+        child.on("exit", (code) => resolve(`exit ${code ?? -1}${code === 0 ? "" : `: ${output.trim()}`}`));
       });
-    expect(await Promise.all([run(), run()])).toEqual([0, 0]);
+    // On a failure the message carries what the migrator said.
+    expect(await Promise.all([run(), run()])).toEqual(["exit 0", "exit 0"]);
     expect(tables(file)).toEqual(tables(migratedJournal()));
   });
 
