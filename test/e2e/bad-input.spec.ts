@@ -20,6 +20,7 @@ import { createAccount } from "@/lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "@/lib/auth/token";
 import { openAccountsDb } from "@/lib/db/accounts-file";
 import { repoRoot, tempDir } from "../helpers/journal";
+import { captureResolvePost as captureResolvePostAt } from "./capture-post";
 import { startConsole, type ConsoleServer } from "./console-server";
 import { incidentJournal } from "./journals";
 
@@ -306,21 +307,7 @@ test.describe("bad input over HTTP", () => {
   /** Fills "resolve by hand" and catches the action's POST without letting it through. */
   async function captureResolvePost(page: Page, note: string): Promise<Request> {
     await page.context().addCookies([operatorCookie()]);
-    await page.goto(`${server.url}/doubtful`);
-    await page.getByText("Resolve by hand").first().click();
-    await page.getByLabel("Status on the exchange's own screen").selectOption("filled");
-    await page.getByLabel(/Note \(required\)/).fill(note);
-    let captured: Request | undefined;
-    await page.route("**/doubtful", async (route) => {
-      if (route.request().method() === "POST") {
-        captured = route.request();
-        await route.abort();
-      } else await route.continue();
-    });
-    await page.getByRole("button", { name: "Record resolution" }).click();
-    await expect.poll(() => captured !== undefined).toBe(true);
-    await page.unroute("**/doubtful");
-    return captured!;
+    return captureResolvePostAt(page, server.url, note);
   }
 
   test("a post over the body limit is refused before any action runs; a note over the form's limit is refused and audited", async ({ page }) => {

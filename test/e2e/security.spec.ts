@@ -9,6 +9,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Page, type Request } from "@playwright/test";
 import { repoRoot, tempDir } from "../helpers/journal";
+import { captureResolvePost as captureResolvePostAt } from "./capture-post";
 import { startConsole, type ConsoleServer } from "./console-server";
 import { lostReplyJournal } from "./journals";
 
@@ -50,21 +51,7 @@ test.describe("cross-origin posts to server actions", () => {
     await page.getByLabel("Password").fill(OPERATOR.password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByTestId("signed-in-as")).toBeVisible();
-    await page.goto(`${server.url}/doubtful`);
-    await page.getByText("Resolve by hand").click();
-    await page.getByLabel("Status on the exchange's own screen").selectOption("filled");
-    await page.getByLabel(/Note \(required\)/).fill("seen filled on the venue's screen");
-    let captured: Request | undefined;
-    await page.route("**/doubtful", async (route) => {
-      if (route.request().method() === "POST") {
-        captured = route.request();
-        await route.abort();
-      } else await route.continue();
-    });
-    await page.getByRole("button", { name: "Record resolution" }).click();
-    await expect.poll(() => captured !== undefined).toBe(true);
-    await page.unroute("**/doubtful");
-    return captured!;
+    return captureResolvePostAt(page, server.url, "seen filled on the venue's screen");
   }
 
   test("a foreign Origin and Origin: null are refused before the action runs; the same origin goes through", async ({ page }) => {
