@@ -5,7 +5,7 @@ import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../symbol-view";
-import { driver } from "../db/statements";
+import { driver, statement } from "../db/statements";
 import { latestComparedCycle } from "./symbol";
 
 export interface BreakerMarker {
@@ -171,10 +171,10 @@ export function getSymbolChart(params: {
 
   const client = driver(db);
   const lookback = new Date(from - (to - from)).toISOString();
-  const carry = client.prepare(CHART_CARRY_IN_SQL).raw().get(botId, window.from, lookback, symbol) as RawRow | undefined;
+  const carry = statement(client, CHART_CARRY_IN_SQL).raw(true).get(botId, window.from, lookback, symbol) as RawRow | undefined;
   // Drawn at the window's left edge: what both books held when the window opened.
   if (carry) down.push(sample(carry, from));
-  const cycles = client.prepare(CHART_ROWS_SQL).raw();
+  const cycles = statement(client, CHART_ROWS_SQL).raw(true);
   const rawRows = (fromIso: string, toIso: string) => {
     for (const row of cycles.iterate(symbol, botId, fromIso, toIso) as IterableIterator<RawRow>) down.push(sample(row));
   };
@@ -188,12 +188,12 @@ export function getSymbolChart(params: {
   const useRollups =
     (to - from) / Math.floor(maxPoints / 7) >= ROLLUP_MS &&
     lastFull > firstFull &&
-    (client.prepare(CYCLES_IN_SQL).pluck().get(botId, iso(firstFull), iso(lastFull)) as number) > maxPoints;
+    (statement(client, CYCLES_IN_SQL).pluck(true).get(botId, iso(firstFull), iso(lastFull)) as number) > maxPoints;
   if (!useRollups) {
     rawRows(window.from, window.to);
   } else {
     rawRows(window.from, iso(firstFull - 1));
-    for (const r of client.prepare(CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(firstFull), iso(lastFull)) as IterableIterator<RollupRow>) {
+    for (const r of statement(client, CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(firstFull), iso(lastFull)) as IterableIterator<RollupRow>) {
       if (r.cycles === r.botCycles) down.pushGroup(group(r));
       else rawRows(r.bucket, iso(Date.parse(r.bucket) + ROLLUP_MS - 1));
     }
