@@ -7,10 +7,22 @@
 export type CsvCell = string | number | boolean | null | undefined;
 
 const NEEDS_QUOTES = /[",\r\n]/;
+/** What a spreadsheet reads as the start of a formula (OWASP's list for CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Text that a spreadsheet would run as a formula (`=HYPERLINK(…)` typed into a reason, say) gets
+ * a leading apostrophe, which spreadsheets show as text and do not run. Numbers, and text that is
+ * only a number such as "-0.5", stay exact. The JSON export keeps every text as written.
+ */
+export function spreadsheetSafe(text: string): string {
+  return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+}
 
 export function csvField(value: CsvCell): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : String(value);
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : spreadsheetSafe(String(value));
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

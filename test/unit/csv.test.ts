@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { csvField, toCsv } from "@/lib/csv";
+import { csvField, spreadsheetSafe, toCsv } from "@/lib/csv";
 import { parseCsv } from "../helpers/csv";
 
 describe("toCsv (RFC 4180)", () => {
@@ -15,6 +15,27 @@ describe("toCsv (RFC 4180)", () => {
     expect(csvField(Number.NaN)).toBe("");
   });
 
+  it("never hands a spreadsheet a formula, and keeps numbers exact", () => {
+    expect(csvField("=HYPERLINK(\"http://evil\",\"click\")")).toBe('"\'=HYPERLINK(""http://evil"",""click"")"');
+    expect(csvField("+cmd")).toBe("'+cmd");
+    expect(csvField("-2+3")).toBe("'-2+3");
+    expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
+    expect(csvField("\tx")).toBe("'\tx");
+    expect(csvField("\rx")).toBe('"\'\rx"');
+    for (const n of ["-0.5", "+3", "-1e-8", ".5", "12"]) expect(csvField(n)).toBe(n);
+    expect(csvField(-3)).toBe("-3");
+    expect(csvField("a=b")).toBe("a=b");
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const cell = parseCsv(toCsv(["x"], [[text]]))[1]?.[0];
+        const dangerous = /^[=+\-@\t\r]/.test(cell!) && !/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(cell!);
+        expect(dangerous).toBe(false);
+        // Nothing is lost: the text is still there, behind at most one apostrophe.
+        expect([text, `'${text}`]).toContain(cell);
+      }),
+    );
+  });
+
   it("writes a header and ends every record with CRLF", () => {
     expect(toCsv(["a", "b"], [["1", '{"x":1,"y":"z"}']])).toBe('a,b\r\n1,"{""x"":1,""y"":""z""}"\r\n');
   });
@@ -27,12 +48,12 @@ describe("toCsv (RFC 4180)", () => {
     fc.assert(
       fc.property(fc.array(fc.array(fc.string({ unit: "grapheme" }), { minLength: 3, maxLength: 3 }), { maxLength: 8 }), (rows) => {
         const header = ["h1", "h,2", 'h"3'];
-        expect(parseCsv(toCsv(header, rows))).toEqual([header, ...rows]);
+        expect(parseCsv(toCsv(header, rows))).toEqual([header, ...rows.map((r) => r.map(spreadsheetSafe))]);
       }),
     );
     fc.assert(
       fc.property(fc.array(fc.array(fc.constantFrom("", ",", '"', "\r\n", "\n", "\r", "a", " "), { maxLength: 6 }).map((p) => p.join("")), { minLength: 2, maxLength: 2 }), (row) => {
-        expect(parseCsv(toCsv(["x", "y"], [row]))).toEqual([["x", "y"], row]);
+        expect(parseCsv(toCsv(["x", "y"], [row]))).toEqual([["x", "y"], row.map(spreadsheetSafe)]);
       }),
     );
   });
