@@ -1,6 +1,5 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import { connection } from "next/server";
-import { Suspense } from "react";
 import { NoBots } from "@/components/bots/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { OverviewLive } from "@/components/overview/overview-live";
@@ -37,9 +36,7 @@ export default async function OverviewPage() {
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
-        <Suspense>
-          <OverviewLive canAct={canAct(await getActor())} />
-        </Suspense>
+        <OverviewLive canAct={canAct(await getActor())} />
       </HydrationBoundary>
     </div>
   );

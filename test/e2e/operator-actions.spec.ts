@@ -118,6 +118,7 @@ test.describe("operator actions on a lost reply", () => {
     await page.goto(server.url);
     await expect(page.locator('[data-testid="bot-card"][data-bot="beta"] [data-status]')).toHaveText("running");
     await expect(page).toHaveTitle("driftwatch");
+    await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon.svg");
   });
 
   test("the audit log lists the actions, and its chain verifies until a row is altered", async ({ page }) => {

@@ -49,11 +49,22 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await expect(beta.locator("[data-status]")).toHaveText("HALTED");
     await expect(beta.getByTestId("doubtful-count")).toHaveText("1 order");
 
+    // One icon (a second, healthy one would win in some browsers), and a title that stays put.
+    const icon = page.locator('link[rel="icon"]');
     await expect(page).toHaveTitle("HALTED · driftwatch");
-    await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+    await expect(icon).toHaveAttribute("href", "/favicon-halted.svg");
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
     // Hydration must not fail (a mismatch makes React re-render the page and lose focus).
     expect(errors.filter((e) => /418|[Hh]ydrat/.test(e))).toEqual([]);
+
+    // The audit log does not watch the breakers: its tab shows neither a halt nor a stale one.
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await nav.getByRole("link", { name: "Audit log" }).click();
+    await expect(page).toHaveURL(`${server.url}/audit`);
+    await expect(icon).toHaveAttribute("href", "/favicon.svg");
+    await nav.getByRole("link", { name: "Overview" }).click();
+    await expect(page).toHaveTitle("HALTED · driftwatch");
+    await expect(icon).toHaveAttribute("href", "/favicon-halted.svg");
   });
 
   test("keeps sorting and filters in the URL", async ({ page }) => {

@@ -1,7 +1,6 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { connection } from "next/server";
-import { Suspense } from "react";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
@@ -59,9 +58,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
-        <Suspense>
-          <SymbolLive botId={botId} symbol={symbol} range={range} rangeError={parsed.ok ? null : parsed.message} />
-        </Suspense>
+        <SymbolLive botId={botId} symbol={symbol} range={range} rangeError={parsed.ok ? null : parsed.message} />
       </HydrationBoundary>
     </div>
   );
