@@ -202,7 +202,10 @@ async function startConsole(journal: string): Promise<Server> {
 
 async function startFloor(journal: string): Promise<Server> {
   const port = await freePort();
-  return startProcess(process.execPath, [path.join(root, "scripts/bench/floor-server.mjs"), journal, String(port)], {}, async (url) => (await get(`${url}/overview`)).status === 200, port);
+  // At the console's niceness: the ratio compares two servers, not two CPU priorities.
+  const floor = [process.execPath, path.join(root, "scripts/bench/floor-server.mjs"), journal, String(port)];
+  const [cmd, ...argv] = NICE > 0 ? ["nice", "-n", String(NICE), ...floor] : floor;
+  return startProcess(cmd!, argv, {}, async (url) => (await get(`${url}/overview`)).status === 200, port);
 }
 
 // ---------------------------------------------------------------------------------------------------
