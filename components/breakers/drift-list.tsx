@@ -15,7 +15,7 @@ export function DriftList({ drifts, label }: { drifts: IncidentDrift[]; label: s
           {d.drift === "unknown_position" ? (
             <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>
           ) : (
-            <span className="rounded bg-orange-600 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>
+            <span className="rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>
           )}
         </li>
       ))}

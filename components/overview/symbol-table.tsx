@@ -12,7 +12,7 @@ function DriftCell({ line }: { line: OverviewLine }) {
   if (line.drift === "unknown_position")
     return <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>;
   if (line.drift === "size_drift")
-    return <span className="inline-block rounded bg-orange-600 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>;
+    return <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>;
   return <span className="text-slate-600 dark:text-slate-300">in sync</span>;
 }
 

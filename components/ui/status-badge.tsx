@@ -2,7 +2,7 @@ import type { BotStatus } from "@/lib/breaker/bot-status";
 
 const styles: Record<BotStatus, string> = {
   halted: "bg-red-700 text-white",
-  drift: "bg-orange-600 text-white",
+  drift: "bg-orange-700 text-white",
   stale: "bg-amber-300 text-amber-950",
   unknown: "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white",
   running: "bg-emerald-700 text-white",
