@@ -113,7 +113,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           {allKinds ? "" : `, ${filters.kinds.join(", ")} only`}.{window.defaulted ? ` ${defaultedWords[window.defaulted]}` : ""}
         </p>
         <p className="text-sm" data-testid="window-counts">
-          <strong>{events.length}</strong> event{events.length === 1 ? "" : "s"}
+          <strong>{events.length.toLocaleString("en-US")}</strong> event{events.length === 1 ? "" : "s"}
           {trips > 0 && (
             <>
               {" · "}
@@ -179,7 +179,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             )}
           </div>
         ) : (
-          <IncidentTimeline events={events} />
+          <IncidentTimeline events={events} window={window} filters={filters} />
         )}
       </section>
     </div>

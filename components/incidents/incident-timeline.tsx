@@ -1,6 +1,8 @@
 import { formatAge } from "@/lib/format";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { MINUTE_MS } from "@/lib/incidents/window";
+import { FOLD_ROUTINE_OVER, foldMinute } from "@/lib/incidents/fold";
+import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/incidents/window";
+import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
 
 interface Minute {
@@ -22,43 +24,83 @@ function byMinute(events: readonly IncidentEvent[]): Minute[] {
 
 const minuteTitle = (start: number) => (Number.isNaN(start) ? "unreadable time" : `${new Date(start).toISOString().slice(0, 16).replace("T", " ")} UTC`);
 
+function EventList({ events }: { events: readonly IncidentEvent[] }) {
+  if (events.length === 0) return null;
+  return (
+    <ol className="space-y-1.5">
+      {events.map((e) => (
+        <li key={e.id}>
+          <IncidentEventRow event={e} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The minute's own part of the window: a window's first and last minute may be cut by its edges. */
+function minuteWindow(start: number, window: IncidentWindow): IncidentWindow {
+  const from = Math.max(start, Date.parse(window.from));
+  const to = Math.min(start + MINUTE_MS, Date.parse(window.to));
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+}
+
 /**
  * The window minute by minute: a header per minute that has events, and a line saying how long
- * nothing was recorded between two of them, so quiet stretches read as quiet, not as missing.
+ * nothing was recorded between two of them, so quiet stretches read as quiet, not as missing. A
+ * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts).
  */
-export function IncidentTimeline({ events }: { events: readonly IncidentEvent[] }) {
-  const minutes = byMinute(events);
+export function IncidentTimeline({ events, window, filters }: { events: readonly IncidentEvent[]; window: IncidentWindow; filters: IncidentFilters }) {
+  const minutes = byMinute(events).map((m) => ({ ...m, fold: foldMinute(m.events) }));
+  const folded = minutes.filter((m) => m.fold).length;
   return (
-    <ol className="space-y-4" aria-label="Events, oldest first, by minute">
-      {minutes.map((m, i) => {
-        const prev = minutes[i - 1];
-        const gap = prev ? m.start - prev.start - MINUTE_MS : 0;
-        const id = `minute-${i}`;
-        return (
-          <li key={`${m.start}-${i}`}>
-            {gap > 0 && (
-              <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200">
-                {gap < 60 * MINUTE_MS ? `${gap / MINUTE_MS} minute${gap === MINUTE_MS ? "" : "s"}` : formatAge(gap)} with nothing recorded
-              </p>
-            )}
-            <section aria-labelledby={id} data-testid="incident-minute">
-              <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
-                {minuteTitle(m.start)}
-                <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
-                  {m.events.length} event{m.events.length === 1 ? "" : "s"}
-                </span>
-              </h3>
-              <ol className="space-y-1.5">
-                {m.events.map((e) => (
-                  <li key={e.id}>
-                    <IncidentEventRow event={e} />
-                  </li>
-                ))}
-              </ol>
-            </section>
-          </li>
-        );
-      })}
-    </ol>
+    <>
+      {folded > 0 && (
+        <p className="text-sm" data-testid="fold-note">
+          {folded === 1 ? "One busy minute" : `${folded.toLocaleString("en-US")} busy minutes`} (over {FOLD_ROUTINE_OVER} routine events each){" "}
+          {folded === 1 ? "shows" : "show"} only their notable events: whatever
+          went wrong, and whatever an operator did. The routine rest (intents, orders sent and filled, clean reconciliations) is counted on one
+          line you can open.
+        </p>
+      )}
+      <ol className="space-y-4" aria-label="Events, oldest first, by minute">
+        {minutes.map((m, i) => {
+          const prev = minutes[i - 1];
+          const gap = prev ? m.start - prev.start - MINUTE_MS : 0;
+          const id = `minute-${i}`;
+          const fold = m.fold;
+          return (
+            <li key={`${m.start}-${i}`}>
+              {gap > 0 && (
+                <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200">
+                  {gap < 60 * MINUTE_MS ? `${gap / MINUTE_MS} minute${gap === MINUTE_MS ? "" : "s"}` : formatAge(gap)} with nothing recorded
+                </p>
+              )}
+              <section aria-labelledby={id} data-testid="incident-minute">
+                <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
+                  {minuteTitle(m.start)}
+                  <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
+                    {m.events.length.toLocaleString("en-US")} event{m.events.length === 1 ? "" : "s"}
+                    {fold ? `, ${fold.notable.length} notable` : ""}
+                  </span>
+                </h3>
+                {fold && !Number.isNaN(m.start) ? (
+                  <FoldedMinute
+                    exportHref={incidentExportHref(minuteWindow(m.start, window), filters, "json")}
+                    total={m.events.length}
+                    routine={fold.routine}
+                    summary={fold.routineKinds.map((k) => k.words).join(", ")}
+                    listId={`${id}-events`}
+                  >
+                    <EventList events={fold.notable} />
+                  </FoldedMinute>
+                ) : (
+                  <EventList events={m.events} />
+                )}
+              </section>
+            </li>
+          );
+        })}
+      </ol>
+    </>
   );
 }

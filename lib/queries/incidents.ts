@@ -5,8 +5,12 @@ import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSou
 import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../incidents/window";
 import { getDriftsByReconciliation } from "./drifts";
 
-/** The page shows at most this many events; a wider window says so and offers a narrower one. */
-export const TIMELINE_ROW_CAP = 5_000;
+/**
+ * The page reads at most this many events (three busy hours at a thousand orders an hour for each
+ * of two bots); a wider window says so and offers a narrower one. Busy minutes fold their routine
+ * events, so the page stays small however many it reads.
+ */
+export const TIMELINE_ROW_CAP = 20_000;
 /** Exports are for reading elsewhere, so they go further, but never without bound. */
 export const EXPORT_ROW_CAP = 50_000;
 

@@ -1,0 +1,60 @@
+/**
+ * A busy minute, folded: at a thousand orders an hour a bot writes a hundred routine lines a
+ * minute (an intent, a send that filled, a clean reconciliation), and the few that matter (a
+ * timeout, an unknown order, a drift, a trip, an operator) drown in them. Pure: the timeline shows
+ * the notable events of such a minute and one line counting the routine rest, which the reader can
+ * open; quieter minutes are shown whole.
+ */
+import type { IncidentEvent } from "./events";
+
+/** A minute with more routine events than this is folded. */
+export const FOLD_ROUTINE_OVER = 20;
+
+/** Nothing went wrong and nobody acted: an info line a bot writes in the normal course. */
+export const isRoutine = (e: IncidentEvent) => e.severity === "info" && !e.operator;
+
+export interface FoldedMinute {
+  /** Every event that is not routine, in time order. */
+  notable: IncidentEvent[];
+  routine: number;
+  /** What the routine events are, most frequent first: "14 order intents". */
+  routineKinds: { words: string; n: number }[];
+}
+
+const kindWords: Record<string, [string, string]> = {
+  "order intent": ["order intent", "order intents"],
+  "order send": ["order sent", "orders sent"],
+  "order status": ["order status change", "order status changes"],
+  "order lookup_found": ["lookup that found its order", "lookups that found their orders"],
+  "order lookup_absent": ["lookup that proved an order absent", "lookups that proved orders absent"],
+  "reconciliation clean": ["clean reconciliation", "clean reconciliations"],
+  "reconciliation skipped": ["skipped reconciliation", "skipped reconciliations"],
+};
+
+function words(source: string, kind: string, n: number): string {
+  const known = kindWords[`${source} ${kind}`];
+  const [one, many] = known ?? [`${source} ${kind.replaceAll("_", " ")}`, `${source} ${kind.replaceAll("_", " ")} events`];
+  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+}
+
+/** The minute folded, or null when it has few enough routine events to be read whole. */
+export function foldMinute(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER): FoldedMinute | null {
+  const notable: IncidentEvent[] = [];
+  const counts = new Map<string, { source: string; kind: string; n: number }>();
+  for (const e of events) {
+    if (!isRoutine(e)) {
+      notable.push(e);
+      continue;
+    }
+    const key = `${e.source} ${e.kind}`;
+    const c = counts.get(key);
+    if (c) c.n += 1;
+    else counts.set(key, { source: e.source, kind: e.kind, n: 1 });
+  }
+  const routine = events.length - notable.length;
+  if (routine <= over) return null;
+  const routineKinds = [...counts.values()]
+    .sort((a, b) => b.n - a.n || (a.source + a.kind < b.source + b.kind ? -1 : 1))
+    .map((c) => ({ words: words(c.source, c.kind, c.n), n: c.n }));
+  return { notable, routine, routineKinds };
+}

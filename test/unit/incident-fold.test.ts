@@ -1,0 +1,80 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
+import { FOLD_ROUTINE_OVER, foldMinute, isRoutine } from "@/lib/incidents/fold";
+
+let n = 0;
+function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
+  n += 1;
+  return {
+    id: `${source}-${n}`,
+    at: new Date(Date.UTC(2026, 10, 30, 3, 0, 0, n)).toISOString(),
+    source,
+    kind,
+    botId: "alpha",
+    actor,
+    operator: source === "audit" || actor.startsWith("operator:"),
+    severity,
+    summary: `${kind} ${n}`,
+    symbol: null,
+    side: null,
+    qty: null,
+    strategy: null,
+    clientOrderId: null,
+    reconciliationId: null,
+    reason: null,
+    target: null,
+    outcome: null,
+    drifts: [],
+    detail: null,
+  };
+}
+const routine = (k: number) => Array.from({ length: k }, (_, i) => (i % 3 === 0 ? event("reconciliation", "clean", "info") : event("order", i % 3 === 1 ? "intent" : "send", "info")));
+
+describe("folding a busy minute", () => {
+  it("shows a minute whole up to the threshold, and folds it above", () => {
+    expect(foldMinute(routine(FOLD_ROUTINE_OVER))).toBeNull();
+    const fold = foldMinute(routine(FOLD_ROUTINE_OVER + 1));
+    expect(fold?.routine).toBe(FOLD_ROUTINE_OVER + 1);
+    expect(fold?.notable).toEqual([]);
+  });
+
+  it("keeps every event where something went wrong or a person acted, in time order", () => {
+    const timeout = event("order", "timeout", "warning");
+    const unknown = event("order", "status", "emergency");
+    const trip = event("breaker", "trip", "emergency");
+    const operatorLookup = event("order", "lookup_found", "info", "operator:ana");
+    const audit = event("audit", "resolve_order", "notice", "operator:ana");
+    const drift = event("reconciliation", "drift", "warning");
+    const events = [...routine(10), timeout, ...routine(10), unknown, trip, operatorLookup, ...routine(10), audit, drift];
+    const fold = foldMinute(events)!;
+    expect(fold.notable).toEqual([timeout, unknown, trip, operatorLookup, audit, drift]);
+    expect(fold.routine).toBe(30);
+  });
+
+  it("counts the routine rest by kind, most frequent first, in words", () => {
+    const events = [...Array.from({ length: 12 }, () => event("order", "intent", "info")), ...Array.from({ length: 11 }, () => event("order", "send", "info")), event("reconciliation", "clean", "info"), event("order", "made_up_kind", "info")];
+    expect(foldMinute(events)!.routineKinds.map((k) => k.words)).toEqual(["12 order intents", "11 orders sent", "1 order made up kind", "1 clean reconciliation"]);
+  });
+
+  it("partitions any minute: every event is notable or counted, none twice", () => {
+    const severity = fc.constantFrom<IncidentSeverity>("emergency", "warning", "notice", "info");
+    const anEvent = fc
+      .tuple(fc.constantFrom<IncidentEvent["source"]>("order", "reconciliation", "breaker", "audit"), fc.constantFrom("intent", "send", "clean", "trip", "status"), severity, fc.constantFrom("bot", "operator:ana"))
+      .map(([s, k, sev, actor]) => event(s, k, sev, actor));
+    fc.assert(
+      fc.property(fc.array(anEvent, { maxLength: 80 }), (events) => {
+        const fold = foldMinute(events);
+        const routineCount = events.filter(isRoutine).length;
+        if (routineCount <= FOLD_ROUTINE_OVER) {
+          expect(fold).toBeNull();
+          return;
+        }
+        expect(fold!.notable).toEqual(events.filter((e) => !isRoutine(e)));
+        expect(fold!.routine).toBe(routineCount);
+        expect(fold!.routineKinds.reduce((a, k) => a + k.n, 0)).toBe(routineCount);
+        expect(fold!.notable.some(isRoutine)).toBe(false);
+      }),
+    );
+  });
+});
