@@ -364,6 +364,11 @@ async function main() {
       `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events)`,
       quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
     );
+    // Not a target: the page a person reads for the same hour, whose busy minutes fold.
+    const incidentPage = await timeRequests(`${big20.url}/incidents?from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 15);
+    const page = { p50: quantile(incidentPage.latencies, 0.5), p95: quantile(incidentPage.latencies, 0.95), bytes: Buffer.byteLength(incidentPage.last) };
+    figures.incidentPage = page;
+    say(`figure: the incident page for that hour: p50 ${ms(page.p50)}, p95 ${ms(page.p95)}, ${(page.bytes / 1024).toFixed(0)} KB of HTML`);
     ref.close();
 
     // --- Chromium: largest contentful paint, JavaScript, drift to screen ------------------------------
