@@ -11,13 +11,13 @@
  */
 import { fork, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { chromium } from "playwright-core";
 import { buildState } from "../lib/build-state.mjs";
+import { get, poll, quantile, sleep, timeRequests, type PollResult } from "./http-load";
 import { freePort } from "../../test/e2e/console-server";
 import { benchDir, referenceJournal, root } from "./reference";
 
@@ -28,91 +28,20 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "20" },
     // The console runs at this CPU niceness, as the README recommends beside a live bot (0: none).
     nice: { type: "string", default: "10" },
+    // The pollers of the bot-write row, which stand for browsers on other machines, run at this
+    // niceness in a process of their own (0: none).
+    "pollers-nice": { type: "string", default: "19" },
   },
 });
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
+const POLLERS_NICE = Number(args["pollers-nice"]);
 
 // ---------------------------------------------------------------------------------------------------
 // Small tools
 
 const say = (line: string) => console.log(`bench: ${line}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function quantile(values: number[], q: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-/** One GET on a keep-alive socket; latency in ms from the request to the last byte. */
-function get(url: string): Promise<{ status: number; ms: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    http
-      .get(url, { agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      })
-      .on("error", reject);
-  });
-}
-
-interface PollResult {
-  latencies: number[];
-  errors: number;
-  requests: number;
-}
-
-/**
- * `clients` pollers, each asking for `urls` in turn every `intervalMs` (the page polls every
- * second; the benchmark polls twice as often), from a random phase, for `durationMs`.
- */
-async function poll(urls: string[], clients: number, intervalMs: number, durationMs: number): Promise<PollResult> {
-  const result: PollResult = { latencies: [], errors: 0, requests: 0 };
-  const end = Date.now() + durationMs;
-  await Promise.all(
-    Array.from({ length: clients }, async (_, i) => {
-      await sleep(Math.random() * intervalMs);
-      let k = i;
-      while (Date.now() < end) {
-        const next = Date.now() + intervalMs;
-        const url = urls[k++ % urls.length] ?? urls[0]!;
-        try {
-          const r = await get(url);
-          result.requests += 1;
-          if (r.status === 200) result.latencies.push(r.ms);
-          else result.errors += 1;
-        } catch {
-          result.requests += 1;
-          result.errors += 1;
-        }
-        await sleep(Math.max(0, next - Date.now()));
-      }
-    }),
-  );
-  return result;
-}
-
-/** Sequential requests, after a few warm-up ones: the latency of one person's click. */
-async function timeRequests(url: string, times: number): Promise<{ latencies: number[]; last: string; errors: number }> {
-  for (let i = 0; i < 3; i++) await get(url);
-  const latencies: number[] = [];
-  let last = "";
-  let errors = 0;
-  for (let i = 0; i < times; i++) {
-    const r = await get(url);
-    if (r.status !== 200) errors += 1;
-    latencies.push(r.ms);
-    last = r.body;
-  }
-  return { latencies, last, errors };
-}
 
 /** Resident memory of a process and its descendants, in MB, from /proc. */
 function treeRssMb(pid: number): number {
@@ -503,6 +432,29 @@ async function browserRows(server: Server, journal: string) {
   }
 }
 
+/**
+ * `poll` in a child process at nice POLLERS_NICE: the load stands for browsers elsewhere, and must
+ * not take the CPU from the bot and the console whose cost this row measures.
+ */
+function pollersProcess(urls: string[], clients: number, intervalMs: number, durationMs: number): Promise<PollResult> {
+  const argv = [process.execPath, "--import", "tsx", path.join(root, "scripts/bench/pollers.ts"), String(durationMs), String(clients), String(intervalMs), ...urls];
+  const [cmd, ...args] = POLLERS_NICE > 0 ? ["nice", "-n", String(POLLERS_NICE), ...argv] : argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`the pollers exited with ${code}`));
+      try {
+        resolve(JSON.parse(out) as PollResult);
+      } catch (error) {
+        reject(new Error(`the pollers printed no result: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
 async function botRows(server: Server, journal: string) {
   const child = fork(path.join(root, "scripts/bench/bot-writes.ts"), [journal, "20"], {
     cwd: root,
@@ -517,7 +469,9 @@ async function botRows(server: Server, journal: string) {
     await sleep(50);
   }
   const phaseMs = Math.max(10_000, PHASE_MS * 0.75);
-  say(`the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with 20 pollers on the console, twice`);
+  say(
+    `the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with 20 pollers on the console, twice (pollers in their own process${POLLERS_NICE > 0 ? ` at nice ${POLLERS_NICE}` : ""})`,
+  );
   const urls = [`${server.url}/api/overview`, `${server.url}/api/doubtful`, `${server.url}/api/breakers`];
   let rssMax = 0;
   let load: PollResult = { latencies: [], errors: 0, requests: 0 };
@@ -527,7 +481,7 @@ async function botRows(server: Server, journal: string) {
     child.send({ phase: `quiet` });
     await sleep(phaseMs);
     child.send({ phase: `load` });
-    const r = await poll(urls, 20, 500, phaseMs);
+    const r = await pollersProcess(urls, 20, 500, phaseMs);
     load = { latencies: [...load.latencies, ...r.latencies], errors: load.errors + r.errors, requests: load.requests + r.requests };
     void round;
   }
