@@ -60,7 +60,7 @@ export function FoldedMinute(props: { exportHref: string; total: number; routine
       </p>
       {state.kind === "failed" && (
         <p role="alert" className="mt-1 rounded border-2 border-amber-600 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-          Could not load this minute&apos;s events: {state.message}. The JSON link above has them.
+          Could not load this minute&apos;s events: {state.message.replace(/\.?\s*$/, ".")} The rest of the page is unchanged; try again once that is fixed.
         </p>
       )}
     </div>

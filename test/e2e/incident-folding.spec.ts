@@ -4,6 +4,8 @@
  * Busy minutes show what went wrong and what people did, count the routine rest on one line, and
  * open whole on request; nothing of the hour is left out.
  */
+import fs from "node:fs";
+import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { writeReferenceJournal } from "@/lib/bench/reference-journal";
@@ -16,9 +18,10 @@ const minuteOf = (at: string) => Math.floor(Date.parse(at) / 60_000);
 
 test.describe("the incident review of a busy hour", () => {
   let server: ConsoleServer;
+  let file: string;
 
   test.beforeAll(async () => {
-    const { file } = writeReferenceJournal({ file: `${tempDir("e2e-busy")}/journal.db`, days: 0.05, symbolsPerBot: 10, ordersPerDay: 24_000, driftsPerDay: 400, seed: 7, migrationsDir });
+    ({ file } = writeReferenceJournal({ file: `${tempDir("e2e-busy")}/journal.db`, days: 0.05, symbolsPerBot: 10, ordersPerDay: 24_000, driftsPerDay: 400, seed: 7, migrationsDir }));
     server = await startConsole({ journal: file });
   });
   test.afterAll(async () => server?.stop());
@@ -80,6 +83,29 @@ test.describe("the incident review of a busy hour", () => {
     await close.click();
     await expect(minute.getByTestId("folded-routine")).toBeVisible();
     await expect(minute.getByTestId("minute-all-events")).toHaveCount(0);
+  });
+
+  test("a minute that cannot be loaded says why, changes nothing, and loads on a retry", async ({ page }) => {
+    await page.goto(`${server.url}/incidents`);
+    const heading = page.getByTestId("incident-minute").filter({ has: page.getByTestId("folded-routine") }).first().locator("h3");
+    const minute = page.locator(`section[aria-labelledby="${await heading.getAttribute("id")}"]`);
+    const open = minute.getByRole("button", { name: /^Show all [\d,]+ events of this minute$/ });
+    // The journal moved away after the page was drawn: the export of the minute answers 503.
+    const away = path.join(tempDir("e2e-busy-away"), "journal.db");
+    fs.renameSync(file, away);
+    try {
+      await open.click();
+      const alert = minute.getByRole("alert");
+      await expect(alert).toContainText("Could not load this minute's events: journal");
+      await expect(alert).toContainText("deleted or moved away");
+      await expect(alert).not.toContainText(/\n\s*at |node_modules/);
+      await expect(minute.getByTestId("folded-routine")).toBeVisible();
+    } finally {
+      fs.renameSync(away, file);
+    }
+    await open.click();
+    await expect(minute.getByTestId("minute-all-events").getByTestId("incident-event").first()).toBeVisible({ timeout: 15_000 });
+    await expect(minute.getByRole("alert")).toHaveCount(0);
   });
 
   test("the folded page fits a 390 px phone and has no serious axe violation", async ({ browser }) => {
