@@ -1,5 +1,5 @@
 "use client";
-import { useActionState, useEffect, useId } from "react";
+import { useActionState, useEffect, useEffectEvent, useId } from "react";
 import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/server";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
 
@@ -18,26 +18,37 @@ export function ResolveOrderActions({
   version,
   canAct,
   onResolved,
+  onBusy,
 }: {
   clientOrderId: string;
   version: number;
   canAct: boolean;
   /** A resolved order leaves the list on the next poll, taking this form with it: say it above. */
   onResolved?: (message: string) => void;
+  /**
+   * True when a form is sent, false (with the outcome) when its answer is here: the list holds the
+   * card meanwhile, so a poll that no longer lists the order cannot take the answer away with it.
+   */
+  onBusy?: (busy: boolean, ok?: boolean) => void;
 }) {
   const [lookup, lookupAction, lookupPending] = useActionState(resolveByLookupAction, null);
   const [manual, manualAction, manualPending] = useActionState(resolveManuallyAction, null);
+  // Once per answer: the callbacks may be new functions on every render of the list.
+  const answered = useEffectEvent((ok: boolean, message: string) => {
+    if (ok) onResolved?.(message);
+    onBusy?.(false, ok);
+  });
   useEffect(() => {
-    if (lookup?.ok) onResolved?.(`${clientOrderId}: the exchange has it as ${lookup.data.state}; the journal now says so.`);
-  }, [lookup, clientOrderId, onResolved]);
+    if (lookup) answered(lookup.ok, lookup.ok ? `${clientOrderId}: the exchange has it as ${lookup.data.state}; the journal now says so.` : "");
+  }, [lookup, clientOrderId]);
   useEffect(() => {
-    if (manual?.ok) onResolved?.(`${clientOrderId}: recorded as ${manual.data.state}.`);
-  }, [manual, clientOrderId, onResolved]);
+    if (manual) answered(manual.ok, manual.ok ? `${clientOrderId}: recorded as ${manual.data.state}.` : "");
+  }, [manual, clientOrderId]);
   const id = useId();
   const err = (name: string) => fieldErrors(manual, name);
   return (
     <div className="mt-3 space-y-2 border-t border-slate-200 pt-3 dark:border-slate-700">
-      <form action={lookupAction}>
+      <form action={lookupAction} onSubmit={() => onBusy?.(true)}>
         <input type="hidden" name="clientOrderId" value={clientOrderId} />
         <input type="hidden" name="version" value={version} />
         <button type="submit" disabled={!canAct || lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
@@ -47,7 +58,7 @@ export function ResolveOrderActions({
       </form>
       <details>
         <summary className="cursor-pointer text-sm font-semibold">Resolve by hand</summary>
-        <form action={manualAction} className="mt-2 space-y-2">
+        <form action={manualAction} onSubmit={() => onBusy?.(true)} className="mt-2 space-y-2">
           <input type="hidden" name="clientOrderId" value={clientOrderId} />
           <input type="hidden" name="version" value={version} />
           <div>

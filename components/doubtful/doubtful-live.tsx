@@ -7,6 +7,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { doubtfulQuery } from "@/lib/live/queries";
+import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 
 export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: boolean }) {
@@ -18,6 +19,27 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   const data = query.data;
   const [resolved, setResolved] = useState<string[]>([]);
   const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);
+
+  // Cards waiting for their action's answer, or showing a refusal for an order the list has since
+  // dropped: a poll must not take an operator's answer off the screen along with the card.
+  const [held, setHeld] = useState<ReadonlyMap<string, { order: DoubtfulOrder; index: number }>>(new Map());
+  const listed = new Set(data?.orders.map((o) => o.clientOrderId));
+  const hold = useCallback(
+    (order: DoubtfulOrder, index: number, keep: boolean) =>
+      setHeld((prev) => {
+        if (keep === prev.has(order.clientOrderId)) return prev;
+        const next = new Map(prev);
+        if (keep) next.set(order.clientOrderId, { order, index });
+        else next.delete(order.clientOrderId);
+        return next;
+      }),
+    [],
+  );
+  // A held card keeps its place among the others, so it does not jump under the operator's finger.
+  const shown: { order: DoubtfulOrder; goneFromList: boolean }[] = (data?.orders ?? []).map((order) => ({ order, goneFromList: false }));
+  for (const [id, h] of held) {
+    if (!listed.has(id)) shown.splice(Math.min(h.index, shown.length), 0, { order: h.order, goneFromList: true });
+  }
   const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? ["this list has stopped updating"] : [];
   return (
     <div className="space-y-4">
@@ -40,7 +62,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
         </ul>
       )}
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
-      {!data ? null : data.orders.length === 0 ? (
+      {!data ? null : shown.length === 0 ? (
         <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">
           No doubtful order{bot ? ` for ${bot}` : ""}: every order is settled, or live and recently updated.
         </p>
@@ -52,9 +74,17 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
             </p>
           )}
           <ul className="grid gap-4 lg:grid-cols-2" aria-label="Doubtful orders">
-            {data.orders.map((o) => (
+            {shown.map(({ order: o, goneFromList }, i) => (
               <li key={o.clientOrderId}>
-                <DoubtfulOrderCard order={o} canAct={canAct} onResolved={onResolved} />
+                <DoubtfulOrderCard
+                  order={o}
+                  canAct={canAct}
+                  onResolved={onResolved}
+                  // Held while its answer is on the way; after a refusal, only if the list has dropped it.
+                  onBusy={(order, busy, ok) => hold(order, i, busy || (ok === false && !listed.has(order.clientOrderId)))}
+                  goneFromList={goneFromList}
+                  onDismiss={() => hold(o, i, false)}
+                />
               </li>
             ))}
           </ul>

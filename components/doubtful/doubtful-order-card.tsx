@@ -28,7 +28,22 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   }
 }
 
-export function DoubtfulOrderCard({ order, canAct, onResolved }: { order: DoubtfulOrder; canAct: boolean; onResolved?: (message: string) => void }) {
+export function DoubtfulOrderCard({
+  order,
+  canAct,
+  onResolved,
+  onBusy,
+  goneFromList,
+  onDismiss,
+}: {
+  order: DoubtfulOrder;
+  canAct: boolean;
+  onResolved?: (message: string) => void;
+  onBusy?: (order: DoubtfulOrder, busy: boolean, ok?: boolean) => void;
+  /** Held on screen for its action's answer, though the list no longer has it. */
+  goneFromList?: boolean;
+  onDismiss?: (clientOrderId: string) => void;
+}) {
   return (
     <article
       data-testid="doubtful-order"
@@ -46,6 +61,16 @@ export function DoubtfulOrderCard({ order, canAct, onResolved }: { order: Doubtf
         <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
         {formatAge(order.ageMs)} old
       </p>
+      {goneFromList && (
+        <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">
+          No longer in the list of doubtful orders: the journal settled it meanwhile. Kept here for your action&apos;s answer.
+          {onDismiss && (
+            <button type="button" onClick={() => onDismiss(order.clientOrderId)} className="rounded border border-slate-500 px-2 py-0.5 text-xs font-semibold">
+              Dismiss
+            </button>
+          )}
+        </p>
+      )}
       <p className="mt-2 text-sm text-red-900 dark:text-red-200">{order.why}</p>
       <div className="mt-2">
         <IdCheck check={order.idCheck} />
@@ -79,7 +104,13 @@ export function DoubtfulOrderCard({ order, canAct, onResolved }: { order: Doubtf
           ))}
         </ol>
       </details>
-      <ResolveOrderActions clientOrderId={order.clientOrderId} version={order.version} canAct={canAct} onResolved={onResolved} />
+      <ResolveOrderActions
+        clientOrderId={order.clientOrderId}
+        version={order.version}
+        canAct={canAct}
+        onResolved={onResolved}
+        onBusy={onBusy ? (busy, ok) => onBusy(order, busy, ok) : undefined}
+      />
     </article>
   );
 }

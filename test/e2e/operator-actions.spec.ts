@@ -81,13 +81,30 @@ test.describe("operator actions on a lost reply", () => {
   test("an operator resolves, acknowledges and clears, and the bot's next cycle runs again", async ({ page }) => {
     await signIn(page, server.url, accounts[0]!);
 
-    // 1. The doubtful order: ask the exchange about its id.
+    // 1. The doubtful order: ask the exchange about its id. The action's answer is held back in the
+    // browser until the list, polled every second, no longer has the order: the card must stay for
+    // the answer instead of vanishing with it.
     await page.goto(`${server.url}/doubtful`);
     const order = page.getByTestId("doubtful-order");
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    await page.route(
+      (url) => url.pathname === "/doubtful",
+      async (route) => {
+        if (route.request().method() !== "POST") return route.continue();
+        const response = await route.fetch();
+        await released;
+        await route.fulfill({ response });
+      },
+    );
     await order.getByRole("button", { name: "Check on exchange" }).click();
-    // The order leaves the list on the next poll; the outcome stays in view above it.
+    await expect(order.getByTestId("gone-from-list")).toContainText("No longer in the list of doubtful orders", { timeout: 15_000 });
+    await expect(order.getByRole("button", { name: "Asking the exchange…" })).toBeDisabled();
+    release();
+    // The outcome stays in view above the list; the card goes once its answer is in.
     await expect(page.getByTestId("resolved-notice")).toContainText("the exchange has it as filled");
     await expect(page.getByTestId("no-doubtful")).toBeVisible();
+    await page.unroute((url) => url.pathname === "/doubtful");
     expect(bot.sim.orders().filter((o) => o.symbol === "ETHUSDT")).toHaveLength(1); // asked, never resent
 
     // 2. The drift it left behind: acknowledge it with a note.
