@@ -1,12 +1,14 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useActionState, useId } from "react";
+import { useActionState, useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
 import { BotCard } from "@/components/bots/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
+import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/live/queries";
 
 /**
@@ -19,12 +21,15 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
   const [result, action, pending] = useActionState(clearHaltAction, null);
   const [approval, approve, approving] = useActionState(approveClearAction, null);
   const id = useId();
+  // A drift whose form was sent stays listed (with its answer) after the poll stops listing it.
+  const [sent, setSent] = useState<ReadonlyMap<string, UnacknowledgedDrift>>(new Map());
   const view = query.data;
   if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
   const halted = view.bot.breaker?.halted ?? false;
   const missing = view.items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = loadedBreakerVersion !== null && currentVersion !== loadedBreakerVersion;
+  const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol))].sort((a, b) => (a.symbol < b.symbol ? -1 : 1));
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -61,6 +66,16 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 </li>
               ))}
             </ul>
+            {drifts.length > 0 && (
+              <div className="space-y-2">
+                <h3 className="font-semibold">Drifts since the trip that nobody acknowledged</h3>
+                <ul className="space-y-2">
+                  {drifts.map((d) => (
+                    <EndedDriftForm key={d.symbol} botId={botId} drift={d} canAct={canAct} onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))} />
+                  ))}
+                </ul>
+              </div>
+            )}
             {moved && (
               <p role="alert" className="rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
                 The breaker changed since this page was loaded (version {loadedBreakerVersion} → {currentVersion}). Reload before clearing.

@@ -41,3 +41,50 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
     },
   };
 }
+
+const endedSchema = z.object({
+  botId: z.string().trim().min(1, "Missing bot").max(200),
+  symbol: z.string().trim().min(1, "Missing symbol").max(100),
+  /** The latest drifting cycle the operator saw: a newer one means it drifted again. */
+  reconciliationId: z.coerce.number({ error: "Missing cycle" }).int().positive("Missing cycle"),
+  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+});
+
+/**
+ * Acknowledging a drift that came and went while the bot was halted. The overview offers
+ * acknowledgement only while a symbol drifts, yet the clear checklist asks that every drift since
+ * the trip was looked at: a drift of a few seconds would otherwise block the clear for good.
+ */
+export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof endedSchema, undefined, { expiresAt: string }> {
+  return {
+    action: "acknowledge_drift",
+    schema: endedSchema,
+    target: (i) => `${i.botId}/${i.symbol}`,
+    apply: ({ db, input, actor, now }) => {
+      const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as { halted: number; changedAt: string } | undefined;
+      if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
+      const latest = db
+        .prepare(
+          `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
+           WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
+           ORDER BY r.at DESC, r.id DESC LIMIT 1`,
+        )
+        .get(input.botId, input.symbol, breaker.changedAt) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;
+      if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
+      if (latest.id !== input.reconciliationId) {
+        throw new Refusal("conflict", `${input.botId} ${input.symbol} drifted again since you looked (cycle #${latest.id}). Look again before acknowledging.`, [
+          `cycle #${input.reconciliationId} seen, #${latest.id} now`,
+        ]);
+      }
+      const line = getCurrentBookLine(db, { botId: input.botId, symbol: input.symbol });
+      if (line && line.drift !== "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
+      const drift = Math.abs(latest.ours) < latest.qtyStep / 2 ? "unknown_position" : "size_drift";
+      const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
+      db.prepare(
+        `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
+      ).run(input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, input.note, actor, now.toISOString(), expiresAt);
+      return { data: { expiresAt }, detail: { ended: true, drift, ours: latest.ours, theirs: latest.theirs, reconciliationId: latest.id, at: latest.at, note: input.note } };
+    },
+  };
+}

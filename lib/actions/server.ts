@@ -9,7 +9,7 @@ import { getActor } from "../auth/session";
 import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
-import { acknowledgeDriftSpec } from "./acknowledge-drift";
+import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
 import { formDataToObject, refuseUnavailableJournal, runGuarded, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
@@ -55,6 +55,10 @@ export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderSt
 
 export async function acknowledgeDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
   return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs }), form);
+}
+
+export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
+  return run(acknowledgeEndedDriftSpec({ ackTtlMs: env().ackTtlMs }), form);
 }
 
 export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, form: FormData) {

@@ -3,6 +3,7 @@
  * lib/queries/clear-checklist.ts, and the same evaluation runs beside the button and again inside
  * the action's transaction.
  */
+import { formatUtc } from "../format";
 import { CLOCK_AHEAD_TOLERANCE_MS } from "./bot-status";
 
 export interface ClearFacts {
@@ -12,8 +13,25 @@ export interface ClearFacts {
   heartbeatAt: string | null;
   heartbeatStaleMs: number;
   doubtfulOrders: number;
-  /** Symbols that drifted since the trip without an acknowledgement made after the trip. */
-  unacknowledgedDrifts: string[];
+  /**
+   * Symbols that drifted since the trip with no acknowledgement made on a cycle since the trip,
+   * each with its latest drifting cycle (what an acknowledgement of a drift that ended refers to).
+   */
+  unacknowledgedDrifts: UnacknowledgedDrift[];
+}
+
+export interface UnacknowledgedDrift {
+  symbol: string;
+  drift: "size_drift" | "unknown_position";
+  /** The latest cycle since the trip in which it drifted, and the sizes then. */
+  reconciliationId: number;
+  at: string;
+  ours: number;
+  theirs: number;
+  /** Cycles since the trip in which it drifted. */
+  cycles: number;
+  /** It drifts in the bot's latest cycle: acknowledge it on the overview, as any live drift. */
+  ongoing: boolean;
 }
 
 export interface ChecklistItem {
@@ -33,7 +51,12 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
       key: "reconciliation",
       label: "A reconciliation newer than the trip, and clean",
       met: recAfter && rec?.outcome === "clean",
-      detail: rec === null ? "no reconciliation yet" : !recAfter ? `the last one (${rec.at}) is not newer than the trip` : `the last one, at ${rec.at}, was ${rec.outcome}`,
+      detail:
+        rec === null
+          ? "no reconciliation yet"
+          : !recAfter
+            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip`
+            : `the last one, at ${formatUtc(rec.at)}, was ${rec.outcome}`,
     },
     {
       key: "doubtful",
@@ -45,7 +68,10 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
       key: "drifts",
       label: "Every drift since the trip acknowledged",
       met: f.unacknowledgedDrifts.length === 0,
-      detail: f.unacknowledgedDrifts.length === 0 ? "all acknowledged" : `not acknowledged: ${f.unacknowledgedDrifts.join(", ")}`,
+      detail:
+        f.unacknowledgedDrifts.length === 0
+          ? "all acknowledged"
+          : `not acknowledged: ${f.unacknowledgedDrifts.map((d) => d.symbol).join(", ")} (each can be acknowledged below, or on the overview while it drifts)`,
     },
     {
       key: "heartbeat",

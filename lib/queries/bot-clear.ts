@@ -1,5 +1,5 @@
 import "server-only";
-import type { ChecklistItem } from "../breaker/clear-checklist";
+import type { ChecklistItem, UnacknowledgedDrift } from "../breaker/clear-checklist";
 import type { JournalDb } from "../db/console";
 import type Database from "better-sqlite3";
 import { listBots, type BotSummary } from "./bots";
@@ -17,6 +17,8 @@ export interface ClearRequestView {
 export interface BotClearView {
   bot: BotSummary;
   items: ChecklistItem[];
+  /** Drifts since the trip that nobody acknowledged, for the forms beside the checklist. */
+  drifts: UnacknowledgedDrift[];
   twoPersonClear: boolean;
   pending: ClearRequestView[];
 }
@@ -34,12 +36,12 @@ export function getBotClearView(params: {
 }): BotClearView | null {
   const bot = listBots(params).find((b) => b.botId === params.botId);
   if (!bot) return null;
-  const { items } = getClearChecklist(params.sqlite, params);
+  const { items, facts } = getClearChecklist(params.sqlite, params);
   const pending = params.sqlite
     .prepare(
       `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
        FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND expires_at > ? ORDER BY id DESC LIMIT 10`,
     )
     .all(params.botId, params.now.toISOString()) as ClearRequestView[];
-  return { bot, items, twoPersonClear: params.twoPersonClear, pending };
+  return { bot, items, drifts: facts.unacknowledgedDrifts, twoPersonClear: params.twoPersonClear, pending };
 }

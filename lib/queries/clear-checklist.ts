@@ -1,6 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
-import { clearChecklist, type ChecklistItem, type ClearFacts } from "../breaker/clear-checklist";
+import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
+import { classifyDrift } from "../reconcile/diff";
 import { SETTLED_STATES } from "../journal/contract";
 
 const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
@@ -25,17 +26,26 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
     )
     .pluck()
     .get(botId, cutoff) as number;
-  let unacknowledgedDrifts: string[] = [];
+  let unacknowledgedDrifts: UnacknowledgedDrift[] = [];
   if (breaker && breaker.halted === 1) {
-    unacknowledgedDrifts = db
+    // An acknowledgement counts when it was made on a cycle since the trip (both times on the bot's
+    // clock), or recorded since the trip by the console's clock: a console clock behind the bot's
+    // must not void it, nor a trip stamped a moment after the cycle that caused it.
+    const rows = db
       .prepare(
-        `SELECT DISTINCT p.symbol FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
+        `SELECT p.symbol, r.id AS reconciliationId, r.at, p.ours, p.theirs, p.qty_step AS qtyStep, count(*) AS cycles,
+                max(r.at || printf('%020d', r.id)) AS latest
+         FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
          WHERE r.bot_id = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
-           AND NOT EXISTS (SELECT 1 FROM drift_acknowledgements a WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND a.acknowledged_at >= ?)
-         ORDER BY p.symbol`,
+           AND NOT EXISTS (SELECT 1 FROM drift_acknowledgements a LEFT JOIN reconciliations ar ON ar.id = a.reconciliation_id
+                           WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND (ar.at >= ? OR a.acknowledged_at >= ?))
+         GROUP BY p.symbol ORDER BY p.symbol`,
       )
-      .pluck()
-      .all(botId, breaker.changedAt, breaker.changedAt) as string[];
+      .all(botId, breaker.changedAt, breaker.changedAt, breaker.changedAt) as (Omit<UnacknowledgedDrift, "drift" | "ongoing"> & { qtyStep: number; latest: string })[];
+    unacknowledgedDrifts = rows.flatMap(({ qtyStep, latest: _latest, ...r }) => {
+      const drift = classifyDrift({ ours: r.ours, theirs: r.theirs, qtyStep });
+      return drift === "none" ? [] : [{ ...r, drift, ongoing: lastReconciliation !== null && r.reconciliationId === lastReconciliation.id }];
+    });
   }
   return {
     now,

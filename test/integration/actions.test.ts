@@ -7,10 +7,11 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { acknowledgeDriftSpec } from "@/lib/actions/acknowledge-drift";
+import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearDeps } from "@/lib/actions/clear-halt";
 import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-order";
 import { verifyAuditLog } from "@/lib/audit/log";
+import { getClearFacts } from "@/lib/queries/clear-checklist";
 import type { OrderLookup } from "@/lib/exchange/venue-gateway";
 import { act, ana, auditRows, ben, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
@@ -302,6 +303,77 @@ describe("clear a halt", () => {
     expect((await act(db, clearHaltSpec(clearDeps), ana, form, bot.sim.now())).ok).toBe(true);
     const before = snapshotExceptAudit(bot.file);
     expectRefusedAndUnchanged(bot.file, before, await act(db, clearHaltSpec(clearDeps), ana, form, bot.sim.now()), "conflict", "clear_halt");
+  });
+
+  describe("a drift that came and went while the bot was halted", () => {
+    /** Halted by AAPL; one more drifting cycle after the trip, then repaired and clean: nobody looked. */
+    async function driftCameAndWent() {
+      const { bot, db } = await repairedDrift();
+      bot.sim.advance(15_000);
+      await bot.writer.reconcile({ symbols });
+      bot.sim.setPositionBehindBot("AAPL", 500);
+      bot.sim.advance(15_000);
+      await bot.writer.reconcile({ symbols });
+      bot.writer.heartbeat();
+      return { bot, db };
+    }
+    const facts = (db: Database.Database, now: Date) => getClearFacts(db, { botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE });
+    const ended = acknowledgeEndedDriftSpec({ ackTtlMs: 600_000 });
+
+    it("is listed with its last drifting cycle, blocks the clear, and clears once acknowledged on that cycle", async () => {
+      const { bot, db } = await driftCameAndWent();
+      const [drift, ...others] = facts(db, bot.sim.now()).unacknowledgedDrifts;
+      expect(others).toEqual([]);
+      expect(drift).toMatchObject({ symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, ongoing: false, cycles: expect.any(Number) });
+      const refused = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
+      expect(refused.ok ? [] : refused.reasons).toEqual([expect.stringMatching(/^Every drift since the trip acknowledged: not acknowledged: AAPL/)]);
+
+      const r = await act(db, ended, ana, { botId: "bot-a", symbol: "AAPL", reconciliationId: String(drift!.reconciliationId), note: "fill arrived late; repaired by itself" }, bot.sim.now());
+      expect(r).toMatchObject({ ok: true });
+      expect(bot.rows(`SELECT drift, ours, theirs, reconciliation_id AS rid, acknowledged_by AS by FROM drift_acknowledgements ORDER BY id DESC LIMIT 1`)).toEqual([
+        { drift: "size_drift", ours: 500, theirs: 300, rid: drift!.reconciliationId, by: "operator:ana" },
+      ]);
+      expect(auditRows(bot.file).at(-1)).toMatchObject({ action: "acknowledge_drift", outcome: "applied", target: "bot-a/AAPL" });
+      expect(facts(db, bot.sim.now()).unacknowledgedDrifts).toEqual([]);
+      expect(await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now())).toEqual({ ok: true, data: { cleared: true } });
+      expect(verifyAuditLog(db).ok).toBe(true);
+    });
+
+    it("refuses an older cycle, a symbol that did not drift, a drift still going on, and a bot not halted; each audited, nothing changed", async () => {
+      const { bot, db } = await driftCameAndWent();
+      const rid = facts(db, bot.sim.now()).unacknowledgedDrifts[0]!.reconciliationId;
+      const form = (over: Record<string, string>) => ({ botId: "bot-a", symbol: "AAPL", reconciliationId: String(rid), note: "looked at it", ...over });
+      const before = snapshotExceptAudit(bot.file);
+      expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ reconciliationId: String(rid - 1) }), bot.sim.now()), "conflict", "acknowledge_drift");
+      expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ symbol: "ETHUSDT" }), bot.sim.now()), "refused", "acknowledge_drift");
+      expectRefusedAndUnchanged(bot.file, before, await act(db, ended, vic, form({}), bot.sim.now()), "unauthorized", "acknowledge_drift");
+
+      // Drifting again: acknowledged on the overview, where the sizes are live.
+      bot.sim.setPositionBehindBot("AAPL", 200);
+      bot.sim.advance(15_000);
+      await bot.writer.reconcile({ symbols });
+      const again = facts(db, bot.sim.now()).unacknowledgedDrifts[0]!;
+      expect(again).toMatchObject({ symbol: "AAPL", ongoing: true });
+      const live = snapshotExceptAudit(bot.file);
+      const r = await act(db, ended, ana, form({ reconciliationId: String(again.reconciliationId) }), bot.sim.now());
+      expectRefusedAndUnchanged(bot.file, live, r, "refused", "acknowledge_drift");
+      expect(r.ok ? "" : r.message).toMatch(/still drifting: acknowledge it on the overview/);
+    });
+
+    it("counts an acknowledgement by the bot's cycle it was made on, not by the console's clock", async () => {
+      // The console's clock a minute behind the bot's: the acknowledgement is stamped before the trip.
+      const { bot, db } = await repairedDrift();
+      bot.sim.advance(15_000);
+      await bot.writer.reconcile({ symbols });
+      const line = db.prepare(`SELECT drift_since AS since FROM latest_positions WHERE bot_id = 'bot-a' AND symbol = 'AAPL'`).get() as { since: string };
+      const behind = new Date(bot.sim.now().getTime() - 60_000);
+      const ack = await act(db, acknowledgeDriftSpec({ ackTtlMs: 600_000 }), ana, { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: line.since, note: "desk closed 200 by hand" }, behind);
+      expect(ack.ok).toBe(true);
+      bot.sim.setPositionBehindBot("AAPL", 500);
+      bot.sim.advance(15_000);
+      await bot.writer.reconcile({ symbols });
+      expect(facts(db, bot.sim.now()).unacknowledgedDrifts).toEqual([]);
+    });
   });
 
   it("two operators clearing at once from two processes: exactly one wins", async () => {

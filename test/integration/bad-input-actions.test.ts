@@ -8,7 +8,7 @@
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acknowledgeDriftSpec } from "@/lib/actions/acknowledge-drift";
+import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearDeps } from "@/lib/actions/clear-halt";
 import { formDataToObject, type ActingUser, type ActionSpec } from "@/lib/actions/guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-order";
@@ -280,6 +280,23 @@ describe("acknowledging a drift, given bad input", () => {
     );
   });
 
+  it("refuses any acknowledgement of an ended drift while the drift goes on, or of a cycle or symbol that is not it", async () => {
+    const ended = () => acknowledgeEndedDriftSpec({ ackTtlMs: 30 * 60_000 }) as unknown as AnySpec;
+    const rid = j.bot.rows<{ id: number }>(`SELECT max(id) AS id FROM reconciliations`)[0]!.id;
+    const input = fc.record({
+      botId: fc.constantFrom("bot-a", "bot-b", ...SQL),
+      symbol: fc.constantFrom("AAPL", "ETHUSDT", "aapl", "AAPL' --"),
+      reconciliationId: fc.oneof(fc.constant(String(rid)), fc.integer({ min: -5, max: rid + 5 }).map(String), fc.constantFrom("abc", "1e400", "", ...SQL)),
+      note: fc.oneof(fc.constant("looked at it on the venue"), badText),
+    });
+    await fc.assert(
+      fc.asyncProperty(input, async (form) => {
+        await expectRefusedAlone(j.bot.file, () => run(j.db, ended(), ana, form, j.bot.sim.now()), { action: "acknowledge_drift", codes: ["invalid", "refused", "conflict"] });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it("refuses a well-formed acknowledgement of a line that is not there or not as seen", async () => {
     const wrong = fc.oneof(
       // Another bot, or a symbol nobody trades: no drifting line.
@@ -362,10 +379,11 @@ describe("any action, given anything at all", () => {
         resolveManuallySpec({ graceMs: GRACE }),
         resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => j.db }),
         acknowledgeDriftSpec({ ackTtlMs: 60_000 }),
+        acknowledgeEndedDriftSpec({ ackTtlMs: 60_000 }),
         clearHaltSpec(clearDeps),
         approveClearSpec({ ...clearDeps, twoPersonClear: true }),
       ] as unknown as AnySpec[];
-      const keyed = fc.dictionary(fc.constantFrom("clientOrderId", "botId", "symbol", "requestId", "version", "note", "reason", ...PROTO_KEYS), anyValue, { maxKeys: 6 });
+      const keyed = fc.dictionary(fc.constantFrom("clientOrderId", "botId", "symbol", "requestId", "reconciliationId", "version", "note", "reason", ...PROTO_KEYS), anyValue, { maxKeys: 6 });
       await fc.assert(
         // An index, not the spec itself, so a counterexample prints short.
         fc.asyncProperty(fc.integer({ min: 0, max: specs.length - 1 }), keyed, fc.constantFrom<ActingUser | null>(ana, ana, vic, null), async (which, input, user) => {

@@ -1,0 +1,51 @@
+"use client";
+import Link from "next/link";
+import { useActionState, useId } from "react";
+import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "@/components/actions/action-message";
+import { UtcTime } from "@/components/ui/utc-time";
+import { acknowledgeEndedDriftAction } from "@/lib/actions/server";
+import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { signedQty } from "@/lib/incidents/events";
+
+/**
+ * One drift since the trip that nobody acknowledged. A drift that has ended is acknowledged here,
+ * on the cycle the operator sees; one that still drifts is acknowledged on the overview, where its
+ * sizes are live.
+ */
+export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: string; drift: UnacknowledgedDrift; canAct: boolean; onSubmit: () => void }) {
+  const [result, action, pending] = useActionState(acknowledgeEndedDriftAction, null);
+  const id = useId();
+  return (
+    <li data-testid="unacknowledged-drift" data-symbol={d.symbol} className="rounded border border-amber-600 p-2 text-sm">
+      <p>
+        <span className="font-mono font-semibold">{d.symbol}</span>: {d.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
+        <span className="font-mono">{signedQty(d.ours)}</span> / theirs <span className="font-mono">{signedQty(d.theirs)}</span> at <UtcTime iso={d.at} /> (
+        {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since"}.
+      </p>
+      {d.ongoing ? (
+        <p className="mt-1">
+          Acknowledge it on the{" "}
+          <Link href={`/?bot=${encodeURIComponent(botId)}&drift=1`} className="font-semibold underline">
+            overview
+          </Link>
+          , where its sizes are live.
+        </p>
+      ) : (
+        <form action={action} onSubmit={onSubmit} className="mt-2 space-y-2">
+          <input type="hidden" name="botId" value={botId} />
+          <input type="hidden" name="symbol" value={d.symbol} />
+          <input type="hidden" name="reconciliationId" value={d.reconciliationId} />
+          <label htmlFor={`${id}-note`} className="block font-semibold">
+            What you checked
+          </label>
+          <textarea id={`${id}-note`} name="note" rows={2} className={inputClass} aria-invalid={!!fieldErrors(result, "note")} aria-describedby={`${id}-note-err`} />
+          <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
+          <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
+            Acknowledge {d.symbol}
+          </button>
+          <ActionMessage result={result} success={result?.ok ? `Acknowledged: the checklist counts ${d.symbol} as looked at.` : ""} />
+        </form>
+      )}
+    </li>
+  );
+}
