@@ -12,6 +12,24 @@ export function formatAge(ms: number | null): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
+/**
+ * How long ago: "5 s ago", or "5 s in the future" when the time is ahead of the reader's clock
+ * (a bot whose clock runs ahead), never "in the future ago".
+ */
+export function formatAgo(ms: number | null): string {
+  if (ms === null || Number.isNaN(ms)) return "at an unknown time";
+  return ms < 0 ? formatAge(ms) : `${formatAge(ms)} ago`;
+}
+
+/**
+ * How long something has lasted: "3 min 30 s", or, when its start is ahead of the reader's clock,
+ * a plain statement that it cannot be told, instead of a duration that counts down.
+ */
+export function formatDuration(ms: number | null): string {
+  if (ms === null || Number.isNaN(ms)) return "unknown";
+  return ms < 0 ? `unknown (it starts ${formatAge(-ms)} in the future: a clock ahead?)` : formatAge(ms);
+}
+
 /** `2026-08-10 15:31:02 UTC` from an ISO timestamp; the raw text when it does not parse. */
 export function formatUtc(iso: string): string {
   const t = Date.parse(iso);

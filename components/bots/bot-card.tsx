@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge } from "@/lib/format";
+import { formatAgo } from "@/lib/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
 import type { BotSummary } from "@/lib/queries/bots";
 
@@ -50,7 +50,7 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
         <dd data-testid="heartbeat-age">
           {bot.heartbeatAt ? (
             <>
-              {formatAge(bot.heartbeatAgeMs)} ago · <UtcTime iso={bot.heartbeatAt} />
+              {formatAgo(bot.heartbeatAgeMs)} · <UtcTime iso={bot.heartbeatAt} />
             </>
           ) : (
             "never"
@@ -62,7 +62,7 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
         <dd data-testid="reconciled">
           {bot.lastReconciliation ? (
             <>
-              {bot.lastReconciliation.outcome}, {formatAge(bot.lastReconciliation.ageMs)} ago
+              {bot.lastReconciliation.outcome}, {formatAgo(bot.lastReconciliation.ageMs)}
             </>
           ) : (
             "never"

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge, formatUtc } from "@/lib/format";
+import { formatDuration, formatUtc } from "@/lib/format";
 import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
@@ -19,7 +19,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         </header>
         <p className="mt-1 whitespace-pre-line [overflow-wrap:anywhere]">{event.reason}</p>
         <p className="mt-1 text-slate-700 dark:text-slate-200" data-testid="breaker-duration">
-          {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatAge(event.durationMs)}.`}
+          {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatDuration(event.durationMs)}.`}
         </p>
       </article>
     );
@@ -71,7 +71,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
           </strong>
         ) : event.status === "cleared" && event.clearedAt ? (
           <>
-            Halted for {formatAge(event.durationMs)}; cleared <UtcTime iso={event.clearedAt} className="font-mono" /> by{" "}
+            Halted for {formatDuration(event.durationMs)}; cleared <UtcTime iso={event.clearedAt} className="font-mono" /> by{" "}
             <span className="font-mono">{event.clearedBy}</span>.
           </>
         ) : (

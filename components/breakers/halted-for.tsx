@@ -1,10 +1,10 @@
 "use client";
 import { useNow } from "@/components/live/use-now";
-import { formatAge } from "@/lib/format";
+import { formatDuration } from "@/lib/format";
 
 /** How long a halt has lasted, counting every second on its own, so the rest of the board need not re-render. */
 export function HaltedFor({ since }: { since: string }) {
   const now = useNow();
   // The server's clock and the browser's differ by the time to load: not a mismatch worth a warning.
-  return <span suppressHydrationWarning>{formatAge(now - Date.parse(since))}</span>;
+  return <span suppressHydrationWarning>{formatDuration(now - Date.parse(since))}</span>;
 }

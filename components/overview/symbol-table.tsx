@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
-import { formatAge } from "@/lib/format";
+import { formatDuration } from "@/lib/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 
 const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
@@ -85,7 +85,7 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
             </td>
             <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">{l.drift === "none" ? "—" : money(l.driftNotional)}</td>
             <td className={cell} data-label="Drift"><DriftCell line={l} /></td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">{l.drift === "none" ? "—" : formatAge(l.driftForMs)}</td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">{l.drift === "none" ? "—" : formatDuration(l.driftForMs)}</td>
             <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged"><AckCell line={l} canAct={canAct} /></td>
           </tr>
         ))}

@@ -1,5 +1,5 @@
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge } from "@/lib/format";
+import { formatDuration } from "@/lib/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
@@ -59,7 +59,7 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
         As of the cycle at <UtcTime iso={line.at} />
         {line.driftSince && (
           <>
-            {" "}· drifting for {formatAge(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
+            {" "}· drifting for {formatDuration(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
           </>
         )}
         {" "}· step {num(line.qtyStep)}

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge } from "@/lib/format";
+import { formatAgo } from "@/lib/format";
 import { RANGE_LABELS, rangeToQuery, type HistoryNotice as Notice, type SymbolRange } from "@/lib/symbol-view";
 
 /** The window that ends now is empty because the data stops earlier: say so, offer where it is. */
@@ -10,7 +10,7 @@ export function HistoryNotice({ notice, range, path, now }: { notice: Notice; ra
     <div role="status" data-testid="history-notice" className="rounded border border-sky-600 bg-sky-50 p-3 text-sm text-sky-950 dark:bg-sky-950 dark:text-sky-50">
       <p>
         No data in the last {RANGE_LABELS[range.kind]}: the bot&apos;s latest reconciliation is from <UtcTime iso={notice.latestAt} />
-        {now !== null && ` (${formatAge(now - Date.parse(notice.latestAt))} ago)`}. If you are reviewing history, show
+        {now !== null && ` (${formatAgo(now - Date.parse(notice.latestAt))})`}. If you are reviewing history, show
       </p>
       <ul className="mt-1 flex flex-wrap gap-x-4 gap-y-1">
         {notice.offers.map((o) => (

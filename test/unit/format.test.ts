@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatUtc } from "@/lib/format";
+import { formatAge, formatAgo, formatDuration, formatUtc } from "@/lib/format";
 
 describe("formatAge", () => {
   it.each([
@@ -13,6 +13,19 @@ describe("formatAge", () => {
 
   it("says unknown rather than inventing an age", () => {
     expect(formatAge(null)).toBe("unknown");
+  });
+});
+
+describe("formatAgo and formatDuration: a time ahead of the reader's clock", () => {
+  it("says ago for the past and in the future for the future, never both", () => {
+    expect(formatAgo(61_000)).toBe("1 min 1 s ago");
+    expect(formatAgo(-106_000)).toBe("1 min 46 s in the future");
+    expect(formatAgo(null)).toBe("at an unknown time");
+  });
+  it("does not count a duration down when its start is in the future", () => {
+    expect(formatDuration(210_000)).toBe("3 min 30 s");
+    expect(formatDuration(-11_000)).toBe("unknown (it starts 11 s in the future: a clock ahead?)");
+    expect(formatDuration(Number.NaN)).toBe("unknown");
   });
 });
 
