@@ -1,6 +1,8 @@
 /**
  * The live demo's bots: alpha and beta trading on their simulated venues in one process, writing
- * one journal, with simulated time following the wall clock times --speed. Started by
+ * one journal, their timestamps on the wall clock. --speed N makes everything happen N times as
+ * often (shorter bars and cycles, the opening act sooner), never makes the clock run ahead: a
+ * console rightly calls a bot whose times are in the future unhealthy. Started by
  * scripts/demo.mjs (npm run demo); runnable alone:
  *
  *   node --import tsx scripts/demo-bots.ts --journal data/demo.db [--speed 1] [--seed 1] [--on-call]
@@ -29,7 +31,7 @@ const CYCLE_MS = 2_500;
 const MIN_WALL_INTERVAL_MS = 100;
 
 interface Planned {
-  /** Simulated ms after the start. */
+  /** Ms after the start, at speed 1. */
   afterMs: number;
   botId: string;
   /** Tried in order until one applies (a partial close needs a position to close). */
@@ -86,13 +88,15 @@ async function main(): Promise<number> {
     console.log(`${stamp(a.at)} ${a.botId.padEnd(5)} ${a.kind.padEnd(8)} ${a.message}`);
   };
 
+  const barMs = Math.max(1_000, Math.round(BAR_MS / speed));
+  const cycleMs = Math.max(MIN_WALL_INTERVAL_MS, Math.round(CYCLE_MS / speed));
   const world = await DemoWorld.open({
     file: values.journal,
     seed,
     start: new Date(),
-    barMs: BAR_MS,
-    cycleMs: CYCLE_MS,
-    timing: { mode: "realtime", speed },
+    barMs,
+    cycleMs,
+    timing: { mode: "realtime", speed: 1 },
     onActivity: print,
   });
   // The venue gateway: the console's "Check on exchange" asks these simulated venues, as it would
@@ -110,12 +114,12 @@ async function main(): Promise<number> {
   if (gateway) console.log(`bots: venue gateway on http://127.0.0.1:${venuePort}`);
   const start = world.now().getTime();
   const rng = seededRng(subSeed(seed, "demo-faults"));
-  const onCall = values["on-call"] ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000, 180_000] }) : null;
+  const onCall = values["on-call"] ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000 / speed, 180_000 / speed] }) : null;
   const plan = [...PLAN];
   for (const bot of world.bots) {
     console.log(`bots: ${bot.botId} on ${bot.spec.venue}, ${bot.symbols.join(" ")}`);
   }
-  console.log(`bots: writing ${world.file}, ${BAR_MS / 1000} s bars, a cycle every ${CYCLE_MS / 1000} s of simulated time, speed ${speed}`);
+  console.log(`bots: writing ${world.file}, ${barMs / 1000} s bars, a cycle every ${cycleMs / 1000} s, speed ${speed} (timestamps on the wall clock)`);
 
   const inject = (botId: string, faults: DemoFault[], why: string): boolean => {
     const done = faults.map((f) => applyFault(world, botId, f)).filter((x): x is string => x !== null);
@@ -127,7 +131,7 @@ async function main(): Promise<number> {
     while (!stopping) {
       world.advanceTo(world.targetTime());
       const elapsed = world.now().getTime() - start;
-      for (const p of plan.filter((x) => x.afterMs <= elapsed)) {
+      for (const p of plan.filter((x) => x.afterMs / speed <= elapsed)) {
         const hit = p.scenarios.find((name) => inject(p.botId, SCENARIOS[name].demoIncident, name));
         if (hit) plan.splice(plan.indexOf(p), 1);
       }
@@ -149,7 +153,7 @@ async function main(): Promise<number> {
       for (const line of onCall?.tick() ?? []) console.log(`${stamp(world.now().toISOString())} on-call  ${line}`);
       if (stopping) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(MIN_WALL_INTERVAL_MS, CYCLE_MS / speed));
+        const timer = setTimeout(resolve, cycleMs);
         wake = () => {
           clearTimeout(timer);
           resolve();

@@ -214,7 +214,8 @@ const lostReplyUnknown: Scenario = {
   botId: "alpha",
   demoIncident: [
     { kind: "lost_reply", fillRatio: 1 },
-    { kind: "lookups_fail", times: 12 },
+    // Long enough for a person to open the doubtful list and settle it: about 5 min at speed 1.
+    { kind: "lookups_fail", times: 120 },
   ],
   async run(opts) {
     const { spec, script } = scripted(ALPHA, "sma_cross", { BTCUSDT: { notional: 30_000 } });
