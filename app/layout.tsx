@@ -33,11 +33,11 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               driftwatch
             </Link>
             <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-              <li><Link href="/" className="underline-offset-4 hover:underline">Overview</Link></li>
-              <li><Link href="/doubtful" className="underline-offset-4 hover:underline">Doubtful orders</Link></li>
-              <li><Link href="/breakers" className="underline-offset-4 hover:underline">Breakers</Link></li>
-              <li><Link href="/incidents" className="underline-offset-4 hover:underline">Incidents</Link></li>
-              <li><Link href="/audit" className="underline-offset-4 hover:underline">Audit log</Link></li>
+              <li><Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">Overview</Link></li>
+              <li><Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">Doubtful orders</Link></li>
+              <li><Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">Breakers</Link></li>
+              <li><Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">Incidents</Link></li>
+              <li><Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">Audit log</Link></li>
             </ul>
             <div className="ml-auto">
               <AccountNav />

@@ -25,7 +25,7 @@ function Intro() {
       <h1 className="text-2xl font-bold">Incident review</h1>
       <p className="text-sm text-slate-700 dark:text-slate-200">
         Everything the journal recorded in a window, oldest first: order events, reconciliations and the drifts they found, trips and clears,
-        and what operators did. Times are UTC to the millisecond; hover a time for yours.
+        and what operators did. Times are UTC to the millisecond; on a computer, hover a time to see it in your own time zone.
       </p>
     </div>
   );

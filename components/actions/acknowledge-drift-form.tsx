@@ -10,7 +10,7 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
   const id = useId();
   return (
     <details className="text-sm">
-      <summary className="cursor-pointer font-semibold underline">{line.ack ? "Acknowledge again" : "Acknowledge"}</summary>
+      <summary className="cursor-pointer py-1 font-semibold underline">{line.ack ? "Acknowledge again" : "Acknowledge"}</summary>
       <form action={action} className="mt-2 space-y-2">
         <input type="hidden" name="botId" value={line.botId} />
         <input type="hidden" name="symbol" value={line.symbol} />

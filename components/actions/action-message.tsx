@@ -35,8 +35,16 @@ export function FieldError({ id, errors }: { id: string; errors?: string[] }) {
 
 export const fieldErrors = (result: ActionResult<unknown> | null, name: string) => (result && !result.ok ? result.fieldErrors?.[name] : undefined);
 
-export function ViewerNote() {
-  return <p className="text-sm text-slate-600 dark:text-slate-300">Sign in as an operator to act. You can see everything; buttons stay disabled.</p>;
+/** For a visitor or a viewer: where to sign in, coming back to `next` (this page). */
+export function ViewerNote({ next }: { next: string }) {
+  return (
+    <p className="text-sm text-slate-600 dark:text-slate-300">
+      <a href={`/login?next=${encodeURIComponent(next)}`} className="font-semibold underline">
+        Sign in as an operator
+      </a>{" "}
+      to act. You can see everything; buttons stay disabled.
+    </p>
+  );
 }
 
 export const buttonClass =

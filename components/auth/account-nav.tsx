@@ -7,7 +7,7 @@ export async function AccountNav() {
   const actor = await getActor();
   if (!actor) {
     return (
-      <Link href="/login" className="text-sm underline-offset-4 hover:underline">
+      <Link href="/login" className="inline-block py-1 text-sm underline-offset-4 hover:underline">
         Sign in
       </Link>
     );
@@ -24,7 +24,7 @@ export async function AccountNav() {
       </span>
       {actor.via === "session" && (
         <form action={logoutAction}>
-          <button type="submit" className="underline-offset-4 hover:underline">
+          <button type="submit" className="py-1 underline-offset-4 hover:underline">
             Sign out
           </button>
         </form>

@@ -81,7 +81,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 The breaker changed since this page was loaded (version {loadedBreakerVersion} → {currentVersion}). Reload before clearing.
               </p>
             )}
-            {!canAct && <ViewerNote />}
+            {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} />}
             <form action={action} className="space-y-2">
               <input type="hidden" name="botId" value={botId} />
               <input type="hidden" name="breakerVersion" value={loadedBreakerVersion ?? ""} />

@@ -39,7 +39,7 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
           <br />
           since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
           <br />
-          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="font-semibold underline">
+          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="mt-1 inline-block py-1 font-semibold underline">
             Review and clear
           </Link>
         </p>

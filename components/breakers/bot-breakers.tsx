@@ -41,6 +41,10 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             </strong>: {b.reason ?? "no reason recorded"}
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
+            <br />
+            <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
+              Review and clear<span className="sr-only"> the halt of {bot.botId}</span>
+            </Link>
           </p>
         ) : (
           <p className="mt-2 whitespace-pre-line text-sm text-slate-700 [overflow-wrap:anywhere] dark:text-slate-200">

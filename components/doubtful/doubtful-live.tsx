@@ -51,7 +51,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
         Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by
         sending it again.
       </p>
-      {!canAct && <ViewerNote />}
+      {!canAct && <ViewerNote next={bot ? `/doubtful?bot=${encodeURIComponent(bot)}` : "/doubtful"} />}
       {resolved.length > 0 && (
         <ul role="status" data-testid="resolved-notice" className="space-y-1 rounded bg-emerald-50 p-3 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50">
           {resolved.map((m) => (

@@ -47,6 +47,9 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     const b = page.locator('[data-testid="bot-breakers"][data-bot="bot-b"]');
     await expect(b.getByTestId("breaker-now")).toHaveText("HALTED");
     await expect(b.getByTestId("halted-for")).toContainText(/Halted for \d+ min \d+ s/);
+    // From the halt straight to where it is cleared; a bot that is not halted offers no such link.
+    await expect(b.getByTestId("review-and-clear")).toHaveAttribute("href", "/bots/bot-b");
+    await expect(a.getByTestId("review-and-clear")).toHaveCount(0);
     await expect(b.locator('[data-kind="trip"]')).toHaveAttribute("data-status", "halted");
     await expect(b.locator('[data-kind="trip"]').getByTestId("breaker-duration")).toContainText("Still halted");
 
