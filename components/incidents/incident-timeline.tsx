@@ -1,6 +1,6 @@
 import { formatAge } from "@/lib/format";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { FOLD_ROUTINE_OVER, foldMinute } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, foldMinute, unchangedDrifts } from "@/lib/incidents/fold";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/incidents/window";
 import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
@@ -50,16 +50,17 @@ function minuteWindow(start: number, window: IncidentWindow): IncidentWindow {
  * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts).
  */
 export function IncidentTimeline({ events, window, filters }: { events: readonly IncidentEvent[]; window: IncidentWindow; filters: IncidentFilters }) {
-  const minutes = byMinute(events).map((m) => ({ ...m, fold: foldMinute(m.events) }));
+  const unchanged = unchangedDrifts(events);
+  const minutes = byMinute(events).map((m) => ({ ...m, fold: foldMinute(m.events, FOLD_ROUTINE_OVER, unchanged) }));
   const folded = minutes.filter((m) => m.fold).length;
   return (
     <>
       {folded > 0 && (
         <p className="text-sm" data-testid="fold-note">
           {folded === 1 ? "One busy minute" : `${folded.toLocaleString("en-US")} busy minutes`} (over {FOLD_ROUTINE_OVER} routine events each){" "}
-          {folded === 1 ? "shows" : "show"} only their notable events: whatever
-          went wrong, and whatever an operator did. The routine rest (intents, orders sent and filled, clean reconciliations) is counted on one
-          line you can open.
+          {folded === 1 ? "shows" : "show"} only their notable events: whatever went wrong, and whatever an operator did. The routine
+          rest (intents, orders sent and filled, clean reconciliations, drift cycles unchanged from the one before) is counted on one line
+          you can open.
         </p>
       )}
       <ol className="space-y-4" aria-label="Events, oldest first, by minute">

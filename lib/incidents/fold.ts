@@ -13,6 +13,29 @@ export const FOLD_ROUTINE_OVER = 20;
 /** Nothing went wrong and nobody acted: an info line a bot writes in the normal course. */
 export const isRoutine = (e: IncidentEvent) => e.severity === "info" && !e.operator;
 
+/**
+ * Drift cycles that say nothing new: the same bot's previous reconciliation in these events was a
+ * drift of the same symbols at the same sizes. A drift that lasts ten minutes is one notable line
+ * (its first cycle) and a count, not forty identical warnings; a clean cycle ends the run, and any
+ * change of symbol, size or class is notable again.
+ */
+export function unchangedDrifts(events: readonly IncidentEvent[]): Set<string> {
+  const previous = new Map<string, string | null>();
+  const out = new Set<string>();
+  for (const e of events) {
+    if (e.source !== "reconciliation") continue;
+    const bot = e.botId ?? "";
+    if (e.kind === "drift") {
+      const signature = JSON.stringify(e.drifts.map((d) => [d.symbol, d.drift, d.ours, d.theirs]));
+      if (e.drifts.length > 0 && previous.get(bot) === signature) out.add(e.id);
+      previous.set(bot, signature);
+    } else if (e.kind === "clean") {
+      previous.set(bot, null);
+    }
+  }
+  return out;
+}
+
 export interface FoldedMinute {
   /** Every event that is not routine, in time order. */
   notable: IncidentEvent[];
@@ -29,6 +52,7 @@ const kindWords: Record<string, [string, string]> = {
   "order lookup_absent": ["lookup that proved an order absent", "lookups that proved orders absent"],
   "reconciliation clean": ["clean reconciliation", "clean reconciliations"],
   "reconciliation skipped": ["skipped reconciliation", "skipped reconciliations"],
+  "reconciliation drift": ["drift cycle unchanged from the one before", "drift cycles unchanged from the one before"],
 };
 
 function words(source: string, kind: string, n: number): string {
@@ -37,12 +61,15 @@ function words(source: string, kind: string, n: number): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
-/** The minute folded, or null when it has few enough routine events to be read whole. */
-export function foldMinute(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER): FoldedMinute | null {
+/**
+ * The minute folded, or null when it has few enough routine events to be read whole. `unchanged`
+ * (from unchangedDrifts over the whole window) counts as routine too.
+ */
+export function foldMinute(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER, unchanged: ReadonlySet<string> = new Set()): FoldedMinute | null {
   const notable: IncidentEvent[] = [];
   const counts = new Map<string, { source: string; kind: string; n: number }>();
   for (const e of events) {
-    if (!isRoutine(e)) {
+    if (!isRoutine(e) && !unchanged.has(e.id)) {
       notable.push(e);
       continue;
     }

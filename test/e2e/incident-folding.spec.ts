@@ -10,7 +10,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { writeReferenceJournal } from "@/lib/bench/reference-journal";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { isRoutine } from "@/lib/incidents/fold";
+import { isRoutine, unchangedDrifts } from "@/lib/incidents/fold";
 import { migrationsDir, tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "./console-server";
 
@@ -38,7 +38,8 @@ test.describe("the incident review of a busy hour", () => {
     await page.goto(`${server.url}/incidents`);
     await expect(page.getByTestId("window-summary")).toContainText("showing the last hour");
     const all = await exported(page, request);
-    const notable = all.filter((e) => !isRoutine(e));
+    const unchanged = unchangedDrifts(all);
+    const notable = all.filter((e) => !isRoutine(e) && !unchanged.has(e.id));
     expect(all.length).toBeGreaterThan(3_000);
     expect(notable.some((e) => e.source === "breaker" && e.kind === "trip")).toBe(true);
     expect(notable.some((e) => e.source === "audit")).toBe(true);

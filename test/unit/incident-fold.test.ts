@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
-import { FOLD_ROUTINE_OVER, foldMinute, isRoutine } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, foldMinute, isRoutine, unchangedDrifts } from "@/lib/incidents/fold";
 
 let n = 0;
 function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
@@ -77,4 +77,28 @@ describe("folding a busy minute", () => {
       }),
     );
   });
+
+  it("counts a drift cycle unchanged from the bot's one before as routine; a change, a clean cycle or another bot makes it notable again", () => {
+    const drift = (bot: string, ours: number, symbol = "MSFT") => {
+      const e = event("reconciliation", "drift", "warning");
+      return { ...e, botId: bot, drifts: [{ symbol, ours, theirs: 29, qtyStep: 1, drift: "size_drift" as const }] };
+    };
+    const clean = (bot: string) => ({ ...event("reconciliation", "clean", "info"), botId: bot });
+    const a1 = drift("alpha", 49);
+    const a2 = drift("alpha", 49);
+    const b1 = drift("beta", 49);
+    const a3 = drift("alpha", 49);
+    const a4 = drift("alpha", 50);
+    const a5 = clean("alpha");
+    const a6 = drift("alpha", 50);
+    const a7 = drift("alpha", 50, "AAPL");
+    const events = [a1, a2, b1, a3, a4, a5, a6, a7];
+    const unchanged = unchangedDrifts(events);
+    expect([...unchanged]).toEqual([a2.id, a3.id]);
+    const many = [...events, ...routine(FOLD_ROUTINE_OVER)];
+    const fold = foldMinute(many, FOLD_ROUTINE_OVER, unchanged)!;
+    expect(fold.notable).toEqual([a1, b1, a4, a6, a7]);
+    expect(fold.routineKinds.find((k) => k.words.includes("unchanged"))?.words).toBe("2 drift cycles unchanged from the one before");
+  });
 });
+
