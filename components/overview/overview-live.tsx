@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { BotCard } from "@/components/bots/bot-card";
@@ -64,6 +65,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   if (error) causes.unshift(`cannot read right now: ${error.message}`);
   else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
   const halted = data.bots.filter((b) => b.breaker?.halted).map((b) => b.botId);
+  const drifting = data.lines.filter((l) => l.drift !== "none").length;
   const lines = applyOverviewView(data.lines, view);
   const botIds = data.bots.map((b) => b.botId);
 
@@ -74,6 +76,30 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         <h1 className="text-2xl font-bold">Bots</h1>
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />
       </div>
+      {halted.length > 0 && (
+        // The first thing a phone shows: which bots are halted, and the way to each one's clear.
+        <p data-testid="halted-summary" className="rounded bg-red-700 px-3 py-2 text-sm font-semibold text-white">
+          HALTED:{" "}
+          {halted.map((botId, i) => (
+            <span key={botId}>
+              {i > 0 && ", "}
+              <Link href={`/bots/${encodeURIComponent(botId)}`} className="inline-block py-1 font-mono underline">
+                {botId}
+              </Link>
+            </span>
+          ))}
+          . No new entries until someone clears {halted.length === 1 ? "it" : "them"}
+          {drifting > 0 && (
+            <>
+              ;{" "}
+              <a href="#books" className="inline-block py-1 underline">
+                {drifting} symbol{drifting === 1 ? "" : "s"} drifting
+              </a>
+            </>
+          )}
+          .
+        </p>
+      )}
       <AlarmBanner
         title={error ? "The console cannot read the journal right now" : "Not everything here is current"}
         causes={causes}

@@ -49,6 +49,11 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await expect(beta.locator("[data-status]")).toHaveText("HALTED");
     await expect(beta.getByTestId("doubtful-count")).toHaveText("1 order");
 
+    // Above everything, for a phone's first screen: which bots are halted, each a link to its clear.
+    const summary = page.getByTestId("halted-summary");
+    await expect(summary).toContainText(/^HALTED: alpha, beta\. No new entries until someone clears them; \d+ symbols? drifting\.$/);
+    await expect(summary.getByRole("link", { name: "beta" })).toHaveAttribute("href", "/bots/beta");
+
     // One icon (a second, healthy one would win in some browsers), and a title that stays put.
     const icon = page.locator('link[rel="icon"]');
     await expect(page).toHaveTitle("HALTED · driftwatch");
