@@ -6,12 +6,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "@playwright/test";
 import { writeReferenceJournal } from "@/lib/bench/reference-journal";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { isRoutine, unchangedDrifts } from "@/lib/incidents/fold";
 import { migrationsDir, tempDir } from "../helpers/journal";
+import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
 import { startConsole, type ConsoleServer } from "./console-server";
 
 const minuteOf = (at: string) => Math.floor(Date.parse(at) / 60_000);
@@ -116,10 +116,8 @@ test.describe("the incident review of a busy hour", () => {
       const page = await context.newPage();
       await page.goto(`${server.url}/incidents`);
       await expect(page.getByTestId("fold-note")).toBeVisible();
-      const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
-      expect(scroll).toBeLessThanOrEqual(client);
-      const { violations } = await new AxeBuilder({ page }).analyze();
-      expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
+      await noHorizontalScroll(page);
+      await noSeriousAxeViolations(page);
     } finally {
       await context.close();
     }

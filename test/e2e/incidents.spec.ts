@@ -1,20 +1,11 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { csvRecords } from "../helpers/csv";
 import { OPERATOR_REASON, writeIncidentScenario, type IncidentScenario } from "../helpers/incident-journal";
+import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
 import { startConsole, type ConsoleServer } from "./console-server";
 
-async function noSeriousAxeViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`)).toEqual([]);
-}
 
-async function noHorizontalScroll(page: Page) {
-  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
-  expect(scroll).toBeLessThanOrEqual(client);
-}
 
 test.describe("breakers and the incident review, after an unknown position, a lost reply and an operator's clear", () => {
   let server: ConsoleServer;
@@ -150,7 +141,7 @@ test.describe("breakers and the incident review, after an unknown position, a lo
           await page.goto(server.url + path);
           await expect(page.locator("h1").first()).toBeVisible();
           await noHorizontalScroll(page);
-          await noSeriousAxeViolations(page);
+          await noSeriousAxeViolations(page, { colorsOnly: colorScheme === "dark" });
           fs.mkdirSync("test-results/screenshots", { recursive: true });
           await page.screenshot({ path: `test-results/screenshots/${name}-390${colorScheme === "dark" ? "-dark" : ""}.png`, fullPage: true });
           if (name === "incidents" && colorScheme === "light") {

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect as baseExpect, test, type Page } from "@playwright/test";
 import { BUY_500_ID, writeDriftScenario } from "../helpers/drift-scenario";
+import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
 import { startConsole, type ConsoleServer } from "./console-server";
 
 // A production server rendering per request, on machines shared with other test runs: give page
@@ -13,22 +13,12 @@ test.describe.configure({ timeout: 180_000 });
 const shots = path.resolve(import.meta.dirname, "../../test-results/screenshots");
 const AAPL = "/bots/bot-a/symbols/AAPL";
 
-async function expectNoSeriousA11yViolations(page: Page) {
-  const { violations } = await new AxeBuilder({ page }).analyze();
-  const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
 
 /** Opens a symbol page and waits until the browser drew its chart (the page is hydrated then). */
 async function openChart(page: Page, url: string) {
   await page.goto(url);
   await expect(page.getByTestId("position-chart").locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
   return page.getByTestId("position-chart");
-}
-
-async function expectNoHorizontalScroll(page: Page) {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
-  expect(scroll).toBeLessThanOrEqual(client);
 }
 
 test.describe("the symbol page of a bot trading now", () => {
@@ -88,7 +78,7 @@ test.describe("the symbol page of a bot trading now", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const chart = await openChart(page, server.url + AAPL);
     await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
-    await expectNoHorizontalScroll(page);
+    await noHorizontalScroll(page);
     const box = await page.getByTestId("position-chart").boundingBox();
     expect(box?.width).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(shots, "symbol-phone.png"), fullPage: true });
@@ -98,9 +88,9 @@ test.describe("the symbol page of a bot trading now", () => {
     await openChart(page, server.url + AAPL);
     await page.getByTestId("order").first().locator("summary").click();
     await page.getByTestId("drift-log").locator("summary").click();
-    await expectNoSeriousA11yViolations(page);
+    await noSeriousAxeViolations(page);
     await page.emulateMedia({ colorScheme: "dark" });
-    await expectNoSeriousA11yViolations(page);
+    await noSeriousAxeViolations(page, { colorsOnly: true });
     await page.screenshot({ path: path.join(shots, "symbol-dark.png"), fullPage: true });
   });
 
