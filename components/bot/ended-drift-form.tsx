@@ -20,7 +20,7 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
       <p>
         <span className="font-mono font-semibold">{d.symbol}</span>: {d.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
         <span className="font-mono">{signedQty(d.ours)}</span> / theirs <span className="font-mono">{signedQty(d.theirs)}</span> at <UtcTime iso={d.at} /> (
-        {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since"}.
+        {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since then"}.
       </p>
       {d.ongoing ? (
         <p className="mt-1">

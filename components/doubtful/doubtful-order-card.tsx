@@ -63,9 +63,9 @@ export function DoubtfulOrderCard({
       </p>
       {goneFromList && (
         <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">
-          No longer in the list of doubtful orders: the journal settled it meanwhile. Kept here for your action&apos;s answer.
+          No longer in the list of doubtful orders: it was settled meanwhile, perhaps by this very action. Kept here until your action&apos;s answer arrives.
           {onDismiss && (
-            <button type="button" onClick={() => onDismiss(order.clientOrderId)} className="rounded border border-slate-500 px-2 py-0.5 text-xs font-semibold">
+            <button type="button" onClick={() => onDismiss(order.clientOrderId)} className="rounded border border-slate-500 px-2 py-1 text-xs font-semibold">
               Dismiss
             </button>
           )}

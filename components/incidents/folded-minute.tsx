@@ -25,7 +25,7 @@ export function FoldedMinute(props: { exportHref: string; total: number; routine
     }
   }
 
-  const button = "rounded border border-slate-500 px-2 py-0.5 text-xs font-semibold hover:bg-slate-100 disabled:opacity-60 dark:hover:bg-slate-800";
+  const button = "rounded border border-slate-500 px-2 py-1 text-xs font-semibold hover:bg-slate-100 disabled:opacity-60 dark:hover:bg-slate-800";
   if (state.kind === "open") {
     return (
       <>

@@ -1,6 +1,8 @@
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
 import { getCurrentBookLine } from "../queries/book-line";
+import { latestDriftSince } from "../queries/clear-checklist";
+import { classifyDrift } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
 
 const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
@@ -63,13 +65,7 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
     apply: ({ db, input, actor, now }) => {
       const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as { halted: number; changedAt: string } | undefined;
       if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
-      const latest = db
-        .prepare(
-          `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
-           WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
-           ORDER BY r.at DESC, r.id DESC LIMIT 1`,
-        )
-        .get(input.botId, input.symbol, breaker.changedAt) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;
+      const latest = latestDriftSince(db, { botId: input.botId, symbol: input.symbol, since: breaker.changedAt });
       if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
       if (latest.id !== input.reconciliationId) {
         throw new Refusal("conflict", `${input.botId} ${input.symbol} drifted again since you looked (cycle #${latest.id}). Look again before acknowledging.`, [
@@ -78,7 +74,8 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
       }
       const line = getCurrentBookLine(db, { botId: input.botId, symbol: input.symbol });
       if (line && line.drift !== "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
-      const drift = Math.abs(latest.ours) < latest.qtyStep / 2 ? "unknown_position" : "size_drift";
+      const drift = classifyDrift(latest);
+      if (drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
       db.prepare(
         `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)

@@ -58,6 +58,20 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
   };
 }
 
+/**
+ * One symbol's latest drifting cycle at or after `since` (the trip), acknowledged or not: what an
+ * acknowledgement of a drift that ended refers to. Same drift rule as getClearFacts above.
+ */
+export function latestDriftSince(db: Database.Database, params: { botId: string; symbol: string; since: string }) {
+  return db
+    .prepare(
+      `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
+       WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
+       ORDER BY r.at DESC, r.id DESC LIMIT 1`,
+    )
+    .get(params.botId, params.symbol, params.since) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;
+}
+
 export function getClearChecklist(db: Database.Database, params: Parameters<typeof getClearFacts>[1]): { facts: ClearFacts; items: ChecklistItem[] } {
   const facts = getClearFacts(db, params);
   return { facts, items: clearChecklist(facts) };
