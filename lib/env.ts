@@ -39,12 +39,39 @@ const schema = z.object({
   DRIFTWATCH_SCRYPT_LOG_N: z.coerce.number().int().min(15, "must be at least 15 (N = 32768)").max(20, "must be at most 20").default(15),
   /**
    * SSO mode, off unless set: a header naming the signed-in user, set by a proxy in front of the
-   * console. Only safe when that proxy strips any copy of the header the client sent.
+   * console. It counts only on a request that also carries the proxy's secret (below).
    */
   DRIFTWATCH_TRUSTED_IDENTITY_HEADER: optional(headerName),
-  /** With SSO mode: a header carrying "viewer" or "operator" for users who have no local account. */
-  DRIFTWATCH_TRUSTED_ROLE_HEADER: optional(headerName),
+  /** Gone: roles come from driftwatch's own accounts. Set, it stops the console with a message saying so. */
+  DRIFTWATCH_TRUSTED_ROLE_HEADER: optional(z.string()),
+  /**
+   * The secret the SSO proxy sends in X-Driftwatch-Proxy-Secret on every request it forwards; without
+   * it (compared in constant time) the identity header is ignored and the attempt logged.
+   */
+  DRIFTWATCH_TRUSTED_PROXY_SECRET: optional(z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
+  /**
+   * How many proxies in front of the console append to X-Forwarded-For. 0 (the default): the header
+   * is the client's to write, so it is replaced by the socket's address before anything reads it.
+   */
+  DRIFTWATCH_TRUSTED_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /**
+   * The Host names the console answers to (comma-separated, each `name` or `name:port`); any other
+   * Host gets 421 before a route or an action runs, which defeats DNS rebinding.
+   */
+  DRIFTWATCH_ALLOWED_HOSTS: optional(z.string()),
+  /** "1": every page and JSON route needs a signed-in account (a viewer at least). */
+  DRIFTWATCH_REQUIRE_SIGN_IN: z.enum(["0", "1"]).default("0"),
+  /**
+   * Keys the audit log's chain (HMAC-SHA256). Unset: one is generated once and kept (mode 0600)
+   * beside the accounts file, out of the bots' reach.
+   */
+  DRIFTWATCH_AUDIT_KEY: optional(z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
+  /** Where the head of the audit chain is appended after every action. Default: audit-heads.jsonl beside the accounts file. */
+  DRIFTWATCH_AUDIT_HEAD_FILE: optional(z.string().trim().min(1)),
 });
+
+/** Host names always allowed: the loopback addresses the console binds by default. */
+export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 export type Env = {
   journalPath: string;
@@ -62,7 +89,15 @@ export type Env = {
   sessionTtlMs: number;
   scryptLogN: number;
   trustedIdentityHeader: string | undefined;
-  trustedRoleHeader: string | undefined;
+  /** Proof the SSO proxy sends in X-Driftwatch-Proxy-Secret. Never log it. */
+  trustedProxySecret: string | undefined;
+  trustedProxyHops: number;
+  /** Lowercased `name` (any port) or `name:port` entries; always includes LOOPBACK_HOSTS. */
+  allowedHosts: string[];
+  requireSignIn: boolean;
+  /** undefined: lib/audit/key.ts generates and keeps one beside the accounts file. Never log it. */
+  auditKey: string | undefined;
+  auditHeadFile: string;
 };
 
 export class EnvError extends Error {
@@ -76,9 +111,19 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     throw new EnvError(`driftwatch configuration is invalid: ${problems}`);
   }
   const v = result.data;
-  if (v.DRIFTWATCH_TRUSTED_ROLE_HEADER && !v.DRIFTWATCH_TRUSTED_IDENTITY_HEADER) {
-    throw new EnvError("driftwatch configuration is invalid: DRIFTWATCH_TRUSTED_ROLE_HEADER is set but DRIFTWATCH_TRUSTED_IDENTITY_HEADER is not; set both, or neither");
+  if (v.DRIFTWATCH_TRUSTED_ROLE_HEADER) {
+    throw new EnvError(
+      "driftwatch configuration is invalid: DRIFTWATCH_TRUSTED_ROLE_HEADER is no longer read: a role comes from driftwatch's own accounts, never from a header. Unset it, and give operators an account (npm run accounts -- add NAME --role operator); SSO users without one are viewers",
+    );
   }
+  if (v.DRIFTWATCH_TRUSTED_IDENTITY_HEADER && !v.DRIFTWATCH_TRUSTED_PROXY_SECRET) {
+    throw new EnvError(
+      "driftwatch configuration is invalid: DRIFTWATCH_TRUSTED_IDENTITY_HEADER is set but DRIFTWATCH_TRUSTED_PROXY_SECRET is not; without a secret the proxy proves itself with, any client could name itself. Set both, or neither",
+    );
+  }
+  const allowedHosts = parseAllowedHosts(v.DRIFTWATCH_ALLOWED_HOSTS ?? "");
+  if (!allowedHosts.ok) throw new EnvError(`driftwatch configuration is invalid: DRIFTWATCH_ALLOWED_HOSTS ${allowedHosts.message}`);
+  const accountsDbPath = path.resolve(v.DRIFTWATCH_ACCOUNTS_DB);
   return {
     journalPath: path.resolve(v.DRIFTWATCH_JOURNAL),
     doubtfulGraceMs: v.DRIFTWATCH_DOUBTFUL_GRACE_MS,
@@ -88,13 +133,31 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     twoPersonClear: v.DRIFTWATCH_TWO_PERSON_CLEAR === "1",
     twoPersonWindowMs: v.DRIFTWATCH_TWO_PERSON_WINDOW_MS,
     venue: v.DRIFTWATCH_VENUE_URL ? { url: v.DRIFTWATCH_VENUE_URL, token: v.DRIFTWATCH_VENUE_TOKEN ?? null } : null,
-    accountsDbPath: path.resolve(v.DRIFTWATCH_ACCOUNTS_DB),
+    accountsDbPath,
     sessionSecret: v.DRIFTWATCH_SESSION_SECRET,
     sessionTtlMs: v.DRIFTWATCH_SESSION_TTL_MS,
     scryptLogN: v.DRIFTWATCH_SCRYPT_LOG_N,
     trustedIdentityHeader: v.DRIFTWATCH_TRUSTED_IDENTITY_HEADER,
-    trustedRoleHeader: v.DRIFTWATCH_TRUSTED_ROLE_HEADER,
+    trustedProxySecret: v.DRIFTWATCH_TRUSTED_PROXY_SECRET,
+    trustedProxyHops: v.DRIFTWATCH_TRUSTED_PROXY_HOPS,
+    allowedHosts: allowedHosts.hosts,
+    requireSignIn: v.DRIFTWATCH_REQUIRE_SIGN_IN === "1",
+    auditKey: v.DRIFTWATCH_AUDIT_KEY,
+    auditHeadFile: path.resolve(v.DRIFTWATCH_AUDIT_HEAD_FILE ?? path.join(path.dirname(accountsDbPath), "audit-heads.jsonl")),
   };
+}
+
+const HOST_ENTRY = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
+
+/** `a.example, b.example:8443` → the loopback names plus each entry, lowercased. */
+export function parseAllowedHosts(text: string): { ok: true; hosts: string[] } | { ok: false; message: string } {
+  const entries = text
+    .split(",")
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e.length > 0);
+  const bad = entries.find((e) => !HOST_ENTRY.test(e));
+  if (bad !== undefined) return { ok: false, message: `has ${JSON.stringify(bad)}, which is not a host name or address with an optional port (such as console.example.com or 10.0.0.5:3000)` };
+  return { ok: true, hosts: [...new Set([...LOOPBACK_HOSTS, ...entries])] };
 }
 
 let cached: Env | undefined;

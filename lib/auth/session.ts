@@ -45,8 +45,7 @@ async function readActor(): Promise<Actor | null> {
   if (config.trustedIdentityHeader) {
     const identity = h.get(config.trustedIdentityHeader);
     if (identity) {
-      const roleHeaderValue = config.trustedRoleHeader ? h.get(config.trustedRoleHeader) : null;
-      return actorFromTrustedHeader({ db: authContext().db, identity, roleHeaderValue });
+      return actorFromTrustedHeader({ db: authContext().db, identity, roleHeaderValue: null });
     }
   }
   const token = jar.get(SESSION_COOKIE)?.value;
