@@ -1,12 +1,18 @@
+import { getActor } from "@/lib/auth/session";
 import type { JournalError } from "@/lib/db/journal-file";
+import { journalProblemFor } from "@/lib/http/journal-problem";
 import { JournalProblem } from "./journal-problem";
 import { RetryWhenReadable } from "./retry-when-readable";
 
-/** What every page shows instead of itself while the journal cannot be read; it reloads once it can. */
-export function JournalUnavailable({ error }: { error: JournalError }) {
+/**
+ * What every page shows instead of itself while the journal cannot be read; it reloads once it can.
+ * The journal's full path only to a signed-in reader (lib/http/journal-problem.ts).
+ */
+export async function JournalUnavailable({ error }: { error: JournalError }) {
+  const shown = journalProblemFor(error, { signedIn: (await getActor()) !== null });
   return (
     <>
-      <JournalProblem error={error} />
+      <JournalProblem error={shown} />
       <RetryWhenReadable />
     </>
   );

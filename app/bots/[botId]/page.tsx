@@ -1,6 +1,6 @@
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
-import Link from "next/link";
+import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
@@ -24,16 +24,8 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
     return <JournalUnavailable error={read.error} />;
   }
   const view = read.data;
-  if (!view) {
-    return (
-      <section className="space-y-2">
-        <h1 className="text-xl font-bold">No bot {botId}</h1>
-        <p>
-          This journal has no bot by that id. <Link href="/" className="underline">Back to the bots</Link>.
-        </p>
-      </section>
-    );
-  }
+  // A 404, not a page that answers 200 for any id: app/bots/[botId]/not-found.tsx says what is missing.
+  if (!view) notFound();
   const client = new QueryClient();
   client.setQueryData(botClearQuery(botId).queryKey, view);
   return (

@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { classifyReadError, getJournal } from "@/lib/db/console";
+import { journalUnavailable } from "@/lib/http/journal-route";
 import { incidentCsv, incidentExportFilename, incidentJson } from "@/lib/incidents/export";
 import { parseIncidentQuery } from "@/lib/incidents/window";
 import { EXPORT_ROW_CAP, getIncidentTimeline, resolveIncidentWindow } from "@/lib/queries/incidents";
@@ -12,7 +13,7 @@ const problem = (status: number, code: string, message: string, extra: Record<st
  * GET ?from&to[&bot][&kind]&format=json|csv: the incident window the page shows, as a download.
  * A bad window is a 400 with the same sentence the page shows; an unreadable journal a 503.
  */
-export function GET(request: NextRequest) {
+export async function GET(request: NextRequest) {
   const params = request.nextUrl.searchParams;
   const format = params.get("format") ?? "json";
   if (format !== "json" && format !== "csv") return problem(400, "invalid", `format must be json or csv, not "${format.slice(0, 20)}".`);
@@ -20,10 +21,7 @@ export function GET(request: NextRequest) {
   if (!query.ok) return problem(400, "invalid", query.message);
 
   const journal = getJournal();
-  if (!journal.ok) {
-    const { code, message, file, fix } = journal.error;
-    return problem(503, code, message, { file, fix });
-  }
+  if (!journal.ok) return journalUnavailable(journal.error);
   try {
     const window = resolveIncidentWindow({ db: journal.db, now: new Date(), from: query.from, to: query.to });
     const timeline = getIncidentTimeline({ db: journal.db, window, filters: { bot: query.bot, kinds: query.kinds }, limit: EXPORT_ROW_CAP });
@@ -41,7 +39,7 @@ export function GET(request: NextRequest) {
     });
   } catch (error) {
     const fault = classifyReadError(error);
-    if (fault) return problem(503, fault.code, fault.message, { file: fault.file, fix: fault.fix });
+    if (fault) return journalUnavailable(fault);
     console.error("driftwatch: incident export failed:", error);
     return problem(500, "read_failed", `the journal could not be read: ${(error as Error).message}`);
   }

@@ -1,0 +1,21 @@
+"use client";
+import Link from "next/link";
+import { useParams } from "next/navigation";
+import { decodePageParam } from "@/lib/path-ids";
+
+/**
+ * /bots/<id> for an id the journal does not have: a 404 (the page calls notFound()), naming the id
+ * as the address wrote it, decoded once like the page decodes it.
+ */
+export default function BotNotFound() {
+  const raw = useParams<{ botId?: string }>().botId;
+  const botId = typeof raw === "string" ? decodePageParam(raw).slice(0, 200) : null;
+  return (
+    <section className="space-y-2">
+      <h1 className="text-xl font-bold">{botId === null ? "No such bot" : `No bot ${botId}`}</h1>
+      <p>
+        This journal has no bot by that id. <Link href="/" className="underline">Back to the bots</Link>.
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,95 @@
+/**
+ * What a reader who is not signed in can learn: not the journal's absolute path (it says where the
+ * bot runs and as whom), and not a page for a bot that does not exist (a 404, never a 200).
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { repoRoot, tempDir } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "./console-server";
+import { healthyJournal } from "./journals";
+
+const SECRET = "reader-exposure-spec-session-secret-over-32";
+const VIEWER = { name: "vic", password: "vic's long password here" };
+
+function accountsWithViewer(): string {
+  const accountsDb = path.join(tempDir("e2e-reader-acc"), "accounts.db");
+  const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", VIEWER.name, "--role", "viewer", "--password-stdin"], {
+    cwd: repoRoot,
+    input: `${VIEWER.password}\n`,
+    encoding: "utf8",
+    env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return accountsDb;
+}
+
+async function signIn(page: Page, url: string) {
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Account name").fill(VIEWER.name);
+  await page.getByLabel("Password").fill(VIEWER.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toBeVisible();
+}
+
+test.describe("an unreadable journal, to a reader who is not signed in", () => {
+  let server: ConsoleServer;
+  let folder: string;
+
+  test.beforeAll(async () => {
+    folder = tempDir("e2e-reader-missing");
+    // A journal that is not there: every page and route says so.
+    server = await startConsole({
+      journal: path.join(folder, "journal.db"),
+      env: { DRIFTWATCH_ACCOUNTS_DB: accountsWithViewer(), DRIFTWATCH_SESSION_SECRET: SECRET },
+    });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("names the file but not its folder; a signed-in reader sees the whole path", async ({ page, request }) => {
+    const anonymous = await request.get(`${server.url}/api/overview`);
+    expect(anonymous.status()).toBe(503);
+    const body = await anonymous.text();
+    expect(body).toContain("journal.db (sign in to see the full path)");
+    expect(body).not.toContain(folder);
+    const exported = await request.get(`${server.url}/api/incidents/export?format=json`);
+    expect(exported.status()).toBe(503);
+    expect(await exported.text()).not.toContain(folder);
+
+    await page.goto(server.url);
+    await expect(page.getByTestId("journal-error")).toBeVisible();
+    expect(await page.content()).not.toContain(folder);
+
+    await signIn(page, server.url);
+    await page.goto(server.url);
+    await expect(page.getByRole("alert", { name: "The journal cannot be read" })).toContainText(path.join(folder, "journal.db"));
+    const signedIn = await page.request.get(`${server.url}/api/overview`);
+    expect(signedIn.status()).toBe(503);
+    expect(await signedIn.text()).toContain(path.join(folder, "journal.db"));
+  });
+});
+
+test.describe("a bot the journal does not have", () => {
+  let server: ConsoleServer;
+  let journal: Awaited<ReturnType<typeof healthyJournal>>;
+
+  test.beforeAll(async () => {
+    journal = await healthyJournal();
+    server = await startConsole({ journal: journal.file });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    journal?.close();
+  });
+
+  test("is a 404 naming the id; a bot it has is a 200", async ({ page }) => {
+    const missing = await page.goto(`${server.url}/bots/${encodeURIComponent("nobody here")}`);
+    expect(missing?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "No bot nobody here" })).toBeVisible();
+    // Decoded once, as the page decodes it: an id holding "%20" is named as written.
+    expect((await page.goto(`${server.url}/bots/${encodeURIComponent("a%20b")}`))?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "No bot a%20b" })).toBeVisible();
+    const present = await page.goto(`${server.url}/bots/gamma`);
+    expect(present?.status()).toBe(200);
+  });
+});

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { JournalError } from "@/lib/db/journal-file";
+import { journalProblemFor, PATH_HIDDEN_NOTE } from "@/lib/http/journal-problem";
+
+const file = "/home/trader/bots/alpha/journal.db";
+const locked = new JournalError("locked", file, "is locked by another process (since 2026-12-01T03:00:00.000Z), so nothing can be read from it", `find the process holding it ("fuser ${file}" or "lsof ${file}")`);
+
+describe("a journal problem as a reader sees it", () => {
+  it("gives a signed-in reader the whole path, unchanged", () => {
+    expect(journalProblemFor(locked, { signedIn: true })).toEqual({ code: "locked", file, problem: locked.problem, fix: locked.fix, message: locked.message });
+  });
+
+  it("gives a reader who is not signed in the file's name only, in every field", () => {
+    const shown = journalProblemFor(locked, { signedIn: false });
+    expect(shown.code).toBe("locked");
+    expect(shown.file).toBe(`journal.db (${PATH_HIDDEN_NOTE})`);
+    expect(shown.fix).toBe('find the process holding it ("fuser journal.db" or "lsof journal.db")');
+    expect(shown.message).toContain("journal journal.db: is locked by another process");
+    for (const text of Object.values(shown)) expect(text).not.toContain("/home/trader");
+  });
+
+  it("hides the folder where a message names it without the file", () => {
+    const e = new JournalError("unreadable", file, "cannot be opened (EACCES: permission denied, open '/home/trader/bots/alpha')", "check the folder's permissions");
+    const shown = journalProblemFor(e, { signedIn: false });
+    expect(shown.problem).toBe("cannot be opened (EACCES: permission denied, open '…')");
+    expect(JSON.stringify(shown)).not.toContain("/home/trader");
+  });
+});
