@@ -51,7 +51,7 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
     outcome = await signIn({ db: ctx.db, name, password, clientAddress: clientAddress(h.get("x-forwarded-for")), limiter: ctx.limiter, logN: env().scryptLogN });
     if (outcome.ok) {
       const config = env();
-      const token = signSession(sessionPayload({ name: outcome.account.name, passwordChangedAt: outcome.account.passwordChangedAt, ttlMs: config.sessionTtlMs }), ctx.secret);
+      const token = signSession(sessionPayload({ name: outcome.account.name, sessionsValidFrom: outcome.account.sessionsValidFrom, ttlMs: config.sessionTtlMs }), ctx.secret);
       (await cookies()).set(SESSION_COOKIE, token, sessionCookieOptions({ forwardedProto: h.get("x-forwarded-proto"), maxAgeMs: config.sessionTtlMs }));
     }
   } catch (error) {
