@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { AccountsDb } from "../db/accounts-file";
 import type { AccountRow } from "../db/accounts-schema";
 import { getAccountForSignIn } from "./accounts";
+import { deviceIdFor } from "./device";
 import { hashPassword, verifyPassword } from "./password";
 import type { LoginRateLimiter } from "./rate-limit";
 import { isAccountName, type Actor } from "./roles";
@@ -95,7 +96,8 @@ export class UnprovenHeaderLog {
 }
 
 export type SignInOutcome =
-  | { ok: true; account: AccountRow }
+  /** deviceId: the known device this sign-in came from, to keep in the renewed device cookie; null when none. */
+  | { ok: true; account: AccountRow; deviceId: string | null }
   | { ok: false; code: "unauthorized" }
   | { ok: false; code: "refused"; retryAfterMs: number };
 
@@ -112,8 +114,13 @@ function decoyHash(logN: number): Promise<string> {
 }
 
 /**
- * Checks a name and password under the rate limit. One generic failure for an unknown name, a
- * wrong password and a disabled account, so the form cannot be used to learn which names exist.
+ * Checks a name and password under growing delays (lib/auth/rate-limit.ts). One generic failure for
+ * an unknown name, a wrong password and a disabled account, so the form cannot be used to learn
+ * which names exist.
+ *
+ * Which counts apply: a client presenting a valid device cookie for this account (device.ts) is
+ * counted under that device only; anyone else under the account name and their address. So a
+ * stranger's failures, however many and from wherever, never delay the owner on their own browser.
  */
 export async function signIn(opts: {
   db: AccountsDb;
@@ -122,14 +129,18 @@ export async function signIn(opts: {
   clientAddress: string;
   limiter: LoginRateLimiter;
   logN: number;
+  /** The request's device cookie and the secret it is signed with; omitted: a stranger. */
+  device?: { token: string | null | undefined; secret: string };
   now?: Date;
 }): Promise<SignInOutcome> {
-  const now = (opts.now ?? new Date()).getTime();
-  const admission = opts.limiter.begin([`account:${opts.name}`, `address:${opts.clientAddress}`], now);
+  const at = opts.now ?? new Date();
+  const deviceId = opts.device ? deviceIdFor(opts.device.token, { name: opts.name, secret: opts.device.secret, now: at }) : null;
+  const keys = deviceId ? [`device:${deviceId}`] : [`account:${opts.name}`, `address:${opts.clientAddress}`];
+  const admission = opts.limiter.begin(keys, at.getTime());
   if (!admission.ok) return { ok: false, code: "refused", retryAfterMs: admission.retryAfterMs };
   const account = isAccountName(opts.name) ? getAccountForSignIn(opts.db, { name: opts.name }) : undefined;
   const matches = await verifyPassword(opts.password, account?.passwordHash ?? (await decoyHash(opts.logN)));
   if (!account || !matches || account.disabled) return { ok: false, code: "unauthorized" };
   opts.limiter.succeed(admission.attempt);
-  return { ok: true, account };
+  return { ok: true, account, deviceId };
 }
