@@ -4,10 +4,20 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { secretWeakness } from "./auth/secret-strength";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** An empty value (`VAR=` in a .env file or a unit file) means unset, not "the empty string". */
 const optional = <T extends z.ZodType>(inner: T) => z.preprocess((v) => (v === "" ? undefined : v), inner.optional());
+/** A secret: its own minimum length, then the one strength rule (lib/auth/secret-strength.ts). */
+const secret = (min: number, tooShort: string) =>
+  z
+    .string()
+    .min(min, tooShort)
+    .superRefine((value, ctx) => {
+      const weakness = value.length >= min ? secretWeakness(value) : null;
+      if (weakness) ctx.addIssue({ code: "custom", message: weakness });
+    });
 const headerName = z
   .string()
   .trim()
@@ -29,11 +39,11 @@ const schema = z.object({
   DRIFTWATCH_TWO_PERSON_WINDOW_MS: positiveInt(10 * 60_000),
   /** The venue gateway the console asks about an order's client id ("Check on exchange"). */
   DRIFTWATCH_VENUE_URL: optional(z.url({ protocol: /^https?$/ })),
-  DRIFTWATCH_VENUE_TOKEN: optional(z.string().min(16, "must be at least 16 characters")),
+  DRIFTWATCH_VENUE_TOKEN: optional(secret(16, "must be at least 16 characters")),
   /** Accounts and password hashes: a file of their own, never the journal every bot can open. */
   DRIFTWATCH_ACCOUNTS_DB: z.string().trim().min(1, "must name a file").default("./data/accounts.db"),
   /** Signs session cookies. Unset: one is generated once and kept (mode 0600) beside the accounts file. */
-  DRIFTWATCH_SESSION_SECRET: optional(z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
+  DRIFTWATCH_SESSION_SECRET: optional(secret(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
   DRIFTWATCH_SESSION_TTL_MS: positiveInt(12 * 60 * 60_000),
   /** scrypt cost for new password hashes, as log2(N). Existing hashes keep the cost they were made with. */
   DRIFTWATCH_SCRYPT_LOG_N: z.coerce.number().int().min(15, "must be at least 15 (N = 32768)").max(20, "must be at most 20").default(15),
@@ -48,7 +58,7 @@ const schema = z.object({
    * The secret the SSO proxy sends in X-Driftwatch-Proxy-Secret on every request it forwards; without
    * it (compared in constant time) the identity header is ignored and the attempt logged.
    */
-  DRIFTWATCH_TRUSTED_PROXY_SECRET: optional(z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
+  DRIFTWATCH_TRUSTED_PROXY_SECRET: optional(secret(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
   /**
    * How many proxies in front of the console append to X-Forwarded-For. 0 (the default): the header
    * is the client's to write, so it is replaced by the socket's address before anything reads it.
@@ -65,7 +75,7 @@ const schema = z.object({
    * Keys the audit log's chain (HMAC-SHA256). Unset: one is generated once and kept (mode 0600)
    * beside the accounts file, out of the bots' reach.
    */
-  DRIFTWATCH_AUDIT_KEY: optional(z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
+  DRIFTWATCH_AUDIT_KEY: optional(secret(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
   /** Where the head of the audit chain is appended after every action. Default: audit-heads.jsonl beside the accounts file. */
   DRIFTWATCH_AUDIT_HEAD_FILE: optional(z.string().trim().min(1)),
 });

@@ -4,7 +4,7 @@
  *   add <name> --role viewer|operator [--password-stdin]   create an account
  *   passwd <name> [--password-stdin]                        set a new password; ends its sessions
  *   role <name> viewer|operator                             change the role; applies at the next request
- *   disable <name> / enable <name>                          disabling ends its sessions at once
+ *   disable <name> / enable <name>                          disabling ends its sessions for good
  *   list                                                    every account, its role and state
  *
  * The password is asked twice on a terminal, without echo; with --password-stdin it is the first
@@ -181,7 +181,7 @@ async function main(argv: string[]): Promise<number> {
       const { db, sqlite } = open();
       try {
         const account = setAccountDisabled(db, { name, disabled: command === "disable" });
-        console.log(command === "disable" ? `disabled ${account.name}: its sessions have ended` : `enabled ${describe(account)}`);
+        console.log(command === "disable" ? `disabled ${account.name}: its sessions have ended` : `enabled ${describe(account)}: its owner signs in again (older sessions stay ended)`);
       } finally {
         sqlite.close();
       }

@@ -60,10 +60,10 @@ function isPrimaryKeyClash(error: unknown): boolean {
 }
 
 /**
- * A password change time strictly after the previous one: sessions compare it for equality, so
- * two changes in one millisecond must still differ.
+ * A time strictly after the previous one: sessions compare sessions_valid_from for equality, so
+ * two bumps in one millisecond (or a clock that stepped back) must still differ.
  */
-function nextPasswordChange(now: Date, previous?: string): string {
+function nextStamp(now: Date, previous?: string): string {
   const at = previous && Date.parse(previous) >= now.getTime() ? new Date(Date.parse(previous) + 1) : now;
   return at.toISOString();
 }
@@ -83,7 +83,7 @@ export async function createAccount(
   try {
     const row = db
       .insert(accounts)
-      .values({ name, role, passwordHash, disabled: false, createdAt: at, updatedAt: at, passwordChangedAt: at })
+      .values({ name, role, passwordHash, disabled: false, createdAt: at, updatedAt: at, passwordChangedAt: at, sessionsValidFrom: at })
       .returning()
       .get();
     return info(row);
@@ -107,14 +107,25 @@ export function listAccounts(db: AccountsDb): AccountInfo[] {
   return db.select().from(accounts).orderBy(asc(accounts.name)).all().map(info);
 }
 
-/** Disabling ends the account's sessions at their next request: every request re-reads the account. */
+/**
+ * Disabling ends the account's sessions for good: it moves sessions_valid_from on, so enabling the
+ * account again does not bring them back (its owner signs in anew). Enabling changes nothing else.
+ */
 export function setAccountDisabled(db: AccountsDb, opts: { name: string; disabled: boolean; now?: Date }): AccountInfo {
-  const at = (opts.now ?? new Date()).toISOString();
-  const row = db.update(accounts).set({ disabled: opts.disabled, updatedAt: at }).where(eq(accounts.name, opts.name)).returning().get();
-  return info(mustExist(row, opts.name));
+  const now = opts.now ?? new Date();
+  return db.transaction((tx) => {
+    const before = mustExist(tx.select().from(accounts).where(eq(accounts.name, opts.name)).get(), opts.name);
+    const sessionsValidFrom = opts.disabled ? nextStamp(now, before.sessionsValidFrom) : before.sessionsValidFrom;
+    const row = tx.update(accounts).set({ disabled: opts.disabled, updatedAt: now.toISOString(), sessionsValidFrom }).where(eq(accounts.name, opts.name)).returning().get();
+    return info(mustExist(row, opts.name));
+  });
 }
 
-/** Takes effect at the account's next request: sessions carry the name, never the role. */
+/**
+ * Takes effect at the account's next request: sessions carry the name, never the role, so a
+ * demoted operator's open session is a viewer's from then on. Sessions are not ended: the role
+ * change already takes away what the session could do.
+ */
 export function setAccountRole(db: AccountsDb, opts: { name: string; role: Role | string; now?: Date }): AccountInfo {
   const role = checkRole(opts.role);
   const at = (opts.now ?? new Date()).toISOString();
@@ -122,7 +133,7 @@ export function setAccountRole(db: AccountsDb, opts: { name: string; role: Role 
   return info(mustExist(row, opts.name));
 }
 
-/** Ends every session the account had: they carry the old password_changed_at. */
+/** Ends every session the account had: they carry the old sessions_valid_from. */
 export async function setAccountPassword(db: AccountsDb, opts: { name: string; password: string; logN?: number; now?: Date }): Promise<AccountInfo> {
   checkPassword(opts.password);
   const before = mustExist(getAccountForSignIn(db, { name: opts.name }), opts.name);
@@ -130,7 +141,7 @@ export async function setAccountPassword(db: AccountsDb, opts: { name: string; p
   const now = opts.now ?? new Date();
   const row = db
     .update(accounts)
-    .set({ passwordHash, updatedAt: now.toISOString(), passwordChangedAt: nextPasswordChange(now, before.passwordChangedAt) })
+    .set({ passwordHash, updatedAt: now.toISOString(), passwordChangedAt: now.toISOString(), sessionsValidFrom: nextStamp(now, before.sessionsValidFrom) })
     .where(eq(accounts.name, opts.name))
     .returning()
     .get();

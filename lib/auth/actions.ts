@@ -8,10 +8,11 @@ import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { z } from "zod";
 import { env } from "../env";
+import { clientAddress } from "../http/client-address";
 import { authContext, reportAuthProblem } from "./context";
 import type { LoginState } from "./login-state";
 import { MAX_PASSWORD_LENGTH } from "./password";
-import { clientAddress } from "./rate-limit";
+import { DEVICE_COOKIE, DEVICE_TTL_MS, signDeviceCookie } from "./device";
 import { signIn } from "./resolve";
 import { ACCOUNT_NAME_RULE } from "./roles";
 import { safeNextPath } from "./safe-next";
@@ -44,15 +45,27 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
     return { ok: false, code: "invalid", message: "Check the fields marked below.", fieldErrors: { name: fieldErrors.name, password: fieldErrors.password }, name: typedName };
   }
   const { name, password, next } = parsed.data;
-  const h = await headers();
+  const [h, jar] = await Promise.all([headers(), cookies()]);
   let outcome;
   try {
     const ctx = authContext();
-    outcome = await signIn({ db: ctx.db, name, password, clientAddress: clientAddress(h.get("x-forwarded-for")), limiter: ctx.limiter, logN: env().scryptLogN });
+    const config = env();
+    outcome = await signIn({
+      db: ctx.db,
+      name,
+      password,
+      clientAddress: clientAddress(h.get("x-forwarded-for"), config.trustedProxyHops),
+      limiter: ctx.limiter,
+      logN: config.scryptLogN,
+      device: { token: jar.get(DEVICE_COOKIE)?.value, secret: ctx.secret },
+    });
     if (outcome.ok) {
-      const config = env();
-      const token = signSession(sessionPayload({ name: outcome.account.name, passwordChangedAt: outcome.account.passwordChangedAt, ttlMs: config.sessionTtlMs }), ctx.secret);
-      (await cookies()).set(SESSION_COOKIE, token, sessionCookieOptions({ forwardedProto: h.get("x-forwarded-proto"), maxAgeMs: config.sessionTtlMs }));
+      const forwardedProto = h.get("x-forwarded-proto");
+      const token = signSession(sessionPayload({ name: outcome.account.name, sessionsValidFrom: outcome.account.sessionsValidFrom, ttlMs: config.sessionTtlMs }), ctx.secret);
+      jar.set(SESSION_COOKIE, token, sessionCookieOptions({ forwardedProto, maxAgeMs: config.sessionTtlMs }));
+      // This browser is now known for this account: its own failures are counted apart from strangers'.
+      const device = signDeviceCookie({ name: outcome.account.name, secret: ctx.secret, deviceId: outcome.deviceId ?? undefined });
+      jar.set(DEVICE_COOKIE, device, sessionCookieOptions({ forwardedProto, maxAgeMs: DEVICE_TTL_MS }));
     }
   } catch (error) {
     reportAuthProblem(error);
@@ -60,13 +73,16 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
   }
   if (outcome.ok) redirect(safeNextPath(next)); // outside the try: redirect() works by throwing
   if (outcome.code === "refused") {
-    const minutes = Math.max(1, Math.ceil(outcome.retryAfterMs / 60_000));
-    return { ok: false, code: "refused", message: `Too many failed attempts. Try again in ${minutes} min.`, name };
+    const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
+    return { ok: false, code: "refused", message: `Too many failed attempts: wait ${seconds} s, then sign in again.`, name };
   }
   return { ok: false, code: "unauthorized", message: "Wrong account name or password.", name };
 }
 
-/** Clears the cookie. The token itself stays valid until it expires, so clearing is what counts. */
+/**
+ * Clears the session cookie. The token itself stays valid until it expires, so clearing is what
+ * counts. The device cookie stays: this browser is still one its owner signs in on.
+ */
 export async function logoutAction(): Promise<void> {
   const h = await headers();
   (await cookies()).set(SESSION_COOKIE, "", { ...sessionCookieOptions({ forwardedProto: h.get("x-forwarded-proto"), maxAgeMs: 0 }), maxAge: 0 });

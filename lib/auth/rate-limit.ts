@@ -1,12 +1,21 @@
 /**
- * Failed sign-ins, counted per account name and per client address over a sliding window.
+ * Failed sign-ins, counted per key (an account name, a client address, or a known device) over a
+ * sliding window, answered with growing delays rather than a lockout: the first few failures cost
+ * nothing, then each further attempt on that key must wait 1 s, 2 s, 4 s … up to a minute after
+ * the last failure. A guesser is held to about one try a minute per key, and a stranger's failures
+ * never shut the door for long. lib/auth/resolve.ts decides which keys an attempt is counted under;
+ * a browser the account signed in on before (lib/auth/device.ts) is counted apart from strangers.
  *
  * In memory, on purpose: the console is one `next start` process, and a restart forgetting the
- * count is acceptable (and is the way to lift a lock at once). Several console processes behind a
- * balancer would each count alone; move this into the accounts file before running more than one.
+ * count is acceptable. Several console processes behind a balancer would each count alone; move
+ * this into the accounts file before running more than one.
  */
 export interface RateLimitOptions {
-  maxFailures: number;
+  /** Failures in the window that cost nothing; the next attempt after them waits baseDelayMs. */
+  freeFailures: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** How long a failure is remembered. */
   windowMs: number;
   /** Bounds memory when someone sprays names or addresses. */
   maxKeys?: number;
@@ -20,7 +29,14 @@ export interface Attempt {
   readonly at: number;
 }
 
-export const LOGIN_LIMIT: RateLimitOptions = { maxFailures: 5, windowMs: 15 * 60_000, maxKeys: 10_000 };
+export const LOGIN_LIMIT: RateLimitOptions = { freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 15 * 60_000, maxKeys: 10_000 };
+
+/** How long after the last failure the next attempt must wait, given the failures in the window. */
+export function delayAfterFailures(failures: number, opts: RateLimitOptions = LOGIN_LIMIT): number {
+  if (failures < opts.freeFailures) return 0;
+  const doublings = Math.min(failures - opts.freeFailures, 30);
+  return Math.min(opts.baseDelayMs * 2 ** doublings, opts.maxDelayMs);
+}
 
 export class LoginRateLimiter {
   private readonly failures = new Map<string, number[]>();
@@ -36,18 +52,18 @@ export class LoginRateLimiter {
   }
 
   /**
-   * Refuses when any key already has maxFailures in the window; otherwise records the attempt as a
-   * failure before the password is checked, so that parallel guesses cannot all slip in under the
-   * limit while the (slow, on purpose) hash runs.
+   * Refuses while any key is still in its delay, saying for how long; a refused attempt is not
+   * counted (it checked no password). Otherwise records the attempt as a failure before the
+   * password is checked, so that parallel guesses cannot all slip in while the (slow, on purpose)
+   * hash runs: the first few get through, the rest wait.
    */
   begin(keys: readonly string[], now: number = Date.now()): Admission {
     let retryAfterMs = 0;
     for (const key of keys) {
       const times = this.recent(key, now);
-      if (times.length >= this.opts.maxFailures) {
-        const oldest = times[times.length - this.opts.maxFailures] ?? now;
-        retryAfterMs = Math.max(retryAfterMs, oldest + this.opts.windowMs - now);
-      }
+      const last = times[times.length - 1];
+      if (last === undefined) continue;
+      retryAfterMs = Math.max(retryAfterMs, last + delayAfterFailures(times.length, this.opts) - now);
     }
     if (retryAfterMs > 0) return { ok: false, retryAfterMs };
     for (const key of keys) {
@@ -83,14 +99,4 @@ export class LoginRateLimiter {
       this.failures.delete(key);
     }
   }
-}
-
-/**
- * The client's address for the per-address count: the last x-forwarded-for entry, which is the one
- * the nearest proxy added. Next fills the header from the socket only when the client sent none,
- * so without a proxy a client can choose its own address; the per-account count holds regardless.
- */
-export function clientAddress(forwardedFor: string | null | undefined): string {
-  const last = forwardedFor?.split(",").pop()?.trim();
-  return last && last.length <= 64 ? last : "unknown";
 }

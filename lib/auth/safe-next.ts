@@ -17,6 +17,11 @@ export function safeNextPath(next: unknown, fallback = "/"): string {
     return fallback;
   }
   if (url.origin !== BASE) return fallback;
+  // The URL parser resolves dot segments, plain and percent-encoded: "/.//evil.com", "/..//evil.com"
+  // and "/%2e//evil.com" all come out as "//evil.com", another host once more. The result must
+  // start with exactly one slash followed by something that is not a slash or backslash, encoded
+  // (%2f, %5c) or not, since a later decoding step could turn it into one.
+  if (/^\/(?:[/\\]|%2f|%5c)/i.test(url.pathname)) return fallback;
   const path = `${url.pathname}${url.search}${url.hash}`;
   // Back to the sign-in page is a loop, not a destination.
   if (url.pathname === "/login" || url.pathname.startsWith("/login/")) return fallback;

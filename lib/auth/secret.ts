@@ -8,6 +8,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { secretWeakness } from "./secret-strength";
 import { MIN_SECRET_LENGTH } from "./token";
 
 export class SessionSecretError extends Error {
@@ -28,6 +29,8 @@ function readKept(file: string): string {
   if (secret.length < MIN_SECRET_LENGTH) {
     throw new SessionSecretError(`session secret ${file} is shorter than ${MIN_SECRET_LENGTH} characters. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`);
   }
+  const weakness = secretWeakness(secret);
+  if (weakness) throw new SessionSecretError(`session secret ${file} ${weakness}. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`);
   return secret;
 }
 

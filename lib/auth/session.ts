@@ -10,8 +10,9 @@ import "server-only";
 import { cookies, headers } from "next/headers";
 import { unstable_rethrow } from "next/navigation";
 import { env } from "../env";
+import { clientAddress } from "../http/client-address";
 import { authContext, reportAuthProblem } from "./context";
-import { actorFromSession, actorFromTrustedHeader } from "./resolve";
+import { actorFromSession, actorFromTrustedHeader, isTrustedProxy, PROXY_SECRET_HEADER, UnprovenHeaderLog } from "./resolve";
 import type { Actor } from "./roles";
 import { SESSION_COOKIE } from "./token";
 
@@ -23,9 +24,11 @@ export { hashPassword, verifyPassword } from "./password";
  * The signed-in actor, read fresh from the accounts file on every call, or null. Never throws: if
  * the accounts file cannot be opened, nobody is signed in (and the console's log says why).
  *
- * With DRIFTWATCH_TRUSTED_IDENTITY_HEADER set (SSO mode), a request carrying that header is the
- * user it names (see actorFromTrustedHeader for the role); one without it falls back to the
- * session cookie, so local accounts still work beside the proxy.
+ * With DRIFTWATCH_TRUSTED_IDENTITY_HEADER set (SSO mode), a request carrying that header and the
+ * proxy's secret (X-Driftwatch-Proxy-Secret, compared in constant time) is the user it names, with
+ * the role of driftwatch's own account of that name (actorFromTrustedHeader). Without the secret
+ * the header is ignored, the attempt logged (at most once a minute), and the session cookie decides,
+ * as it does for requests without the header: local accounts still work beside the proxy.
  */
 export async function getActor(): Promise<Actor | null> {
   try {
@@ -45,13 +48,20 @@ async function readActor(): Promise<Actor | null> {
   if (config.trustedIdentityHeader) {
     const identity = h.get(config.trustedIdentityHeader);
     if (identity) {
-      return actorFromTrustedHeader({ db: authContext().db, identity, roleHeaderValue: null });
+      if (isTrustedProxy(h.get(PROXY_SECRET_HEADER), config.trustedProxySecret)) return actorFromTrustedHeader({ db: authContext().db, identity });
+      unprovenLog().report({ header: config.trustedIdentityHeader, clientAddress: clientAddress(h.get("x-forwarded-for"), config.trustedProxyHops) });
     }
   }
   const token = jar.get(SESSION_COOKIE)?.value;
   // No cookie, nobody: and no accounts file opened (or created) for a visitor who never signs in.
   if (!token) return null;
   const ctx = authContext();
-  const check = actorFromSession({ db: ctx.db, token, secret: ctx.secret });
+  const check = actorFromSession({ db: ctx.db, token, secret: ctx.secret, maxTtlMs: config.sessionTtlMs });
   return check.ok ? check.actor : null;
+}
+
+const holder = globalThis as unknown as { __driftwatchUnprovenHeaderLog?: UnprovenHeaderLog };
+function unprovenLog(): UnprovenHeaderLog {
+  holder.__driftwatchUnprovenHeaderLog ??= new UnprovenHeaderLog();
+  return holder.__driftwatchUnprovenHeaderLog;
 }

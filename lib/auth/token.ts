@@ -15,18 +15,27 @@ export interface SessionPayload {
   /** Issued and expiry times, in seconds since the epoch (as JWT's iat and exp). */
   iat: number;
   exp: number;
-  /** The account's password_changed_at when the session began: a new password ends the session. */
-  pwd: string;
+  /**
+   * The account's sessions_valid_from when the session began. Disabling the account or changing its
+   * password moves that value on, which ends every older session for good (enabling it again does not
+   * bring them back).
+   */
+  sv: string;
 }
 
 const payloadSchema = z.object({
   sub: z.string().min(1).max(64),
   iat: z.number().int().nonnegative(),
   exp: z.number().int().positive(),
-  pwd: z.string().min(1).max(64),
+  sv: z.string().min(1).max(64),
 });
 
-export type VerifyResult = { ok: true; payload: SessionPayload } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
+/** Clocks of two machines (or a restart across an NTP step) disagree by a little; a token from further ahead was not made by us. */
+export const MAX_CLOCK_SKEW_MS = 60_000;
+
+export type VerifyResult =
+  | { ok: true; payload: SessionPayload }
+  | { ok: false; reason: "malformed" | "bad_signature" | "expired" | "overlong" | "not_yet_valid" };
 
 function mac(data: string, secret: string): Buffer {
   return createHmac("sha256", secret).update(data).digest();
@@ -38,9 +47,9 @@ function assertSecret(secret: string): void {
   if (secret.length < MIN_SECRET_LENGTH) throw new RangeError(`session secret must be at least ${MIN_SECRET_LENGTH} characters`);
 }
 
-export function sessionPayload(opts: { name: string; passwordChangedAt: string; ttlMs: number; now?: Date }): SessionPayload {
+export function sessionPayload(opts: { name: string; sessionsValidFrom: string; ttlMs: number; now?: Date }): SessionPayload {
   const iat = Math.floor((opts.now ?? new Date()).getTime() / 1000);
-  return { sub: opts.name, iat, exp: iat + Math.max(1, Math.floor(opts.ttlMs / 1000)), pwd: opts.passwordChangedAt };
+  return { sub: opts.name, iat, exp: iat + Math.max(1, Math.floor(opts.ttlMs / 1000)), sv: opts.sessionsValidFrom };
 }
 
 export function signSession(payload: SessionPayload, secret: string): string {
@@ -51,8 +60,14 @@ export function signSession(payload: SessionPayload, secret: string): string {
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/** The signature is checked before the payload is parsed: nothing an attacker wrote is read unless we signed it. */
-export function verifySession(token: string, secret: string, now: Date = new Date()): VerifyResult {
+/**
+ * The signature is checked before the payload is parsed: nothing an attacker wrote is read unless we
+ * signed it. A signed token still has to fit today's rules: a lifetime (exp - iat) no longer than
+ * maxTtlMs, the configured session TTL, so a token minted with a longer TTL (an older setting, or a
+ * leaked secret used to mint a year-long one) is refused, and an iat no further ahead than the skew.
+ */
+export function verifySession(token: string, secret: string, opts: { maxTtlMs: number; now?: Date }): VerifyResult {
+  const now = opts.now ?? new Date();
   assertSecret(secret);
   if (token.length > 4096) return { ok: false, reason: "malformed" };
   const parts = token.split(".");
@@ -70,6 +85,10 @@ export function verifySession(token: string, secret: string, now: Date = new Dat
   }
   const payload = payloadSchema.safeParse(parsed);
   if (!payload.success) return { ok: false, reason: "malformed" };
-  if (payload.data.exp * 1000 <= now.getTime()) return { ok: false, reason: "expired" };
+  const { iat, exp } = payload.data;
+  if (exp * 1000 <= now.getTime()) return { ok: false, reason: "expired" };
+  // sessionPayload rounds the TTL down to whole seconds, so an honest token never exceeds it.
+  if ((exp - iat) * 1000 > Math.max(opts.maxTtlMs, 1000)) return { ok: false, reason: "overlong" };
+  if (iat * 1000 > now.getTime() + MAX_CLOCK_SKEW_MS) return { ok: false, reason: "not_yet_valid" };
   return { ok: true, payload: payload.data };
 }

@@ -19,8 +19,15 @@ export const accounts = sqliteTable(
     disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
-    /** Sessions carry this value; a new password changes it, which ends every older session. */
+    /** When the password was last set (shown by `npm run accounts -- list`). */
     passwordChangedAt: text("password_changed_at").notNull(),
+    /**
+     * Sessions carry this value and must match it. Disabling the account and changing its password
+     * move it on, so those sessions end for good: enabling the account again does not revive them.
+     * Never empty in practice: the migration that added it (drizzle/accounts/0001) copied
+     * password_changed_at into existing rows, and a token never carries "", so the default matches none.
+     */
+    sessionsValidFrom: text("sessions_valid_from").notNull().default(""),
   },
   (t) => [
     check("accounts_name_check", sql`length(${t.name}) between 1 and 64 and ${t.name} not glob '*[^a-z0-9._-]*'`),

@@ -153,14 +153,14 @@ test.describe("bad input over HTTP", () => {
   let server: ConsoleServer;
   let journal: Awaited<ReturnType<typeof incidentJournal>>;
   let before: Record<string, string>;
-  let passwordChangedAt: string;
+  let sessionsValidFrom: string;
 
   test.beforeAll(async () => {
     journal = await incidentJournal({ startMsAgo: 4 * 60_000 }); // a short history: enough rows, quick to write
     const accountsDb = path.join(tempDir("e2e-bad"), "accounts.db");
     // In-process rather than through scripts/accounts.ts: the same store, without a second tsx start.
     const accounts = openAccountsDb(accountsDb, { migrationsDir: path.join(repoRoot, "drizzle/accounts") });
-    passwordChangedAt = (await createAccount(accounts.db, { name: OPERATOR.name, role: "operator", password: OPERATOR.password })).passwordChangedAt;
+    sessionsValidFrom = (await createAccount(accounts.db, { name: OPERATOR.name, role: "operator", password: OPERATOR.password })).sessionsValidFrom;
     accounts.sqlite.close();
     server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
     before = fingerprint(journal.file);
@@ -304,7 +304,7 @@ test.describe("bad input over HTTP", () => {
 
   /** A session cookie for the operator, made as sign-in makes it, so the test skips the sign-in page. */
   function operatorCookie(): { name: string; value: string; url: string } {
-    return { name: SESSION_COOKIE, value: signSession(sessionPayload({ name: OPERATOR.name, passwordChangedAt, ttlMs: 3_600_000 }), SECRET), url: server.url };
+    return { name: SESSION_COOKIE, value: signSession(sessionPayload({ name: OPERATOR.name, sessionsValidFrom, ttlMs: 3_600_000 }), SECRET), url: server.url };
   }
 
   /** Fills "resolve by hand" and catches the action's POST without letting it through. */

@@ -9,6 +9,7 @@ import { openAccountsDb } from "@/lib/db/accounts-file";
 import { repoRoot, tempDir } from "../helpers/journal";
 
 const secret = "cli-test-secret-that-is-over-32-characters";
+const TTL = 3600_000;
 
 function accountsCli(file: string, args: string[], input?: string) {
   const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", ...args], {
@@ -86,26 +87,26 @@ describe("npm run accounts", () => {
     expect(oneLine(r.stderr)).toMatch(/no terminal to ask for the password on: pipe it in and pass --password-stdin/);
   });
 
-  it("disable ends a live session; enable brings it back", () => {
+  it("disable ends a live session for good: enable does not bring it back", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", passwordChangedAt: getAccount(db, { name: "alice" })!.passwordChangedAt, ttlMs: 3600_000 }), secret);
-    expect(actorFromSession({ db, token, secret }).ok).toBe(true);
+    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
+    expect(actorFromSession({ db, token, secret, maxTtlMs: TTL }).ok).toBe(true);
     expect(accountsCli(file, ["disable", "alice"])).toMatchObject({ code: 0, stdout: "disabled alice: its sessions have ended\n" });
-    expect(actorFromSession({ db, token, secret })).toEqual({ ok: false, reason: "disabled" });
+    expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "disabled" });
     expect(accountsCli(file, ["list"]).stdout).toMatch(/^alice\s+operator\s+disabled/);
-    expect(accountsCli(file, ["enable", "alice"]).code).toBe(0);
-    expect(actorFromSession({ db, token, secret }).ok).toBe(true);
+    expect(accountsCli(file, ["enable", "alice"])).toMatchObject({ code: 0, stdout: "enabled alice (operator): its owner signs in again (older sessions stay ended)\n" });
+    expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "session_ended" });
   });
 
   it("role changes what a live session may do at its next request", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", passwordChangedAt: getAccount(db, { name: "alice" })!.passwordChangedAt, ttlMs: 3600_000 }), secret);
+    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
     expect(accountsCli(file, ["role", "alice", "viewer"]).code).toBe(0);
-    expect(actorFromSession({ db, token, secret })).toMatchObject({ ok: true, actor: { role: "viewer" } });
+    expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toMatchObject({ ok: true, actor: { role: "viewer" } });
     const bad = accountsCli(file, ["role", "alice", "admin"]);
     expect(bad.code).toBe(1);
     expect(oneLine(bad.stderr)).toBe('driftwatch: invalid role "admin": use viewer or operator');
@@ -115,10 +116,10 @@ describe("npm run accounts", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", passwordChangedAt: getAccount(db, { name: "alice" })!.passwordChangedAt, ttlMs: 3600_000 }), secret);
+    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
     const r = accountsCli(file, ["passwd", "alice", "--password-stdin"], "a different long password\n");
     expect(r).toMatchObject({ code: 0, stdout: "new password for alice (operator); its existing sessions have ended\n" });
-    expect(actorFromSession({ db, token, secret })).toEqual({ ok: false, reason: "password_changed" });
+    expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "session_ended" });
   });
 
   it("passwd, disable and role on an unknown name: one line, exit 1", () => {

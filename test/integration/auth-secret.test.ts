@@ -39,4 +39,12 @@ describe("the session secret", () => {
     fs.writeFileSync(sessionSecretFile(accountsDbPath), "short\n", { mode: 0o600 });
     expect(() => resolveSessionSecret({ configured: undefined, accountsDbPath, log: () => {} })).toThrow(/shorter than 32 characters/);
   });
+
+  it("refuses a kept secret of one repeated letter, saying how to replace it and without echoing it", () => {
+    const accountsDbPath = path.join(tempDir("secret"), "accounts.db");
+    fs.writeFileSync(sessionSecretFile(accountsDbPath), `${"q".repeat(48)}\n`, { mode: 0o600 });
+    const attempt = () => resolveSessionSecret({ configured: undefined, accountsDbPath, log: () => {} });
+    expect(attempt).toThrow(/has only 1 distinct character.*Fix: remove it to have a new one generated/);
+    expect(attempt).not.toThrow(/qqqq/);
+  });
 });

@@ -2,6 +2,7 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAccount, setAccountDisabled } from "@/lib/auth/accounts";
+import { signDeviceCookie } from "@/lib/auth/device";
 import { LoginRateLimiter } from "@/lib/auth/rate-limit";
 import { signIn } from "@/lib/auth/resolve";
 import { openAccountsDb, type AccountsDb } from "@/lib/db/accounts-file";
@@ -12,6 +13,7 @@ const logN = 10;
 const password = "the right password";
 const t0 = new Date("2026-08-10T12:00:00Z");
 const at = (ms: number) => new Date(t0.getTime() + ms);
+const secret = "sign-in-test-secret-Jx0c8vQ2mK5pYr7TnW1z";
 
 const opened: Database.Database[] = [];
 afterEach(() => {
@@ -46,17 +48,17 @@ describe("signing in", () => {
     }
   });
 
-  it("refuses a sixth attempt on an account within 15 minutes, even with the right password, and says for how long", async () => {
+  it("answers failures with growing delays, not a lockout: the right password is accepted once the wait is over", async () => {
     const { db, limiter } = await setup();
     for (let i = 0; i < 5; i++) {
-      expect(await signIn({ db, limiter, name: "alice", password: `wrong ${i}`, clientAddress: `10.0.1.${i}`, logN, now: at(i * 60_000) })).toMatchObject({ ok: false, code: "unauthorized" });
+      expect(await signIn({ db, limiter, name: "alice", password: `wrong ${i}`, clientAddress: `10.0.1.${i}`, logN, now: t0 })).toMatchObject({ ok: false, code: "unauthorized" });
     }
-    const refused = await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(5 * 60_000) });
-    expect(refused).toEqual({ ok: false, code: "refused", retryAfterMs: 10 * 60_000 });
-    // Another account from another address is unaffected.
-    expect((await signIn({ db, limiter, name: "bob", password, clientAddress: "10.0.2.2", logN, now: at(5 * 60_000) })).ok).toBe(true);
-    // Once the first failure is 15 minutes old, one more try is allowed.
-    expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(15 * 60_000) })).ok).toBe(true);
+    // The sixth attempt waits one second after the fifth failure, even with the right password…
+    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(500) })).toEqual({ ok: false, code: "refused", retryAfterMs: 500 });
+    // …another account from another address is unaffected…
+    expect((await signIn({ db, limiter, name: "bob", password, clientAddress: "10.0.2.2", logN, now: at(500) })).ok).toBe(true);
+    // …and one second later the right password gets in: no fifteen-minute lock.
+    expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(1000) })).ok).toBe(true);
   });
 
   it("refuses a client address after five failures across different names", async () => {
@@ -78,5 +80,57 @@ describe("signing in", () => {
   it("does not count successful sign-ins against the limit", async () => {
     const { db, limiter } = await setup();
     for (let i = 0; i < 8; i++) expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, now: at(i) })).ok).toBe(true);
+  });
+});
+
+describe("signing in from a browser the account signed in on before (the device cookie)", () => {
+  it("lets the operator in at once after a stranger's 50 wrong attempts, even from the same address", async () => {
+    const { db, limiter } = await setup();
+    // The operator signed in on this browser earlier: the console gave it a device cookie.
+    const first = await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, now: at(-3600_000) });
+    expect(first).toMatchObject({ ok: true, deviceId: null });
+    const device = signDeviceCookie({ name: "alice", secret, now: at(-3600_000) });
+
+    // A stranger then guesses alice's password fifty times, from alice's address and from others, as fast as allowed.
+    let checked = 0;
+    for (let i = 0; i < 50; i++) {
+      const outcome = await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: i % 2 ? "10.0.0.1" : `198.51.100.${i}`, logN, now: at(i * 100) });
+      expect(outcome.ok).toBe(false);
+      if (!outcome.ok && outcome.code === "unauthorized") checked++;
+    }
+    // The stranger's guessing stayed bounded (5 free, then 1 s, 2 s … after each failure) …
+    expect(checked).toBeLessThanOrEqual(8);
+    // … and a stranger (no device cookie) with the right password must wait too …
+    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "203.0.113.5", logN, now: at(5000) })).toMatchObject({ ok: false, code: "refused" });
+    // … but the operator, on their own browser, is in at that very moment.
+    const owner = await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token: device, secret }, now: at(5000) });
+    expect(owner).toMatchObject({ ok: true, account: { name: "alice" } });
+    expect(owner.ok && owner.deviceId).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+  });
+
+  it("counts a device cookie's own failures on that device: a stolen cookie buys no free guesses", async () => {
+    const { db, limiter } = await setup();
+    const device = signDeviceCookie({ name: "alice", secret, now: t0 });
+    const outcomes = [];
+    for (let i = 0; i < 20; i++) outcomes.push(await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: "10.0.0.1", logN, device: { token: device, secret }, now: t0 }));
+    expect(outcomes.filter((o) => !o.ok && o.code === "unauthorized")).toHaveLength(5);
+    expect(outcomes.filter((o) => !o.ok && o.code === "refused")).toHaveLength(15);
+    // Another browser of alice's is not slowed down by it.
+    const other = signDeviceCookie({ name: "alice", secret, now: t0 });
+    expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token: other, secret }, now: t0 })).ok).toBe(true);
+  });
+
+  it("treats a device cookie for another account, signed with another secret, or expired as a stranger's", async () => {
+    const { db, limiter } = await setup();
+    for (let i = 0; i < 5; i++) await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: `198.51.100.${i}`, logN, now: t0 });
+    const cookies = [
+      signDeviceCookie({ name: "bob", secret, now: t0 }),
+      signDeviceCookie({ name: "alice", secret: "another-secret-of-32-characters-k2P9xQ7mB4", now: t0 }),
+      signDeviceCookie({ name: "alice", secret, now: at(-91 * 24 * 3600_000) }),
+      "not.a-device-cookie",
+    ];
+    for (const token of cookies) {
+      expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token, secret }, now: t0 })).toMatchObject({ ok: false, code: "refused" });
+    }
   });
 });
