@@ -5,7 +5,11 @@
  * the actor itself (lib/auth/session.ts), since a proxy can be bypassed by what it does not match.
  */
 import { NextResponse, type NextRequest } from "next/server";
+import { readGate } from "./lib/auth/read-gate";
 import { contentSecurityPolicy } from "./lib/auth/security-headers";
+import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
+import { reportAuthProblem } from "./lib/auth/context";
+import { env } from "./lib/env";
 import { rejectRequest } from "./lib/http/request-limits";
 
 export function proxy(request: NextRequest) {
@@ -17,6 +21,8 @@ export function proxy(request: NextRequest) {
       ? NextResponse.json({ ok: false, error: { code: "invalid", message: rejection.message } }, { status: rejection.status, headers })
       : new NextResponse(`${rejection.message}.\n`, { status: rejection.status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
   }
+  const gated = signInGate(request);
+  if (gated) return gated;
   // The JSON routes render nothing: no nonce to mint; next.config.ts gives them a fixed policy.
   if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
@@ -27,6 +33,24 @@ export function proxy(request: NextRequest) {
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
   return response;
+}
+
+/** DRIFTWATCH_REQUIRE_SIGN_IN: a reader who is not signed in reads nothing but the sign-in page. */
+function signInGate(request: NextRequest): NextResponse | null {
+  if (!env().requireSignIn) return null;
+  let signedIn = false;
+  try {
+    signedIn = actorFromRequest({ headers: request.headers, sessionToken: request.cookies.get(SESSION_COOKIE)?.value }) !== null;
+  } catch (error) {
+    reportAuthProblem(error); // no accounts file: nobody is signed in, and the log says why
+  }
+  const gate = readGate({ required: true, signedIn, method: request.method, pathname: request.nextUrl.pathname, search: request.nextUrl.search });
+  if (gate.kind === "pass") return null;
+  const headers = { "Cache-Control": "no-store" };
+  if (gate.kind === "sign_in") return NextResponse.redirect(new URL(gate.location, request.url), { status: 303, headers });
+  return request.nextUrl.pathname.startsWith("/api/")
+    ? NextResponse.json({ ok: false, error: { code: "unauthorized", message: gate.message } }, { status: 401, headers })
+    : new NextResponse(`${gate.message}\n`, { status: 401, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
 }
 
 export const config = {

@@ -44,6 +44,15 @@ async function readActor(): Promise<Actor | null> {
   // The request first: while Next prerenders at build time this stops here, before any file is
   // opened or a secret generated.
   const [h, jar] = await Promise.all([headers(), cookies()]);
+  return actorFromRequest({ headers: h, sessionToken: jar.get(SESSION_COOKIE)?.value });
+}
+
+/**
+ * The same answer from a request's parts, for proxy.ts (which has the request, not next/headers).
+ * Throws when the accounts file or the secret cannot be had; getActor turns that into nobody.
+ */
+export function actorFromRequest(req: { headers: Pick<Headers, "get">; sessionToken: string | undefined }): Actor | null {
+  const h = req.headers;
   const config = env();
   if (config.trustedIdentityHeader) {
     const identity = h.get(config.trustedIdentityHeader);
@@ -52,7 +61,7 @@ async function readActor(): Promise<Actor | null> {
       unprovenLog().report({ header: config.trustedIdentityHeader, clientAddress: clientAddress(h.get("x-forwarded-for"), config.trustedProxyHops) });
     }
   }
-  const token = jar.get(SESSION_COOKIE)?.value;
+  const token = req.sessionToken;
   // No cookie, nobody: and no accounts file opened (or created) for a visitor who never signs in.
   if (!token) return null;
   const ctx = authContext();

@@ -93,3 +93,41 @@ test.describe("a bot the journal does not have", () => {
     expect(present?.status()).toBe(200);
   });
 });
+
+test.describe("a console that requires sign-in to read", () => {
+  let server: ConsoleServer;
+  let journal: Awaited<ReturnType<typeof healthyJournal>>;
+
+  test.beforeAll(async () => {
+    journal = await healthyJournal();
+    server = await startConsole({
+      journal: journal.file,
+      env: { DRIFTWATCH_ACCOUNTS_DB: accountsWithViewer(), DRIFTWATCH_SESSION_SECRET: SECRET, DRIFTWATCH_REQUIRE_SIGN_IN: "1" },
+    });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    journal?.close();
+  });
+
+  test("shows a stranger nothing but the sign-in page, then the page they asked for", async ({ page, request }) => {
+    const api = await request.get(`${server.url}/api/overview`);
+    expect(api.status()).toBe(401);
+    expect(await api.json()).toEqual({ ok: false, error: { code: "unauthorized", message: expect.stringContaining("Sign in to read") } });
+    expect(await api.text()).not.toContain("gamma");
+    const audit = await request.get(`${server.url}/audit?actor=operator`, { maxRedirects: 0 });
+    expect(audit.status()).toBe(303);
+    expect(new URL(audit.headers().location ?? "", server.url).toString()).toBe(`${server.url}/login?next=${encodeURIComponent("/audit?actor=operator")}`);
+    const post = await request.post(`${server.url}/bots/gamma`, { form: { botId: "gamma" }, maxRedirects: 0 });
+    expect(post.status()).toBe(401);
+
+    await page.goto(`${server.url}/bots/gamma`);
+    await expect(page).toHaveURL(/\/login\?next=%2Fbots%2Fgamma$/);
+    await page.getByLabel("Account name").fill(VIEWER.name);
+    await page.getByLabel("Password").fill(VIEWER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(`${server.url}/bots/gamma`);
+    await expect(page.getByTestId("signed-in-as")).toBeVisible();
+    expect((await page.request.get(`${server.url}/api/overview`)).status()).toBe(200);
+  });
+});
