@@ -1,3 +1,5 @@
+import { actorRole, forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
@@ -19,11 +21,15 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   await connection();
   const raw = await searchParams;
   const p = params.parse({ actor: typeof raw.actor === "string" ? raw.actor : undefined, action: typeof raw.action === "string" ? raw.action : undefined, before: raw.before });
-  const read = readJournal((j) => listAudit({ db: j.db, actor: p.actor || null, action: p.action || null, before: p.before ?? null }));
+  // A reader who is not signed in sees roles, and filters by role: a name in the URL must not
+  // tell them whether that account acted.
+  const names = await readerSeesNames();
+  const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
+  const read = readJournal((j) => forReader(listAudit({ db: j.db, actor, action: p.action || null, before: p.before ?? null }), names));
   if (!read.ok) return <JournalProblem error={read.error} />;
-  const view = read.data;
+  const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();
-  if (p.actor) next.set("actor", p.actor);
+  if (actor) next.set("actor", actor);
   if (p.action) next.set("action", p.action);
   if (view.nextBefore) next.set("before", String(view.nextBefore));
   return (
@@ -39,10 +45,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <form className="flex flex-wrap items-end gap-3 text-sm" method="get">
         <div className="flex flex-col">
           <label htmlFor="audit-actor">Actor</label>
-          <select id="audit-actor" name="actor" defaultValue={p.actor ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
+          <select id="audit-actor" name="actor" defaultValue={actor ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
             <option value="">everyone</option>
             {view.actors.map((a) => (
-              <option key={a}>{a}</option>
+              <option key={a} value={a}>
+                {a}
+              </option>
             ))}
           </select>
         </div>
@@ -60,7 +68,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </button>
       </form>
       {view.entries.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{p.actor || p.action ? " for these filters" : " yet"}.</p>
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{actor || p.action ? " for these filters" : " yet"}.</p>
       ) : (
         <ol className="space-y-2" aria-label="Audit entries">
           {view.entries.map((e) => (
