@@ -88,7 +88,7 @@ export function verifyChain(entries: Iterable<ChainEntry>, opts: VerifyOptions):
     if (e.prevHash !== prev) return fail(e, "its prev_hash is not the previous entry's hash (an entry was removed, inserted or reordered)");
     if (isKeyed(e.hash)) {
       if (opts.key === null) return fail(e, "it is keyed and no audit key was found to check it (set DRIFTWATCH_AUDIT_KEY, or DRIFTWATCH_ACCOUNTS_DB so its audit-key file is found)");
-      if (keyedEntryHash(prev, e, opts.key) !== e.hash) return fail(e, "its keyed hash does not match its content (the entry was altered or forged, or the key is not the one it was written with)");
+      if (keyedEntryHash(prev, e, opts.key) !== e.hash) return fail(e, "its hash does not match its content under the audit key (the entry was altered or forged, or the key is not the one it was written with)");
       keyedSeen = true;
       lastKeyedId = e.id;
     } else {

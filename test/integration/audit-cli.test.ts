@@ -52,9 +52,9 @@ function journalWithPublishedHeads(): Setup {
 }
 
 function auditCli(s: Setup, ...args: string[]) {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("DRIFTWATCH_")) env[k] = v;
-  env.DRIFTWATCH_ACCOUNTS_DB = s.accounts;
+  // Only the accounts file is configured: the key and the head file are found beside it.
+  const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_ACCOUNTS_DB: s.accounts };
+  for (const k of Object.keys(env)) if (k.startsWith("DRIFTWATCH_") && k !== "DRIFTWATCH_ACCOUNTS_DB") delete env[k];
   const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/audit.ts", "verify", ...args], { cwd: repoRoot, encoding: "utf8", env });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
