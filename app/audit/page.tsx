@@ -8,6 +8,7 @@ import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readJournal } from "@/lib/db/console";
 import { listAudit } from "@/lib/queries/audit";
+import { visibleText } from "@/lib/visible-text";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
 
@@ -49,7 +50,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             <option value="">everyone</option>
             {view.actors.map((a) => (
               <option key={a} value={a}>
-                {a}
+                {visibleText(a)}
               </option>
             ))}
           </select>
@@ -74,8 +75,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           {view.entries.map((e) => (
             <li key={e.id} data-testid="audit-entry" data-outcome={e.outcome} className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}>
               <p>
-                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{e.actor}</strong> · {e.action} ·{" "}
-                <span className="break-all font-mono">{e.target}</span> ·{" "}
+                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> · {e.action} ·{" "}
+                <span className="break-all font-mono">{visibleText(e.target)}</span> ·{" "}
                 <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
                   {e.outcome}
                   {e.code ? ` (${e.code})` : ""}
@@ -83,7 +84,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               </p>
               <details className="mt-1">
                 <summary className="cursor-pointer">Detail</summary>
-                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{JSON.stringify(JSON.parse(e.detail), null, 2)}</pre>
+                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{visibleText(JSON.stringify(JSON.parse(e.detail), null, 2))}</pre>
               </details>
             </li>
           ))}
