@@ -37,11 +37,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <div className="space-y-4">
       <h1 className="text-2xl font-bold">Audit log</h1>
       <p className="text-sm">
-        Every operator action, applied or refused, newest first. Append-only and chained by hash: {view.head.entries} entries, head{" "}
+        Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash: {view.head.entries} entries, head{" "}
         <code className="break-all font-mono text-xs" data-testid="audit-head">
           {view.head.hash}
         </code>
-        . Verify it with <code>npm run audit -- verify</code>.
+        . Verify it against the heads the console published outside the journal with <code>npm run audit -- verify --expect-head</code>.
       </p>
       <form className="flex flex-wrap items-end gap-3 text-sm" method="get">
         <div className="flex flex-col">
