@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import { connection } from "next/server";
 import { NoBots } from "@/components/bots/no-bots";
@@ -14,14 +16,15 @@ export default async function OverviewPage() {
   // Read the journal per request, never at build time.
   await connection();
   const config = env();
+  const names = await readerSeesNames();
   const read = readJournal((j) =>
-    getOverview({
+    forReader(getOverview({
       db: j.db,
       now: new Date(),
       heartbeatStaleMs: config.heartbeatStaleMs,
       reconciliationStaleMs: config.reconciliationStaleMs,
       doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
+    }), names),
   );
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;

@@ -1,30 +1,87 @@
 /**
- * npm run audit -- verify [file]
+ * npm run audit -- verify [file] [--expect-head [N:HASH]]
  *
- * Recomputes the audit log's hash chain. Exit 0 with the head of the chain when every entry holds;
- * exit 1 naming the first broken entry otherwise. The file defaults to DRIFTWATCH_JOURNAL.
+ * Recomputes the audit log's chain: keyed entries with the audit key (DRIFTWATCH_AUDIT_KEY, or the
+ * audit-key file beside DRIFTWATCH_ACCOUNTS_DB), and an unkeyed prefix written before the key
+ * existed with plain SHA-256. With --expect-head the chain must also still hold the last head the
+ * console published outside the journal (DRIFTWATCH_AUDIT_HEAD_FILE), or the one given as N:HASH:
+ * that catches a removed tail and a chain rewritten by whoever could write the journal.
+ * Exit 0 with the head when everything holds; 1 naming the first bad entry; 2 for a usage error.
+ * The file defaults to DRIFTWATCH_JOURNAL.
  */
-import { env } from "../lib/env";
-import { openJournalReader } from "../lib/db/journal-file";
+import path from "node:path";
+import type { AuditHead } from "../lib/audit/chain";
+import { lastPublishedHead } from "../lib/audit/head";
+import { findAuditKey } from "../lib/audit/key";
 import { verifyAuditLog } from "../lib/audit/log";
+import { openJournalReader } from "../lib/db/journal-file";
+import { env } from "../lib/env";
+
+const USAGE = "usage: npm run audit -- verify [file] [--expect-head [N:HASH]]";
+
+type Args = { file: string | undefined; expectHead: false | true | AuditHead };
+
+function parseArgs(argv: string[]): Args | string {
+  const [command, ...rest] = argv;
+  if (command !== "verify") return USAGE;
+  const args: Args = { file: undefined, expectHead: false };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (a === "--expect-head") {
+      const next = rest[i + 1];
+      if (next !== undefined && /^\d+:/.test(next)) {
+        const colon = next.indexOf(":");
+        const entries = Number(next.slice(0, colon));
+        const hash = next.slice(colon + 1);
+        if (!Number.isSafeInteger(entries) || entries < 1 || hash.length === 0) return `--expect-head ${next}: give N:HASH, such as 42:hmac-sha256:3f… (from a "driftwatch: audit head" line)`;
+        args.expectHead = { entries, hash };
+        i++;
+      } else args.expectHead = true;
+    } else if (a.startsWith("-")) return `unknown option ${a}. ${USAGE}`;
+    else if (args.file === undefined) args.file = a;
+    else return USAGE;
+  }
+  return args;
+}
 
 function main(argv: string[]): number {
-  const [command, fileArg, ...rest] = argv;
-  if (command !== "verify" || rest.length > 0) {
-    console.error("usage: npm run audit -- verify [file]");
+  const args = parseArgs(argv);
+  if (typeof args === "string") {
+    console.error(args);
     return 2;
   }
-  const { db, info } = openJournalReader(fileArg ?? env().journalPath);
+  const c = env();
+  const journalPath = path.resolve(args.file ?? c.journalPath);
+  let expectHead: AuditHead | undefined;
+  let headSource = "";
+  if (args.expectHead === true) {
+    const published = lastPublishedHead(c.auditHeadFile, journalPath);
+    if (!published) {
+      console.error(
+        `audit log of ${journalPath}: no head was published for it in ${c.auditHeadFile}. Fix: set DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
+      );
+      return 2;
+    }
+    expectHead = { entries: published.entries, hash: published.head };
+    headSource = ` (published ${published.at} in ${c.auditHeadFile})`;
+  } else if (args.expectHead) {
+    expectHead = args.expectHead;
+    headSource = " (given)";
+  }
+  const key = findAuditKey({ configured: c.auditKey, accountsDbPath: c.accountsDbPath });
+  const { db, info } = openJournalReader(journalPath);
   try {
-    const r = verifyAuditLog(db);
+    const r = verifyAuditLog(db, key, expectHead);
     if (r.ok) {
-      console.log(`audit log of ${info.file}: ${r.entries} entries, chain verified, head ${r.head}`);
+      const before = r.unkeyed > 0 ? `; ${r.unkeyed} of them predate the audit key (unkeyed SHA-256)` : "";
+      const held = expectHead ? `; holds the published head #${expectHead.entries}${headSource}` : "";
+      console.log(`audit log of ${info.file}: ${r.entries} entries, chain verified${before}${held}, head ${r.head}`);
       return 0;
     }
     const e = r.brokenAt;
-    console.error(
-      `audit log of ${info.file}: chain broken at entry #${e.id} (${e.at}, ${e.actor}, ${e.action} ${e.target}): ${r.problem}. Entries before #${e.id} verify; treat #${e.id} and everything after it as untrusted.`,
-    );
+    const which = e ? `entry #${e.id} (${e.at}, ${e.actor}, ${e.action} ${e.target})` : `entry #${r.badId} (missing)`;
+    const trust = r.untrustedFrom <= 1 ? "No entry of it can be trusted." : `Entries before #${r.untrustedFrom} verify; treat #${r.untrustedFrom} and everything after it as untrusted.`;
+    console.error(`audit log of ${info.file}: chain broken at ${which}: ${r.problem}. ${trust}`);
     return 1;
   } finally {
     db.close();

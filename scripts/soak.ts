@@ -21,7 +21,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { chromium, type Browser } from "playwright-core";
+import { findAuditKey } from "../lib/audit/key";
 import { migrateJournal } from "../lib/db/journal-file";
+import { env } from "../lib/env";
 import { SOAK_BOT_ID, type SoakBotReport } from "../lib/soak/bot";
 import { BrowserOperator, type OperatorStats } from "../lib/soak/operator";
 import { percentile, poll, soakRoutes } from "../lib/soak/pollers";
@@ -188,7 +190,8 @@ async function main(): Promise<number> {
 
     const db = new Database(journal, { readonly: true, fileMustExist: true });
     const rows = verifyBotRows(db, report);
-    const actions = verifyActions(db, `operator:${OPERATOR.name}`, acted.confirmed);
+    // The console kept its audit key beside the soak's accounts file.
+    const actions = verifyActions(db, `operator:${OPERATOR.name}`, acted.confirmed, findAuditKey({ configured: env().auditKey, accountsDbPath: accounts }));
     db.close();
     const consoleBusy = (consoleOutput.match(/SQLITE_BUSY|database is locked/g) ?? []).length;
     const busyActions = acted.confirmed.filter((a) => a.code === "internal").length;

@@ -1,3 +1,5 @@
+import { actorRole, forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
@@ -6,6 +8,7 @@ import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readJournal } from "@/lib/db/console";
 import { listAudit } from "@/lib/queries/audit";
+import { visibleText } from "@/lib/visible-text";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
 
@@ -19,30 +22,36 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   await connection();
   const raw = await searchParams;
   const p = params.parse({ actor: typeof raw.actor === "string" ? raw.actor : undefined, action: typeof raw.action === "string" ? raw.action : undefined, before: raw.before });
-  const read = readJournal((j) => listAudit({ db: j.db, actor: p.actor || null, action: p.action || null, before: p.before ?? null }));
+  // A reader who is not signed in sees roles, and filters by role: a name in the URL must not
+  // tell them whether that account acted.
+  const names = await readerSeesNames();
+  const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
+  const read = readJournal((j) => forReader(listAudit({ db: j.db, actor, action: p.action || null, before: p.before ?? null }), names));
   if (!read.ok) return <JournalProblem error={read.error} />;
-  const view = read.data;
+  const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();
-  if (p.actor) next.set("actor", p.actor);
+  if (actor) next.set("actor", actor);
   if (p.action) next.set("action", p.action);
   if (view.nextBefore) next.set("before", String(view.nextBefore));
   return (
     <div className="space-y-4">
       <h1 className="text-2xl font-bold">Audit log</h1>
       <p className="text-sm">
-        Every operator action, applied or refused, newest first. Append-only and chained by hash: {view.head.entries} entries, head{" "}
+        Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash: {view.head.entries} entries, head{" "}
         <code className="break-all font-mono text-xs" data-testid="audit-head">
           {view.head.hash}
         </code>
-        . Verify it with <code>npm run audit -- verify</code>.
+        . Verify it against the heads the console published outside the journal with <code>npm run audit -- verify --expect-head</code>.
       </p>
       <form className="flex flex-wrap items-end gap-3 text-sm" method="get">
         <div className="flex flex-col">
           <label htmlFor="audit-actor">Actor</label>
-          <select id="audit-actor" name="actor" defaultValue={p.actor ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
+          <select id="audit-actor" name="actor" defaultValue={actor ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
             <option value="">everyone</option>
             {view.actors.map((a) => (
-              <option key={a}>{a}</option>
+              <option key={a} value={a}>
+                {visibleText(a)}
+              </option>
             ))}
           </select>
         </div>
@@ -60,14 +69,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </button>
       </form>
       {view.entries.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{p.actor || p.action ? " for these filters" : " yet"}.</p>
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{actor || p.action ? " for these filters" : " yet"}.</p>
       ) : (
         <ol className="space-y-2" aria-label="Audit entries">
           {view.entries.map((e) => (
             <li key={e.id} data-testid="audit-entry" data-outcome={e.outcome} className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}>
               <p>
-                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{e.actor}</strong> · {e.action} ·{" "}
-                <span className="break-all font-mono">{e.target}</span> ·{" "}
+                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> · {e.action} ·{" "}
+                <span className="break-all font-mono">{visibleText(e.target)}</span> ·{" "}
                 <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
                   {e.outcome}
                   {e.code ? ` (${e.code})` : ""}
@@ -75,7 +84,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               </p>
               <details className="mt-1">
                 <summary className="cursor-pointer">Detail</summary>
-                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{JSON.stringify(JSON.parse(e.detail), null, 2)}</pre>
+                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{visibleText(JSON.stringify(JSON.parse(e.detail), null, 2))}</pre>
               </details>
             </li>
           ))}

@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -30,7 +32,8 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
     );
   }
   const { view } = parsed;
-  const read = readJournal((j) => getBreakerBoard({ db: j.db, now: new Date(), bot: view.bot, before: view.before }));
+  const names = await readerSeesNames();
+  const read = readJournal((j) => forReader(getBreakerBoard({ db: j.db, now: new Date(), bot: view.bot, before: view.before }), names));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

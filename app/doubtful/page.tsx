@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { connection } from "next/server";
@@ -15,7 +17,8 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   await connection();
   const raw = (await searchParams).bot;
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
-  const read = readJournal((j) => listDoubtfulOrders({ db: j.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }));
+  const names = await readerSeesNames();
+  const read = readJournal((j) => forReader(listDoubtfulOrders({ db: j.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }), names));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -1,3 +1,4 @@
+import { readerSeesNames } from "@/lib/auth/reader";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
@@ -61,9 +62,10 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   }
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
+  const names = await readerSeesNames();
   const found = readJournal((j) => {
     const window = resolveIncidentWindow({ db: j.db, now: new Date(), from: query.from, to: query.to });
-    return { window, timeline: getIncidentTimeline({ db: j.db, window, filters }) };
+    return { window, timeline: getIncidentTimeline({ db: j.db, window, filters, names }) };
   });
   if (!found.ok) {
     return <JournalUnavailable error={found.error} />;

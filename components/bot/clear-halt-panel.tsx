@@ -10,6 +10,7 @@ import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/live/queries";
+import { visibleText } from "@/lib/visible-text";
 
 /**
  * The bot, its live clear checklist, and the clear form. The breaker version the page loaded with
@@ -61,7 +62,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                   </span>
                   <span>
                     <strong>{item.label}</strong>
-                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {item.detail}
+                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {visibleText(item.detail)}
                   </span>
                 </li>
               ))}
@@ -114,7 +115,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 {view.pending.map((p) => (
                   <form key={p.id} action={approve} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
                     <p>
-                      #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{p.reason}” (until <UtcTime iso={p.expiresAt} />)
+                      #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{visibleText(p.reason)}” (until <UtcTime iso={p.expiresAt} />)
                     </p>
                     <input type="hidden" name="requestId" value={p.id} />
                     <input type="hidden" name="botId" value={botId} />

@@ -4,6 +4,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
 import type { BotSummary } from "@/lib/queries/bots";
+import { visibleText } from "@/lib/visible-text";
 
 type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
 
@@ -35,7 +36,7 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
 
       {halted && bot.breaker && (
         <p className="mt-3 rounded bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100" data-testid="halt-reason">
-          <strong>Halted:</strong> {bot.breaker.reason ?? "no reason recorded"}
+          <strong>Halted:</strong> {visibleText(bot.breaker.reason ?? "no reason recorded")}
           <br />
           since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
           <br />

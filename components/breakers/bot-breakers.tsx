@@ -5,6 +5,7 @@ import { breakersViewToQuery } from "@/lib/breakers-view";
 import type { BreakerBotView } from "@/lib/queries/breakers";
 import { BreakerEventItem } from "./breaker-event-item";
 import { HaltedFor } from "./halted-for";
+import { visibleText } from "@/lib/visible-text";
 
 /**
  * One bot: its breaker now (a halt counting up), then its trips and clears, newest first. Memoised:
@@ -38,7 +39,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
           <p className="mt-2 whitespace-pre-line text-sm [overflow-wrap:anywhere]" data-testid="halted-for">
             <strong>
               Halted for <HaltedFor since={b.changedAt} />
-            </strong>: {b.reason ?? "no reason recorded"}
+            </strong>: {visibleText(b.reason ?? "no reason recorded")}
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
@@ -49,7 +50,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
         ) : (
           <p className="mt-2 whitespace-pre-line text-sm text-slate-700 [overflow-wrap:anywhere] dark:text-slate-200">
             Last changed <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
-            {b.reason ? `: ${b.reason}` : ""}.
+            {b.reason ? `: ${visibleText(b.reason)}` : ""}.
           </p>
         )}
       </div>

@@ -4,6 +4,7 @@ import { formatDuration, formatUtc } from "@/lib/format";
 import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
+import { visibleText } from "@/lib/visible-text";
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
 export function BreakerEventItem({ event }: { event: BreakerEventView }) {
@@ -17,7 +18,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
             by <span className="font-mono">{event.actor}</span>
           </span>
         </header>
-        <p className="mt-1 whitespace-pre-line [overflow-wrap:anywhere]">{event.reason}</p>
+        <p className="mt-1 whitespace-pre-line [overflow-wrap:anywhere]">{visibleText(event.reason)}</p>
         <p className="mt-1 text-slate-700 dark:text-slate-200" data-testid="breaker-duration">
           {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatDuration(event.durationMs)}.`}
         </p>
@@ -42,7 +43,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         </span>
       </header>
       <p className="mt-1 whitespace-pre-line font-semibold [overflow-wrap:anywhere]" data-testid="breaker-reason">
-        {event.reason}
+        {visibleText(event.reason)}
       </p>
       {event.cause && (
         <div className="mt-2" data-testid="breaker-cause">

@@ -2,6 +2,7 @@ import { ResolveOrderActions } from "@/components/actions/resolve-order-actions"
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/format";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
+import { visibleText } from "@/lib/visible-text";
 
 function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   switch (check.kind) {
@@ -99,7 +100,7 @@ export function DoubtfulOrderCard({
           {order.events.map((e) => (
             <li key={e.id} data-testid="order-event" className="break-all">
               <UtcTime iso={e.at} className="font-mono" /> · <strong>{e.kind}</strong> · {e.actor}
-              {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{e.detail}</code>}
+              {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
             </li>
           ))}
         </ol>

@@ -1,6 +1,7 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
 import type { IncidentEvent } from "@/lib/incidents/events";
+import { visibleText } from "@/lib/visible-text";
 
 const rowStyle: Record<IncidentEvent["severity"], string> = {
   emergency: "border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50",
@@ -57,14 +58,14 @@ export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
           {e.botId && <span className="font-mono text-xs font-semibold">{e.botId}</span>}
           {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
         </div>
-        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{e.summary}</p>
+        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{visibleText(e.summary)}</p>
         {e.clientOrderId && <p className="font-mono text-xs [overflow-wrap:anywhere]">{e.clientOrderId}</p>}
         {e.drifts.length > 0 && <DriftList drifts={e.drifts} label={`Symbols drifting in reconciliation #${e.reconciliationId}`} />}
         {hasDetail(e.detail) && (
           <details className="mt-1">
             <summary className="cursor-pointer text-xs underline">detail</summary>
             <pre className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">
-              {typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail, null, 2)}
+              {visibleText(typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail, null, 2))}
             </pre>
           </details>
         )}

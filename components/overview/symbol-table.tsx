@@ -3,6 +3,7 @@ import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
 import { formatDuration } from "@/lib/format";
 import type { OverviewLine } from "@/lib/queries/overview";
+import { visibleText } from "@/lib/visible-text";
 
 const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
 const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
@@ -25,7 +26,7 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
   return (
     <div className="space-y-1" data-testid="ack-cell">
       {line.ack ? (
-        <p title={line.ack.note}>
+        <p title={visibleText(line.ack.note)}>
           yes, by {line.ack.by.replace(/^operator:/, "")} until {line.ack.expiresAt.slice(11, 16)} UTC
         </p>
       ) : (

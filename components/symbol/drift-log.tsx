@@ -2,6 +2,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import type { DriftEpisode } from "@/lib/charts/downsample";
 import type { BreakerMarker } from "@/lib/queries/symbol-chart";
 import { formatAge } from "@/lib/format";
+import { visibleText } from "@/lib/visible-text";
 
 const iso = (t: number) => new Date(t).toISOString();
 const kindWords = { size_drift: "Size drift", unknown_position: "Unknown position" } as const;
@@ -48,7 +49,7 @@ export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEp
                   <span className={`font-semibold ${m.kind === "trip" ? "text-red-800 dark:text-red-300" : "text-emerald-800 dark:text-emerald-300"}`}>
                     {m.kind === "trip" ? "Trip" : "Clear"}
                   </span>{" "}
-                  at <UtcTime iso={m.at} /> by {m.actor}: {m.reason}
+                  at <UtcTime iso={m.at} /> by {m.actor}: {visibleText(m.reason)}
                 </li>
               ))}
               {moreMarkers && <li>More in this window; narrow it to see them all.</li>}

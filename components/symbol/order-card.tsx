@@ -1,5 +1,6 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { SymbolOrder } from "@/lib/queries/symbol";
+import { visibleText } from "@/lib/visible-text";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
@@ -63,7 +64,7 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
           {order.events.map((e) => (
             <li key={e.id} data-testid="order-event" data-kind={e.kind}>
               <UtcTime iso={e.at} className="font-mono text-xs" /> <strong>{e.kind}</strong> by {e.actor}
-              {e.detail !== "{}" && <code className="block break-all text-xs text-slate-700 dark:text-slate-300">{e.detail}</code>}
+              {e.detail !== "{}" && <code className="block break-all text-xs text-slate-700 dark:text-slate-300">{visibleText(e.detail)}</code>}
             </li>
           ))}
         </ol>

@@ -21,6 +21,7 @@ import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
 import { useHydrated } from "@/components/live/use-hydrated";
+import { visibleText } from "@/lib/visible-text";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
 const TOO_OLD_MS = 5_000;
@@ -110,7 +111,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       />
       {halted && data.bot.breaker && (
         <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">
-          <strong>{botId} is halted:</strong> {data.bot.breaker.reason ?? "no reason recorded"}, since <UtcTime iso={data.bot.breaker.changedAt} /> by{" "}
+          <strong>{botId} is halted:</strong> {visibleText(data.bot.breaker.reason ?? "no reason recorded")}, since <UtcTime iso={data.bot.breaker.changedAt} /> by{" "}
           {data.bot.breaker.changedBy}.
         </p>
       )}
@@ -153,7 +154,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
               <PositionChart
                 points={c.points}
                 episodes={c.episodes}
-                markers={c.markers.map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: m.reason }))}
+                markers={c.markers.map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: visibleText(m.reason) }))}
                 from={from}
                 to={to}
                 label={`${symbol} on ${botId}: the bot's position against the exchange's over the window, ${drifts} drift${drifts === 1 ? "" : "s"} shaded, ${trips} breaker trip${trips === 1 ? "" : "s"} marked. The list below the chart gives each in words.`}

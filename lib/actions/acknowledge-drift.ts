@@ -1,5 +1,6 @@
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
+import { withoutInvisible } from "./text-field";
 import { getCurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
 import { classifyDrift } from "../reconcile/diff";
@@ -15,7 +16,7 @@ const schema = z.object({
   ours: num("our size"),
   theirs: num("their size"),
   driftSince: z.string().max(40).optional().transform((v) => (v ? v : null)),
-  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
 });
 
 export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, { expiresAt: string }> {
@@ -49,7 +50,7 @@ const endedSchema = z.object({
   symbol: z.string().trim().min(1, "Missing symbol").max(100),
   /** The latest drifting cycle the operator saw: a newer one means it drifted again. */
   reconciliationId: z.coerce.number({ error: "Missing cycle" }).int().positive("Missing cycle"),
-  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
 });
 
 /**

@@ -5,6 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { withoutInvisible } from "./text-field";
 import { unmet } from "../breaker/clear-checklist";
 import { getClearChecklist } from "../queries/clear-checklist";
 import { Refusal, type ActionSpec } from "./guard";
@@ -23,7 +24,7 @@ const clearSchema = z
   .object({
     botId,
     breakerVersion,
-    reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters"),
+    reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters").superRefine(withoutInvisible("reason")),
     confirmBotId: z.string().trim().max(200, "Type the bot id exactly to confirm"),
   })
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });

@@ -15,6 +15,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import type { AuditHead } from "../audit/chain";
 import { appendAudit } from "../audit/log";
 import { isCorruptError, isLockedError, JournalError } from "../db/journal-file";
 import type { ActionCode, ActionResult } from "./result";
@@ -67,6 +68,13 @@ export interface GuardEnv {
    * journal file was deleted or replaced meanwhile, so an action never lands in a lost file.
    */
   assertJournalFile?: () => void;
+  /** Signs the audit entries (lib/audit/key.ts). */
+  auditKey: string;
+  /**
+   * Called with the chain's new head after every audited action (applied or refused), once its
+   * transaction committed: publishes it outside the journal. A throw is logged, never undoes anything.
+   */
+  onAudited?: (head: AuditHead) => void;
 }
 
 /**
@@ -142,8 +150,20 @@ export function refuseUnavailableJournal(action: string, user: ActingUser | null
 export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv, raw: Record<string, unknown>): Promise<ActionResult<T>> {
   const clock = env.now ?? (() => new Date());
   const actor = actorOf(env.user);
-  const audit = (outcome: "applied" | "refused", target: string, code: ActionCode | null, detail: Record<string, unknown>) =>
-    env.db.transaction(() => appendAudit(env.db, { at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail })).immediate();
+  const published = (head: AuditHead) => {
+    try {
+      env.onAudited?.(head);
+    } catch (error) {
+      console.error(`driftwatch: could not publish audit head #${head.entries}; the action stands:`, error);
+    }
+  };
+  const audit = (outcome: "applied" | "refused", target: string, code: ActionCode | null, detail: Record<string, unknown>) => {
+    const head = env.db
+      .transaction(() => appendAudit(env.db, { at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail }, env.auditKey))
+      .immediate();
+    published(head);
+    return head;
+  };
   const rawTarget = () => {
     const candidate = raw.clientOrderId ?? raw.botId ?? raw.requestId ?? "";
     return `${asText(candidate, 200)}${raw.symbol ? `/${asText(raw.symbol, 50)}` : ""}` || "(none)";
@@ -182,15 +202,16 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     const prepared = (spec.prepare ? await spec.prepare(input, { user: env.user, now: clock() }) : undefined) as P;
     // 4. Precondition, version and audit entry: one transaction.
     const user = env.user;
-    const data = env.db
+    const { data, head } = env.db
       .transaction(() => {
         const now = clock();
         const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
-        appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: rawForAudit(raw) } });
+        const head = appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: rawForAudit(raw) } }, env.auditKey);
         env.assertJournalFile?.();
-        return data;
+        return { data, head };
       })
       .immediate();
+    published(head);
     return { ok: true, data };
   } catch (error) {
     if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);

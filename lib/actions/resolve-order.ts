@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { withoutInvisible } from "./text-field";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import type { OrderState } from "../journal/contract";
@@ -110,7 +111,7 @@ const manualSchema = z
     status: z.enum(MANUAL_STATES, { error: "Choose the status the exchange shows" }),
     filledQty: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Filled quantity must be a number" }).min(0, "Filled quantity cannot be negative").optional()),
     avgPrice: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional()),
-    note: z.string().trim().min(5, "Say what you saw and where (at least 5 characters)").max(1000, "Keep the note under 1000 characters"),
+    note: z.string().trim().min(5, "Say what you saw and where (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
   })
   .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), { path: ["filledQty"], message: "A partial fill needs the filled quantity" });
 

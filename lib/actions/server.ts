@@ -5,6 +5,8 @@
  * one guard (lib/actions/guard.ts). Next's origin check and the SameSite=Strict session cookie
  * keep other sites from posting here.
  */
+import { publishConsoleAuditHead } from "../audit/console-head";
+import { consoleAuditKey } from "../audit/key";
 import { getActor } from "../auth/session";
 import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
 import { env } from "../env";
@@ -30,7 +32,7 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   } catch (error) {
     return { ok: false, code: "internal", message: `Nothing was changed: ${(error as Error).message}` };
   }
-  return runGuarded(spec, { db, user, assertJournalFile }, formDataToObject(form));
+  return runGuarded(spec, { db, user, assertJournalFile, auditKey: consoleAuditKey(), onAudited: publishConsoleAuditHead }, formDataToObject(form));
 }
 
 const clearDeps = () => {

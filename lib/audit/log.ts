@@ -1,10 +1,11 @@
 /**
  * Writing and reading the audit log on a better-sqlite3 connection. Appends must run inside the
  * caller's BEGIN IMMEDIATE transaction: the write lock makes "the last entry" stable between
- * reading its hash and inserting the next one.
+ * reading its hash and inserting the next one. Every entry is keyed (lib/audit/chain.ts); the key
+ * comes from lib/audit/key.ts and is passed in, never read from the journal.
  */
 import type Database from "better-sqlite3";
-import { entryHash, GENESIS, verifyChain, type AuditFields, type ChainCheck } from "./chain";
+import { GENESIS, keyedEntryHash, verifyChain, type AuditFields, type AuditHead, type ChainCheck, type ChainEntry } from "./chain";
 
 export interface AuditEntryInput {
   at: string;
@@ -25,7 +26,8 @@ function boundedDetail(detail: Record<string, unknown>): string {
   return JSON.stringify({ truncated: true, originalLength: text.length, head: text.slice(0, MAX_DETAIL_CHARS - 200) });
 }
 
-export function appendAudit(db: Database.Database, input: AuditEntryInput): { id: number; hash: string } {
+/** Appends one keyed entry; returns the new head of the chain (publish it once the transaction commits). */
+export function appendAudit(db: Database.Database, input: AuditEntryInput, key: string): AuditHead {
   if (!db.inTransaction) throw new Error("appendAudit must run inside the action's transaction");
   const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string } | undefined;
   const fields: AuditFields = {
@@ -39,18 +41,19 @@ export function appendAudit(db: Database.Database, input: AuditEntryInput): { id
     detail: boundedDetail(input.detail),
   };
   const prevHash = last?.hash ?? GENESIS;
-  const hash = entryHash(prevHash, fields);
+  const hash = keyedEntryHash(prevHash, fields, key);
   db.prepare(
     `INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(fields.id, fields.at, fields.actor, fields.action, fields.target, fields.outcome, fields.code, fields.detail, prevHash, hash);
-  return { id: fields.id, hash };
+  return { entries: fields.id, hash };
 }
 
-export function verifyAuditLog(db: Database.Database): ChainCheck {
+/** key null: no key was found, so only an unkeyed (pre-key) log can verify. */
+export function verifyAuditLog(db: Database.Database, key: string | null, expectHead?: AuditHead): ChainCheck {
   const rows = db
     .prepare(`SELECT id, at, actor, action, target, outcome, code, detail, prev_hash AS prevHash, hash FROM audit_log ORDER BY id`)
-    .iterate() as Iterable<AuditFields & { prevHash: string; hash: string }>;
-  return verifyChain(rows);
+    .iterate() as Iterable<ChainEntry>;
+  return verifyChain(rows, { key, expectHead });
 }
 
 export function auditHead(db: Database.Database): { entries: number; head: string; lastAt: string | null } {

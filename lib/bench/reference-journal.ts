@@ -16,6 +16,7 @@
  */
 import fs from "node:fs";
 import type Database from "better-sqlite3";
+import { consoleAuditKey } from "../audit/key";
 import { appendAudit } from "../audit/log";
 import { migrateJournal, openJournalWriter } from "../db/journal-file";
 import { clientOrderId } from "../journal/client-order-id";
@@ -260,7 +261,7 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
         target: `${b.botId}/${s.symbol}`,
         outcome: "applied",
         detail: { drift: e.kind, ours, theirs, reconciliationId: rid, note: "looking at it with the venue" },
-      });
+      }, consoleAuditKey());
       e.acked = true;
       report.acknowledgements += 1;
       report.auditEntries += 1;
@@ -277,7 +278,7 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
         target: b.botId,
         outcome: "applied",
         detail: { breakerVersion: version, reason: "books agree again; venue confirmed" },
-      });
+      }, consoleAuditKey());
       b.halted = false;
       b.clearAt = null;
       b.breakerVersion += 1;

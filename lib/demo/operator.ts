@@ -9,6 +9,7 @@
  * writes them), done here on a connection of its own.
  */
 import type Database from "better-sqlite3";
+import { consoleAuditKey } from "../audit/key";
 import { appendAudit } from "../audit/log";
 import type { Rng } from "./random";
 import type { DemoWorld } from "./world";
@@ -46,7 +47,7 @@ export function clearHalt(db: Database.Database, c: ClearHalt): boolean {
         target: c.botId,
         outcome: "applied",
         detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: c.reason, breakerVersion: breaker.version, simulated: true },
-      });
+      }, consoleAuditKey());
       return true;
     })
     .immediate();

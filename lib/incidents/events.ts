@@ -74,7 +74,8 @@ export interface IncidentRow {
   outcome: string | null;
 }
 
-export const isOperator = (actor: string) => actor.startsWith("operator:");
+/** `operator:<name>`, or `operator` alone where the reader may not see names. */
+export const isOperator = (actor: string) => actor === "operator" || actor.startsWith("operator:");
 
 // One formatter for every event: toLocaleString with options builds a new one per call, which made
 // the 6,500 events of a busy hour take 180 ms to word (docs/performance.md).
@@ -112,7 +113,8 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
   const during = field(detail, "during");
   if (isOperator(row.actor)) {
     const note = field(detail, "action") ?? field(detail, "note") ?? field(detail, "reason");
-    return { summary: `operator ${row.actor.slice(9)} acted on ${what}${note ? `: ${note}` : ""}`, severity: "notice" };
+    const who = row.actor.startsWith("operator:") ? `operator ${row.actor.slice(9)}` : "an operator";
+    return { summary: `${who} acted on ${what}${note ? `: ${note}` : ""}`, severity: "notice" };
   }
   switch (row.kind) {
     case "intent":

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { auditLog } from "../db/schema";
 
@@ -14,11 +14,17 @@ export interface AuditView {
 
 export const AUDIT_PAGE = 100;
 
-/** Newest first, a page at a time, filtered by actor and action on their indexes. */
+/**
+ * Newest first, a page at a time, filtered by actor and action on their indexes. An actor of
+ * `operator` or `viewer` alone matches every account of that role (a range on the actor index).
+ */
 export function listAudit(params: { db: JournalDb; actor?: string | null; action?: string | null; before?: number | null }): AuditView {
   const { db } = params;
   const where: SQL[] = [];
-  if (params.actor) where.push(eq(auditLog.actor, params.actor));
+  if (params.actor === "operator" || params.actor === "viewer") {
+    // `;` is the character after `:`: every `<role>:<name>`, and nothing else.
+    where.push(gte(auditLog.actor, `${params.actor}:`), lt(auditLog.actor, `${params.actor};`));
+  } else if (params.actor) where.push(eq(auditLog.actor, params.actor));
   if (params.action) where.push(eq(auditLog.action, params.action));
   if (params.before) where.push(lt(auditLog.id, params.before));
   const rows = db

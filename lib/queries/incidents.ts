@@ -1,4 +1,5 @@
 import "server-only";
+import { actorRole, withoutNames } from "../actor-names";
 import { sql, type SQL } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
@@ -106,6 +107,8 @@ export function getIncidentTimeline(params: {
   window: IncidentWindow;
   filters: IncidentFilters;
   limit?: number;
+  /** false: a reader who is not signed in; every operator's name becomes its role (lib/actor-names.ts). */
+  names?: boolean;
 }): IncidentTimeline {
   const { db, window, filters } = params;
   const limit = params.limit ?? TIMELINE_ROW_CAP;
@@ -122,8 +125,10 @@ export function getIncidentTimeline(params: {
     db,
     reconciliationIds: kept.filter((r) => r.source === "reconciliation" && r.kind === "drift").map((r) => r.rowId),
   });
-  const events = kept.map((r) => toIncidentEvent(r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []));
-  return { window, filters, events, capped, limit };
+  // Without names: the actor's role before the summary is worded from it, then any name quoted in a reason or note.
+  const hide = params.names === false;
+  const events = kept.map((r) => toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []));
+  return { window, filters, events: hide ? withoutNames(events) : events, capped, limit };
 }
 
 /** The newest `at` in any source: one step down the end of each `at` index. */

@@ -84,7 +84,8 @@ interface AuditRow {
   outcome: "applied" | "refused";
 }
 
-export function verifyActions(db: Database.Database, actor: string, confirmed: ConfirmedAction[]): ActionCheck {
+/** auditKey: the key the console signed its entries with (lib/audit/key.ts), null when none is kept. */
+export function verifyActions(db: Database.Database, actor: string, confirmed: ConfirmedAction[], auditKey: string | null): ActionCheck {
   const check: ActionCheck = {
     applied: confirmed.filter((a) => a.outcome === "applied").length,
     refused: confirmed.filter((a) => a.outcome === "refused").length,
@@ -136,7 +137,7 @@ export function verifyActions(db: Database.Database, actor: string, confirmed: C
       note(`order ${e.target} resolved (audit #${e.id}) but the journal has it ${state ?? "missing"}`);
     }
   }
-  const chain = verifyAuditLog(db);
-  check.chain = chain.ok ? { ok: true, entries: chain.entries } : { ok: false, entries: chain.entries, problem: `entry #${chain.brokenAt.id}: ${chain.problem}` };
+  const chain = verifyAuditLog(db, auditKey);
+  check.chain = chain.ok ? { ok: true, entries: chain.entries } : { ok: false, entries: chain.entries, problem: `entry #${chain.badId}: ${chain.problem}` };
   return check;
 }

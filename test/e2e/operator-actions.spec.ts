@@ -39,11 +39,12 @@ test.describe("operator actions on a lost reply", () => {
   let gateway: http.Server;
   let journal: Awaited<ReturnType<typeof lostReplyJournal>>;
   let bot: LiveBot;
+  let accountsDb: string;
 
   test.beforeAll(async () => {
     journal = await lostReplyJournal();
     bot = journal.bot;
-    const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
+    accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
     for (const a of accounts) {
       const r = tsx(["scripts/accounts.ts", "add", a.name, "--role", a.role, "--password-stdin"], { DRIFTWATCH_ACCOUNTS_DB: accountsDb }, `${a.password}\n`);
       expect(r.status, r.stderr).toBe(0);
@@ -154,6 +155,8 @@ test.describe("operator actions on a lost reply", () => {
   });
 
   test("the audit log lists the actions, and its chain verifies until a row is altered", async ({ page }) => {
+    // Signed in (a viewer is enough): a reader who is not sees roles instead of names.
+    await signIn(page, server.url, accounts[1]!);
     await page.goto(`${server.url}/audit`);
     await expect(page.getByTestId("audit-entry").first()).toBeVisible();
     const actions = await page.getByTestId("audit-entry").allTextContents();
@@ -161,13 +164,14 @@ test.describe("operator actions on a lost reply", () => {
     expect(actions.join("\n")).toMatch(/acknowledge_drift/);
     expect(actions.join("\n")).toMatch(/resolve_order_lookup/);
 
-    const ok = tsx(["scripts/audit.ts", "verify", journal.file], {});
+    // The audit key is kept beside the accounts file: verify finds it there.
+    const ok = tsx(["scripts/audit.ts", "verify", journal.file], { DRIFTWATCH_ACCOUNTS_DB: accountsDb });
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/entries, chain verified, head [0-9a-f]{64}/);
+    expect(ok.stdout).toMatch(/entries, chain verified, head hmac-sha256:[0-9a-f]{64}/);
 
     // Someone with the file and the sqlite3 tool rewrites history: triggers first, then a row.
     sqliteCli(journal.file, "DROP TRIGGER audit_log_no_update; UPDATE audit_log SET actor = 'operator:mallory' WHERE id = 2;");
-    const broken = tsx(["scripts/audit.ts", "verify", journal.file], {});
+    const broken = tsx(["scripts/audit.ts", "verify", journal.file], { DRIFTWATCH_ACCOUNTS_DB: accountsDb });
     expect(broken.status).toBe(1);
     expect(broken.stderr).toMatch(/chain broken at entry #2 \(.*operator:mallory.*\): its hash does not match its content/);
   });

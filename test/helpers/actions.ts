@@ -4,6 +4,7 @@ import { runGuarded, type ActingUser, type ActionSpec } from "@/lib/actions/guar
 import { openJournalWriter } from "@/lib/db/journal-file";
 import { migrationsDir } from "./journal";
 import type { z } from "zod";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 export const ana: ActingUser = { name: "ana", role: "operator" };
 export const ben: ActingUser = { name: "ben", role: "operator" };
@@ -14,7 +15,7 @@ export function consoleWriter(file: string) {
 }
 
 export function act<S extends z.ZodType, P, T>(db: Database.Database, spec: ActionSpec<S, P, T>, user: ActingUser | null, input: Record<string, unknown>, now: Date) {
-  return runGuarded(spec, { db, user, now: () => now }, input);
+  return runGuarded(spec, { db, user, now: () => now, auditKey: consoleAuditKey() }, input);
 }
 
 export function auditRows(file: string) {

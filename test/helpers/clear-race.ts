@@ -6,6 +6,7 @@
 import { clearHaltSpec } from "../../lib/actions/clear-halt";
 import { runGuarded } from "../../lib/actions/guard";
 import { openJournalWriter } from "../../lib/db/journal-file";
+import { consoleAuditKey } from "../../lib/audit/key";
 
 const [file, name, form, nowIso, startAt] = process.argv.slice(2) as [string, string, string, string, string];
 const { db } = openJournalWriter(file);
@@ -13,6 +14,6 @@ const spec = clearHaltSpec({ heartbeatStaleMs: 60_000, doubtfulGraceMs: 30_000, 
 while (Date.now() < Number(startAt)) {
   // spin: both processes leave the line within microseconds of each other
 }
-const result = await runGuarded(spec, { db, user: { name, role: "operator" }, now: () => new Date(nowIso) }, JSON.parse(form));
+const result = await runGuarded(spec, { db, user: { name, role: "operator" }, now: () => new Date(nowIso), auditKey: consoleAuditKey() }, JSON.parse(form));
 db.close();
 process.stdout.write(JSON.stringify(result.ok ? { ok: true } : { ok: false, code: result.code }));

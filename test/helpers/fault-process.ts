@@ -18,6 +18,7 @@ import { acknowledgeDriftSpec } from "../../lib/actions/acknowledge-drift";
 import { runGuarded } from "../../lib/actions/guard";
 import { openJournalWriter } from "../../lib/db/journal-file";
 import Database from "better-sqlite3";
+import { consoleAuditKey } from "../../lib/audit/key";
 
 const [mode, file, ...args] = process.argv.slice(2) as [string, string, ...string[]];
 
@@ -74,7 +75,7 @@ if (mode === "lock") {
   db.exec(`CREATE TEMP TRIGGER pause_after_audit AFTER INSERT ON main.audit_log BEGIN SELECT fault_pause('after-audit'); END`);
   const spec = acknowledgeDriftSpec({ ackTtlMs: 30 * 60_000 });
   const act = () =>
-    runGuarded(spec, { db, user: { name: "ana", role: "operator" }, now: () => new Date(nowIso), assertJournalFile: () => pause("before-commit") }, JSON.parse(form));
+    runGuarded(spec, { db, user: { name: "ana", role: "operator" }, now: () => new Date(nowIso), assertJournalFile: () => pause("before-commit"), auditKey: consoleAuditKey() }, JSON.parse(form));
   if (pauseAt === "loop") {
     say("acting");
     for (;;) {

@@ -16,6 +16,7 @@ import type { OrderLookup } from "@/lib/exchange/venue-gateway";
 import { act, ana, auditRows, ben, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { repoRoot } from "../helpers/journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const symbols = SYMBOLS.map((s) => s.symbol);
 const GRACE = 30_000;
@@ -336,7 +337,7 @@ describe("clear a halt", () => {
       expect(auditRows(bot.file).at(-1)).toMatchObject({ action: "acknowledge_drift", outcome: "applied", target: "bot-a/AAPL" });
       expect(facts(db, bot.sim.now()).unacknowledgedDrifts).toEqual([]);
       expect(await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now())).toEqual({ ok: true, data: { cleared: true } });
-      expect(verifyAuditLog(db).ok).toBe(true);
+      expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
     });
 
     it("refuses an older cycle, a symbol that did not drift, a drift still going on, and a bot not halted; each audited, nothing changed", async () => {
@@ -396,7 +397,7 @@ describe("clear a halt", () => {
     expect(bot.rows(`SELECT count(*) AS n FROM breaker_events WHERE kind = 'clear'`)).toEqual([{ n: 1 }]);
     const audits = auditRows(bot.file).filter((a) => a.action === "clear_halt");
     expect(audits.map((a) => a.outcome).sort()).toEqual(["applied", "refused"]);
-    expect(verifyAuditLog(db).ok).toBe(true);
+    expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
   });
 
   describe("with the two-person rule", () => {
@@ -452,7 +453,7 @@ describe("the audit log", () => {
     const spec = resolveManuallySpec({ graceMs: GRACE });
     await act(db, spec, null, {}, bot.sim.now());
     await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version, status: "filled", note: "seen filled on the venue" }, bot.sim.now());
-    expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: 2 });
+    expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: 2 });
     expect(() => db.prepare(`UPDATE audit_log SET actor = 'operator:mallory'`).run()).toThrow(/append-only/);
     expect(() => db.prepare(`DELETE FROM audit_log`).run()).toThrow(/append-only/);
   });

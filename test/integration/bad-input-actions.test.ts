@@ -18,6 +18,7 @@ import type { OrderLookup } from "@/lib/exchange/venue-gateway";
 import { act, ana, auditRows, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import type { z } from "zod";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const symbols = SYMBOLS.map((s) => s.symbol);
 const GRACE = 30_000;
@@ -122,7 +123,7 @@ async function expectRefusedAlone(
 
 function expectChainVerifies(file: string) {
   const db = new Database(file, { readonly: true });
-  expect(verifyAuditLog(db)).toMatchObject({ ok: true });
+  expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true });
   db.close();
 }
 

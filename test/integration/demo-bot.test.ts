@@ -18,6 +18,7 @@ import { clientOrderId } from "@/lib/journal/client-order-id";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
 import { JournalView } from "./demo-journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const START = new Date("2026-08-10T12:00:00.000Z");
 
@@ -89,7 +90,7 @@ describe("the demo bot and its breaker", () => {
     // The clear is audited the way the console's own clear is.
     expect(view.all(`SELECT actor, action, target, outcome FROM audit_log`)).toEqual([{ actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied" }]);
     const db = new Database(w.file, { readonly: true });
-    expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: 1 });
+    expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: 1 });
     db.close();
   });
 

@@ -5,6 +5,7 @@ import { verifyAuditLog } from "@/lib/audit/log";
 import { writeHistory, type HistoryOptions } from "@/lib/demo/history";
 import { tempDir, migrationsDir } from "../helpers/journal";
 import { JournalView } from "./demo-journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const base: Omit<HistoryOptions, "file"> = {
   days: 0.5,
@@ -49,7 +50,7 @@ describe("fast history", () => {
       // Every clear by the simulated person is in the audit log, and the chain holds.
       expect(view.all(`SELECT count(*) AS n FROM audit_log WHERE action = 'clear_halt' AND actor = 'operator:oncall'`)).toEqual([{ n: report.clears }]);
       const db = new Database(file, { readonly: true });
-      expect(verifyAuditLog(db)).toMatchObject({ ok: true, entries: report.clears });
+      expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: report.clears });
       db.close();
       expect(view.all(`SELECT min(at) AS first, max(at) AS last FROM reconciliations`)).toEqual([{ first: report.start, last: report.end }]);
       for (const botId of ["alpha", "beta"]) {

@@ -18,6 +18,7 @@ import { corruptCopy, integrityCheck, startFault, type FaultProcess } from "../h
 import { migrateJournal } from "@/lib/db/journal-file";
 import { migrationsDir, repoRoot, tempDir } from "../helpers/journal";
 import { execFileSync } from "node:child_process";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 let cleanup: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -116,7 +117,7 @@ describe("the journal deleted or moved while the console runs", () => {
     const db = source.writeConnection();
     const before = auditRows(bot.file).length;
     const deleting = { ...ackSpec, apply: (ctx: Parameters<typeof ackSpec.apply>[0]) => (fs.renameSync(bot.file, `${bot.file}.away`), ackSpec.apply(ctx)) };
-    const r = await runGuarded(deleting, { db, user: ana, now: () => bot.sim.now(), assertJournalFile: () => source.assertSameFile() }, input("while it vanished"));
+    const r = await runGuarded(deleting, { db, user: ana, now: () => bot.sim.now(), assertJournalFile: () => source.assertSameFile(), auditKey: consoleAuditKey() }, input("while it vanished"));
     expect(r).toMatchObject({ ok: false, code: "internal" });
     if (r.ok) return;
     expect(r.message).toMatch(/^Nothing was changed: the journal .* was deleted or moved away/);
@@ -164,7 +165,7 @@ describe("another process holding an exclusive lock", () => {
     }
     // The server-action path refuses before writing; a write already under way waits its 5 s, then refuses.
     expect(() => source.writeConnection()).toThrow(/locked by another process/);
-    const r = await runGuarded(ackSpec, { db: writer, user: ana, now: () => bot.sim.now() }, input("while locked"));
+    const r = await runGuarded(ackSpec, { db: writer, user: ana, now: () => bot.sim.now(), auditKey: consoleAuditKey() }, input("while locked"));
     expect(r).toMatchObject({ ok: false, code: "internal" });
     if (r.ok) return;
     expect(r.message).toMatch(/^Nothing was changed: the journal stayed locked by another process/);
@@ -253,7 +254,7 @@ describe("the disk full when the console writes", () => {
     // Its refusal is audited only if there was room for it; either way, the earlier entries stand.
     expect(audit.slice(0, auditBefore.length)).toEqual(auditBefore);
     if (audit.length === auditBefore.length) expect(r.message).toMatch(/could not be written to the audit log/);
-    expect(verifyAuditLog(db)).toMatchObject({ ok: true });
+    expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true });
     expect(integrityCheck(bot.file)).toBe("ok");
 
     // Space again: the same action goes through.
@@ -303,7 +304,7 @@ describe("the disk full when the console writes", () => {
 
     fs.rmSync(filler);
     expect((await act(db, ackSpec, ana, input("after the disk was freed"), bot.sim.now())).ok).toBe(true);
-    expect(verifyAuditLog(db)).toMatchObject({ ok: true });
+    expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true });
     expect(integrityCheck(file)).toBe("ok");
     source.close();
     bot.close();

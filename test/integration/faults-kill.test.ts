@@ -13,6 +13,7 @@ import { act, ana, auditRows, snapshotExceptAudit } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { integrityCheck, startFault } from "../helpers/faults";
 import { migrationsDir } from "../helpers/journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 let cleanup: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -77,7 +78,7 @@ describe("the console killed in the middle of an action", () => {
       const audited = auditRows(file).filter((r) => r.action === "acknowledge_drift" && r.outcome === "applied");
       expect(audited).toHaveLength(acks.length);
       acks.forEach((a, i) => expect(JSON.parse(audited[i]!.detail)).toMatchObject({ note: a.note }));
-      expect(verifyAuditLog(db)).toMatchObject({ ok: true });
+      expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true });
       if (expected === "applied") expect(acks).toHaveLength(1);
       if (expected === "absent") expect(acks).toHaveLength(0);
       return acks.length;

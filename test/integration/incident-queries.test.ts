@@ -6,6 +6,7 @@ import { botOnSim } from "../helpers/bot";
 import { consoleDb } from "../helpers/console-db";
 import { migratedJournal } from "../helpers/journal";
 import { OPERATOR_REASON, writeIncidentScenario } from "../helpers/incident-journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -101,7 +102,7 @@ describe("getIncidentTimeline", () => {
     const w = botOnSim({ file: s.file, botId: "bot-b", prefix: "b700" });
     cleanup.push(w.close);
     const audit = (at: string, actor: string, action: string, target: string, outcome: "applied" | "refused", code: string | null = null) =>
-      w.db.transaction(() => appendAudit(w.db, { at, actor, action, target, outcome, code, detail: { reason: 'checked, "all good"' } })).immediate();
+      w.db.transaction(() => appendAudit(w.db, { at, actor, action, target, outcome, code, detail: { reason: 'checked, "all good"' } }, consoleAuditKey())).immediate();
     audit(s.botA.clearAt, "operator:ana", "clear_halt", "bot-a", "applied");
     audit("2026-08-10T15:33:00.000Z", "operator:bob", "resolve_order", s.botB.clientOrderId, "refused", "refused");
     audit("2026-08-10T15:34:00.000Z", "operator:bob", "acknowledge_drift", "bot-a/ETHUSDT", "applied");

@@ -10,6 +10,7 @@ import { verifyAuditLog } from "@/lib/audit/log";
 import { writeReferenceJournal, type ReferenceReport } from "@/lib/bench/reference-journal";
 import { migrationsDir, tempDir } from "../helpers/journal";
 import { fullScan, latestPositions } from "../helpers/latest-positions";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const end = new Date("2026-08-12T00:00:00.000Z");
 // Half a day of two bots with eight symbols, drifting often enough to trip several times.
@@ -58,7 +59,7 @@ describe("reference journal", () => {
       ),
     ).toBe(report.trips);
     expect(count(db, "SELECT count(*) FROM audit_log")).toBe(report.auditEntries);
-    expect(verifyAuditLog(db)).toEqual(expect.objectContaining({ ok: true }));
+    expect(verifyAuditLog(db, consoleAuditKey())).toEqual(expect.objectContaining({ ok: true }));
     expect(count(db, "SELECT version FROM breakers WHERE bot_id = 'alpha'")).toBe(1 + count(db, "SELECT count(*) FROM breaker_events WHERE bot_id = 'alpha'"));
   });
 

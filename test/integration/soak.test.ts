@@ -19,6 +19,7 @@ import { INCIDENT_SYMBOL, SOAK_BOT_ID, type SoakBotReport } from "@/lib/soak/bot
 import { verifyActions, verifyBotRows, type ConfirmedAction } from "@/lib/soak/verify";
 import { consoleWriter } from "../helpers/actions";
 import { migratedJournal, repoRoot, tempDir } from "../helpers/journal";
+import { consoleAuditKey } from "@/lib/audit/key";
 
 const operator: ActingUser = { name: "soak", role: "operator" };
 const ACTOR = "operator:soak";
@@ -37,7 +38,7 @@ async function operatorStep(db: Database.Database, typoTried: Set<string>, confi
   if (unmet.has("drifts")) {
     const line = getCurrentBookLine(db, { botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL });
     if (line && line.drift !== "none") {
-      const r = await runGuarded(acknowledgeDriftSpec({ ackTtlMs: 600_000 }), { db, user: operator }, {
+      const r = await runGuarded(acknowledgeDriftSpec({ ackTtlMs: 600_000 }), { db, user: operator, auditKey: consoleAuditKey() }, {
         botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL, drift: line.drift, ours: line.ours, theirs: line.theirs, driftSince: line.driftSince ?? "", note: "checked on the venue",
       });
       return record("acknowledge_drift", `${SOAK_BOT_ID}/${INCIDENT_SYMBOL}`, r as { ok: boolean; code?: string });
@@ -50,14 +51,14 @@ async function operatorStep(db: Database.Database, typoTried: Set<string>, confi
     if (order) {
       const typo = !typoTried.has(order.id);
       typoTried.add(order.id);
-      const r = await runGuarded(resolveManuallySpec({ graceMs: deps.doubtfulGraceMs }), { db, user: operator }, {
+      const r = await runGuarded(resolveManuallySpec({ graceMs: deps.doubtfulGraceMs }), { db, user: operator, auditKey: consoleAuditKey() }, {
         clientOrderId: order.id, version: order.version, status: "filled", filledQty: String(typo ? order.qty * 2 : order.qty), note: "the venue shows it filled",
       });
       return record("resolve_order_manual", order.id, r as { ok: boolean; code?: string });
     }
   }
   if (unmet.size === 0) {
-    const r = await runGuarded(clearHaltSpec(deps), { db, user: operator }, { botId: SOAK_BOT_ID, breakerVersion: facts.breaker.version, reason: "settled and acknowledged", confirmBotId: SOAK_BOT_ID });
+    const r = await runGuarded(clearHaltSpec(deps), { db, user: operator, auditKey: consoleAuditKey() }, { botId: SOAK_BOT_ID, breakerVersion: facts.breaker.version, reason: "settled and acknowledged", confirmBotId: SOAK_BOT_ID });
     record("clear_halt", SOAK_BOT_ID, r as { ok: boolean; code?: string });
   }
 }
@@ -73,7 +74,7 @@ function copyJournal(file: string): string {
 function checks(file: string, report: SoakBotReport, confirmed: ConfirmedAction[]) {
   const db = new Database(file, { readonly: true });
   try {
-    return { rows: verifyBotRows(db, report), actions: verifyActions(db, ACTOR, confirmed) };
+    return { rows: verifyBotRows(db, report), actions: verifyActions(db, ACTOR, confirmed, consoleAuditKey()) };
   } finally {
     db.close();
   }

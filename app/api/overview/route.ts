@@ -1,14 +1,17 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { journalJson } from "@/lib/http/journal-route";
 import { getOverview } from "@/lib/queries/overview";
 
-export function GET() {
+export async function GET() {
+  const names = await readerSeesNames();
   return journalJson(({ db, config, now }) =>
-    getOverview({
+    forReader(getOverview({
       db,
       now,
       heartbeatStaleMs: config.heartbeatStaleMs,
       reconciliationStaleMs: config.reconciliationStaleMs,
       doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
+    }), names),
   );
 }

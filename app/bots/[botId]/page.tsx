@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
@@ -19,7 +21,8 @@ export async function generateMetadata({ params }: { params: Promise<{ botId: st
 export default async function BotPage({ params }: { params: Promise<{ botId: string }> }) {
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, 200);
-  const read = readJournal((j) => getBotClearView({ db: j.db, sqlite: j.sqlite, botId, now: new Date(), ...env() }));
+  const names = await readerSeesNames();
+  const read = readJournal((j) => forReader(getBotClearView({ db: j.db, sqlite: j.sqlite, botId, now: new Date(), ...env() }), names));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

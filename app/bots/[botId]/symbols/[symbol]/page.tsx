@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { connection } from "next/server";
@@ -27,8 +29,9 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const parsed = parseSymbolRange(await props.searchParams);
   const config = env();
   const now = new Date();
+  const names = await readerSeesNames();
   const read = readJournal((j) =>
-    getSymbolState({
+    forReader(getSymbolState({
       db: j.db,
       botId,
       symbol,
@@ -37,7 +40,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
       heartbeatStaleMs: config.heartbeatStaleMs,
       reconciliationStaleMs: config.reconciliationStaleMs,
       doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
+    }), names),
   );
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
@@ -50,7 +53,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, state);
   const range = parsed.ok ? parsed.range : null;
   if (range) {
-    const chart = readJournal((j) => getSymbolChart({ db: j.db, botId, symbol, range, now }));
+    const chart = readJournal((j) => forReader(getSymbolChart({ db: j.db, botId, symbol, range, now }), names));
     if (!chart.ok) return <JournalUnavailable error={chart.error} />;
     client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, chart.data);
   }

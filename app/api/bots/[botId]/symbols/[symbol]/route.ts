@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { z } from "zod";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
@@ -16,8 +18,9 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   if (!symbol.ok) return badRequest(symbol.message);
   const limit = ordersParam.safeParse(req.nextUrl.searchParams.get("orders") ?? undefined);
   if (!limit.success) return badRequest(`orders must be a whole number from 1 to ${MAX_ORDERS}`);
+  const names = await readerSeesNames();
   return journalJson(({ db, config, now }) =>
-    getSymbolState({
+    forReader(getSymbolState({
       db,
       botId: botId.value,
       symbol: symbol.value,
@@ -26,6 +29,6 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
       heartbeatStaleMs: config.heartbeatStaleMs,
       reconciliationStaleMs: config.reconciliationStaleMs,
       doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
+    }), names),
   );
 }

@@ -1,3 +1,5 @@
+import { forReader } from "@/lib/actor-names";
+import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/path-ids";
@@ -13,5 +15,6 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   if (!symbol.ok) return badRequest(symbol.message);
   const parsed = parseSymbolRange(req.nextUrl.searchParams);
   if (!parsed.ok) return badRequest(parsed.message);
-  return journalJson(({ db, now }) => getSymbolChart({ db, botId: botId.value, symbol: symbol.value, range: parsed.range, now }));
+  const names = await readerSeesNames();
+  return journalJson(({ db, now }) => forReader(getSymbolChart({ db, botId: botId.value, symbol: symbol.value, range: parsed.range, now }), names));
 }
