@@ -1,28 +1,81 @@
 /**
- * A Content-Security-Policy with a fresh nonce on every page, which Next reads from the request
- * header and puts on its own inline scripts; and a 4xx for the few malformed requests Next itself
- * would answer with a 500 (lib/http/request-limits.ts). No authentication here: every action checks
- * the actor itself (lib/auth/session.ts), since a proxy can be bypassed by what it does not match.
+ * Runs before every page, server action and JSON route (see the matcher), in this order:
+ *
+ *   1. the Host allow-list: any other Host gets 421 (DNS rebinding: lib/http/allowed-host.ts);
+ *   2. the few malformed requests Next itself would answer with a 500 get a 4xx instead
+ *      (lib/http/request-limits.ts), an action post's body included;
+ *   3. without a trusted proxy, the client's own X-Forwarded-For is dropped, so that Next fills it
+ *      from the socket (base-server.js, after this proxy) and per-client limits key on the peer;
+ *   4. pages get a Content-Security-Policy with a fresh nonce, which Next reads from the request
+ *      header and puts on its own inline scripts.
+ *
+ * Every answer made here carries a CSP and Cache-Control: no-store. No authentication here: every
+ * action checks the actor itself (lib/auth/session.ts), since a proxy can be bypassed by what it
+ * does not match.
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { contentSecurityPolicy } from "./lib/auth/security-headers";
-import { rejectRequest } from "./lib/http/request-limits";
+import { env } from "./lib/env";
+import { hostAllowed } from "./lib/http/allowed-host";
+import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from "./lib/auth/security-headers";
+import { rejectActionForm, rejectActionHeaders, rejectRequest } from "./lib/http/request-limits";
 
-export function proxy(request: NextRequest) {
-  const rejection = rejectRequest({ method: request.method, pathname: request.nextUrl.pathname, headers: request.headers });
-  if (rejection) {
-    const headers = { "Cache-Control": "no-store" };
-    // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
-    return request.nextUrl.pathname.startsWith("/api/")
-      ? NextResponse.json({ ok: false, error: { code: "invalid", message: rejection.message } }, { status: rejection.status, headers })
-      : new NextResponse(`${rejection.message}.\n`, { status: rejection.status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
+function refusal(request: NextRequest, status: number, message: string): NextResponse {
+  const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
+  // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
+  return request.nextUrl.pathname.startsWith("/api/")
+    ? NextResponse.json({ ok: false, error: { code: status === 421 ? "misdirected" : "invalid", message } }, { status, headers })
+    : new NextResponse(`${message}.\n`, { status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+/**
+ * Parses a multipart action body once more, here, so that a body Next's decoder would choke on
+ * (cut short, a wrong boundary) is a 400 and not a 500. It costs a second parse of at most
+ * ACTION_BODY_LIMIT_BYTES (the Content-Length was checked just before), only on page POSTs; Next
+ * keeps a copy of the body for the proxy, so the action still reads it whole.
+ */
+async function readForm(request: NextRequest): Promise<FormData | null> {
+  try {
+    return await request.clone().formData();
+  } catch {
+    return null;
   }
+}
+
+export async function proxy(request: NextRequest) {
+  const config = env();
+  const pathname = request.nextUrl.pathname;
+  const isApi = pathname.startsWith("/api/");
+
+  if (!hostAllowed(request.headers.get("host"), config.allowedHosts)) {
+    // The Host is not echoed: the page that sent it is not to be given text of its choosing.
+    return refusal(
+      request,
+      421,
+      "This console does not answer to that host name. Open it by one of the names in DRIFTWATCH_ALLOWED_HOSTS (localhost and the loopback addresses always work)",
+    );
+  }
+
+  const rejection = rejectRequest({ method: request.method, pathname, headers: request.headers });
+  if (rejection) return refusal(request, rejection.status, rejection.message);
+
+  if (request.method === "POST" && !isApi) {
+    const headerFault = rejectActionHeaders(request.headers);
+    if (headerFault) return refusal(request, headerFault.status, headerFault.message);
+    if ((request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
+      const formFault = rejectActionForm(await readForm(request), request.headers.has("next-action"));
+      if (formFault) return refusal(request, formFault.status, formFault.message);
+    }
+  }
+
+  const requestHeaders = new Headers(request.headers);
+  // The header is the client's to write unless proxies in front are trusted to have appended to it.
+  if (config.trustedProxyHops === 0) requestHeaders.delete("x-forwarded-for");
+
   // The JSON routes render nothing: no nonce to mint; next.config.ts gives them a fixed policy.
-  if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
+  if (isApi) return NextResponse.next({ request: { headers: requestHeaders } });
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   // NODE_ENV is fixed by Next when it builds (development under next dev), not configuration.
   const csp = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV === "development" });
-  const requestHeaders = new Headers(request.headers);
   requestHeaders.set("content-security-policy", csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
