@@ -17,7 +17,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
 import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from "./lib/auth/security-headers";
-import { rejectActionForm, rejectActionHeaders, rejectRequest } from "./lib/http/request-limits";
+import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
 
 function refusal(request: NextRequest, status: number, message: string): NextResponse {
   const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
@@ -29,7 +29,7 @@ function refusal(request: NextRequest, status: number, message: string): NextRes
 
 /**
  * Parses a multipart action body once more, here, so that a body Next's decoder would choke on
- * (cut short, a wrong boundary) is a 400 and not a 500. It costs a second parse of at most
+ * (cut short, a wrong boundary) is a 400 and not a 500 (a text/plain one is read as text). It costs a second parse of at most
  * ACTION_BODY_LIMIT_BYTES (the Content-Length was checked just before), only on page POSTs; Next
  * keeps a copy of the body for the proxy, so the action still reads it whole.
  */
@@ -61,10 +61,13 @@ export async function proxy(request: NextRequest) {
   if (request.method === "POST" && !isApi) {
     const headerFault = rejectActionHeaders(request.headers);
     if (headerFault) return refusal(request, headerFault.status, headerFault.message);
-    if ((request.headers.get("content-type") ?? "").toLowerCase().startsWith("multipart/form-data")) {
-      const formFault = rejectActionForm(await readForm(request), request.headers.has("next-action"));
-      if (formFault) return refusal(request, formFault.status, formFault.message);
-    }
+    const type = (request.headers.get("content-type") ?? "").toLowerCase();
+    const bodyFault = type.startsWith("multipart/form-data")
+      ? rejectActionForm(await readForm(request), request.headers.has("next-action"))
+      : type.startsWith("text/plain")
+        ? rejectActionText(await request.clone().text())
+        : null;
+    if (bodyFault) return refusal(request, bodyFault.status, bodyFault.message);
   }
 
   const requestHeaders = new Headers(request.headers);

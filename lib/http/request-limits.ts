@@ -49,17 +49,29 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
 
 /**
  * A server-action post whose body Next cannot decode: Next answers each with a 500 (checked
- * against `next start`, Next 16.4). Every form of the console posts multipart/form-data, with or
- * without JavaScript, so anything else is a client's mistake. Headers only: call it after
- * rejectRequest, on POSTs.
+ * against `next start`, Next 16.4). The console's forms post multipart/form-data, with or without
+ * JavaScript; an action that reads no argument (sign-out) is posted as text/plain JSON. Anything
+ * else is a client's mistake. Headers only: call it after rejectRequest, on POSTs.
  */
 export function rejectActionHeaders(headers: Headers): { status: 400; message: string } | null {
   const type = (headers.get("content-type") ?? "").toLowerCase();
   const multipart = /^multipart\/form-data\s*;/.test(type) && /;\s*boundary=("?)[^";]{1,70}\1\s*(;|$)/.test(type);
   if (multipart) return null;
+  if (headers.has("next-action") && /^text\/plain\s*(;|$)/.test(type)) return null;
   // A plain form posted without JavaScript to a page that has no action: Next renders the page.
   if (!headers.has("next-action") && type.startsWith("application/x-www-form-urlencoded")) return null;
   return { status: 400, message: "an action's form must be sent as multipart/form-data with a boundary, as the console's pages send it. Nothing was changed" };
+}
+
+const MALFORMED = "the action's form could not be read (cut short, a wrong boundary, or not what the console's pages send). Reload the page and try again. Nothing was changed";
+
+/** The text/plain body of an action post with a Next-Action header: React's JSON of its arguments. */
+export function rejectActionText(text: string): { status: 400; message: string } | null {
+  try {
+    return onlyInlineValues(JSON.parse(text), 0) ? null : { status: 400, message: MALFORMED };
+  } catch {
+    return { status: 400, message: MALFORMED };
+  }
 }
 
 /**
@@ -68,7 +80,7 @@ export function rejectActionHeaders(headers: Headers): { status: 400; message: s
  * Next-Action header, React's encoding puts the arguments' root in field "0" as JSON.
  */
 export function rejectActionForm(form: FormData | null, hasActionHeader: boolean): { status: 400; message: string } | null {
-  const malformed = { status: 400 as const, message: "the action's form could not be read (cut short, a wrong boundary, or not what the console's pages send). Reload the page and try again. Nothing was changed" };
+  const malformed = { status: 400 as const, message: MALFORMED };
   if (form === null) return malformed;
   if (!hasActionHeader) return null;
   const root = form.get("0");

@@ -80,6 +80,7 @@ test.describe("the proxy in front of every route", () => {
     const audits = auditCount();
     const id = actionId(repoRoot, "resolveManuallyAction");
     const login = actionId(repoRoot, "loginAction");
+    const signOut = actionId(repoRoot, "logoutAction");
     const good = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "malformed body test" });
     const B = "----driftwatchE2E";
     const part = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
@@ -90,7 +91,9 @@ test.describe("the proxy in front of every route", () => {
       { what: "multipart without its closing boundary", type: multipart, body: part("0", '[null,"$K1"]'), message: /could not be read/ },
       { what: "a boundary the body does not use", type: "multipart/form-data; boundary=other", body: good.body, message: /could not be read/ },
       { what: "multipart without a boundary", type: "multipart/form-data", body: good.body, message: /multipart\/form-data with a boundary/ },
-      { what: "text/plain", type: "text/plain;charset=UTF-8", body: "garbage", message: /multipart\/form-data with a boundary/ },
+      { what: "text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "garbage", message: /could not be read/ },
+      { what: "text/plain referring to parts that are not there", type: "text/plain;charset=UTF-8", body: '["$@1"]', message: /could not be read/ },
+      { what: "sign-out, text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "{{{", action: signOut, path: "/", message: /could not be read/ },
       { what: "JSON", type: "application/json", body: '{"a":1}', message: /multipart\/form-data with a boundary/ },
       { what: "no content type", body: "hello", message: /multipart\/form-data with a boundary/ },
       { what: "a root field that is not JSON", type: multipart, body: `${part("0", "not json")}--${B}--\r\n`, message: /could not be read/ },
