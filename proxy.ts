@@ -1,56 +1,110 @@
 /**
- * A Content-Security-Policy with a fresh nonce on every page, which Next reads from the request
- * header and puts on its own inline scripts; and a 4xx for the few malformed requests Next itself
- * would answer with a 500 (lib/http/request-limits.ts). No authentication here: every action checks
- * the actor itself (lib/auth/session.ts), since a proxy can be bypassed by what it does not match.
+ * Runs before every page, server action and JSON route (see the matcher), in this order:
+ *
+ *   1. the Host allow-list: any other Host gets 421 (DNS rebinding: lib/http/allowed-host.ts);
+ *   2. the few malformed requests Next itself would answer with a 500 get a 4xx instead
+ *      (lib/http/request-limits.ts), an action post's body included;
+ *   3. with DRIFTWATCH_REQUIRE_SIGN_IN, a reader who is not signed in is sent to sign in (pages) or
+ *      refused (JSON routes, posts): lib/auth/read-gate.ts;
+ *   4. without a trusted proxy, the client's own X-Forwarded-For is dropped, so that Next fills it
+ *      from the socket (base-server.js, after this proxy) and per-client limits key on the peer;
+ *   5. pages get a Content-Security-Policy with a fresh nonce, which Next reads from the request
+ *      header and puts on its own inline scripts.
+ *
+ * Every answer made here carries a CSP and Cache-Control: no-store. The sign-in gate is for reads
+ * only: every action still checks the actor itself (lib/auth/session.ts), since a proxy can be
+ * bypassed by what it does not match.
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { readGate } from "./lib/auth/read-gate";
-import { contentSecurityPolicy } from "./lib/auth/security-headers";
-import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
 import { reportAuthProblem } from "./lib/auth/context";
+import { readGate } from "./lib/auth/read-gate";
+import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from "./lib/auth/security-headers";
+import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
 import { env } from "./lib/env";
-import { rejectRequest } from "./lib/http/request-limits";
+import { hostAllowed } from "./lib/http/allowed-host";
+import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
 
-export function proxy(request: NextRequest) {
-  const rejection = rejectRequest({ method: request.method, pathname: request.nextUrl.pathname, headers: request.headers });
-  if (rejection) {
-    const headers = { "Cache-Control": "no-store" };
-    // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
-    return request.nextUrl.pathname.startsWith("/api/")
-      ? NextResponse.json({ ok: false, error: { code: "invalid", message: rejection.message } }, { status: rejection.status, headers })
-      : new NextResponse(`${rejection.message}.\n`, { status: rejection.status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
+function refusal(request: NextRequest, status: number, message: string): NextResponse {
+  const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
+  // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
+  return request.nextUrl.pathname.startsWith("/api/")
+    ? NextResponse.json({ ok: false, error: { code: status === 421 ? "misdirected" : status === 401 ? "unauthorized" : "invalid", message } }, { status, headers })
+    : new NextResponse(`${message}.\n`, { status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+/**
+ * Parses a multipart action body once more, here, so that a body Next's decoder would choke on
+ * (cut short, a wrong boundary) is a 400 and not a 500 (a text/plain one is read as text). It costs a second parse of at most
+ * ACTION_BODY_LIMIT_BYTES (the Content-Length was checked just before), only on page POSTs; Next
+ * keeps a copy of the body for the proxy, so the action still reads it whole.
+ */
+async function readForm(request: NextRequest): Promise<FormData | null> {
+  try {
+    return await request.clone().formData();
+  } catch {
+    return null;
   }
-  const gated = signInGate(request);
-  if (gated) return gated;
+}
+
+export async function proxy(request: NextRequest) {
+  const config = env();
+  const pathname = request.nextUrl.pathname;
+  const isApi = pathname.startsWith("/api/");
+
+  if (!hostAllowed(request.headers.get("host"), config.allowedHosts)) {
+    // The Host is not echoed: the page that sent it is not to be given text of its choosing.
+    return refusal(
+      request,
+      421,
+      "This console does not answer to that host name. Open it by one of the names in DRIFTWATCH_ALLOWED_HOSTS (localhost and the loopback addresses always work)",
+    );
+  }
+
+  const rejection = rejectRequest({ method: request.method, pathname, headers: request.headers });
+  if (rejection) return refusal(request, rejection.status, rejection.message);
+
+  if (config.requireSignIn) {
+    let signedIn = false;
+    try {
+      signedIn = actorFromRequest({ headers: request.headers, sessionToken: request.cookies.get(SESSION_COOKIE)?.value }) !== null;
+    } catch (error) {
+      reportAuthProblem(error); // no accounts file: nobody is signed in, and the log says why
+    }
+    const gate = readGate({ required: true, signedIn, method: request.method, pathname, search: request.nextUrl.search });
+    if (gate.kind === "unauthorized") return refusal(request, 401, gate.message.replace(/\.$/, ""));
+    if (gate.kind === "sign_in") {
+      const response = NextResponse.redirect(new URL(gate.location, request.url), 303);
+      response.headers.set("Cache-Control", "no-store");
+      response.headers.set("Content-Security-Policy", API_CONTENT_SECURITY_POLICY);
+      return response;
+    }
+  }
+
+  if (request.method === "POST" && !isApi) {
+    const headerFault = rejectActionHeaders(request.headers);
+    if (headerFault) return refusal(request, headerFault.status, headerFault.message);
+    const type = (request.headers.get("content-type") ?? "").toLowerCase();
+    const bodyFault = type.startsWith("multipart/form-data")
+      ? rejectActionForm(await readForm(request), request.headers.has("next-action"))
+      : type.startsWith("text/plain")
+        ? rejectActionText(await request.clone().text())
+        : null;
+    if (bodyFault) return refusal(request, bodyFault.status, bodyFault.message);
+  }
+
+  const requestHeaders = new Headers(request.headers);
+  // The header is the client's to write unless proxies in front are trusted to have appended to it.
+  if (config.trustedProxyHops === 0) requestHeaders.delete("x-forwarded-for");
+
   // The JSON routes render nothing: no nonce to mint; next.config.ts gives them a fixed policy.
-  if (request.nextUrl.pathname.startsWith("/api/")) return NextResponse.next();
+  if (isApi) return NextResponse.next({ request: { headers: requestHeaders } });
   const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64");
   // NODE_ENV is fixed by Next when it builds (development under next dev), not configuration.
   const csp = contentSecurityPolicy({ nonce, dev: process.env.NODE_ENV === "development" });
-  const requestHeaders = new Headers(request.headers);
   requestHeaders.set("content-security-policy", csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
   return response;
-}
-
-/** DRIFTWATCH_REQUIRE_SIGN_IN: a reader who is not signed in reads nothing but the sign-in page. */
-function signInGate(request: NextRequest): NextResponse | null {
-  if (!env().requireSignIn) return null;
-  let signedIn = false;
-  try {
-    signedIn = actorFromRequest({ headers: request.headers, sessionToken: request.cookies.get(SESSION_COOKIE)?.value }) !== null;
-  } catch (error) {
-    reportAuthProblem(error); // no accounts file: nobody is signed in, and the log says why
-  }
-  const gate = readGate({ required: true, signedIn, method: request.method, pathname: request.nextUrl.pathname, search: request.nextUrl.search });
-  if (gate.kind === "pass") return null;
-  const headers = { "Cache-Control": "no-store" };
-  if (gate.kind === "sign_in") return NextResponse.redirect(new URL(gate.location, request.url), { status: 303, headers });
-  return request.nextUrl.pathname.startsWith("/api/")
-    ? NextResponse.json({ ok: false, error: { code: "unauthorized", message: gate.message } }, { status: 401, headers })
-    : new NextResponse(`${gate.message}\n`, { status: 401, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
 }
 
 export const config = {

@@ -8,7 +8,12 @@
  *      BEGIN IMMEDIATE transaction that also writes the audit entry.
  *
  * A refusal at any step changes nothing but the audit log: its entry is written in a transaction
- * of its own, after the action's transaction rolled back. When the journal itself is the problem
+ * of its own, after the action's transaction rolled back. Until an operator is known (no session,
+ * a viewer) nothing is written to the journal at all: the journal is the bot's, and a stranger's
+ * posts must neither fill its disk nor hold its write lock. Those refusals go to the server log
+ * instead, rate-limited and without their input. The audit log keeps a bounded summary of an
+ * operator's input (field names, lengths, short prefixes), never the raw form; the domain detail
+ * each action records (a note, a reason) is validated first. When the journal itself is the problem
  * (locked, gone, full, damaged) the refusal may not be recordable there: then it goes to the
  * server log and the operator is told it is not in the audit log. Nothing here imports Next, so
  * the integration tests drive the same code the server actions run.
@@ -18,6 +23,7 @@ import { z } from "zod";
 import type { AuditHead } from "../audit/chain";
 import { appendAudit } from "../audit/log";
 import { isCorruptError, isLockedError, JournalError } from "../db/journal-file";
+import { LimitedLog } from "../http/rate-window";
 import type { ActionCode, ActionResult } from "./result";
 
 export interface ActingUser {
@@ -75,7 +81,17 @@ export interface GuardEnv {
    * transaction committed: publishes it outside the journal. A throw is logged, never undoes anything.
    */
   onAudited?: (head: AuditHead) => void;
+  /** The client's address (lib/http/client-address.ts), for the server log's line about a stranger. */
+  client?: string;
+  /** Where refusals without an operator go; the process-wide REFUSAL_LOG unless a test passes its own. */
+  refusalLog?: LimitedLog;
 }
+
+/**
+ * The server log's share of what strangers cause: 30 lines a minute, each at most 400 characters;
+ * past that, one line a minute counts the rest.
+ */
+export const REFUSAL_LOG = new LimitedLog({ linesPerWindow: 30, windowMs: 60_000, maxLineChars: 400, write: (line) => console.error(line) });
 
 /**
  * When the journal itself stopped the write: what to tell the operator, and whether trying to
@@ -117,17 +133,51 @@ function asText(v: unknown, max: number): string {
   }
 }
 
-/**
- * The raw input as the audit log keeps it: strings only, each bounded. A null-prototype object,
- * so a field named `__proto__` is recorded as a field rather than changing the object's prototype.
- */
-function rawForAudit(raw: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = Object.create(null);
-  for (const [k, v] of Object.entries(raw).slice(0, 30)) out[k.slice(0, 64)] = asText(v, 500);
-  return out;
+/** Fields whose first characters an auditor needs to read an entry: ids, versions, the note. */
+const QUOTED_FIELDS = new Set([
+  "clientOrderId", "botId", "symbol", "requestId", "reconciliationId", "version", "breakerVersion", "status", "drift",
+  "ours", "theirs", "driftSince", "filledQty", "avgPrice", "exchangeOrderId", "confirmBotId", "note", "reason",
+]);
+const SUMMARY_FIELDS = 20;
+const PREFIX_CHARS = 80;
+
+export interface FieldSummary {
+  /** Characters of its text form, or the type when it has none that means anything. */
+  length: number | null;
+  type?: string;
+  /** The first PREFIX_CHARS characters, for QUOTED_FIELDS only. */
+  prefix?: string;
 }
 
-/** Form fields as plain data; null-prototype for the same reason as rawForAudit. */
+/**
+ * The input as the audit log keeps it: each field's name (bounded), length and, for the fields an
+ * auditor reads, a short prefix; never the raw form, so a 40 KB field costs the journal a few
+ * bytes. At most SUMMARY_FIELDS fields, and a count of the rest. A null-prototype object, so a
+ * field named `__proto__` is recorded as a field rather than changing the object's prototype.
+ */
+export function summarizeInput(raw: Record<string, unknown>): { fields: Record<string, FieldSummary>; omittedFields?: number } {
+  const fields: Record<string, FieldSummary> = Object.create(null);
+  const entries = Object.entries(raw);
+  for (const [k, v] of entries.slice(0, SUMMARY_FIELDS)) {
+    const name = k.slice(0, 64);
+    if (typeof v === "string" || typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") {
+      const text = String(v);
+      fields[name] = QUOTED_FIELDS.has(k) ? { length: text.length, prefix: text.slice(0, PREFIX_CHARS) } : { length: text.length };
+    } else {
+      fields[name] = { length: null, type: v === null ? "null" : Array.isArray(v) ? "array" : typeof v };
+    }
+  }
+  return entries.length > SUMMARY_FIELDS ? { fields, omittedFields: entries.length - SUMMARY_FIELDS } : { fields };
+}
+
+/** Field names and lengths only, for the server log: what a stranger sent never appears there. */
+function fieldsForLog(raw: Record<string, unknown>): string {
+  const entries = Object.entries(raw);
+  const shown = entries.slice(0, 10).map(([k, v]) => `${k.slice(0, 32).replace(/[^\w.$-]/g, "?")}(${typeof v === "string" ? v.length : typeof v})`);
+  return `${shown.join(" ") || "no fields"}${entries.length > 10 ? ` +${entries.length - 10} more` : ""}`;
+}
+
+/** Form fields as plain data; null-prototype, so a field named `__proto__` stays a field. */
 export function formDataToObject(form: FormData): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
   for (const [k, v] of form.entries()) if (!k.startsWith("$ACTION")) out[k] = typeof v === "string" ? v : "[file]";
@@ -145,6 +195,24 @@ export function refuseUnavailableJournal(action: string, user: ActingUser | null
     code: "internal",
     message: `Nothing was changed: the ${error.message}. This attempt is not in the audit log (the journal could not record it); the console's server log has it.`,
   };
+}
+
+/**
+ * Step 1 of the guard for anyone who is not an operator (no session, a viewer): the refusal the
+ * form shows, and one bounded, rate-limited line in the server log naming the field names and
+ * lengths only; nothing is written to the journal, and the input is not read further. Null for an
+ * operator. Exported so that lib/actions/server.ts turns strangers away before opening the journal.
+ */
+export function turnAwayNonOperator(action: string, user: ActingUser | null, raw: Record<string, unknown>, opts: { client?: string; refusalLog?: LimitedLog } = {}): ActionResult<never> | null {
+  if (user !== null && user.role === "operator") return null;
+  const message = user === null ? "Sign in to act. Nothing was changed." : `${user.name} is a viewer: only operators can act. Nothing was changed.`;
+  try {
+    const who = user === null ? "anonymous" : `viewer:${user.name.slice(0, 64)}`;
+    (opts.refusalLog ?? REFUSAL_LOG).line(`driftwatch: refused, not audited (no operator): ${who} from ${opts.client ?? "unknown"} posted ${action} [${fieldsForLog(raw)}]`);
+  } catch {
+    // Refusals never throw; the log is best effort (LimitedLog never throws itself).
+  }
+  return { ok: false, code: "unauthorized", message };
 }
 
 export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv, raw: Record<string, unknown>): Promise<ActionResult<T>> {
@@ -175,7 +243,7 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
   };
   const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
     try {
-      audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: rawForAudit(raw), ...detail });
+      audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: summarizeInput(raw), ...detail });
     } catch (error) {
       // The refusal stands (nothing changed); the operator must know it is not on record.
       console.error(`driftwatch: could not audit a refused ${spec.action}:`, error);
@@ -185,8 +253,9 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
   };
 
   // 1. Who, and may they.
-  if (env.user === null) return refuse("unauthorized", "Sign in to act. Nothing was changed.", rawTarget());
-  if (env.user.role !== "operator") return refuse("unauthorized", `${env.user.name} is a viewer: only operators can act. Nothing was changed.`, rawTarget());
+  const away = turnAwayNonOperator(spec.action, env.user, raw, env);
+  if (away) return away;
+  const user = env.user as ActingUser;
 
   // 2. The input.
   const parsed = spec.schema.safeParse(raw);
@@ -199,14 +268,13 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
 
   try {
     // 3. Slow work, outside the write lock.
-    const prepared = (spec.prepare ? await spec.prepare(input, { user: env.user, now: clock() }) : undefined) as P;
+    const prepared = (spec.prepare ? await spec.prepare(input, { user, now: clock() }) : undefined) as P;
     // 4. Precondition, version and audit entry: one transaction.
-    const user = env.user;
     const { data, head } = env.db
       .transaction(() => {
         const now = clock();
         const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
-        const head = appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: rawForAudit(raw) } }, env.auditKey);
+        const head = appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: summarizeInput(raw) } }, env.auditKey);
         env.assertJournalFile?.();
         return { data, head };
       })

@@ -5,34 +5,72 @@
  * one guard (lib/actions/guard.ts). Next's origin check and the SameSite=Strict session cookie
  * keep other sites from posting here.
  */
+import { headers } from "next/headers";
 import { publishConsoleAuditHead } from "../audit/console-head";
 import { consoleAuditKey } from "../audit/key";
 import { getActor } from "../auth/session";
 import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
+import { clientAddress } from "../http/client-address";
+import { WindowLimiter } from "../http/rate-window";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
-import { formDataToObject, refuseUnavailableJournal, runGuarded, type ActionSpec } from "./guard";
+import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
 import type { ActionResult } from "./result";
 import type { OrderState } from "../journal/contract";
 import type { z } from "zod";
 
+/**
+ * Action posts a client may make a minute. An operator clicks a few times an incident; 60 leaves
+ * room for a retried form or two people on one account, and bounds what a flood costs. Keyed on
+ * the account when signed in and on the address otherwise, so a stranger behind the same address
+ * (a shared proxy, a NAT) cannot spend an operator's allowance. (A "use server" file exports
+ * only actions, so the tests read the figure from the refusal's message.)
+ */
+const ACTION_POST_LIMIT = { limit: 60, windowMs: 60_000, maxKeys: 10_000 };
+const actionPosts = new WindowLimiter(ACTION_POST_LIMIT);
+
 async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: FormData): Promise<ActionResult<T>> {
-  const actor = await getActor();
+  const [actor, h] = await Promise.all([getActor(), headers()]);
   const user = actor ? { name: actor.name, role: actor.role } : null;
+  // Without a trusted proxy, proxy.ts has replaced the client's X-Forwarded-For with the socket's peer.
+  const client = clientAddress(h.get("x-forwarded-for"), env().trustedProxyHops);
+  // Before the journal is even looked at: past the limit, a post costs a Map lookup and writes nothing.
+  const taken = actionPosts.take(actor ? `account:${actor.name}` : `address:${client}`);
+  if (!taken.ok) {
+    const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
+    REFUSAL_LOG.line(`driftwatch: refused, not audited (over ${ACTION_POST_LIMIT.limit} action posts a minute): ${actor ? `${actor.role}:${actor.name}` : "anonymous"} from ${client} posted ${spec.action}`);
+    return {
+      ok: false,
+      code: "refused",
+      message: `Too many actions from ${actor ? `${actor.name}'s account` : "this address"} in the last minute (at most ${ACTION_POST_LIMIT.limit}). Nothing was changed. Try again in ${seconds} s.`,
+    };
+  }
+  // A form Next could decode but that is not one (arguments posted by hand): refused, not a 500.
+  if (!(form instanceof FormData)) {
+    return { ok: false, code: "invalid", message: "The action did not receive a form. Reload the page and submit the form again. Nothing was changed." };
+  }
+  const raw = formDataToObject(form);
+  // Nobody may act before an operator is known: the journal is not even opened for them.
+  const away = turnAwayNonOperator(spec.action, user, raw, { client });
+  if (away) return away;
   // A locked, lost or damaged journal is known before writing: refuse at once rather than wait
   // out the write lock's timeout with the whole server frozen.
   const journal = getJournal();
   if (!journal.ok) return refuseUnavailableJournal(spec.action, user, journal.error);
   let db;
+  let auditKey;
   try {
     db = getWriteConnection();
+    // An unreadable or unsafe key file: a refusal that says why, not an error page.
+    auditKey = consoleAuditKey();
   } catch (error) {
-    return { ok: false, code: "internal", message: `Nothing was changed: ${(error as Error).message}` };
+    console.error(`driftwatch: NOT AUDITED (cannot write): ${user?.role}:${user?.name} ${spec.action} refused: ${(error as Error).message}`);
+    return { ok: false, code: "internal", message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.` };
   }
-  return runGuarded(spec, { db, user, assertJournalFile, auditKey: consoleAuditKey(), onAudited: publishConsoleAuditHead }, formDataToObject(form));
+  return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited: publishConsoleAuditHead }, raw);
 }
 
 const clearDeps = () => {

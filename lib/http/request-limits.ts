@@ -46,3 +46,67 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
   }
   return null;
 }
+
+/**
+ * A server-action post whose body Next cannot decode: Next answers each with a 500 (checked
+ * against `next start`, Next 16.4). The console's forms post multipart/form-data, with or without
+ * JavaScript; an action that reads no argument (sign-out) is posted as text/plain JSON. Anything
+ * else is a client's mistake. Headers only: call it after rejectRequest, on POSTs.
+ */
+export function rejectActionHeaders(headers: Headers): { status: 400; message: string } | null {
+  const type = (headers.get("content-type") ?? "").toLowerCase();
+  const multipart = /^multipart\/form-data\s*;/.test(type) && /;\s*boundary=("?)[^";]{1,70}\1\s*(;|$)/.test(type);
+  if (multipart) return null;
+  if (headers.has("next-action") && /^text\/plain\s*(;|$)/.test(type)) return null;
+  // A plain form posted without JavaScript to a page that has no action: Next renders the page.
+  if (!headers.has("next-action") && type.startsWith("application/x-www-form-urlencoded")) return null;
+  return { status: 400, message: "an action's form must be sent as multipart/form-data with a boundary, as the console's pages send it. Nothing was changed" };
+}
+
+const MALFORMED = "the action's form could not be read (cut short, a wrong boundary, or not what the console's pages send). Reload the page and try again. Nothing was changed";
+
+/** The text/plain body of an action post with a Next-Action header: React's JSON of its arguments. */
+export function rejectActionText(text: string): { status: 400; message: string } | null {
+  try {
+    return onlyInlineValues(JSON.parse(text), 0) ? null : { status: 400, message: MALFORMED };
+  } catch {
+    return { status: 400, message: MALFORMED };
+  }
+}
+
+/**
+ * The body of a multipart action post, already parsed once by the caller: Next's own decoder
+ * answers a body cut short, a wrong boundary or a root field that is not JSON with a 500. With a
+ * Next-Action header, React's encoding puts the arguments' root in field "0" as JSON.
+ */
+export function rejectActionForm(form: FormData | null, hasActionHeader: boolean): { status: 400; message: string } | null {
+  const malformed = { status: 400 as const, message: MALFORMED };
+  if (form === null) return malformed;
+  if (!hasActionHeader) return null;
+  const root = form.get("0");
+  if (typeof root !== "string") return malformed;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(root);
+  } catch {
+    return malformed;
+  }
+  return onlyInlineValues(parsed, 0) ? null : malformed;
+}
+
+/**
+ * A root field string starting with "$" is a React reference. The console's forms send only a
+ * FormData ("$K1") and inline values (undefined, dates, numbers React cannot write in JSON; a "$"
+ * a user typed is escaped as "$$"). Any other reference (to a promise, a map, a blob, another
+ * field) points at parts of the body, and one that points nowhere makes Next answer 500
+ * ("Invalid forward reference").
+ */
+const INLINE_REFERENCE = /^\$(?:K[0-9a-f]{1,8}|undefined|\$[\s\S]*|-0|Infinity|-Infinity|NaN|D[0-9TZ:.+-]{0,40}|n-?[0-9]{1,400})$/;
+
+function onlyInlineValues(v: unknown, depth: number): boolean {
+  if (depth > 32) return false;
+  if (typeof v === "string") return !v.startsWith("$") || INLINE_REFERENCE.test(v);
+  if (Array.isArray(v)) return v.every((x) => onlyInlineValues(x, depth + 1));
+  if (v !== null && typeof v === "object") return Object.values(v).every((x) => onlyInlineValues(x, depth + 1));
+  return true;
+}

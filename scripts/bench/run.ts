@@ -19,6 +19,9 @@ import { chromium } from "playwright-core";
 import { buildState } from "../lib/build-state.mjs";
 import { get, poll, quantile, sleep, timeRequests, type PollResult } from "./http-load";
 import { freePort } from "../../test/e2e/console-server";
+import { createAccount } from "../../lib/auth/accounts";
+import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/token";
+import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "./reference";
 
 const { values: args } = parseArgs({
@@ -31,8 +34,11 @@ const { values: args } = parseArgs({
     // The pollers of the bot-write row, which stand for browsers on other machines, run at this
     // niceness in a process of their own (0: none).
     "pollers-nice": { type: "string", default: "19" },
+    // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
+    only: { type: "string" },
   },
 });
+if (args.only !== undefined && args.only !== "flood") throw new Error(`--only takes "flood", not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -115,15 +121,19 @@ async function startProcess(cmd: string, argv: string[], env: Record<string, str
   };
 }
 
+/** Fixed, so the flood row can mint a viewer's session cookie as sign-in would. */
+const BENCH_SESSION_SECRET = "bench-session-secret-of-more-than-32-characters";
+const accountsFileFor = (port: number | string) => path.join(benchDir, `accounts-${port}.sqlite`);
+
 async function startConsole(journal: string): Promise<Server> {
   const port = await freePort();
-  const accounts = path.join(benchDir, `accounts-${port}.sqlite`);
+  const accounts = accountsFileFor(port);
   const next = [path.join(root, "node_modules/.bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)];
   const [cmd, ...argv] = NICE > 0 ? ["nice", "-n", String(NICE), ...next] : next;
   return startProcess(
     cmd!,
     argv,
-    { NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DRIFTWATCH_JOURNAL: journal, DRIFTWATCH_ACCOUNTS_DB: accounts },
+    { NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DRIFTWATCH_JOURNAL: journal, DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_SESSION_SECRET: BENCH_SESSION_SECRET },
     async (url) => (await get(`${url}/api/overview`)).status === 200,
     port,
   );
@@ -186,6 +196,7 @@ async function main() {
     const b = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
     if (b.status !== 0) throw new Error("next build failed");
   }
+  if (args.only === "flood") return floodOnly(started);
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -305,17 +316,39 @@ async function main() {
 
     // --- the bot's writes, with and without the console under load; the console's memory ----------------
     await botRows(big20, bigRun);
+    await floodRow(big20, bigRun);
 
     say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await stopAll();
   }
+  finish();
+}
+
+function finish() {
   printTable();
   fs.writeFileSync(path.join(benchDir, "results.json"), JSON.stringify({ at: new Date().toISOString(), rows, figures }, null, 2));
   say(`figures written to ${path.relative(root, path.join(benchDir, "results.json"))}`);
   const missed = rows.filter((r) => !r.pass).length;
   say(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} missed (see docs/performance.md)` : ""}`);
   if (args.strict && missed > 0) process.exit(1);
+}
+
+/** `--only flood`: the reference journal of --days, one console, the flood row. */
+async function floodOnly(started: number) {
+  const journal = referenceJournal(DAYS);
+  figures.journals = { [`${DAYS}d`]: journal.report };
+  const run = workingCopy(journal.file);
+  say("starting the console");
+  const server = await startConsole(run);
+  try {
+    await poll([`${server.url}/api/overview`], 4, 50, 3_000);
+    await floodRow(server, run);
+    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await server.stop();
+  }
+  finish();
 }
 
 /**
@@ -455,7 +488,14 @@ function pollersProcess(urls: string[], clients: number, intervalMs: number, dur
   });
 }
 
-async function botRows(server: Server, journal: string) {
+interface BotReport {
+  latencies: Record<string, number[]>;
+  busy: number;
+  otherErrors: number;
+}
+
+/** scripts/bench/bot-writes.ts in its own process, ready to write: tag phases, then stop for its report. */
+async function forkBot(journal: string): Promise<{ child: ChildProcess; report: () => Promise<BotReport> }> {
   const child = fork(path.join(root, "scripts/bench/bot-writes.ts"), [journal, "20"], {
     cwd: root,
     execArgv: ["--import", "tsx"],
@@ -468,6 +508,20 @@ async function botRows(server: Server, journal: string) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the bench bot did not start");
     await sleep(50);
   }
+  const report = async () => {
+    child.send({ stop: true });
+    const deadlineStop = Date.now() + 30_000;
+    while (!messages.some((m) => m.latencies)) {
+      if (Date.now() > deadlineStop) throw new Error("the bench bot did not report");
+      await sleep(50);
+    }
+    return messages.find((m) => m.latencies) as unknown as BotReport;
+  };
+  return { child, report };
+}
+
+async function botRows(server: Server, journal: string) {
+  const { child, report: botReport } = await forkBot(journal);
   const phaseMs = Math.max(10_000, PHASE_MS * 0.75);
   say(
     `the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with 20 pollers on the console, twice (pollers in their own process${POLLERS_NICE > 0 ? ` at nice ${POLLERS_NICE}` : ""})`,
@@ -487,13 +541,7 @@ async function botRows(server: Server, journal: string) {
   }
   child.send({ phase: "done" });
   clearInterval(rssTimer);
-  child.send({ stop: true });
-  const deadlineStop = Date.now() + 30_000;
-  while (!messages.some((m) => m.latencies)) {
-    if (Date.now() > deadlineStop) throw new Error("the bench bot did not report");
-    await sleep(50);
-  }
-  const report = messages.find((m) => m.latencies) as { latencies: Record<string, number[]>; busy: number; otherErrors: number };
+  const report = await botReport();
   const quiet = report.latencies.quiet ?? [];
   const loaded = report.latencies.load ?? [];
   const consoleBusy = (server.output().match(/SQLITE_BUSY|database is locked/g) ?? []).length;
@@ -516,6 +564,91 @@ async function botRows(server: Server, journal: string) {
   );
   figures.rssMb = rssMax;
   row("console memory under that load", "RSS ≤ 300 MB", `${rssMax.toFixed(0)} MB at most (next start and its workers)`, rssMax <= 300);
+}
+
+/** scripts/bench/flood.ts in a child process at nice POLLERS_NICE, like the pollers. */
+function floodProcess(durationMs: number, concurrency: number, url: string, actionId: string, viewerCookie: string): Promise<{ requests: number; errors: number; answers: Record<string, number> }> {
+  const argv = [process.execPath, "--import", "tsx", path.join(root, "scripts/bench/flood.ts"), String(durationMs), String(concurrency), url, actionId, viewerCookie];
+  const [cmd, ...rest] = POLLERS_NICE > 0 ? ["nice", "-n", String(POLLERS_NICE), ...argv] : argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd!, rest, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.once("error", reject);
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`the flood exited with ${code}`));
+      try {
+        resolve(JSON.parse(out));
+      } catch (error) {
+        reject(new Error(`the flood printed no result: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+/**
+ * Issue 18's flood: the bot writing 50 times a second while strangers and a signed-in viewer post
+ * server actions as fast as 32 connections allow; its write p99 against the same bot with the
+ * console idle, with the bot-write row's target. Nothing of the flood may be audited.
+ */
+async function floodRow(server: Server, journal: string) {
+  const viewer = { name: "bench-viewer", role: "viewer" as const, password: "bench viewer's long password" };
+  const accounts = openAccountsDb(accountsFileFor(new URL(server.url).port), { migrationsDir: path.join(root, "drizzle/accounts") });
+  const existing = accounts.sqlite.prepare(`SELECT sessions_valid_from FROM accounts WHERE name = ?`).pluck().get(viewer.name) as string | undefined;
+  const sessionsValidFrom = existing ?? (await createAccount(accounts.db, viewer)).sessionsValidFrom;
+  accounts.sqlite.close();
+  const cookie = `${SESSION_COOKIE}=${signSession(sessionPayload({ name: viewer.name, sessionsValidFrom, ttlMs: 3_600_000 }), BENCH_SESSION_SECRET)}`;
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName?: string }> };
+  const actionId = Object.entries(manifest.node).find(([, v]) => v.exportedName === "resolveManuallyAction")?.[0];
+  if (!actionId) throw new Error("no resolveManuallyAction in this build");
+
+  const strangerAudits = () => {
+    const db = new Database(journal, { readonly: true });
+    db.pragma("busy_timeout = 5000");
+    const n = db.prepare(`SELECT count(*) FROM audit_log WHERE actor NOT LIKE 'operator:%'`).pluck().get() as number;
+    db.close();
+    return n;
+  };
+  const auditsBefore = strangerAudits();
+  const bot = await forkBot(journal);
+  const phaseMs = Math.max(10_000, PHASE_MS * 0.75);
+  say(`the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with an action flood (anonymous and viewer, 32 connections${POLLERS_NICE > 0 ? `, at nice ${POLLERS_NICE}` : ""}), twice`);
+  const flood = { requests: 0, errors: 0, answers: {} as Record<string, number> };
+  await sleep(2_000);
+  for (const round of [1, 2]) {
+    bot.child.send({ phase: "quiet" });
+    await sleep(phaseMs);
+    bot.child.send({ phase: "flood" });
+    const r = await floodProcess(phaseMs, 32, server.url, actionId, cookie);
+    flood.requests += r.requests;
+    flood.errors += r.errors;
+    for (const [k, v] of Object.entries(r.answers)) flood.answers[k] = (flood.answers[k] ?? 0) + v;
+    void round;
+  }
+  bot.child.send({ phase: "done" });
+  const report = await bot.report();
+  const audited = strangerAudits() - auditsBefore;
+  const quiet = report.latencies.quiet ?? [];
+  const flooded = report.latencies.flood ?? [];
+  const consoleBusy = (server.output().match(/SQLITE_BUSY|database is locked/g) ?? []).length;
+  const ratio = quantile(flooded, 0.99) / quantile(quiet, 0.99);
+  figures.botWritesUnderFlood = {
+    quiet: { n: quiet.length, p50: quantile(quiet, 0.5), p99: quantile(quiet, 0.99) },
+    flood: { n: flooded.length, p50: quantile(flooded, 0.5), p99: quantile(flooded, 0.99) },
+    botBusy: report.busy,
+    botOtherErrors: report.otherErrors,
+    consoleBusy,
+    posts: flood,
+    strangerAuditRows: audited,
+  };
+  const answers = Object.entries(flood.answers).map(([k, v]) => `${v.toLocaleString("en")} ${k}`).join(", ");
+  row(
+    `bot journal-write p99, console${NICE > 0 ? ` (nice ${NICE})` : ""} under an action flood against idle`,
+    "ratio ≤ 1.25, no SQLITE_BUSY, 0 audit rows",
+    `p99 ${ms(quantile(flooded, 0.99))} against ${ms(quantile(quiet, 0.99))} (${flooded.length + quiet.length} writes); ${flood.requests.toLocaleString("en")} posts (${answers}; ${flood.errors} errors); audit rows from them: ${audited}; SQLITE_BUSY: bot ${report.busy}, console ${consoleBusy}`,
+    ratio <= 1.25 && report.busy === 0 && consoleBusy === 0 && report.otherErrors === 0 && audited === 0 && flood.errors === 0,
+    `×${ratio.toFixed(2)}`,
+  );
 }
 
 main().catch((error) => {

@@ -2,6 +2,7 @@
 import Database from "better-sqlite3";
 import { runGuarded, type ActingUser, type ActionSpec } from "@/lib/actions/guard";
 import { openJournalWriter } from "@/lib/db/journal-file";
+import { LimitedLog } from "@/lib/http/rate-window";
 import { migrationsDir } from "./journal";
 import type { z } from "zod";
 import { consoleAuditKey } from "@/lib/audit/key";
@@ -14,8 +15,22 @@ export function consoleWriter(file: string) {
   return openJournalWriter(file, { migrationsDir }).db;
 }
 
+/**
+ * What the guard wrote to the server log for posts without an operator, in the order written. The
+ * same LimitedLog as the server's, with a budget a test never reaches.
+ */
+export const refusalLines: string[] = [];
+const refusalLog = new LimitedLog({ linesPerWindow: Number.MAX_SAFE_INTEGER, windowMs: 60_000, maxLineChars: 400, write: (line) => refusalLines.push(line) });
+
 export function act<S extends z.ZodType, P, T>(db: Database.Database, spec: ActionSpec<S, P, T>, user: ActingUser | null, input: Record<string, unknown>, now: Date) {
-  return runGuarded(spec, { db, user, now: () => now, auditKey: consoleAuditKey() }, input);
+  return runGuarded(spec, { db, user, now: () => now, client: "192.0.2.7", refusalLog, auditKey: consoleAuditKey() }, input);
+}
+
+export function auditCount(file: string): number {
+  const db = new Database(file, { readonly: true });
+  const n = db.prepare(`SELECT count(*) FROM audit_log`).pluck().get() as number;
+  db.close();
+  return n;
 }
 
 export function auditRows(file: string) {

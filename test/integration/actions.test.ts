@@ -1,7 +1,8 @@
 /**
- * Every operator action through the one guard: for each, no session, a viewer, malformed input,
- * a stale version, an unmet precondition and a double submit are refused, audited, and change
- * nothing else; the happy path applies and audits.
+ * Every operator action through the one guard: for each, malformed input, a stale version, an
+ * unmet precondition and a double submit are refused, audited, and change nothing else; no
+ * session and a viewer are refused with nothing written to the journal at all (a line in the
+ * server log instead); the happy path applies and audits.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -13,7 +14,9 @@ import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-
 import { verifyAuditLog } from "@/lib/audit/log";
 import { getClearFacts } from "@/lib/queries/clear-checklist";
 import type { OrderLookup } from "@/lib/exchange/venue-gateway";
-import { act, ana, auditRows, ben, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
+import type { ActingUser } from "@/lib/actions/guard";
+import type { ActionResult } from "@/lib/actions/result";
+import { act, ana, auditCount, auditRows, ben, consoleWriter, refusalLines, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { repoRoot } from "../helpers/journal";
 import { consoleAuditKey } from "@/lib/audit/key";
@@ -51,6 +54,20 @@ async function repairedDrift() {
 
 const breakerVersion = (db: Database.Database, botId = "bot-a") => db.prepare(`SELECT version FROM breakers WHERE bot_id = ?`).pluck().get(botId) as number;
 
+/**
+ * No operator: refused, and the journal is not written at all (not even the audit log); the server
+ * log has one line naming who, the action and the field names, never a field's value.
+ */
+async function expectTurnedAwayUnrecorded(file: string, before: Record<string, unknown[]>, attempt: () => Promise<ActionResult<unknown>>, action: string, user: ActingUser | null) {
+  const audits = auditCount(file);
+  const lines = refusalLines.length;
+  const result = await attempt();
+  expect(result).toMatchObject({ ok: false, code: "unauthorized", message: expect.stringMatching(/Nothing was changed/) });
+  expect(snapshotExceptAudit(file)).toEqual(before);
+  expect(auditCount(file)).toBe(audits);
+  expect(refusalLines.slice(lines)).toEqual([expect.stringContaining(`${user === null ? "anonymous" : `viewer:${user.name}`} from 192.0.2.7 posted ${action} [`)]);
+}
+
 function expectRefusedAndUnchanged(file: string, before: Record<string, unknown[]>, result: { ok: boolean; code?: string }, code: string, action: string) {
   expect(result).toMatchObject({ ok: false, code });
   expect(snapshotExceptAudit(file)).toEqual(before);
@@ -73,13 +90,17 @@ describe("resolve a doubtful order by hand", () => {
   });
 
   it.each([
-    ["no session", null, "unauthorized"],
-    ["a viewer", vic, "unauthorized"],
-  ] as const)("refuses %s", async (_, user, code) => {
+    ["no session", null],
+    ["a viewer", vic],
+  ] as const)("refuses %s without writing to the journal, and logs the attempt without its input", async (_, user) => {
     const { bot, db, order } = await lostReply();
     const before = snapshotExceptAudit(bot.file);
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, user, input(order), bot.sim.now()), code, "resolve_order_manual");
-    expect(auditRows(bot.file).at(-1)!.actor).toBe(user === null ? "anonymous" : "viewer:vic");
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, user, input(order), bot.sim.now()), "resolve_order_manual", user);
+    // Field names and lengths only: the note and the order id are not in the server log either.
+    const line = refusalLines.at(-1)!;
+    expect(line).toContain("note(33)");
+    expect(line).not.toContain("exchange UI");
+    expect(line).not.toContain(order.clientOrderId);
   });
 
   it("refuses malformed input with field errors", async () => {
@@ -175,12 +196,12 @@ describe("resolve a doubtful order by asking the exchange", () => {
     expect(r).toMatchObject({ ok: false, code: "refused", message: expect.stringMatching(/Resolve by hand/) });
   });
 
-  it("refuses no session, a viewer, bad input and a stale version, auditing each", async () => {
+  it("refuses no session, a viewer, bad input and a stale version; audits the operator's refusals only", async () => {
     const { bot, db, order } = await lostReply();
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
     const before = snapshotExceptAudit(bot.file);
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "unauthorized", "resolve_order_lookup");
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "unauthorized", "resolve_order_lookup");
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", null);
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", vic);
     expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: "", version: "-1" }, bot.sim.now()), "invalid", "resolve_order_lookup");
     expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version - 1 }, bot.sim.now()), "conflict", "resolve_order_lookup");
   });
@@ -226,8 +247,8 @@ describe("acknowledge a drift", () => {
   it("refuses no session, a viewer and malformed input", async () => {
     const { bot, db, input } = await withDriftSince();
     const before = snapshotExceptAudit(bot.file);
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, input, bot.sim.now()), "unauthorized", "acknowledge_drift");
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, input, bot.sim.now()), "unauthorized", "acknowledge_drift");
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, input, bot.sim.now()), "acknowledge_drift", null);
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, input, bot.sim.now()), "acknowledge_drift", vic);
     const bad = await act(db, spec, ana, { ...input, ours: "lots", note: "x" }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, bad, "invalid", "acknowledge_drift");
   });
@@ -294,8 +315,8 @@ describe("clear a halt", () => {
     expectRefusedAndUnchanged(bot.file, before, typo, "invalid", "clear_halt");
     expect(typo.ok ? null : typo.fieldErrors).toEqual({ confirmBotId: ["Type the bot id exactly to confirm"] });
     expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { ...input(db), breakerVersion: "1" }, bot.sim.now()), "conflict", "clear_halt");
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, input(db), bot.sim.now()), "unauthorized", "clear_halt");
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, input(db), bot.sim.now()), "unauthorized", "clear_halt");
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, input(db), bot.sim.now()), "clear_halt", null);
+    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, input(db), bot.sim.now()), "clear_halt", vic);
   });
 
   it("a double submit clears once and refuses the second as a conflict", async () => {
@@ -340,14 +361,14 @@ describe("clear a halt", () => {
       expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
     });
 
-    it("refuses an older cycle, a symbol that did not drift, a drift still going on, and a bot not halted; each audited, nothing changed", async () => {
+    it("refuses an older cycle, a symbol that did not drift, a drift still going on, and a bot not halted; each audited, nothing changed (a viewer's attempt not even audited)", async () => {
       const { bot, db } = await driftCameAndWent();
       const rid = facts(db, bot.sim.now()).unacknowledgedDrifts[0]!.reconciliationId;
       const form = (over: Record<string, string>) => ({ botId: "bot-a", symbol: "AAPL", reconciliationId: String(rid), note: "looked at it", ...over });
       const before = snapshotExceptAudit(bot.file);
       expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ reconciliationId: String(rid - 1) }), bot.sim.now()), "conflict", "acknowledge_drift");
       expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ symbol: "ETHUSDT" }), bot.sim.now()), "refused", "acknowledge_drift");
-      expectRefusedAndUnchanged(bot.file, before, await act(db, ended, vic, form({}), bot.sim.now()), "unauthorized", "acknowledge_drift");
+      await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, ended, vic, form({}), bot.sim.now()), "acknowledge_drift", vic);
 
       // Drifting again: acknowledged on the overview, where the sizes are live.
       bot.sim.setPositionBehindBot("AAPL", 200);
@@ -427,8 +448,8 @@ describe("clear a halt", () => {
       const approve = { requestId: "1", botId: "bot-a", breakerVersion: String(breakerVersion(db)) };
       const spec = approveClearSpec(deps);
       const before = snapshotExceptAudit(bot.file);
-      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, null, approve, bot.sim.now()), "unauthorized", "approve_clear_halt");
-      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, vic, approve, bot.sim.now()), "unauthorized", "approve_clear_halt");
+      await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, approve, bot.sim.now()), "approve_clear_halt", null);
+      await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, approve, bot.sim.now()), "approve_clear_halt", vic);
       expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { requestId: "one", botId: "" }, bot.sim.now()), "invalid", "approve_clear_halt");
       expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { ...approve, breakerVersion: "1" }, bot.sim.now()), "conflict", "approve_clear_halt");
       expect((await act(db, spec, ben, approve, bot.sim.now())).ok).toBe(true);
@@ -448,12 +469,41 @@ describe("clear a halt", () => {
 });
 
 describe("the audit log", () => {
+  it("keeps a bounded summary of an operator's input, never the raw form: names, lengths, short prefixes of ids and notes", async () => {
+    const { bot, db, order } = await lostReply();
+    const spec = resolveManuallySpec({ graceMs: GRACE });
+    const huge = "A".repeat(40_000);
+    const fields = { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: `seen filled ${"n".repeat(980)}`, junk: huge };
+    for (const f of Array.from({ length: 25 }, (_, i) => `extra${i}`)) Object.assign(fields, { [f]: huge });
+    expect(await act(db, spec, ana, fields, bot.sim.now())).toMatchObject({ ok: true });
+    const applied = auditRows(bot.file).at(-1)!;
+    expect(applied.detail.length).toBeLessThan(4_000);
+    expect(applied.detail).not.toContain("A".repeat(100));
+    const input = JSON.parse(applied.detail).input as { fields: Record<string, { length: number; prefix?: string }>; omittedFields: number };
+    expect(input.fields.junk).toEqual({ length: 40_000 });
+    expect(input.fields.note).toEqual({ length: 992, prefix: `seen filled ${"n".repeat(68)}` });
+    expect(input.fields.clientOrderId).toEqual({ length: order.clientOrderId.length, prefix: order.clientOrderId });
+    expect(Object.keys(input.fields)).toHaveLength(20);
+    expect(input.omittedFields).toBe(10);
+    // The note itself is kept whole in the action's own detail, after the schema bounded it.
+    expect(JSON.parse(applied.detail).note).toBe(fields.note);
+
+    const refused = await act(db, spec, ana, { ...fields, version: "x" }, bot.sim.now());
+    expect(refused).toMatchObject({ ok: false, code: "invalid" });
+    const entry = auditRows(bot.file).at(-1)!;
+    expect(entry).toMatchObject({ outcome: "refused", code: "invalid", actor: "operator:ana" });
+    expect(entry.detail.length).toBeLessThan(4_000);
+    expect(entry.detail).not.toContain("A".repeat(100));
+  });
+
   it("keeps a verifiable chain across applied and refused actions, and refuses edits", async () => {
     const { bot, db, order } = await lostReply();
     const spec = resolveManuallySpec({ graceMs: GRACE });
-    await act(db, spec, null, {}, bot.sim.now());
+    await act(db, spec, null, {}, bot.sim.now()); // no operator: not in the journal at all
+    await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: "x" }, bot.sim.now());
     await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version, status: "filled", note: "seen filled on the venue" }, bot.sim.now());
     expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: 2 });
+    expect(auditRows(bot.file).map((r) => [r.actor, r.outcome])).toEqual([["operator:ana", "refused"], ["operator:ana", "applied"]]);
     expect(() => db.prepare(`UPDATE audit_log SET actor = 'operator:mallory'`).run()).toThrow(/append-only/);
     expect(() => db.prepare(`DELETE FROM audit_log`).run()).toThrow(/append-only/);
   });

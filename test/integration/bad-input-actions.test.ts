@@ -2,7 +2,8 @@
  * Bad input to every operator action, drawn by fast-check and sent through the same guard the
  * server actions run, as a real operator, on a real migrated journal. Whatever arrives (wrong
  * types, huge or odd strings, NaN, SQL, other bots' ids, prototype keys), the answer is a refusal
- * with a plain message, nothing in the journal changes but one audit entry per attempt, and the
+ * with a plain message, nothing in the journal changes but one audit entry per operator's attempt
+ * (none at all for no session or a viewer: a bounded line in the server log instead), and the
  * audit chain still verifies.
  */
 import Database from "better-sqlite3";
@@ -15,7 +16,7 @@ import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-
 import type { ActionResult } from "@/lib/actions/result";
 import { verifyAuditLog } from "@/lib/audit/log";
 import type { OrderLookup } from "@/lib/exchange/venue-gateway";
-import { act, ana, auditRows, consoleWriter, snapshotExceptAudit, vic } from "../helpers/actions";
+import { act, ana, auditRows, consoleWriter, refusalLines, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import type { z } from "zod";
 import { consoleAuditKey } from "@/lib/audit/key";
@@ -98,7 +99,11 @@ function auditCount(file: string) {
   return n;
 }
 
-/** Refused, plainly, with nothing but one refused audit entry changed. */
+/**
+ * Refused, plainly, with nothing but one refused audit entry changed; for no session or a viewer
+ * ("unauthorized"), nothing in the journal at all, and one server-log line of at most 400
+ * characters.
+ */
 async function expectRefusedAlone(
   file: string,
   attempt: () => Promise<ActionResult<unknown>>,
@@ -106,6 +111,7 @@ async function expectRefusedAlone(
 ) {
   const before = snapshotExceptAudit(file);
   const auditBefore = auditCount(file);
+  const linesBefore = refusalLines.length;
   const r = await attempt();
   expect(r.ok, JSON.stringify(r).slice(0, 300)).toBe(false);
   if (r.ok) return;
@@ -115,6 +121,14 @@ async function expectRefusedAlone(
   expect(r.message).not.toMatch(/\n\s+at |node_modules|\.ts:\d|could not be written to the audit log/);
   if (r.code === "invalid") expect(Object.keys(r.fieldErrors ?? {}).length).toBeGreaterThan(0);
   expect(snapshotExceptAudit(file)).toEqual(before);
+  if (r.code === "unauthorized") {
+    expect(auditCount(file)).toBe(auditBefore);
+    const lines = refusalLines.slice(linesBefore);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!).toContain(`posted ${opts.action} [`);
+    expect(lines[0]!.length).toBeLessThanOrEqual(400);
+    return;
+  }
   expect(auditCount(file)).toBe(auditBefore + 1);
   const last = auditRows(file).at(-1)!;
   expect(last).toMatchObject({ outcome: "refused", code: r.code, action: opts.action });
@@ -402,7 +416,7 @@ describe("any action, given anything at all", () => {
 });
 
 describe("a form with prototype-shaped field names", () => {
-  it("keeps __proto__ and constructor as plain fields, refuses, and audits them as sent", async () => {
+  it("keeps __proto__ and constructor as plain fields, refuses, and audits their names and lengths", async () => {
     const j = await doubtfulJournal();
     try {
       const form = new FormData();
@@ -413,8 +427,13 @@ describe("a form with prototype-shaped field names", () => {
       const raw = formDataToObject(form);
       expect(Object.keys(raw).sort()).toEqual(["__proto__", "clientOrderId", "constructor"]);
       await expectRefusedAlone(j.bot.file, () => run(j.db, resolveManuallySpec({ graceMs: GRACE }) as unknown as AnySpec, ana, raw, j.bot.sim.now()), { action: "resolve_order_manual", codes: ["invalid"] });
-      const audited = JSON.parse(auditRows(j.bot.file).at(-1)!.detail).input as Record<string, string>;
-      expect(Object.entries(audited).sort()).toEqual([["__proto__", "{\"polluted\":true}"], ["clientOrderId", j.lost.clientOrderId], ["constructor", "x"]]);
+      // A summary, never the raw form: lengths for every field, a prefix only for the ids and notes an auditor reads.
+      const audited = JSON.parse(auditRows(j.bot.file).at(-1)!.detail).input.fields as Record<string, unknown>;
+      expect(Object.entries(audited).sort()).toEqual([
+        ["__proto__", { length: 17 }],
+        ["clientOrderId", { length: j.lost.clientOrderId.length, prefix: j.lost.clientOrderId }],
+        ["constructor", { length: 1 }],
+      ]);
       noPollution();
     } finally {
       j.close();

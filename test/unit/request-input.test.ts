@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ACTION_BODY_LIMIT_BYTES, rejectRequest } from "@/lib/http/request-limits";
+import { ACTION_BODY_LIMIT_BYTES, rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "@/lib/http/request-limits";
 import { BOT_ID_MAX, parseBotFilter, parsePathId, SYMBOL_MAX } from "@/lib/path-ids";
 
 describe("ids from a URL", () => {
@@ -55,5 +55,56 @@ describe("requests refused before Next's router", () => {
       expect(post(action)?.status).toBe(411);
     }
     expect(rejectRequest(req({ method: "GET", pathname: "/doubtful" }))).toBeNull();
+  });
+});
+
+describe("server-action posts Next would answer with a 500", () => {
+  const headers = (h: Record<string, string>) => new Headers(h);
+  const form = (fields: Record<string, string>) => {
+    const f = new FormData();
+    for (const [k, v] of Object.entries(fields)) f.set(k, v);
+    return f;
+  };
+
+  it("lets multipart/form-data with a boundary through, with or without Next-Action", () => {
+    expect(rejectActionHeaders(headers({ "content-type": "multipart/form-data; boundary=----WebKitFormBoundaryabc", "next-action": "60ab" }))).toBeNull();
+    expect(rejectActionHeaders(headers({ "content-type": 'multipart/form-data; boundary="x y"' }))).toBeNull();
+  });
+
+  it("refuses any other content type, a multipart without a boundary, and none at all, with a 400 saying how forms are sent", () => {
+    for (const type of ["application/json", "multipart/form-data", "multipart/form-data; charset=utf-8", "multipart/mixed; boundary=x", ""]) {
+      const h: Record<string, string> = { "next-action": "60ab" };
+      if (type) h["content-type"] = type;
+      expect(rejectActionHeaders(headers(h)), type).toMatchObject({ status: 400, message: expect.stringMatching(/multipart\/form-data with a boundary.*Nothing was changed/) });
+    }
+    // text/plain is how an action that reads no argument (sign-out) is posted; its body is checked.
+    expect(rejectActionHeaders(headers({ "content-type": "text/plain;charset=UTF-8", "next-action": "00ab" }))).toBeNull();
+    expect(rejectActionHeaders(headers({ "content-type": "text/plain;charset=UTF-8" }))?.status).toBe(400);
+    // A plain urlencoded form to a page without Next-Action: Next renders the page, no 500 to prevent.
+    expect(rejectActionHeaders(headers({ "content-type": "application/x-www-form-urlencoded" }))).toBeNull();
+  });
+
+  it("refuses a body that did not parse, and a root field that is missing, not JSON or refers to parts of the body", () => {
+    expect(rejectActionForm(null, true)?.status).toBe(400);
+    expect(rejectActionForm(null, false)?.status).toBe(400);
+    expect(rejectActionForm(form({ "1_note": "x" }), true)?.status).toBe(400);
+    expect(rejectActionForm(form({ "0": "not json" }), true)?.status).toBe(400);
+    for (const ref of ["$@3", "$Q7", "$W1", "$B2", "$5", "$F1", "$T", "$h1", "$i1"]) expect(rejectActionForm(form({ "0": JSON.stringify([ref, "$K1"]) }), true), ref).toMatchObject({ status: 400 });
+    expect(rejectActionForm(form({ "0": `${"[".repeat(40)}${"]".repeat(40)}` }), true)?.status).toBe(400);
+  });
+
+  it("reads a text/plain action body as React's JSON of the arguments: refused when not JSON or when it refers to parts", () => {
+    expect(rejectActionText("[]")).toBeNull();
+    expect(rejectActionText('["$undefined"]')).toBeNull();
+    for (const bad of ["garbage", "{{{", "", '["$@1"]', '["$K1"]'.replace("K", "Q")]) expect(rejectActionText(bad), bad).toMatchObject({ status: 400 });
+  });
+
+  it("lets through what the console's forms send: a FormData and inline values, a typed $ escaped", () => {
+    expect(rejectActionForm(form({ "0": '["$K1"]' }), true)).toBeNull();
+    expect(rejectActionForm(form({ "0": '[null,"$K1"]' }), true)).toBeNull();
+    expect(rejectActionForm(form({ "0": '["$undefined","$K1"]' }), true)).toBeNull();
+    expect(rejectActionForm(form({ "0": JSON.stringify([{ ok: false, code: "invalid", message: "$$5 off", at: "$D2026-08-10T12:00:00.000Z", n: "$n12" }, "$K1"]) }), true)).toBeNull();
+    // Without Next-Action (a form posted without JavaScript) Next reads its own $ACTION_ fields.
+    expect(rejectActionForm(form({ $ACTION_ID_60ab: "" }), false)).toBeNull();
   });
 });

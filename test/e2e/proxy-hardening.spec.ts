@@ -1,0 +1,147 @@
+/**
+ * What proxy.ts promises, against `next start`: a foreign Host is answered 421 before any page,
+ * JSON route or action runs (DNS rebinding); a client's own X-Forwarded-For does not make it
+ * another client (40 spoofed values still count as one and are limited); every answer the proxy
+ * makes carries a CSP; and the malformed server-action posts that Next answered with a 500 are a
+ * 400 with a plain sentence, with nothing written.
+ */
+import Database from "better-sqlite3";
+import { expect, test } from "@playwright/test";
+import { repoRoot } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "./console-server";
+import { lostReplyJournal } from "./journals";
+import { actionForm, actionId, send, type Reply } from "./raw-http";
+
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+test.describe("the proxy in front of every route", () => {
+  test.describe.configure({ mode: "serial", timeout: 120_000 });
+  let server: ConsoleServer;
+  let journal: Awaited<ReturnType<typeof lostReplyJournal>>;
+  let port: string;
+
+  test.beforeAll(async () => {
+    journal = await lostReplyJournal();
+    server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ALLOWED_HOSTS: "console.example" } });
+    port = new URL(server.url).port;
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    journal?.close();
+  });
+
+  const auditCount = () => {
+    const db = new Database(journal.file, { readonly: true });
+    const n = db.prepare(`SELECT count(*) FROM audit_log`).pluck().get() as number;
+    db.close();
+    return n;
+  };
+  const expectProxyAnswer = (r: Reply, status: number, message: RegExp) => {
+    expect(r.status, r.body.slice(0, 300)).toBe(status);
+    expect(r.headers["content-security-policy"]).toBe(API_CSP);
+    expect(r.headers["cache-control"]).toBe("no-store");
+    expect(r.body).toMatch(message);
+    expect(r.body).not.toMatch(/\n\s*at |\/work\/|node_modules|digest/);
+  };
+
+  test("a foreign Host gets 421 on a page, a JSON route and an action post, before any of them runs", async () => {
+    const audits = auditCount();
+    const evil = `evil.example:${port}`;
+    const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "rebinding test" });
+    const misdirected = /does not answer to that host name.*DRIFTWATCH_ALLOWED_HOSTS/;
+    expectProxyAnswer(await send(server.url, { path: "/", headers: { host: evil } }), 421, misdirected);
+    expectProxyAnswer(await send(server.url, { path: "/audit", headers: { host: evil } }), 421, misdirected);
+    const api = await send(server.url, { path: "/api/overview", headers: { host: evil } });
+    expectProxyAnswer(api, 421, misdirected);
+    expect(JSON.parse(api.body)).toMatchObject({ ok: false, error: { code: "misdirected" } });
+    const action = await send(server.url, {
+      path: "/doubtful",
+      headers: { host: evil, origin: `http://${evil}`, "next-action": actionId(repoRoot, "resolveManuallyAction"), "content-type": form.contentType },
+      body: form.body,
+    });
+    expectProxyAnswer(action, 421, misdirected);
+    expect(action.body).not.toContain("evil.example");
+    expect(auditCount()).toBe(audits);
+    // The allowed names: the configured one on any port, and loopback.
+    for (const host of [`console.example:${port}`, "console.example", `localhost:${port}`, `127.0.0.1:${port}`]) {
+      expect((await send(server.url, { path: "/api/overview", headers: { host } })).status, host).toBe(200);
+    }
+  });
+
+  test("the proxy's own 400, 411 and 413 carry a CSP", async () => {
+    expectProxyAnswer(await send(server.url, { path: "/bots/%A4" }), 400, /not UTF-8/);
+    expectProxyAnswer(await send(server.url, { path: "/api/bots/%A4/clear" }), 400, /not UTF-8/);
+    const big = Buffer.alloc(70 * 1024, "x");
+    expectProxyAnswer(await send(server.url, { path: "/doubtful", headers: { "next-action": "x", "content-type": "multipart/form-data; boundary=x" }, body: big }), 413, /larger than the console accepts/);
+    expectProxyAnswer(await send(server.url, { path: "/doubtful", method: "POST", headers: { "transfer-encoding": "chunked" }, body: Buffer.from("a=1") }), 411, /must declare its Content-Length/);
+  });
+
+  test("malformed server-action posts are a 400 with a plain sentence, never a 500, and change nothing", async () => {
+    const audits = auditCount();
+    const id = actionId(repoRoot, "resolveManuallyAction");
+    const login = actionId(repoRoot, "loginAction");
+    const signOut = actionId(repoRoot, "logoutAction");
+    const good = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "malformed body test" });
+    const B = "----driftwatchE2E";
+    const part = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const multipart = `multipart/form-data; boundary=${B}`;
+    const variants: { what: string; type?: string; body: string | Buffer; action?: string | null; path?: string; message: RegExp }[] = [
+      { what: "garbage multipart body", type: multipart, body: "garbage\u0000 not multipart", message: /could not be read/ },
+      { what: "truncated multipart body", type: multipart, body: good.body.subarray(0, 60), message: /could not be read/ },
+      { what: "multipart without its closing boundary", type: multipart, body: part("0", '[null,"$K1"]'), message: /could not be read/ },
+      { what: "a boundary the body does not use", type: "multipart/form-data; boundary=other", body: good.body, message: /could not be read/ },
+      { what: "multipart without a boundary", type: "multipart/form-data", body: good.body, message: /multipart\/form-data with a boundary/ },
+      { what: "text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "garbage", message: /could not be read/ },
+      { what: "text/plain referring to parts that are not there", type: "text/plain;charset=UTF-8", body: '["$@1"]', message: /could not be read/ },
+      { what: "sign-out, text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "{{{", action: signOut, path: "/", message: /could not be read/ },
+      { what: "JSON", type: "application/json", body: '{"a":1}', message: /multipart\/form-data with a boundary/ },
+      { what: "no content type", body: "hello", message: /multipart\/form-data with a boundary/ },
+      { what: "a root field that is not JSON", type: multipart, body: `${part("0", "not json")}--${B}--\r\n`, message: /could not be read/ },
+      { what: "a root field referring to parts that are not there", type: multipart, body: `${part("0", '["$K9","$Q7","$@3"]')}--${B}--\r\n`, message: /could not be read/ },
+      { what: "no root field", type: multipart, body: `${part("1_note", "x")}--${B}--\r\n`, message: /could not be read/ },
+      { what: "a form without JavaScript, garbage body", type: multipart, body: "garbage", action: null, message: /could not be read/ },
+      { what: "sign-in, truncated body", type: multipart, body: good.body.subarray(0, 60), action: login, path: "/login", message: /could not be read/ },
+    ];
+    for (const v of variants) {
+      const headers: Record<string, string> = { origin: server.url };
+      if (v.type) headers["content-type"] = v.type;
+      if (v.action !== null) headers["next-action"] = v.action ?? id;
+      const r = await send(server.url, { path: v.path ?? "/doubtful", method: "POST", headers, body: v.body });
+      expectProxyAnswer(r, 400, v.message);
+      expect(r.body, v.what).toMatch(/Nothing was changed/);
+    }
+    // Arguments that decode, but not to a form: the action refuses them itself (no 500).
+    const notAForm = await send(server.url, { path: "/doubtful", headers: { origin: server.url, "next-action": id, "content-type": multipart }, body: `${part("0", '["$K1"]')}--${B}--\r\n` });
+    expect(notAForm.status).toBe(200);
+    expect(notAForm.body).toContain("did not receive a form");
+    // An action id this build does not have: Next's own 409, not a 500.
+    expect((await send(server.url, { path: "/doubtful", headers: { origin: server.url, "next-action": `7f${"0".repeat(40)}`, "content-type": good.contentType }, body: good.body })).status).toBe(409);
+    expect(auditCount()).toBe(audits);
+    expect(server.output()).not.toMatch(/Unexpected end of form|Boundary not found|Invalid forward reference|is not valid JSON|reading 'entries'/);
+  });
+
+  // Last: it spends the anonymous allowance of 127.0.0.1 for a minute.
+  test("40 spoofed X-Forwarded-For values still count as one client, and are limited", async () => {
+    const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "spoofed address test" });
+    const id = actionId(repoRoot, "resolveManuallyAction");
+    const counts = { turnedAway: 0, limited: 0, other: 0 };
+    for (let i = 0; i < 100; i++) {
+      const r = await send(server.url, {
+        path: "/doubtful",
+        headers: { "next-action": id, "content-type": form.contentType, origin: server.url, "x-forwarded-for": `203.0.113.${i % 40}` },
+        body: form.body,
+      });
+      expect(r.status).toBe(200);
+      if (/Too many actions from this address/.test(r.body)) counts.limited += 1;
+      else if (/Sign in to act/.test(r.body)) counts.turnedAway += 1;
+      else counts.other += 1;
+    }
+    // 60 a minute per client (one of them spent by the test before): had each spoofed value been a
+    // client of its own, with at most 3 posts each, none would have been limited.
+    expect(counts.other).toBe(0);
+    expect(counts.turnedAway).toBeLessThanOrEqual(60);
+    expect(counts.limited).toBeGreaterThanOrEqual(40);
+    expect(server.output()).toContain("anonymous from 127.0.0.1 posted resolve_order_manual");
+    expect(server.output()).not.toContain("203.0.113.");
+  });
+});
