@@ -153,7 +153,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     allowedHosts: allowedHosts.hosts,
     requireSignIn: v.DRIFTWATCH_REQUIRE_SIGN_IN === "1",
     auditKey: v.DRIFTWATCH_AUDIT_KEY,
-    auditHeadFile: path.resolve(v.DRIFTWATCH_AUDIT_HEAD_FILE ?? path.join(path.dirname(accountsDbPath), "audit-heads.jsonl")),
+    // Configuration, not a project file: tell Turbopack not to trace it.
+    auditHeadFile: path.resolve(/*turbopackIgnore: true*/ v.DRIFTWATCH_AUDIT_HEAD_FILE ?? path.join(path.dirname(accountsDbPath), "audit-heads.jsonl")),
   };
 }
 
