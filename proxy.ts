@@ -20,7 +20,7 @@ import { reportAuthProblem } from "./lib/auth/context";
 import { readGate } from "./lib/auth/read-gate";
 import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from "./lib/auth/security-headers";
 import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
-import { env } from "./lib/env";
+import { boundHost, env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
 import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
 
@@ -51,12 +51,13 @@ export async function proxy(request: NextRequest) {
   const pathname = request.nextUrl.pathname;
   const isApi = pathname.startsWith("/api/");
 
-  if (!hostAllowed(request.headers.get("host"), config.allowedHosts)) {
+  const bound = boundHost();
+  if (!hostAllowed(request.headers.get("host"), bound ? [...config.allowedHosts, bound] : config.allowedHosts)) {
     // The Host is not echoed: the page that sent it is not to be given text of its choosing.
     return refusal(
       request,
       421,
-      "This console does not answer to that host name. Open it by one of the names in DRIFTWATCH_ALLOWED_HOSTS (localhost and the loopback addresses always work)",
+      "This console does not answer to that host name. Open it by the address it serves on, or one of the names in DRIFTWATCH_ALLOWED_HOSTS (localhost and the loopback addresses always work)",
     );
   }
 

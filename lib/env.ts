@@ -158,6 +158,21 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   };
 }
 
+/**
+ * The address `next start -H ADDR -p PORT` is serving on, as `addr:port`, from the origin Next
+ * records once it listens (its own __NEXT_PRIVATE_ORIGIN; a wildcard bind records localhost). Read
+ * per call, since it is set only after the server listens. Null when Next has not said.
+ */
+export function boundHost(): string | null {
+  const origin = process.env.__NEXT_PRIVATE_ORIGIN;
+  if (!origin) return null;
+  try {
+    return new URL(origin).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
 const HOST_ENTRY = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** `a.example, b.example:8443` → the loopback names plus each entry, lowercased. */

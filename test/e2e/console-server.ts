@@ -26,10 +26,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startConsole(opts: { journal: string; env?: Record<string, string> }): Promise<ConsoleServer> {
+export async function startConsole(opts: { journal: string; env?: Record<string, string>; host?: string }): Promise<ConsoleServer> {
+  const host = opts.host ?? "127.0.0.1";
   const port = await freePort();
   let output = "";
-  const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/next"), ["start", "-H", "127.0.0.1", "-p", String(port)], {
+  const child: ChildProcess = spawn(path.join(root, "node_modules/.bin/next"), ["start", "-H", host, "-p", String(port)], {
     cwd: root,
     detached: true, // its own process group, so stop() takes Next's workers with it
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", DRIFTWATCH_JOURNAL: opts.journal, ...opts.env },
@@ -37,7 +38,7 @@ export async function startConsole(opts: { journal: string; env?: Record<string,
   });
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`console exited with ${child.exitCode}:\n${output}`);

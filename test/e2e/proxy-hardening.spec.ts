@@ -68,6 +68,19 @@ test.describe("the proxy in front of every route", () => {
     }
   });
 
+  test("a console bound to another address answers to that address with no setting", async () => {
+    // 127.0.0.2 is loopback on Linux but not one of the names always allowed: only the bind allows it.
+    const bound = await startConsole({ journal: journal.file, host: "127.0.0.2" });
+    try {
+      const p = new URL(bound.url).port;
+      expect((await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${p}` } })).status).toBe(200);
+      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${Number(p) + 1}` } }), 421, /does not answer to that host name/);
+      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `evil.example:${p}` } }), 421, /does not answer to that host name/);
+    } finally {
+      await bound.stop();
+    }
+  });
+
   test("the proxy's own 400, 411 and 413 carry a CSP", async () => {
     expectProxyAnswer(await send(server.url, { path: "/bots/%A4" }), 400, /not UTF-8/);
     expectProxyAnswer(await send(server.url, { path: "/api/bots/%A4/clear" }), 400, /not UTF-8/);
