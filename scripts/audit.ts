@@ -12,7 +12,7 @@
 import path from "node:path";
 import type { AuditHead } from "../lib/audit/chain";
 import { lastPublishedHead } from "../lib/audit/head";
-import { findAuditKey } from "../lib/audit/key";
+import { auditKeyFile, findAuditKey } from "../lib/audit/key";
 import { verifyAuditLog } from "../lib/audit/log";
 import { openJournalReader } from "../lib/db/journal-file";
 import { env } from "../lib/env";
@@ -52,13 +52,26 @@ function main(argv: string[]): number {
   }
   const c = env();
   const journalPath = path.resolve(args.file ?? c.journalPath);
+  // The journal first: a wrong path is the likeliest mistake, and says so in one line.
+  const { db, info } = openJournalReader(journalPath);
   let expectHead: AuditHead | undefined;
   let headSource = "";
+  const key = findAuditKey({ configured: c.auditKey, accountsDbPath: c.accountsDbPath });
+  const keyed = db.prepare(`SELECT 1 FROM audit_log WHERE hash LIKE 'hmac-sha256:%' LIMIT 1`).get() !== undefined;
+  if (key === null && keyed) {
+    // A missing setting, not a broken chain: say where the key was looked for.
+    db.close();
+    console.error(
+      `audit log of ${info.file}: its entries are keyed, and no audit key was found (DRIFTWATCH_AUDIT_KEY is unset and there is no ${auditKeyFile(c.accountsDbPath)}). Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the key is kept beside it), or DRIFTWATCH_AUDIT_KEY to the console's key`,
+    );
+    return 2;
+  }
   if (args.expectHead === true) {
     const published = lastPublishedHead(c.auditHeadFile, journalPath);
     if (!published) {
+      db.close();
       console.error(
-        `audit log of ${journalPath}: no head was published for it in ${c.auditHeadFile}. Fix: set DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
+        `audit log of ${journalPath}: no head was published for it in ${c.auditHeadFile}. Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the head file is beside it) or DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
       );
       return 2;
     }
@@ -68,8 +81,6 @@ function main(argv: string[]): number {
     expectHead = args.expectHead;
     headSource = " (given)";
   }
-  const key = findAuditKey({ configured: c.auditKey, accountsDbPath: c.accountsDbPath });
-  const { db, info } = openJournalReader(journalPath);
   try {
     const r = verifyAuditLog(db, key, expectHead);
     if (r.ok) {

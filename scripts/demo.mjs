@@ -213,4 +213,7 @@ for (let i = 0; !stopping; i++) {
 if (!stopping) {
   say(`open ${url}  (journal ${journal}, speed ${speed}; Ctrl-C stops everything)`);
   say(`to clear a halt or resolve an order, sign in as "demo" with password ${password} (a new one every run)`);
+  // The CLIs default to ./data/journal.db and ./data/accounts.db: name the demo's own files.
+  const rel = (f) => path.relative(process.cwd(), f) || f;
+  say(`to verify its audit log: DRIFTWATCH_JOURNAL=${rel(journal)} DRIFTWATCH_ACCOUNTS_DB=${rel(accounts)} npm run audit -- verify --expect-head`);
 }

@@ -155,15 +155,30 @@ describe("npm run audit -- verify", () => {
     const r = auditCli(s, s.journal, "--expect-head");
     expect(r.code).toBe(2);
     expect(oneLine(r.stderr)).toBe(
-      `audit log of ${s.journal}: no head was published for it in ${s.headFile}. Fix: set DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
+      `audit log of ${s.journal}: no head was published for it in ${s.headFile}. Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the head file is beside it) or DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
     );
   });
 
-  it("fails on keyed entries when no audit key can be found, naming the first", () => {
+  it("says a keyed journal cannot be verified without its key, and where the key was looked for; never that it verified", () => {
     const s = journalWithPublishedHeads();
-    fs.rmSync(path.join(path.dirname(s.accounts), "audit-key"));
-    const r = auditCli(s, s.journal);
+    const keyFile = path.join(path.dirname(s.accounts), "audit-key");
+    fs.rmSync(keyFile);
+    for (const extra of [[], ["--expect-head"]]) {
+      const r = auditCli(s, s.journal, ...extra);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(oneLine(r.stderr)).toBe(
+        `audit log of ${s.journal}: its entries are keyed, and no audit key was found (DRIFTWATCH_AUDIT_KEY is unset and there is no ${keyFile}). Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the key is kept beside it), or DRIFTWATCH_AUDIT_KEY to the console's key`,
+      );
+    }
+  });
+
+  it("names a journal that is not there before anything else", () => {
+    const s = journalWithPublishedHeads();
+    const missing = path.join(path.dirname(s.journal), "nothing-here.db");
+    const r = auditCli(s, missing, "--expect-head");
     expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toContain("chain broken at entry #3 (2026-08-10T16:00:00.000Z, operator:ana, clear_halt alpha): it is keyed and no audit key was found");
+    expect(oneLine(r.stderr)).toMatch(new RegExp(`journal ${missing.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: not found`));
+    expect(r.stderr).not.toContain("no head was published");
   });
 });
