@@ -22,7 +22,10 @@ import { API_CONTENT_SECURITY_POLICY, contentSecurityPolicy } from "./lib/auth/s
 import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
 import { boundHost, env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
+import { LimitedLog } from "./lib/http/rate-window";
 import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
+
+const HOST_LOG = new LimitedLog({ linesPerWindow: 10, windowMs: 60_000, maxLineChars: 300, what: "requests for other host names", write: (line) => console.error(line) });
 
 function refusal(request: NextRequest, status: number, message: string): NextResponse {
   const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
@@ -54,10 +57,13 @@ export async function proxy(request: NextRequest) {
   const bound = boundHost();
   if (!hostAllowed(request.headers.get("host"), bound ? [...config.allowedHosts, bound] : config.allowedHosts)) {
     // The Host is not echoed: the page that sent it is not to be given text of its choosing.
+    // The server log names the Host (bounded, unprintables replaced), so whoever runs the console
+    // can see what people typed; the page does not.
+    HOST_LOG.line(`driftwatch: answered 421 to Host ${JSON.stringify((request.headers.get("host") ?? "(none)").slice(0, 100))}: not the bound address, loopback or DRIFTWATCH_ALLOWED_HOSTS`);
     return refusal(
       request,
       421,
-      "This console does not answer to that host name. Open it by the address it serves on, or one of the names in DRIFTWATCH_ALLOWED_HOSTS (localhost and the loopback addresses always work)",
+      `This console does not answer to the host name in this address. If the name is right, whoever runs the console adds it to DRIFTWATCH_ALLOWED_HOSTS and restarts it; until then open it as ${bound ? `http://${bound}` : "the address it serves on"} (localhost and the loopback addresses always work)`,
     );
   }
 

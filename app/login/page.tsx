@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { LoginForm } from "@/components/auth/login-form";
 import { getActor } from "@/lib/auth/session";
 import { safeNextPath } from "@/lib/auth/safe-next";
+import { env } from "@/lib/env";
 
 export const metadata: Metadata = { title: "Sign in · driftwatch" };
 
@@ -16,6 +17,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       {actor && (
         <p className="text-sm">
           You are signed in as <span className="font-semibold">{actor.name}</span> ({actor.role}). Signing in again replaces that session.
+        </p>
+      )}
+      {!actor && env().requireSignIn && (
+        <p className="text-sm font-semibold" data-testid="sign-in-required">
+          This console shows nothing before you sign in: it runs with DRIFTWATCH_REQUIRE_SIGN_IN=1. Ask whoever runs it for an account if you have none.
         </p>
       )}
       <p className="text-sm text-slate-700 dark:text-slate-200">

@@ -9,6 +9,7 @@ import { redirect } from "next/navigation";
 import { z } from "zod";
 import { env } from "../env";
 import { clientAddress } from "../http/client-address";
+import { LimitedLog } from "../http/rate-window";
 import { authContext, reportAuthProblem } from "./context";
 import type { LoginState } from "./login-state";
 import { MAX_PASSWORD_LENGTH } from "./password";
@@ -37,6 +38,13 @@ const field = (form: FormData, key: string) => {
   return typeof v === "string" ? v : undefined;
 };
 
+/**
+ * Failed and held-back sign-ins, for whoever watches the server log: someone guessing shows up
+ * there, at most 30 lines a minute, then one line counting the rest. Names are checked by the
+ * schema above, addresses by clientAddress: neither carries text of the client's choosing.
+ */
+const SIGN_IN_LOG = new LimitedLog({ linesPerWindow: 30, windowMs: 60_000, maxLineChars: 300, what: "failed sign-ins", write: (line) => console.error(line) });
+
 export async function loginAction(_previous: LoginState, form: FormData): Promise<LoginState> {
   const typedName = field(form, "name") ?? "";
   const parsed = loginSchema.safeParse({ name: typedName, password: field(form, "password") ?? "", next: field(form, "next") });
@@ -47,6 +55,7 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
   const { name, password, next } = parsed.data;
   const [h, jar] = await Promise.all([headers(), cookies()]);
   let outcome;
+  const address = clientAddress(h.get("x-forwarded-for"), env().trustedProxyHops);
   try {
     const ctx = authContext();
     const config = env();
@@ -54,7 +63,7 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
       db: ctx.db,
       name,
       password,
-      clientAddress: clientAddress(h.get("x-forwarded-for"), config.trustedProxyHops),
+      clientAddress: address,
       limiter: ctx.limiter,
       logN: config.scryptLogN,
       device: { token: jar.get(DEVICE_COOKIE)?.value, secret: ctx.secret },
@@ -74,8 +83,15 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
   if (outcome.ok) redirect(safeNextPath(next)); // outside the try: redirect() works by throwing
   if (outcome.code === "refused") {
     const seconds = Math.max(1, Math.ceil(outcome.retryAfterMs / 1000));
-    return { ok: false, code: "refused", message: `Too many failed attempts: wait ${seconds} s, then sign in again.`, name };
+    SIGN_IN_LOG.line(`driftwatch: sign-in for "${name}" from ${address} held back ${seconds} s after repeated failures`);
+    return {
+      ok: false,
+      code: "refused",
+      message: `Too many failed attempts: wait ${seconds} s, then sign in again. A browser that signed in to this account before is not made to wait.`,
+      name,
+    };
   }
+  SIGN_IN_LOG.line(`driftwatch: sign-in failed for "${name}" from ${address}`);
   return { ok: false, code: "unauthorized", message: "Wrong account name or password.", name };
 }
 

@@ -55,6 +55,8 @@ export interface LogBudget {
   windowMs: number;
   maxLineChars: number;
   write: (line: string) => void;
+  /** What the lines are about, for the line that counts those held back. */
+  what?: string;
 }
 
 export class LimitedLog {
@@ -70,7 +72,7 @@ export class LimitedLog {
       if (now - this.windowStart >= this.opts.windowMs) {
         if (this.suppressed > 0) {
           this.opts.write(
-            `driftwatch: ${this.suppressed} more refused action posts were not logged (at most ${this.opts.linesPerWindow} lines every ${this.opts.windowMs / 1000} s)`,
+            `driftwatch: ${this.suppressed} more ${this.opts.what ?? "refused action posts"} were not logged (at most ${this.opts.linesPerWindow} lines every ${this.opts.windowMs / 1000} s)`,
           );
         }
         this.windowStart = now;

@@ -48,7 +48,7 @@ test.describe("the proxy in front of every route", () => {
     const audits = auditCount();
     const evil = `evil.example:${port}`;
     const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "rebinding test" });
-    const misdirected = /does not answer to that host name.*DRIFTWATCH_ALLOWED_HOSTS/;
+    const misdirected = new RegExp(`does not answer to the host name in this address.*adds it to DRIFTWATCH_ALLOWED_HOSTS and restarts it; until then open it as http://127\\.0\\.0\\.1:${port}`);
     expectProxyAnswer(await send(server.url, { path: "/", headers: { host: evil } }), 421, misdirected);
     expectProxyAnswer(await send(server.url, { path: "/audit", headers: { host: evil } }), 421, misdirected);
     const api = await send(server.url, { path: "/api/overview", headers: { host: evil } });
@@ -62,6 +62,8 @@ test.describe("the proxy in front of every route", () => {
     expectProxyAnswer(action, 421, misdirected);
     expect(action.body).not.toContain("evil.example");
     expect(auditCount()).toBe(audits);
+    // Whoever runs the console sees what was asked for in its log.
+    expect(server.output()).toContain(`driftwatch: answered 421 to Host "${evil}"`);
     // The allowed names: the configured one on any port, and loopback.
     for (const host of [`console.example:${port}`, "console.example", `localhost:${port}`, `127.0.0.1:${port}`]) {
       expect((await send(server.url, { path: "/api/overview", headers: { host } })).status, host).toBe(200);
@@ -74,8 +76,8 @@ test.describe("the proxy in front of every route", () => {
     try {
       const p = new URL(bound.url).port;
       expect((await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${p}` } })).status).toBe(200);
-      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${Number(p) + 1}` } }), 421, /does not answer to that host name/);
-      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `evil.example:${p}` } }), 421, /does not answer to that host name/);
+      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${Number(p) + 1}` } }), 421, new RegExp(`does not answer to the host name.*open it as http://127\\.0\\.0\\.2:${p}`));
+      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `evil.example:${p}` } }), 421, /does not answer to the host name/);
     } finally {
       await bound.stop();
     }

@@ -123,6 +123,7 @@ test.describe("a console that requires sign-in to read", () => {
 
     await page.goto(`${server.url}/bots/gamma`);
     await expect(page).toHaveURL(/\/login\?next=%2Fbots%2Fgamma$/);
+    await expect(page.getByTestId("sign-in-required")).toContainText("DRIFTWATCH_REQUIRE_SIGN_IN=1");
     await page.getByLabel("Account name").fill(VIEWER.name);
     await page.getByLabel("Password").fill(VIEWER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
