@@ -2,9 +2,9 @@ import "server-only";
 import type Database from "better-sqlite3";
 import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
 import { classifyDrift } from "../reconcile/diff";
-import { SETTLED_STATES } from "../journal/contract";
+import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
-const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
+const DOUBTFUL_ORDERS_OF_BOT_SQL = `SELECT count(*) FROM orders WHERE bot_id = ? AND ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}`;
 
 /**
  * The facts behind the clear checklist, for one bot. Costs what happened since the trip (drifting
@@ -18,12 +18,9 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
   const lastReconciliation =
     (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as ClearFacts["lastReconciliation"] | undefined) ?? null;
   const heartbeatAt = (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(botId) as string | null | undefined) ?? null;
-  const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
+  const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
   const doubtfulOrders = db
-    .prepare(
-      `SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED})
-       AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ?))`,
-    )
+    .prepare(DOUBTFUL_ORDERS_OF_BOT_SQL)
     .pluck()
     .get(botId, cutoff) as number;
   let unacknowledgedDrifts: UnacknowledgedDrift[] = [];

@@ -1,7 +1,7 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
-import { SETTLED_STATES } from "../journal/contract";
+import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
 import { ackCovers } from "./book-line";
@@ -43,11 +43,9 @@ export interface Overview {
   alarms: string[];
 }
 
-const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
-
 const DOUBTFUL_COUNT_SQL = `
   SELECT bot_id AS botId, count(*) AS n FROM orders
-  WHERE state NOT IN (${SETTLED}) AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ?))
+  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
   GROUP BY bot_id`;
 
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
@@ -80,7 +78,7 @@ export function getOverview(params: {
 }): Overview {
   const { db, now } = params;
   const bots = listBots(params);
-  const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
+  const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
 
   const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number }[]).map((r) => [r.botId, r.n]));
 
