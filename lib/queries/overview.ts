@@ -2,9 +2,10 @@ import "server-only";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
+import { ackCovers } from "../reconcile/ack-coverage";
+import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
-import { ackCovers } from "./book-line";
 
 export interface OverviewLine {
   botId: string;
@@ -51,7 +52,7 @@ const DOUBTFUL_COUNT_SQL = `
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
 const LINES_SQL = `
   WITH latest AS MATERIALIZED (
-    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ('clean', 'drift')
+    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
                       ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
     FROM bots b
   )
@@ -103,9 +104,7 @@ export function getOverview(params: {
       | undefined;
 
   const lines: OverviewLine[] = rows.map((r) => {
-    const current = r.latestId === null || r.reconciliationId >= r.latestId;
-    const ours = current ? r.ours : 0;
-    const theirs = current ? r.theirs : 0;
+    const { ours, theirs, at } = lineAsOfLatestCycle(r, r.latestId === null ? null : { id: r.latestId, at: r.latestAt });
     const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
     const driftSince = d.drift === "none" ? null : r.driftSince;
     const since = driftSince === null ? NaN : Date.parse(driftSince);
@@ -132,7 +131,7 @@ export function getOverview(params: {
       drift: d.drift,
       driftSince,
       driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
-      at: current ? r.at : (r.latestAt ?? r.at),
+      at,
       ack,
       ackLapsed,
     };
