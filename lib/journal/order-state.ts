@@ -34,7 +34,9 @@ export function classifyOrder(
 /**
  * The grace rule as the SQL side reads it: an order last updated before this instant is past its
  * grace. Journal times are canonical ISO-8601 text (docs/journal.md), so comparing the text
- * `updated_at < cutoff` is the same test as classifyOrder's `now - updatedAt > graceMs`.
+ * `updated_at < cutoff` is the same test as classifyOrder's `now - updatedAt > graceMs`. Outside the
+ * contract the two can differ: classifyOrder calls an unparseable time doubtful, while the text
+ * comparison reads it by its characters.
  */
 export function doubtfulCutoff(opts: { now: Date; graceMs: number }): string {
   return new Date(opts.now.getTime() - opts.graceMs).toISOString();
