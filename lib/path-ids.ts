@@ -4,9 +4,8 @@
  * something no journal can hold. Pure, shared by the JSON routes and the pages.
  */
 
-/** The longest ids the actions accept; the same bounds, so a link one side makes the other reads. */
-export const BOT_ID_MAX = 200;
-export const SYMBOL_MAX = 100;
+// The longest ids the actions accept, so a link one side makes the other reads.
+import { BOT_ID_MAX, SYMBOL_MAX } from "./journal/ids";
 
 // Control characters (NUL, CR, LF, …) are in no id a person could type or the console could show.
 const CONTROL = /[\u0000-\u001f\u007f]/;

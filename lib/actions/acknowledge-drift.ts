@@ -1,6 +1,7 @@
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
+import { botIdField, symbolField } from "../journal/ids";
 import { getCurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
 import { classifyDrift } from "../reconcile/diff";
@@ -9,8 +10,8 @@ import { Refusal, type ActionSpec } from "./guard";
 const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
 
 const schema = z.object({
-  botId: z.string().trim().min(1, "Missing bot").max(200),
-  symbol: z.string().trim().min(1, "Missing symbol").max(100),
+  botId: botIdField,
+  symbol: symbolField,
   /** What the operator saw, so a changed drift is not acknowledged blind. */
   drift: z.enum(["size_drift", "unknown_position"], { error: "Missing drift class" }),
   ours: num("our size"),
@@ -46,8 +47,8 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
 }
 
 const endedSchema = z.object({
-  botId: z.string().trim().min(1, "Missing bot").max(200),
-  symbol: z.string().trim().min(1, "Missing symbol").max(100),
+  botId: botIdField,
+  symbol: symbolField,
   /** The latest drifting cycle the operator saw: a newer one means it drifted again. */
   reconciliationId: z.coerce.number({ error: "Missing cycle" }).int().positive("Missing cycle"),
   note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),

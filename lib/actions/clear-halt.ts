@@ -6,6 +6,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
+import { BOT_ID_MAX, botIdField } from "../journal/ids";
 import { unmet } from "../breaker/clear-checklist";
 import { getClearChecklist } from "../queries/clear-checklist";
 import { Refusal, type ActionSpec } from "./guard";
@@ -17,7 +18,7 @@ export interface ClearDeps {
   twoPersonWindowMs: number;
 }
 
-const botId = z.string().trim().min(1, "Missing bot").max(200);
+const botId = botIdField;
 const breakerVersion = z.coerce.number({ error: "Missing breaker version" }).int().positive("Missing breaker version");
 
 const clearSchema = z
@@ -25,7 +26,7 @@ const clearSchema = z
     botId,
     breakerVersion,
     reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters").superRefine(withoutInvisible("reason")),
-    confirmBotId: z.string().trim().max(200, "Type the bot id exactly to confirm"),
+    confirmBotId: z.string().trim().max(BOT_ID_MAX, "Type the bot id exactly to confirm"),
   })
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });
 

@@ -22,7 +22,8 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import type { AuditHead } from "../audit/chain";
 import { appendAudit } from "../audit/log";
-import { isCorruptError, isLockedError, JournalError } from "../db/journal-file";
+import { JournalError } from "../db/journal-file";
+import { isDamaged, sqliteErrorKind } from "../db/sqlite-error";
 import { LimitedLog } from "../http/rate-window";
 import type { ActionCode, ActionResult } from "./result";
 
@@ -99,21 +100,22 @@ export const REFUSAL_LOG = new LimitedLog({ linesPerWindow: 30, windowMs: 60_000
  * into a file that is gone).
  */
 export function journalWriteFault(error: unknown): { message: string; auditable: boolean } | null {
-  const code = (error as { code?: unknown }).code;
   if (error instanceof JournalError) {
     return { message: `Nothing was changed: the ${error.message}`, auditable: error.code !== "gone" && error.code !== "locked" };
   }
-  if (typeof code !== "string") return null;
-  if (isLockedError(error)) {
+  const kind = sqliteErrorKind(error);
+  if (kind === null) return null;
+  const code = (error as { code: string }).code;
+  if (kind === "locked") {
     return { message: "Nothing was changed: the journal stayed locked by another process (SQLITE_BUSY). Try again once it is free.", auditable: false };
   }
-  if (code.startsWith("SQLITE_FULL")) {
+  if (kind === "full") {
     return { message: "Nothing was changed: the journal's disk is full (SQLITE_FULL). Free space on that disk; the bot cannot write either until you do.", auditable: true };
   }
-  if (isCorruptError(error)) {
+  if (isDamaged(kind)) {
     return { message: `Nothing was changed: the journal is damaged (${code}). Stop the bot and run "npm run journal -- check" on it.`, auditable: false };
   }
-  if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN")) {
+  if (kind === "readonly" || kind === "io" || kind === "cantopen") {
     return { message: `Nothing was changed: the journal cannot be written (${code}: ${(error as Error).message}). Check the file, its permissions and its disk.`, auditable: true };
   }
   return null;

@@ -5,6 +5,7 @@
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
+import { clientOrderIdField } from "../journal/ids";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import type { OrderState } from "../journal/contract";
@@ -21,7 +22,7 @@ interface OrderRow {
   version: number;
 }
 
-const id = z.string().trim().min(1, "Missing order id").max(200, "Order id too long");
+const id = clientOrderIdField;
 const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");
 
 function loadOrder(db: Database.Database, clientOrderId: string): OrderRow | undefined {

@@ -55,8 +55,3 @@ export function verifyAuditLog(db: Database.Database, key: string | null, expect
     .iterate() as Iterable<ChainEntry>;
   return verifyChain(rows, { key, expectHead });
 }
-
-export function auditHead(db: Database.Database): { entries: number; head: string; lastAt: string | null } {
-  const row = db.prepare(`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string; at: string } | undefined;
-  return row ? { entries: row.id, head: row.hash, lastAt: row.at } : { entries: 0, head: GENESIS, lastAt: null };
-}

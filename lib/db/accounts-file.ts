@@ -11,6 +11,7 @@ import Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import * as schema from "./accounts-schema";
 import { BUSY_TIMEOUT_MS, loadMigrations } from "./journal-file";
+import { isDamaged, sqliteErrorKind } from "./sqlite-error";
 
 export type AccountsDb = BetterSQLite3Database<typeof schema>;
 
@@ -78,8 +79,7 @@ export function openAccountsDb(file: string, opts: { migrationsDir?: string } = 
   } catch (error) {
     sqlite.close();
     if (error instanceof AccountsFileError) throw error;
-    const code = (error as { code?: string }).code;
-    if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+    if (isDamaged(sqliteErrorKind(error))) {
       throw new AccountsFileError(abs, "is not a SQLite database", "set DRIFTWATCH_ACCOUNTS_DB to the accounts file, or move this file away");
     }
     throw new AccountsFileError(abs, `cannot be used (${(error as Error).message})`, "check the file and its folder's permissions");

@@ -295,22 +295,3 @@ export function getWriteConnection(): Database.Database {
 export function assertJournalFile(): void {
   source().assertSameFile();
 }
-
-/**
- * Runs fn in one BEGIN IMMEDIATE transaction on the write connection: the write lock is taken up
- * front, so the checks fn makes still hold when it writes.
- */
-export function withWriteTransaction<T>(fn: (db: JournalDb, sqlite: Database.Database) => T): T {
-  const sqlite = getWriteConnection();
-  const db = drizzle(sqlite, { schema });
-  return sqlite.transaction(() => {
-    assertJournalFile();
-    return fn(db, sqlite);
-  }).immediate();
-}
-
-/** Drops both connections; the next call reopens. */
-export function closeJournal(): void {
-  holder.__driftwatchJournal?.close();
-  holder.__driftwatchJournal = undefined;
-}

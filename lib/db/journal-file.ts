@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { isDamaged, sqliteErrorKind } from "./sqlite-error";
 
 export const BUSY_TIMEOUT_MS = 5000;
 /**
@@ -78,17 +79,6 @@ export function latestSchemaVersion(dir?: string): number {
 
 const migrateCommand = (file: string) => `run "npm run journal -- migrate ${file}"`;
 
-/** The SQLite result codes that mean the file itself is in trouble, not the query. */
-export function isLockedError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"));
-}
-
-export function isCorruptError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");
-}
-
 export const lockedError = (file: string, since: Date) =>
   new JournalError(
     "locked",
@@ -111,11 +101,13 @@ export const corruptError = (file: string, detail: string) =>
  */
 export function journalFault(file: string, error: unknown): JournalError | null {
   if (error instanceof JournalError) return error;
-  const code = (error as { code?: unknown }).code;
+  const kind = sqliteErrorKind(error);
+  if (kind === null) return null;
+  const code = (error as { code: string }).code;
   const message = (error as Error).message ?? String(error);
-  if (isLockedError(error)) return lockedError(file, new Date());
-  if (isCorruptError(error)) return corruptError(file, `${String(code)}: ${message}`);
-  if (typeof code === "string" && (code.startsWith("SQLITE_IOERR") || code.startsWith("SQLITE_CANTOPEN"))) {
+  if (kind === "locked") return lockedError(file, new Date());
+  if (isDamaged(kind)) return corruptError(file, `${code}: ${message}`);
+  if (kind === "io" || kind === "cantopen") {
     return new JournalError("unreadable", file, `cannot be read (${code}: ${message})`, "check that the file is still there, its permissions, and that the disk is healthy");
   }
   return null;
@@ -124,7 +116,7 @@ export function journalFault(file: string, error: unknown): JournalError | null 
 function sqliteError(file: string, error: unknown): JournalError {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? String(error);
-  if (code === "SQLITE_NOTADB") {
+  if (sqliteErrorKind(error) === "not_sqlite") {
     return new JournalError(
       "not_sqlite",
       file,
@@ -251,7 +243,7 @@ export function migrateJournal(file: string, opts: { migrationsDir?: string } = 
       return migrateOnce(file, opts);
     } catch (error) {
       const cause = (error as { cause?: unknown }).cause;
-      const lock = isLockedError(error) || (cause != null && isLockedError(cause)) || (error instanceof JournalError && error.code === "locked");
+      const lock = sqliteErrorKind(error) === "locked" || sqliteErrorKind(cause) === "locked" || (error instanceof JournalError && error.code === "locked");
       if (!lock || Date.now() > deadline) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 * attempt);
     }

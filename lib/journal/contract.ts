@@ -44,7 +44,3 @@ export type BreakerEventKind = (typeof BREAKER_EVENT_KINDS)[number];
 
 /** `bot` or `operator:<name>`. */
 export type Actor = "bot" | `operator:${string}`;
-
-export function isActor(value: string): value is Actor {
-  return value === "bot" || /^operator:\S+$/.test(value);
-}

@@ -4,9 +4,13 @@ export type OrderClass = "settled" | "doubtful" | "live";
 
 const settled: ReadonlySet<OrderState> = new Set(SETTLED_STATES);
 
-export function isSettled(state: OrderState): boolean {
-  return settled.has(state);
-}
+/** Doubtful whatever its age: the send's outcome could not be proven. */
+export const ALWAYS_DOUBTFUL_STATES = ["unknown"] as const satisfies readonly OrderState[];
+/** Doubtful once left without an update for longer than the grace period. */
+export const DOUBTFUL_AFTER_GRACE_STATES = ["created", "sent"] as const satisfies readonly OrderState[];
+
+const alwaysDoubtful: ReadonlySet<OrderState> = new Set(ALWAYS_DOUBTFUL_STATES);
+const doubtfulAfterGrace: ReadonlySet<OrderState> = new Set(DOUBTFUL_AFTER_GRACE_STATES);
 
 /**
  * settled: final on the exchange. doubtful: nobody knows whether the exchange has it, so a person
@@ -18,11 +22,40 @@ export function classifyOrder(
   opts: { now: Date; graceMs: number },
 ): OrderClass {
   if (settled.has(order.state)) return "settled";
-  if (order.state === "unknown") return "doubtful";
-  if (order.state === "created" || order.state === "sent") {
+  if (alwaysDoubtful.has(order.state)) return "doubtful";
+  if (doubtfulAfterGrace.has(order.state)) {
     const updated = Date.parse(order.updatedAt);
     // An unreadable timestamp is not proof of freshness.
     if (Number.isNaN(updated) || opts.now.getTime() - updated > opts.graceMs) return "doubtful";
   }
   return "live";
+}
+
+/**
+ * The grace rule as the SQL side reads it: an order last updated before this instant is past its
+ * grace. Journal times are canonical ISO-8601 text (docs/journal.md), so comparing the text
+ * `updated_at < cutoff` is the same test as classifyOrder's `now - updatedAt > graceMs`. Outside the
+ * contract the two can differ: classifyOrder calls an unparseable time doubtful, while the text
+ * comparison reads it by its characters.
+ */
+export function doubtfulCutoff(opts: { now: Date; graceMs: number }): string {
+  return new Date(opts.now.getTime() - opts.graceMs).toISOString();
+}
+
+const quoted = (states: readonly string[]) => states.map((s) => `'${s}'`).join(", ");
+
+/**
+ * classifyOrder(...) === "doubtful" as a SQL condition, for the queries that count or list doubtful
+ * orders without reading every order: one definition, so the clear checklist, the overview and the
+ * doubtful list cannot disagree with the symbol page. `cutoffParam` is the placeholder the caller
+ * binds to doubtfulCutoff() (`?` for a positional parameter). The `NOT IN` settled states lets
+ * SQLite use the journal's partial index of unsettled orders. Agreement with classifyOrder is
+ * tested against a real journal (test/integration/doubtful-sql.test.ts).
+ */
+export function doubtfulOrderSql(cols: { state: string; updatedAt: string; cutoffParam: string }): string {
+  const { state, updatedAt, cutoffParam } = cols;
+  return (
+    `${state} NOT IN (${quoted(SETTLED_STATES)}) AND (${state} IN (${quoted(ALWAYS_DOUBTFUL_STATES)})` +
+    ` OR (${state} IN (${quoted(DOUBTFUL_AFTER_GRACE_STATES)}) AND ${updatedAt} < ${cutoffParam}))`
+  );
 }

@@ -1,10 +1,11 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
-import { classifyDrift } from "../reconcile/diff";
-import { SETTLED_STATES } from "../journal/contract";
+import { classifyDrift, driftSql } from "../reconcile/diff";
+import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
-const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
+const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
+const DOUBTFUL_ORDERS_OF_BOT_SQL = `SELECT count(*) FROM orders WHERE bot_id = ? AND ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}`;
 
 /**
  * The facts behind the clear checklist, for one bot. Costs what happened since the trip (drifting
@@ -18,12 +19,9 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
   const lastReconciliation =
     (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as ClearFacts["lastReconciliation"] | undefined) ?? null;
   const heartbeatAt = (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(botId) as string | null | undefined) ?? null;
-  const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
+  const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
   const doubtfulOrders = db
-    .prepare(
-      `SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED})
-       AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ?))`,
-    )
+    .prepare(DOUBTFUL_ORDERS_OF_BOT_SQL)
     .pluck()
     .get(botId, cutoff) as number;
   let unacknowledgedDrifts: UnacknowledgedDrift[] = [];
@@ -36,7 +34,7 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
         `SELECT p.symbol, r.id AS reconciliationId, r.at, p.ours, p.theirs, p.qty_step AS qtyStep, count(*) AS cycles,
                 max(r.at || printf('%020d', r.id)) AS latest
          FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
-         WHERE r.bot_id = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
+         WHERE r.bot_id = ? AND r.at >= ? AND ${DRIFTING}
            AND NOT EXISTS (SELECT 1 FROM drift_acknowledgements a LEFT JOIN reconciliations ar ON ar.id = a.reconciliation_id
                            WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND (ar.at >= ? OR a.acknowledged_at >= ?))
          GROUP BY p.symbol ORDER BY p.symbol`,
@@ -66,7 +64,7 @@ export function latestDriftSince(db: Database.Database, params: { botId: string;
   return db
     .prepare(
       `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
-       WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0
+       WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND ${DRIFTING}
        ORDER BY r.at DESC, r.id DESC LIMIT 1`,
     )
     .get(params.botId, params.symbol, params.since) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;

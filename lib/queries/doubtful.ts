@@ -2,7 +2,8 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { checkClientOrderId, type ClientOrderIdCheck } from "../journal/client-order-id";
-import { SETTLED_STATES, type OrderSide, type OrderState } from "../journal/contract";
+import type { OrderSide, OrderState } from "../journal/contract";
+import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
 export interface DoubtfulOrderEvent {
   id: number;
@@ -36,7 +37,11 @@ export interface DoubtfulOrder {
   events: DoubtfulOrderEvent[];
 }
 
-const SETTLED = sql.raw(SETTLED_STATES.map((s) => `'${s}'`).join(", "));
+/** The doubtful rule on `orders o`, split at its one parameter (the cutoff) to bind it through drizzle's sql template. */
+const doubtfulWhere = (cutoff: string) => {
+  const [before = "", after = ""] = doubtfulOrderSql({ state: "o.state", updatedAt: "o.updated_at", cutoffParam: "?" }).split("?");
+  return sql`${sql.raw(before)}${cutoff}${sql.raw(after)}`;
+};
 /** A bot that piles up doubt is itself the incident; the list shows this many, newest first. */
 export const DOUBTFUL_LIMIT = 200;
 const EVENTS_PER_ORDER = 50;
@@ -48,9 +53,9 @@ const EVENTS_PER_ORDER = 50;
  */
 export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: number; botId?: string | null }): { orders: DoubtfulOrder[]; total: number } {
   const { db, now } = params;
-  const cutoff = new Date(now.getTime() - params.graceMs).toISOString();
+  const cutoff = doubtfulCutoff({ now, graceMs: params.graceMs });
   const botFilter = params.botId ? sql`AND o.bot_id = ${params.botId}` : sql``;
-  const where = sql`o.state NOT IN (${SETTLED}) AND (o.state = 'unknown' OR (o.state IN ('created', 'sent') AND o.updated_at < ${cutoff})) ${botFilter}`;
+  const where = sql`${doubtfulWhere(cutoff)} ${botFilter}`;
   const total = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM orders o WHERE ${where}`)?.n ?? 0;
   const rows = db.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events"> & { prefix: string | null }>(sql`
     SELECT o.client_order_id AS clientOrderId, o.bot_id AS botId, o.strategy, o.symbol, o.side, o.qty, o.bar, o.state,

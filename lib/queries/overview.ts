@@ -1,10 +1,11 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
-import { SETTLED_STATES } from "../journal/contract";
+import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
+import { ackCovers } from "../reconcile/ack-coverage";
+import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
-import { ackCovers } from "./book-line";
 
 export interface OverviewLine {
   botId: string;
@@ -43,17 +44,15 @@ export interface Overview {
   alarms: string[];
 }
 
-const SETTLED = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
-
 const DOUBTFUL_COUNT_SQL = `
   SELECT bot_id AS botId, count(*) AS n FROM orders
-  WHERE state NOT IN (${SETTLED}) AND (state = 'unknown' OR (state IN ('created', 'sent') AND updated_at < ?))
+  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
   GROUP BY bot_id`;
 
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
 const LINES_SQL = `
   WITH latest AS MATERIALIZED (
-    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ('clean', 'drift')
+    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
                       ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
     FROM bots b
   )
@@ -80,7 +79,7 @@ export function getOverview(params: {
 }): Overview {
   const { db, now } = params;
   const bots = listBots(params);
-  const cutoff = new Date(now.getTime() - params.doubtfulGraceMs).toISOString();
+  const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
 
   const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number }[]).map((r) => [r.botId, r.n]));
 
@@ -105,9 +104,7 @@ export function getOverview(params: {
       | undefined;
 
   const lines: OverviewLine[] = rows.map((r) => {
-    const current = r.latestId === null || r.reconciliationId >= r.latestId;
-    const ours = current ? r.ours : 0;
-    const theirs = current ? r.theirs : 0;
+    const { ours, theirs, at } = lineAsOfLatestCycle(r, r.latestId === null ? null : { id: r.latestId, at: r.latestAt });
     const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
     const driftSince = d.drift === "none" ? null : r.driftSince;
     const since = driftSince === null ? NaN : Date.parse(driftSince);
@@ -134,7 +131,7 @@ export function getOverview(params: {
       drift: d.drift,
       driftSince,
       driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
-      at: current ? r.at : (r.latestAt ?? r.at),
+      at,
       ack,
       ackLapsed,
     };

@@ -3,6 +3,7 @@ import { sql } from "drizzle-orm";
 import { Downsampler, type ChartSample, type DriftEpisode, type SampleGroup } from "../charts/downsample";
 import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
+import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../symbol-view";
 import { driver, statement } from "../db/statements";
@@ -51,7 +52,7 @@ export const CHART_ROWS_SQL = `
   SELECT r.at, coalesce(p.ours, 0), coalesce(p.theirs, 0), coalesce(p.qty_step, 1)
   FROM reconciliations r
   LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?
-  WHERE r.bot_id = ? AND r.at >= ? AND r.at <= ? AND r.outcome IN ('clean', 'drift')
+  WHERE r.bot_id = ? AND r.at >= ? AND r.at <= ? AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
   ORDER BY r.at, r.id`;
 
 /**
@@ -60,7 +61,7 @@ export const CHART_ROWS_SQL = `
  */
 export const CHART_CARRY_IN_SQL = `
   SELECT r.at, coalesce(p.ours, 0), coalesce(p.theirs, 0), coalesce(p.qty_step, 1)
-  FROM (SELECT id, at FROM reconciliations WHERE bot_id = ? AND at < ? AND at >= ? AND outcome IN ('clean', 'drift')
+  FROM (SELECT id, at FROM reconciliations WHERE bot_id = ? AND at < ? AND at >= ? AND outcome IN ${COMPARED_OUTCOMES_SQL}
         ORDER BY at DESC, id DESC LIMIT 1) r
   LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?`;
 

@@ -4,6 +4,7 @@ import type { JournalDb } from "../db/console";
 import { driver } from "../db/statements";
 import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
+import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine } from "../reconcile/diff";
 import { MAX_ORDERS } from "../symbol-view";
 import { listBots, type BotSummary } from "./bots";
@@ -60,7 +61,7 @@ export interface SymbolState {
   moreOrders: boolean;
 }
 
-const COMPARED = sql.raw(`('clean', 'drift')`);
+const COMPARED = sql.raw(COMPARED_OUTCOMES_SQL);
 
 /**
  * Whether the bot exists and has ever had this symbol: a book line (latest_positions, one row per
@@ -96,10 +97,7 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     SELECT reconciliation_id AS reconciliationId, at, ours, theirs, qty_step AS qtyStep, mark_price AS markPrice, drift_since AS driftSince
     FROM latest_positions WHERE bot_id = ${botId} AND symbol = ${symbol}`);
   if (!r) return null;
-  // A later compared cycle that left the symbol out saw it flat on both sides (docs/journal.md).
-  const current = latest === null || r.reconciliationId >= latest.id;
-  const ours = current ? r.ours : 0;
-  const theirs = current ? r.theirs : 0;
+  const { ours, theirs, at } = lineAsOfLatestCycle(r, latest);
   const d = diffLine({ symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
   const driftSince = d.drift === "none" ? null : r.driftSince;
   const since = driftSince === null ? NaN : Date.parse(driftSince);
@@ -114,7 +112,7 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     drift: d.drift,
     driftSince,
     driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
-    at: current ? r.at : (latest?.at ?? r.at),
+    at,
   };
 }
 

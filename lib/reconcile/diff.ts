@@ -32,6 +32,16 @@ export function isDrift(line: Pick<BookLine, "ours" | "theirs" | "qtyStep">): bo
 }
 
 /**
+ * isDrift as a SQL condition on the caller's columns, for the queries that must find drifting
+ * cycles without reading every line (the clear checklist). The journal's trigger
+ * (drizzle/0001_latest_positions.sql) spells the same rule in committed SQL; both are tested
+ * against isDrift and classifyDrift on a real journal (test/integration/drift-sql.test.ts).
+ */
+export function driftSql(cols: { ours: string; theirs: string; qtyStep: string }): string {
+  return `abs(${cols.ours} - ${cols.theirs}) >= ${cols.qtyStep} / 2.0`;
+}
+
+/**
  * An unknown position is a drift where the bot's book is flat. "Flat" is read at the same
  * tolerance as drift (|ours| < step / 2), so float dust in a summed book cannot hide an emergency.
  */

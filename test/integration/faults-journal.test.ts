@@ -157,11 +157,10 @@ describe("another process holding an exclusive lock", () => {
     expect(first.error.message).toMatch(/is locked by another process \(since \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
     expect(first.error.fix).toMatch(/fuser|lsof/);
 
-    // Later requests do not wait for the lock at all: well under the 5 s a write may wait.
-    for (let i = 0; i < 5; i++) {
-      const t = Date.now();
-      expect(source.get()).toMatchObject({ ok: false, error: { code: "locked", message: first.error.message } });
-      expect(Date.now() - t).toBeLessThan(1_000);
+    // Later requests do not wait for the lock at all. Had each waited even the first one's 0.5 s,
+    // 20 of them would outlast the 8 s hold and one would find the journal free.
+    for (let i = 0; i < 20; i++) {
+      expect(source.get(), `request ${i + 2}`).toMatchObject({ ok: false, error: { code: "locked", message: first.error.message } });
     }
     // The server-action path refuses before writing; a write already under way waits its 5 s, then refuses.
     expect(() => source.writeConnection()).toThrow(/locked by another process/);
@@ -188,13 +187,13 @@ describe("another process holding an exclusive lock", () => {
     // A WAL journal can only be locked exclusively while nobody else has it open.
     source.close();
     bot.close();
-    const holder = await lockHolder(bot.file, "wal", 3_000);
+    const holder = await lockHolder(bot.file, "wal", 5_000);
     const fresh = new JournalSource(bot.file, { migrationsDir, log: () => {} });
     cleanup.push(() => fresh.close());
     expect(fresh.get()).toMatchObject({ ok: false, error: { code: "locked" } });
-    const t = Date.now();
-    expect(fresh.get()).toMatchObject({ ok: false, error: { code: "locked" } });
-    expect(Date.now() - t).toBeLessThan(1_000);
+    // The next requests do not wait for it: had each waited the first one's 0.5 s, 20 of them
+    // would outlast the 5 s hold and one would find the journal free.
+    for (let i = 0; i < 20; i++) expect(fresh.get(), `request ${i + 2}`).toMatchObject({ ok: false, error: { code: "locked" } });
     await holder.waitFor("released", 30_000);
     await holder.exited;
     expect(fresh.get()).toMatchObject({ ok: true });
@@ -260,7 +259,9 @@ describe("the disk full when the console writes", () => {
     const audit = auditRows(bot.file);
     // Its refusal is audited only if there was room for it; either way, the earlier entries stand.
     expect(audit.slice(0, auditBefore.length)).toEqual(auditBefore);
-    if (audit.length === auditBefore.length) expect(r.message).toMatch(/could not be written to the audit log/);
+    // Not audited exactly when the message says so.
+    expect(audit.length - auditBefore.length).toBeLessThanOrEqual(1);
+    expect(/could not be written to the audit log/.test(r.message), r.message).toBe(audit.length === auditBefore.length);
     expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true });
     expect(integrityCheck(bot.file)).toBe("ok");
 

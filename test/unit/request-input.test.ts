@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ACTION_BODY_LIMIT_BYTES, rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "@/lib/http/request-limits";
-import { BOT_ID_MAX, parseBotFilter, parsePathId, SYMBOL_MAX } from "@/lib/path-ids";
+import { BOT_ID_MAX, SYMBOL_MAX } from "@/lib/journal/ids";
+import { parseBotFilter, parsePathId } from "@/lib/path-ids";
 
 describe("ids from a URL", () => {
   it("accepts any printable id up to the actions' bounds, as written", () => {
