@@ -4,8 +4,8 @@ import nextTypescript from "eslint-config-next/typescript";
 
 // The layers (STYLE.md: one direction), checked on the resolved file, so "@/…" and "../../…"
 // imports are caught alike. The product is app/, components/, lib/ and the two root modules Next
-// loads; tooling is tools/ and scripts/; tests are test/.
-const PRODUCT = ["./app", "./components", "./lib", "./proxy.ts", "./instrumentation.ts"];
+// loads (and its config); tooling is tools/ and scripts/; tests are test/.
+const PRODUCT = ["./app", "./components", "./lib", "./proxy.ts", "./instrumentation.ts", "./next.config.ts"];
 // The pure core: plain TypeScript a bot author reads first, testable without a server or a database.
 const PURE_CORE = ["lib/journal", "lib/reconcile", "lib/breaker", "lib/charts"];
 
