@@ -8,6 +8,8 @@ const chromium =
 
 export default defineConfig({
   testDir: "test/e2e",
+  // Specs only; the helpers they share live in test/helpers/e2e.
+  testMatch: "**/*.spec.ts",
   outputDir: "test-results/e2e-artifacts",
   fullyParallel: false,
   workers: 2,

@@ -17,12 +17,12 @@
  */
 import { parseArgs } from "node:util";
 import { openJournalReader } from "../lib/db/journal-file";
-import type { Activity } from "../lib/demo/bot";
-import { applyFault, randomBenignFault, randomIncident, type DemoFault } from "../lib/demo/faults";
-import { SimulatedOnCall } from "../lib/demo/operator";
-import { seededRng, subSeed } from "../lib/demo/random";
-import { SCENARIOS, type ScenarioName } from "../lib/demo/scenarios";
-import { DemoWorld } from "../lib/demo/world";
+import type { Activity } from "../tools/demo/bot";
+import { applyFault, randomBenignFault, randomIncident, type DemoFault } from "../tools/demo/faults";
+import { SimulatedOnCall } from "../tools/demo/operator";
+import { seededRng, subSeed } from "../tools/demo/random";
+import { SCENARIOS, type ScenarioName } from "../tools/demo/scenarios";
+import { DemoWorld } from "../tools/demo/world";
 import { serveVenueGateway } from "../lib/exchange/venue-gateway";
 
 const BAR_MS = 15_000;

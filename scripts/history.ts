@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { writeHistory } from "../lib/demo/history";
+import { writeHistory } from "../tools/demo/history";
 
 const usage = "usage: npm run history -- --days N --out FILE [--seed S] [--start 2026-08-01T00:00:00Z] [--force] [--quiet]";
 

@@ -2,7 +2,7 @@
  * npm run scenario -- <name> [journal-file] [--seed S] [--force]
  * npm run scenario -- list
  *
- * Runs one named scenario (lib/demo/scenarios.ts) into a fresh journal file (default
+ * Runs one named scenario (tools/demo/scenarios.ts) into a fresh journal file (default
  * ./data/scenario-<name>.db), then prints what happened and what the journal now holds. Point the
  * console at the file to see it: DRIFTWATCH_JOURNAL=<file> npm start.
  */
@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
-import { isScenarioName, SCENARIO_NAMES, SCENARIOS } from "../lib/demo/scenarios";
+import { isScenarioName, SCENARIO_NAMES, SCENARIOS } from "../tools/demo/scenarios";
 
 const usage = `usage: npm run scenario -- <${SCENARIO_NAMES.join("|")}|list> [journal-file] [--seed S] [--force]`;
 

@@ -1,5 +1,5 @@
 /**
- * The soak's bot process (lib/soak/bot.ts), started by scripts/soak.ts as a real second process
+ * The soak's bot process (tools/soak/bot.ts), started by scripts/soak.ts as a real second process
  * writing the journal beside the console:
  *
  *   node --import tsx scripts/soak-bot.ts --journal FILE --seconds N --report OUT.json [--rate 250]
@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { openJournalWriter } from "../lib/db/journal-file";
-import { runSoakBot } from "../lib/soak/bot";
+import { runSoakBot } from "../tools/soak/bot";
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

@@ -24,11 +24,11 @@ import { chromium, type Browser } from "playwright-core";
 import { findAuditKey } from "../lib/audit/key";
 import { migrateJournal } from "../lib/db/journal-file";
 import { env } from "../lib/env";
-import { SOAK_BOT_ID, type SoakBotReport } from "../lib/soak/bot";
-import { BrowserOperator, type OperatorStats } from "../lib/soak/operator";
-import { percentile, poll, soakRoutes } from "../lib/soak/pollers";
-import { verifyActions, verifyBotRows } from "../lib/soak/verify";
-import { startConsole, type ConsoleServer } from "../test/e2e/console-server";
+import { SOAK_BOT_ID, type SoakBotReport } from "../tools/soak/bot";
+import { BrowserOperator, type OperatorStats } from "../tools/soak/operator";
+import { percentile, poll, soakRoutes } from "../tools/soak/pollers";
+import { verifyActions, verifyBotRows } from "../tools/soak/verify";
+import { startConsole, type ConsoleServer } from "../tools/lib/console-server";
 
 const root = path.resolve(import.meta.dirname, "..");
 const MIN_WRITE_RATE = 200;

@@ -59,11 +59,19 @@ export class VenueGatewayClient implements OrderLookup {
 /** The bots' side: serves lookups from their adapters. Returns the server; close it to stop. */
 export function serveVenueGateway(opts: { adapters: ReadonlyMap<string, ExchangeAdapter>; host: string; port: number; token: string | null }): Promise<http.Server> {
   const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : null;
-  const server = http.createServer(async (req, res) => {
+  const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(JSON.stringify(body));
     };
+    // Whatever the lookup throws outside its own try (a malformed escape in the path) is answered
+    // here, instead of becoming an unhandled rejection that would stop the bots' process.
+    answer(req, send).catch((error: unknown) => {
+      if (res.headersSent) res.destroy();
+      else send(500, { error: `the venue gateway failed: ${error instanceof Error ? error.message : String(error)}` });
+    });
+  });
+  async function answer(req: http.IncomingMessage, send: (status: number, body: unknown) => void): Promise<void> {
     if (expected) {
       const got = Buffer.from(req.headers.authorization ?? "");
       if (got.length !== expected.length || !timingSafeEqual(got, expected)) return send(401, { error: "missing or wrong token" });
@@ -81,7 +89,7 @@ export function serveVenueGateway(opts: { adapters: ReadonlyMap<string, Exchange
     } catch (error) {
       send(502, { error: `lookup failed: ${(error as Error).message}` });
     }
-  });
+  }
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, opts.host, () => resolve(server));

@@ -4,7 +4,7 @@
  * bot and the console are measured on. Prints one JSON line: requests, errors, latencies (ms).
  * Usage: tsx scripts/bench/pollers.ts DURATION_MS CLIENTS INTERVAL_MS URL...
  */
-import { poll } from "./http-load";
+import { poll } from "../../tools/bench/http-load";
 
 const [duration, clients, interval, ...urls] = process.argv.slice(2);
 if (!duration || !clients || !interval || urls.length === 0) {

@@ -1,11 +1,11 @@
 /**
  * Writes the benchmark's reference journal: `npm run bench:journal -- --days 20 [--out FILE]
  * [--seed N] [--symbols N] [--force]` (default .bench/reference-20d.sqlite; kept while current).
- * See lib/bench/reference-journal.ts for its shape.
+ * See tools/bench/reference-journal.ts for its shape.
  */
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { referenceJournal } from "./reference";
+import { referenceJournal } from "../../tools/bench/reference";
 
 const { values } = parseArgs({
   options: {

@@ -16,13 +16,13 @@ import { parseArgs } from "node:util";
 import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { chromium } from "playwright-core";
-import { buildState } from "../lib/build-state.mjs";
-import { get, poll, quantile, sleep, timeRequests, type PollResult } from "./http-load";
-import { freePort } from "../../test/e2e/console-server";
+import { buildState } from "../../tools/lib/build-state.mjs";
+import { get, poll, quantile, sleep, timeRequests, type PollResult } from "../../tools/bench/http-load";
+import { freePort, startConsole, startServer, type ConsoleServer } from "../../tools/lib/console-server";
 import { createAccount } from "../../lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/token";
 import { openAccountsDb } from "../../lib/db/accounts-file";
-import { benchDir, referenceJournal, root } from "./reference";
+import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
 
 const { values: args } = parseArgs({
   options: {
@@ -79,72 +79,35 @@ function treeRssMb(pid: number): number {
 // ---------------------------------------------------------------------------------------------------
 // The console and the floor server
 
-interface Server {
-  url: string;
-  pid: number;
-  output: () => string;
-  stop: () => Promise<void>;
-}
-
-async function startProcess(cmd: string, argv: string[], env: Record<string, string>, ready: (url: string) => Promise<boolean>, port: number): Promise<Server> {
-  let output = "";
-  const child: ChildProcess = spawn(cmd, argv, { cwd: root, detached: true, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout?.on("data", (d) => (output += d));
-  child.stderr?.on("data", (d) => (output += d));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}:\n${output}`);
-    if (await ready(url).catch(() => false)) break;
-    if (Date.now() > deadline) throw new Error(`${cmd} did not answer within 60 s:\n${output}`);
-    await sleep(200);
-  }
-  return {
-    url,
-    pid: child.pid!,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once("exit", r));
-      try {
-        process.kill(-child.pid!, "SIGTERM");
-      } catch {
-        return;
-      }
-      await Promise.race([exited, sleep(5_000)]);
-      try {
-        if (child.exitCode === null) process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // gone in the meantime
-      }
-    },
-  };
-}
+type Server = ConsoleServer;
 
 /** Fixed, so the flood row can mint a viewer's session cookie as sign-in would. */
 const BENCH_SESSION_SECRET = "bench-session-secret-of-more-than-32-characters";
 const accountsFileFor = (port: number | string) => path.join(benchDir, `accounts-${port}.sqlite`);
 
-async function startConsole(journal: string): Promise<Server> {
+async function startBenchConsole(journal: string): Promise<Server> {
   const port = await freePort();
-  const accounts = accountsFileFor(port);
-  const next = [path.join(root, "node_modules/.bin/next"), "start", "-H", "127.0.0.1", "-p", String(port)];
-  const [cmd, ...argv] = NICE > 0 ? ["nice", "-n", String(NICE), ...next] : next;
-  return startProcess(
-    cmd!,
-    argv,
-    { NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", DRIFTWATCH_JOURNAL: journal, DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_SESSION_SECRET: BENCH_SESSION_SECRET },
-    async (url) => (await get(`${url}/api/overview`)).status === 200,
+  return startConsole({
+    journal,
     port,
-  );
+    nice: NICE,
+    env: { NODE_ENV: "production", DRIFTWATCH_ACCOUNTS_DB: accountsFileFor(port), DRIFTWATCH_SESSION_SECRET: BENCH_SESSION_SECRET },
+    ready: async (url) => (await get(`${url}/api/overview`)).status === 200,
+    timeoutMs: 60_000,
+  });
 }
 
 async function startFloor(journal: string): Promise<Server> {
   const port = await freePort();
   // At the console's niceness: the ratio compares two servers, not two CPU priorities.
-  const floor = [process.execPath, path.join(root, "scripts/bench/floor-server.mjs"), journal, String(port)];
-  const [cmd, ...argv] = NICE > 0 ? ["nice", "-n", String(NICE), ...floor] : floor;
-  return startProcess(cmd!, argv, {}, async (url) => (await get(`${url}/overview`)).status === 200, port);
+  return startServer({
+    name: "floor server",
+    command: [process.execPath, path.join(root, "scripts/bench/floor-server.mjs"), journal, String(port)],
+    url: `http://127.0.0.1:${port}`,
+    nice: NICE,
+    ready: async (url) => (await get(`${url}/overview`)).status === 200,
+    timeoutMs: 60_000,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -210,9 +173,9 @@ async function main() {
   try {
     // --- overview under 20 pollers: 20 days, 1 day, and the floor ------------------------------------
     say("starting the console on both journals and the floor server");
-    const big20 = await startConsole(bigRun);
+    const big20 = await startBenchConsole(bigRun);
     servers.push(big20);
-    const small1 = await startConsole(smallRun);
+    const small1 = await startBenchConsole(smallRun);
     servers.push(small1);
     const floor = await startFloor(bigRun);
     servers.push(floor);
@@ -340,7 +303,7 @@ async function floodOnly(started: number) {
   figures.journals = { [`${DAYS}d`]: journal.report };
   const run = workingCopy(journal.file);
   say("starting the console");
-  const server = await startConsole(run);
+  const server = await startBenchConsole(run);
   try {
     await poll([`${server.url}/api/overview`], 4, 50, 3_000);
     await floodRow(server, run);

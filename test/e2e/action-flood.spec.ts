@@ -14,10 +14,10 @@ import { createAccount } from "@/lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "@/lib/auth/token";
 import { openAccountsDb } from "@/lib/db/accounts-file";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { captureResolvePost } from "./capture-post";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal } from "./journals";
-import { floodAgent, send, type Reply } from "./raw-http";
+import { captureResolvePost } from "../helpers/e2e/capture-post";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
+import { floodAgent, send, type Reply } from "../helpers/e2e/raw-http";
 
 const SECRET = "flood-spec-session-secret-longer-than-32-chars";
 const OPERATOR = { name: "ana", password: "ana's long password here", role: "operator" as const };

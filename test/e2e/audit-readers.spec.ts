@@ -11,8 +11,8 @@ import Database from "better-sqlite3";
 import { expect, test, type Page } from "@playwright/test";
 import { appendAudit } from "@/lib/audit/log";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal } from "./journals";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
 
 const SECRET = "audit-readers-spec-session-secret-longer-than-32";
 const AUDIT_KEY = "audit-readers-spec-audit-key-longer-than-32";

@@ -9,9 +9,9 @@ import { expect, test, type APIRequestContext, type Request } from "@playwright/
 import { createAccount } from "@/lib/auth/accounts";
 import { openAccountsDb } from "@/lib/db/accounts-file";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { captureResolvePost } from "./capture-post";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal } from "./journals";
+import { captureResolvePost } from "../helpers/e2e/capture-post";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
 
 const SECRET = "auth-hardening-session-secret-k2P9xQ7mB4vN8wR1";
 const PROXY_SECRET = "proxy-proof-Jx0c8vQ2mK5pYr7TnW1zL4bH9dF3gS6a";

@@ -20,9 +20,9 @@ import { createAccount } from "@/lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "@/lib/auth/token";
 import { openAccountsDb } from "@/lib/db/accounts-file";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { captureResolvePost as captureResolvePostAt } from "./capture-post";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { incidentJournal } from "./journals";
+import { captureResolvePost as captureResolvePostAt } from "../helpers/e2e/capture-post";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { incidentJournal } from "../helpers/e2e/journals";
 
 const SECRET = "bad-input-spec-session-secret-longer-than-32";
 const OPERATOR = { name: "ana", password: "ana's long password here" };

@@ -12,7 +12,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
 import { tempDir } from "../helpers/journal";
-import { freePort } from "./console-server";
+import { freePort } from "@/tools/lib/console-server";
 
 const root = path.resolve(import.meta.dirname, "../..");
 

@@ -9,8 +9,8 @@ import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { corruptCopy, startFault } from "../helpers/faults";
 import { isoAgo, sqliteCli, sqliteCliJournal, tempDir } from "../helpers/journal";
-import { startConsole } from "./console-server";
-import { healthyJournal } from "./journals";
+import { startConsole } from "@/tools/lib/console-server";
+import { healthyJournal } from "../helpers/e2e/journals";
 
 const card = (page: Page, bot: string) => page.locator(`[data-testid="bot-card"][data-bot="${bot}"]`);
 

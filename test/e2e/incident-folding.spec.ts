@@ -7,12 +7,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { writeReferenceJournal } from "@/lib/bench/reference-journal";
+import { writeReferenceJournal } from "@/tools/bench/reference-journal";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { isRoutine, unchangedDrifts } from "@/lib/incidents/fold";
 import { migrationsDir, tempDir } from "../helpers/journal";
-import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 const minuteOf = (at: string) => Math.floor(Date.parse(at) / 60_000);
 

@@ -2,8 +2,8 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { csvRecords } from "../helpers/csv";
 import { OPERATOR_REASON, writeIncidentScenario, type IncidentScenario } from "../helpers/incident-journal";
-import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 
 

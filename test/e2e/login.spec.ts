@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { repoRoot, sqliteCliJournal, tempDir } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 const NAME = "e2e-operator";
 const PASSWORD = "a long e2e password";

@@ -10,8 +10,8 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { serveVenueGateway } from "@/lib/exchange/venue-gateway";
 import { repoRoot, sqliteCli, tempDir } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal, type LiveBot } from "./journals";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal, type LiveBot } from "../helpers/e2e/journals";
 
 const SECRET = "operator-actions-session-secret-longer-than-32";
 const TOKEN = "venue-gateway-token-for-tests";

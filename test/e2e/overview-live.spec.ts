@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { healthyJournal, incidentJournal } from "./journals";
-import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { healthyJournal, incidentJournal } from "../helpers/e2e/journals";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 
 

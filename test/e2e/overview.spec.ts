@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { isoAgo, sqliteCli, sqliteCliJournal, tempDir } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 test.describe("a journal made with the sqlite3 tool and raw SQL", () => {
   let server: ConsoleServer;

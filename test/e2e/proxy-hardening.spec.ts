@@ -8,9 +8,9 @@
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
 import { repoRoot } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal } from "./journals";
-import { actionForm, actionId, send, type Reply } from "./raw-http";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
+import { actionForm, actionId, send, type Reply } from "../helpers/e2e/raw-http";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 

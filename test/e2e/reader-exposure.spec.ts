@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { healthyJournal } from "./journals";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { healthyJournal } from "../helpers/e2e/journals";
 
 const SECRET = "reader-exposure-spec-session-secret-over-32";
 const VIEWER = { name: "vic", password: "vic's long password here" };

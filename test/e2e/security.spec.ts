@@ -9,9 +9,9 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Page, type Request } from "@playwright/test";
 import { repoRoot, tempDir } from "../helpers/journal";
-import { captureResolvePost as captureResolvePostAt } from "./capture-post";
-import { startConsole, type ConsoleServer } from "./console-server";
-import { lostReplyJournal } from "./journals";
+import { captureResolvePost as captureResolvePostAt } from "../helpers/e2e/capture-post";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
 
 const SECRET = "security-spec-session-secret-longer-than-32";
 const OPERATOR = { name: "ana", password: "ana's long password here" };

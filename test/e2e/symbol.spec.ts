@@ -2,8 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect as baseExpect, test, type Page } from "@playwright/test";
 import { BUY_500_ID, writeDriftScenario } from "../helpers/drift-scenario";
-import { noHorizontalScroll, noSeriousAxeViolations } from "./a11y";
-import { startConsole, type ConsoleServer } from "./console-server";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 // A production server rendering per request, on machines shared with other test runs: give page
 // loads and soft navigations room rather than fail on a busy moment.

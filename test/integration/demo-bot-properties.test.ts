@@ -15,15 +15,15 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { RECONCILE_STRATEGY } from "@/lib/bot/journal-writer";
-import type { DemoFault } from "@/lib/demo/faults";
-import { applyFault } from "@/lib/demo/faults";
-import { ALPHA, BETA, withOverrides, type BotSpec } from "@/lib/demo/markets";
-import { SimulatedOnCall } from "@/lib/demo/operator";
-import { seededRng, subSeed, type Rng } from "@/lib/demo/random";
-import type { Stance, Strategy } from "@/lib/demo/strategies";
-import { DemoWorld } from "@/lib/demo/world";
+import type { DemoFault } from "@/tools/demo/faults";
+import { applyFault } from "@/tools/demo/faults";
+import { ALPHA, BETA, withOverrides, type BotSpec } from "@/tools/demo/markets";
+import { SimulatedOnCall } from "@/tools/demo/operator";
+import { seededRng, subSeed, type Rng } from "@/tools/demo/random";
+import type { Stance, Strategy } from "@/tools/demo/strategies";
+import { DemoWorld } from "@/tools/demo/world";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
-import { JournalView } from "./demo-journal";
+import { JournalView } from "../helpers/demo-journal";
 
 const BAR_MS = 30_000;
 const CYCLE_MS = 10_000;

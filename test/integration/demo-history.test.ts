@@ -2,9 +2,9 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { verifyAuditLog } from "@/lib/audit/log";
-import { writeHistory, type HistoryOptions } from "@/lib/demo/history";
+import { writeHistory, type HistoryOptions } from "@/tools/demo/history";
 import { tempDir, migrationsDir } from "../helpers/journal";
-import { JournalView } from "./demo-journal";
+import { JournalView } from "../helpers/demo-journal";
 import { consoleAuditKey } from "@/lib/audit/key";
 
 const base: Omit<HistoryOptions, "file"> = {

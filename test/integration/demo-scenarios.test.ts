@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExchangeOrder } from "@/lib/exchange/adapter";
 import { classifyOrder } from "@/lib/journal/order-state";
-import { SCENARIOS, type ScenarioName, type ScenarioResult } from "@/lib/demo/scenarios";
+import { SCENARIOS, type ScenarioName, type ScenarioResult } from "@/tools/demo/scenarios";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
-import { expectBooksAgree, expectUntouched, JournalView, outcomeOf } from "./demo-journal";
+import { expectBooksAgree, expectUntouched, JournalView, outcomeOf } from "../helpers/demo-journal";
 
 let view: JournalView | undefined;
 afterEach(() => view?.close());

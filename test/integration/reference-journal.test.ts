@@ -7,7 +7,7 @@
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { verifyAuditLog } from "@/lib/audit/log";
-import { writeReferenceJournal, type ReferenceReport } from "@/lib/bench/reference-journal";
+import { writeReferenceJournal, type ReferenceReport } from "@/tools/bench/reference-journal";
 import { migrationsDir, tempDir } from "../helpers/journal";
 import { fullScan, latestPositions } from "../helpers/latest-positions";
 import { consoleAuditKey } from "@/lib/audit/key";

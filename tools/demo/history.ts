@@ -8,7 +8,7 @@
  * journal is the only thing that grows. The one thing that grows in memory is the simulated venue's
  * order history (a few hundred orders a day), which a lookup needs.
  */
-import { migrateJournal, openJournalReader } from "../db/journal-file";
+import { migrateJournal, openJournalReader } from "../../lib/db/journal-file";
 import { applyFault, randomBenignFault, randomIncident } from "./faults";
 import { SimulatedOnCall } from "./operator";
 import { seededRng, subSeed } from "./random";

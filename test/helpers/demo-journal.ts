@@ -1,7 +1,7 @@
 /** Reading what the demo bots wrote: small typed queries over a real journal file, read-only. */
 import Database from "better-sqlite3";
 import { expect } from "vitest";
-import type { BotOutcome, ScenarioResult } from "@/lib/demo/scenarios";
+import type { BotOutcome, ScenarioResult } from "@/tools/demo/scenarios";
 
 export interface OrderRow {
   client_order_id: string;

@@ -9,9 +9,9 @@
  * own orders filled plus what was done by hand.
  */
 import type Database from "better-sqlite3";
-import { openJournalWriter } from "../db/journal-file";
-import type { OrderSide } from "../journal/contract";
-import { SimExchange } from "../exchange/simulator";
+import { openJournalWriter } from "../../lib/db/journal-file";
+import type { OrderSide } from "../../lib/journal/contract";
+import { SimExchange } from "../../lib/exchange/simulator";
 import { DemoBot, barStart, type Activity, type CycleReport } from "./bot";
 import { DEMO_BOTS, type BotSpec } from "./markets";
 import { subSeed } from "./random";

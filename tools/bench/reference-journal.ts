@@ -16,12 +16,12 @@
  */
 import fs from "node:fs";
 import type Database from "better-sqlite3";
-import { consoleAuditKey } from "../audit/key";
-import { appendAudit } from "../audit/log";
-import { migrateJournal, openJournalWriter } from "../db/journal-file";
-import { clientOrderId } from "../journal/client-order-id";
+import { consoleAuditKey } from "../../lib/audit/key";
+import { appendAudit } from "../../lib/audit/log";
+import { migrateJournal, openJournalWriter } from "../../lib/db/journal-file";
+import { clientOrderId } from "../../lib/journal/client-order-id";
 import { stepDecimals } from "../demo/markets";
-import { classifyDrift, type DriftClass } from "../reconcile/diff";
+import { classifyDrift, type DriftClass } from "../../lib/reconcile/diff";
 import { seededRng, subSeed, type Rng } from "../demo/random";
 
 export interface ReferenceOptions {

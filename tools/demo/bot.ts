@@ -27,9 +27,9 @@ import {
   type OrderRowLite,
   type ReconcileReport,
   type SendOutcome,
-} from "../bot/journal-writer";
-import type { ExchangeAdapter } from "../exchange/adapter";
-import type { Decision } from "../journal/client-order-id";
+} from "../../lib/bot/journal-writer";
+import type { ExchangeAdapter } from "../../lib/exchange/adapter";
+import type { Decision } from "../../lib/journal/client-order-id";
 import { floorToStep, roundToStep, sideOf, type BotSpec, type MarketSpec } from "./markets";
 import type { Stance } from "./strategies";
 

@@ -9,8 +9,8 @@
  * writes them), done here on a connection of its own.
  */
 import type Database from "better-sqlite3";
-import { consoleAuditKey } from "../audit/key";
-import { appendAudit } from "../audit/log";
+import { consoleAuditKey } from "../../lib/audit/key";
+import { appendAudit } from "../../lib/audit/log";
 import type { Rng } from "./random";
 import type { DemoWorld } from "./world";
 

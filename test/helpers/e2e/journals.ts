@@ -5,7 +5,7 @@
 import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
 import { JournalWriter } from "@/lib/bot/journal-writer";
 import { SimExchange } from "@/lib/exchange/simulator";
-import { migrationsDir, tempDir } from "../helpers/journal";
+import { migrationsDir, tempDir } from "../journal";
 
 const SYMBOLS = [
   { symbol: "BTCUSDT", qtyStep: 0.001, price: 60_000 },

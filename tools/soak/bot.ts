@@ -1,7 +1,7 @@
 /**
  * The soak's bot: the journal writer library trading on the simulator as fast as the soak asks,
  * on the wall clock, so the console reads it as live. Every journal write it makes is counted as it
- * commits (lib/soak/write-ledger.ts); every SQLITE_BUSY it meets is counted and survived, never
+ * commits (tools/soak/write-ledger.ts); every SQLITE_BUSY it meets is counted and survived, never
  * fatal, because a bot that dies on a busy journal is the failure the soak looks for.
  *
  * What it writes, paced to `rate` commits per second:
@@ -13,8 +13,8 @@
  *     operator's work: acknowledge the drift, settle the order, clear the halt.
  */
 import type Database from "better-sqlite3";
-import { BreakerHaltedError, JournalWriter } from "../bot/journal-writer";
-import { SimExchange, type SimSymbolConfig } from "../exchange/simulator";
+import { BreakerHaltedError, JournalWriter } from "../../lib/bot/journal-writer";
+import { SimExchange, type SimSymbolConfig } from "../../lib/exchange/simulator";
 import { emptyLedger, ledgerConnection, type WriteLedger } from "./write-ledger";
 
 export const SOAK_BOT_ID = "soak";

@@ -5,13 +5,13 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { writeReferenceJournal, type ReferenceReport } from "../../lib/bench/reference-journal";
+import { writeReferenceJournal, type ReferenceReport } from "./reference-journal";
 
 export const root = path.resolve(import.meta.dirname, "../..");
 export const benchDir = path.join(root, ".bench");
 
 export function generatorVersion(): string {
-  const inputs = ["lib/bench/reference-journal.ts", ...fs.readdirSync(path.join(root, "drizzle")).filter((f) => f.endsWith(".sql")).map((f) => `drizzle/${f}`)];
+  const inputs = ["tools/bench/reference-journal.ts", ...fs.readdirSync(path.join(root, "drizzle")).filter((f) => f.endsWith(".sql")).map((f) => `drizzle/${f}`)];
   const hash = crypto.createHash("sha256");
   for (const f of inputs) hash.update(fs.readFileSync(path.join(root, f)));
   return hash.digest("hex").slice(0, 16);

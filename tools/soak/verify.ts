@@ -5,7 +5,7 @@
  * and the audit chain verifies.
  */
 import type Database from "better-sqlite3";
-import { verifyAuditLog } from "../audit/log";
+import { verifyAuditLog } from "../../lib/audit/log";
 import type { SoakBotReport } from "./bot";
 import { LEDGER_TABLES } from "./write-ledger";
 

@@ -7,9 +7,9 @@
  * The bot the incident hits trades a scripted strategy, so the decision is exact ("buy 500 AAPL at
  * 92"); the other bot trades its normal strategies next to it, on the same file, and must stay clean.
  */
-import { DuplicateClientOrderIdError } from "../exchange/adapter";
-import { migrateJournal, openJournalReader } from "../db/journal-file";
-import { clientOrderId } from "../journal/client-order-id";
+import { DuplicateClientOrderIdError } from "../../lib/exchange/adapter";
+import { migrateJournal, openJournalReader } from "../../lib/db/journal-file";
+import { clientOrderId } from "../../lib/journal/client-order-id";
 import type { Activity } from "./bot";
 import { applyFault, type DemoFault } from "./faults";
 import { ALPHA, BETA, withOverrides, type BotSpec } from "./markets";
