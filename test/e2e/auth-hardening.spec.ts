@@ -119,8 +119,10 @@ test.describe("SSO headers and sign-in against a production build", () => {
         await theirs.getByLabel("Account name").fill(OLGA.name);
         await theirs.getByLabel("Password").fill(`wrong guess number ${i}`);
         await Promise.all([theirs.waitForResponse((r) => r.request().method() === "POST"), theirs.getByRole("button", { name: "Sign in" }).click()]);
-        // The answer renders after the POST: on a loaded 2-core machine that took over 5 s once.
-        await expect(alert).toHaveText(/Wrong account name or password|Too many failed attempts/, { timeout: 20_000 });
+        // React resets the form once the action's answer is rendered: wait for that, or the next
+        // guess is typed into a field the reset then empties (and is refused as "Enter your password").
+        await expect(theirs.getByLabel("Password")).toHaveValue("", { timeout: 20_000 });
+        await expect(alert).toHaveText(/Wrong account name or password|Too many failed attempts/);
         waited = /Too many failed attempts/.test((await alert.textContent()) ?? "");
       }
       expect(waited).toBe(true);
