@@ -17,6 +17,14 @@ const doubtfulAfterGrace: ReadonlySet<OrderState> = new Set(DOUBTFUL_AFTER_GRACE
  * or a lookup must settle it: `unknown` always, and `created`/`sent` left without an update for
  * longer than the grace period (the bot died between the intent and the reply). live: the rest.
  */
+/**
+ * A journal time as docs/journal.md writes it: UTC, milliseconds, `Z`. Only such text compares as
+ * time (the SQL below compares text); anything else is no proof of freshness.
+ */
+export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** The same pattern for SQLite's GLOB, which has no `\d` and reads `.` literally. */
+const CANONICAL_TIME_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z";
+
 export function classifyOrder(
   order: { state: OrderState; updatedAt: string },
   opts: { now: Date; graceMs: number },
@@ -24,8 +32,10 @@ export function classifyOrder(
   if (settled.has(order.state)) return "settled";
   if (alwaysDoubtful.has(order.state)) return "doubtful";
   if (doubtfulAfterGrace.has(order.state)) {
+    // A time outside the contract is not proof of freshness, even one Date.parse would read
+    // (it reads "2026-08-10 15:31:02" as local time): the SQL side must be able to agree.
+    if (!CANONICAL_TIME.test(order.updatedAt)) return "doubtful";
     const updated = Date.parse(order.updatedAt);
-    // An unreadable timestamp is not proof of freshness.
     if (Number.isNaN(updated) || opts.now.getTime() - updated > opts.graceMs) return "doubtful";
   }
   return "live";
@@ -36,7 +46,7 @@ export function classifyOrder(
  * grace. Journal times are canonical ISO-8601 text (docs/journal.md), so comparing the text
  * `updated_at < cutoff` is the same test as classifyOrder's `now - updatedAt > graceMs`. Outside the
  * contract the two can differ: classifyOrder calls an unparseable time doubtful, while the text
- * comparison reads it by its characters.
+ * comparison reads it by its characters. So both call a time outside the contract doubtful.
  */
 export function doubtfulCutoff(opts: { now: Date; graceMs: number }): string {
   return new Date(opts.now.getTime() - opts.graceMs).toISOString();
@@ -56,6 +66,6 @@ export function doubtfulOrderSql(cols: { state: string; updatedAt: string; cutof
   const { state, updatedAt, cutoffParam } = cols;
   return (
     `${state} NOT IN (${quoted(SETTLED_STATES)}) AND (${state} IN (${quoted(ALWAYS_DOUBTFUL_STATES)})` +
-    ` OR (${state} IN (${quoted(DOUBTFUL_AFTER_GRACE_STATES)}) AND ${updatedAt} < ${cutoffParam}))`
+    ` OR (${state} IN (${quoted(DOUBTFUL_AFTER_GRACE_STATES)}) AND (${updatedAt} < ${cutoffParam} OR ${updatedAt} NOT GLOB '${CANONICAL_TIME_GLOB}')))`
   );
 }

@@ -63,7 +63,7 @@ describe("the doubtful rule's SQL form", () => {
   it("names the caller's columns and binds the cutoff through the caller's one placeholder", () => {
     const text = doubtfulOrderSql({ state: "o.state", updatedAt: "o.updated_at", cutoffParam: ":cutoff" });
     expect(text).toBe(
-      "o.state NOT IN ('filled', 'canceled', 'rejected', 'absent') AND (o.state IN ('unknown') OR (o.state IN ('created', 'sent') AND o.updated_at < :cutoff))",
+      "o.state NOT IN ('filled', 'canceled', 'rejected', 'absent') AND (o.state IN ('unknown') OR (o.state IN ('created', 'sent') AND (o.updated_at < :cutoff OR o.updated_at NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z')))",
     );
   });
 });
