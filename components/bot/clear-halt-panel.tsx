@@ -10,7 +10,7 @@ import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/live/queries";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 /**
  * The bot, its live clear checklist, and the clear form. The breaker version the page loaded with

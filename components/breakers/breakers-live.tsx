@@ -6,7 +6,7 @@ import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
-import type { BreakersView } from "@/lib/breakers-view";
+import type { BreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/live/breaker-queries";
 import { BotBreakers } from "./bot-breakers";
 

@@ -11,7 +11,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { LiveReadError, overviewQuery } from "@/lib/live/queries";
-import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/overview-view";
+import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */

@@ -3,7 +3,7 @@
  * Polled every second while the tab is visible, paused while it is hidden.
  */
 import { queryOptions } from "@tanstack/react-query";
-import { breakersViewToQuery, type BreakersView } from "../breakers-view";
+import { breakersViewToQuery, type BreakersView } from "../url-state/breakers";
 import type { BreakerBoard } from "../queries/breakers";
 import { LIVE_INTERVAL_MS, fetchApi } from "./queries";
 

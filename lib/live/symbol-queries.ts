@@ -6,7 +6,7 @@
 import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import type { SymbolChart } from "../queries/symbol-chart";
 import type { SymbolLookup, SymbolState } from "../queries/symbol";
-import { rangeToQuery, type SymbolRange } from "../symbol-view";
+import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
 import { fetchApi, LIVE_INTERVAL_MS } from "./queries";
 
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */

@@ -6,7 +6,7 @@
  * Windows are half-open, [from, to): an event at exactly `to` belongs to the next window.
  */
 import { z } from "zod";
-import { formatAge } from "../format";
+import { formatAge } from "../text/format";
 
 export const INCIDENT_KINDS = ["order", "reconciliation", "breaker", "operator"] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];

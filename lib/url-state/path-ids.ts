@@ -5,7 +5,7 @@
  */
 
 // The longest ids the actions accept, so a link one side makes the other reads.
-import { BOT_ID_MAX, SYMBOL_MAX } from "./journal/ids";
+import { BOT_ID_MAX, SYMBOL_MAX } from "../journal/ids";
 
 // Control characters (NUL, CR, LF, …) are in no id a person could type or the console could show.
 const CONTROL = /[\u0000-\u001f\u007f]/;

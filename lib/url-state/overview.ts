@@ -2,7 +2,7 @@
  * Sorting and filtering of the overview's symbol lines, driven by the URL so a view can be shared
  * and survives a reload. Pure: the server and the client apply the same rules.
  */
-import type { OverviewLine } from "./queries/overview";
+import type { OverviewLine } from "../queries/overview";
 
 export const SORTS = ["severity", "symbol", "bot", "notional", "age"] as const;
 export type Sort = (typeof SORTS)[number];
