@@ -8,7 +8,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { doubtfulQuery } from "@/lib/live/queries";
+import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import { listDoubtfulOrders } from "@/lib/queries/doubtful";
 
 export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };

@@ -9,7 +9,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { botClearQuery } from "@/lib/live/queries";
+import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 

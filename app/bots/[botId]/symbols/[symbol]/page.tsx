@@ -8,7 +8,7 @@ import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
+import { symbolChartQuery, symbolStateQuery } from "@/lib/query-options/symbol";
 import { getSymbolState } from "@/lib/queries/symbol";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";

@@ -5,7 +5,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { breakersViewToQuery, type BreakersView } from "../url-state/breakers";
 import type { BreakerBoard } from "../queries/breakers";
-import { LIVE_INTERVAL_MS, fetchApi } from "./queries";
+import { LIVE_INTERVAL_MS, fetchApi } from "./fetch-api";
 
 export const breakersQuery = (view: BreakersView) =>
   queryOptions({
