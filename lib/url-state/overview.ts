@@ -2,7 +2,9 @@
  * Sorting and filtering of the overview's symbol lines, driven by the URL so a view can be shared
  * and survives a reload. Pure: the server and the client apply the same rules.
  */
+import { z } from "zod";
 import type { OverviewLine } from "../queries/overview";
+import { firstSearchParam, searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export const SORTS = ["severity", "symbol", "bot", "notional", "age"] as const;
 export type Sort = (typeof SORTS)[number];
@@ -13,13 +15,16 @@ export interface OverviewView {
   driftOnly: boolean;
 }
 
-export function parseOverviewView(params: URLSearchParams): OverviewView {
-  const sort = params.get("sort");
-  return {
-    sort: (SORTS as readonly string[]).includes(sort ?? "") ? (sort as Sort) : "severity",
-    bot: params.get("bot") || null,
-    driftOnly: params.get("drift") === "1",
-  };
+// Never refuses: a view is a preference, and an unknown one falls back to the default.
+const schema = z.object({
+  sort: firstSearchParam.pipe(z.enum(SORTS)).catch("severity"),
+  bot: firstSearchParam.transform((s) => s || null),
+  drift: firstSearchParam.transform((s) => s === "1"),
+});
+
+export function parseOverviewView(params: SearchParamsInput): OverviewView {
+  const v = schema.parse(searchParamsRecord(params));
+  return { sort: v.sort, bot: v.bot, driftOnly: v.drift };
 }
 
 export function viewToQuery(view: OverviewView): string {

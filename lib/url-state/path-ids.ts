@@ -6,6 +6,7 @@
 
 // The longest ids the actions accept, so a link one side makes the other reads.
 import { BOT_ID_MAX, SYMBOL_MAX } from "../journal/ids";
+import { oneSearchParamAsWritten } from "./search-params";
 
 // Control characters (NUL, CR, LF, …) are in no id a person could type or the console could show.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -20,11 +21,17 @@ export function parsePathId(kind: "bot id" | "symbol", raw: string | null | unde
   return { ok: true, value: raw };
 }
 
-/** `?bot=`: absent or empty means every bot; given twice is a mistake, not a choice of the first. */
+const botFilter = oneSearchParamAsWritten("bot");
+
+/**
+ * `?bot=` (every value, as `getAll` returns them): absent or empty means every bot; given twice is
+ * a mistake, not a choice of the first; otherwise checked as written, like a path segment.
+ */
 export function parseBotFilter(values: readonly string[]): PathIdParse | { ok: true; value: null } {
-  if (values.length === 0 || (values.length === 1 && values[0] === "")) return { ok: true, value: null };
-  if (values.length > 1) return { ok: false, message: "give bot once" };
-  return parsePathId("bot id", values[0]);
+  const one = botFilter.safeParse(values.length === 0 ? undefined : [...values]);
+  if (!one.success) return { ok: false, message: one.error.issues.map((i) => i.message).join("; ") };
+  if (one.data === undefined || one.data === "") return { ok: true, value: null };
+  return parsePathId("bot id", one.data);
 }
 
 /**
