@@ -4,7 +4,8 @@
  */
 import { z } from "zod";
 import { BOT_ID_MAX } from "../journal/ids";
-import { oneSearchParam, searchParamsRecord, type SearchParamsInput } from "./search-params";
+import { oneSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export interface BreakersView {
   bot: string | null;

@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { BOT_ID_MAX } from "../journal/ids";
 import { formatAge } from "../text/format";
-import { oneSearchParam, searchParamsRecord, type SearchParamsInput } from "./search-params";
+import { oneSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export const INCIDENT_KINDS = ["order", "reconciliation", "breaker", "operator"] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];

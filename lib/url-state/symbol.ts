@@ -7,7 +7,8 @@
  * while the bot runs; the day under review otherwise). A custom window is two UTC times.
  */
 import { z } from "zod";
-import { firstSearchParam, searchParamsRecord, type SearchParamsInput } from "./search-params";
+import { firstSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 /** Orders per page of the symbol's order list, and the most it lists. */
 export const ORDERS_PAGE = 20;
