@@ -8,6 +8,9 @@ import nextTypescript from "eslint-config-next/typescript";
 const PRODUCT = ["./app", "./components", "./lib", "./proxy.ts", "./instrumentation.ts", "./next.config.ts"];
 // The pure core: plain TypeScript a bot author reads first, testable without a server or a database.
 const PURE_CORE = ["lib/journal", "lib/reconcile", "lib/breaker", "lib/charts"];
+// Held to the same rules: the pure helpers the screens share with the browser (a screen's URL state,
+// text for display), so a database or Next import cannot ride into a client bundle through them.
+const PURE = [...PURE_CORE, "lib/url-state", "lib/text"];
 
 export default defineConfig([
   ...nextVitals,
@@ -32,7 +35,7 @@ export default defineConfig([
               message: "lib/ sits below the routes and components; pass what it needs as arguments.",
             },
             {
-              target: PURE_CORE.map((dir) => `./${dir}`),
+              target: PURE.map((dir) => `./${dir}`),
               from: "./lib/db",
               message: "The pure core takes plain values; the caller (lib/queries, lib/actions) reads the database.",
             },
@@ -42,7 +45,7 @@ export default defineConfig([
     },
   },
   {
-    files: PURE_CORE.map((dir) => `${dir}/**`),
+    files: PURE.map((dir) => `${dir}/**`),
     rules: {
       "no-restricted-imports": [
         "error",

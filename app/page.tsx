@@ -1,14 +1,14 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import { connection } from "next/server";
-import { NoBots } from "@/components/bots/no-bots";
+import { NoBots } from "@/components/bot/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { canAct, getActor } from "@/lib/auth/session";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { overviewQuery } from "@/lib/live/queries";
+import { overviewQuery } from "@/lib/query-options/overview";
 import { getOverview } from "@/lib/queries/overview";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 

@@ -1,4 +1,4 @@
-import { actorRole, forReader } from "@/lib/actor-names";
+import { actorRole, forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -8,7 +8,7 @@ import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readJournal } from "@/lib/db/console";
 import { listAudit } from "@/lib/queries/audit";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
 

@@ -1,15 +1,15 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import { BreakersLive } from "@/components/breakers/breakers-live";
-import { NoBots } from "@/components/bots/no-bots";
+import { NoBots } from "@/components/bot/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
-import { parseBreakersView } from "@/lib/breakers-view";
+import { parseBreakersView } from "@/lib/url-state/breakers";
 import { readJournal } from "@/lib/db/console";
-import { breakersQuery } from "@/lib/live/breaker-queries";
+import { breakersQuery } from "@/lib/query-options/breakers";
 import { getBreakerBoard } from "@/lib/queries/breakers";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 

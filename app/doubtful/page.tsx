@@ -1,4 +1,4 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -8,7 +8,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { doubtfulQuery } from "@/lib/live/queries";
+import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import { listDoubtfulOrders } from "@/lib/queries/doubtful";
 
 export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };

@@ -7,8 +7,8 @@ import { IncidentWindowForm } from "@/components/incidents/incident-window-form"
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readJournal } from "@/lib/db/console";
-import { formatAge } from "@/lib/format";
-import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/incidents/window";
+import { formatAge } from "@/lib/text/format";
+import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/url-state/incidents";
 import { EXPORT_ROW_CAP, getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 

@@ -2,15 +2,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { useActionState, useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
-import { BotCard } from "@/components/bots/bot-card";
+import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { EndedDriftForm } from "./ended-drift-form";
-import { botClearQuery } from "@/lib/live/queries";
-import { visibleText } from "@/lib/visible-text";
+import { botClearQuery } from "@/lib/query-options/bot-clear";
+import { visibleText } from "@/lib/text/visible-text";
 
 /**
  * The bot, its live clear checklist, and the clear form. The breaker version the page loaded with

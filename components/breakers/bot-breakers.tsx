@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { memo } from "react";
 import { UtcTime } from "@/components/ui/utc-time";
-import { breakersViewToQuery } from "@/lib/breakers-view";
+import { breakersViewToQuery } from "@/lib/url-state/breakers";
 import type { BreakerBotView } from "@/lib/queries/breakers";
 import { BreakerEventItem } from "./breaker-event-item";
 import { HaltedFor } from "./halted-for";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 /**
  * One bot: its breaker now (a halt counting up), then its trips and clears, newest first. Memoised:

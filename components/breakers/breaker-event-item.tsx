@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatDuration, formatUtc } from "@/lib/format";
+import { formatDuration, formatUtc } from "@/lib/text/format";
 import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
 export function BreakerEventItem({ event }: { event: BreakerEventView }) {

@@ -6,8 +6,8 @@ import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
-import type { BreakersView } from "@/lib/breakers-view";
-import { breakersQuery } from "@/lib/live/breaker-queries";
+import type { BreakersView } from "@/lib/url-state/breakers";
+import { breakersQuery } from "@/lib/query-options/breakers";
 import { BotBreakers } from "./bot-breakers";
 
 /** Data older than this means polling has stopped working: no breaker may read as fine. */

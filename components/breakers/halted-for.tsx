@@ -1,6 +1,6 @@
 "use client";
 import { useNow } from "@/components/live/use-now";
-import { formatDuration } from "@/lib/format";
+import { formatDuration } from "@/lib/text/format";
 
 /** How long a halt has lasted, counting every second on its own, so the rest of the board need not re-render. */
 export function HaltedFor({ since }: { since: string }) {

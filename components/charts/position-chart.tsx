@@ -4,7 +4,7 @@ import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, Responsiv
 import { shadeSpan, type ChartSample, type DriftEpisode } from "@/lib/charts/downsample";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
 import { valueTicks } from "@/lib/charts/value-ticks";
-import { formatUtc } from "@/lib/format";
+import { formatUtc } from "@/lib/text/format";
 
 export interface ChartMarker {
   id: number;

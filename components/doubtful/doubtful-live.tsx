@@ -6,7 +6,7 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
-import { doubtfulQuery } from "@/lib/live/queries";
+import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 

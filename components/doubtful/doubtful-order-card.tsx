@@ -1,8 +1,8 @@
 import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge } from "@/lib/format";
+import { formatAge } from "@/lib/text/format";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   switch (check.kind) {

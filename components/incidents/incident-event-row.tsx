@@ -1,7 +1,7 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 const rowStyle: Record<IncidentEvent["severity"], string> = {
   emergency: "border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50",

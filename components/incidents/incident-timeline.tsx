@@ -1,7 +1,7 @@
-import { formatAge } from "@/lib/format";
+import { formatAge } from "@/lib/text/format";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { FOLD_ROUTINE_OVER, foldMinute, unchangedDrifts } from "@/lib/incidents/fold";
-import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/incidents/window";
+import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
 

@@ -1,4 +1,4 @@
-import { INCIDENT_KINDS, type IncidentKind } from "@/lib/incidents/window";
+import { INCIDENT_KINDS, type IncidentKind } from "@/lib/url-state/incidents";
 
 const kindLabels: Record<IncidentKind, string> = {
   order: "order events",

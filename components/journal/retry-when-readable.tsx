@@ -2,7 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useEffect } from "react";
-import { overviewQuery } from "@/lib/live/queries";
+import { overviewQuery } from "@/lib/query-options/overview";
 
 /** While the journal cannot be read, keep asking; reload the page the moment it can. */
 export function RetryWhenReadable() {

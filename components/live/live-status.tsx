@@ -1,5 +1,5 @@
 "use client";
-import { formatAge } from "@/lib/format";
+import { formatAge } from "@/lib/text/format";
 import { useNow } from "./use-now";
 
 /** "updated 1 s ago", counting, so a frozen page cannot pass for a live one. */

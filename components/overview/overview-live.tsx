@@ -3,15 +3,16 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
-import { BotCard } from "@/components/bots/bot-card";
+import { BotCard } from "@/components/bot/bot-card";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
-import { LiveReadError, overviewQuery } from "@/lib/live/queries";
-import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/overview-view";
+import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { overviewQuery } from "@/lib/query-options/overview";
+import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */

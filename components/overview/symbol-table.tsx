@@ -1,9 +1,9 @@
 "use client";
 import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
-import { formatDuration } from "@/lib/format";
+import { formatDuration } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
 const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));

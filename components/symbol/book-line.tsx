@@ -1,5 +1,5 @@
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatDuration } from "@/lib/format";
+import { formatDuration } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });

@@ -1,8 +1,8 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { DriftEpisode } from "@/lib/charts/downsample";
 import type { BreakerMarker } from "@/lib/queries/symbol-chart";
-import { formatAge } from "@/lib/format";
-import { visibleText } from "@/lib/visible-text";
+import { formatAge } from "@/lib/text/format";
+import { visibleText } from "@/lib/text/visible-text";
 
 const iso = (t: number) => new Date(t).toISOString();
 const kindWords = { size_drift: "Size drift", unknown_position: "Unknown position" } as const;

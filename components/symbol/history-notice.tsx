@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAgo } from "@/lib/format";
-import { RANGE_LABELS, rangeToQuery, type HistoryNotice as Notice, type SymbolRange } from "@/lib/symbol-view";
+import { formatAgo } from "@/lib/text/format";
+import { RANGE_LABELS, rangeToQuery, type HistoryNotice as Notice, type SymbolRange } from "@/lib/url-state/symbol";
 
 /** The window that ends now is empty because the data stops earlier: say so, offer where it is. */
 /** `now` is null until the browser knows it (the age is then left out). */

@@ -1,6 +1,6 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { SymbolOrder } from "@/lib/queries/symbol";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 

@@ -1,6 +1,6 @@
 import Form from "next/form";
 import Link from "next/link";
-import { RANGE_LABELS, rangeToQuery, toUtcInputValue, type ChartWindow, type SymbolRange } from "@/lib/symbol-view";
+import { RANGE_LABELS, rangeToQuery, toUtcInputValue, type ChartWindow, type SymbolRange } from "@/lib/url-state/symbol";
 
 const quick = ["15m", "1h", "day"] as const;
 

@@ -10,9 +10,9 @@ import { LiveStatus } from "@/components/live/live-status";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
-import { LiveReadError } from "@/lib/live/queries";
-import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/live/symbol-queries";
-import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/symbol-view";
+import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/query-options/symbol";
+import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/url-state/symbol";
 import { BookLine } from "./book-line";
 import { ChartLegend } from "./chart-legend";
 import { DriftLog } from "./drift-log";
@@ -21,7 +21,7 @@ import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
 import { useHydrated } from "@/components/live/use-hydrated";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
 const TOO_OLD_MS = 5_000;

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { symbolPath } from "@/lib/live/symbol-queries";
+import { symbolPath } from "@/lib/query-options/symbol";
 
 /** A bot or symbol this journal does not know: say which, and where to go instead. */
 export function SymbolNotFound({ botId, symbol, reason, symbols }: { botId: string; symbol: string; reason: "no_bot" | "no_symbol"; symbols: string[] }) {

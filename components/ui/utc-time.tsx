@@ -1,6 +1,6 @@
 "use client";
 import { useEffect, useState } from "react";
-import { formatUtc } from "@/lib/format";
+import { formatUtc } from "@/lib/text/format";
 
 /**
  * A time shown in UTC (what the journal and the team speak), with the reader's local time on hover.

@@ -4,7 +4,7 @@
  * was typed. Line breaks and tabs stay allowed.
  */
 import { z } from "zod";
-import { firstInvisible } from "../visible-text";
+import { firstInvisible } from "../text/visible-text";
 
 export const withoutInvisible = (field: string) => (value: string, ctx: z.RefinementCtx) => {
   const found = firstInvisible(value);

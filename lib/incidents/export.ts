@@ -2,9 +2,9 @@
  * An incident window as a file: JSON for tools, CSV for spreadsheets. Pure builders over the
  * timeline the page shows, so both hold exactly its events, in its order, in its words.
  */
-import { toCsv } from "../csv";
+import { toCsv } from "../text/csv";
 import type { IncidentEvent } from "./events";
-import type { IncidentFilters, IncidentWindow } from "./window";
+import type { IncidentFilters, IncidentWindow } from "../url-state/incidents";
 
 export const INCIDENT_CSV_COLUMNS = [
   "at",

@@ -1,5 +1,5 @@
 /**
- * How long an id the console accepts: in a URL (lib/path-ids.ts) and in an action's form
+ * How long an id the console accepts: in a URL (lib/url-state/path-ids.ts) and in an action's form
  * (lib/actions/*). One set of bounds, so a link one side makes the other reads, and an id the
  * console shows can always be sent back to it. The journal itself stores any text.
  */

@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import type { IncidentDrift } from "../incidents/events";
-import { incidentHref, incidentWindowAround, type IncidentWindow } from "../incidents/window";
+import { incidentHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
 
 /** Events per bot and page: the board costs O(bots x page), however long the history. */

@@ -1,9 +1,9 @@
 import "server-only";
-import { actorRole, withoutNames } from "../actor-names";
+import { actorRole, withoutNames } from "../auth/actor-names";
 import { sql, type SQL } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
-import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../incidents/window";
+import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
 
 /**
@@ -107,7 +107,7 @@ export function getIncidentTimeline(params: {
   window: IncidentWindow;
   filters: IncidentFilters;
   limit?: number;
-  /** false: a reader who is not signed in; every operator's name becomes its role (lib/actor-names.ts). */
+  /** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
   names?: boolean;
 }): IncidentTimeline {
   const { db, window, filters } = params;

@@ -5,7 +5,7 @@ import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
-import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../symbol-view";
+import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../url-state/symbol";
 import { driver, statement } from "../db/statements";
 import { latestComparedCycle } from "./symbol";
 

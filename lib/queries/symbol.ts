@@ -6,7 +6,7 @@ import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract"
 import { classifyOrder, type OrderClass } from "../journal/order-state";
 import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine } from "../reconcile/diff";
-import { MAX_ORDERS } from "../symbol-view";
+import { MAX_ORDERS } from "../url-state/symbol";
 import { listBots, type BotSummary } from "./bots";
 import type { OverviewLine } from "./overview";
 

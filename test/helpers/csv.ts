@@ -1,5 +1,5 @@
 /**
- * A strict RFC 4180 reader for tests, written apart from lib/csv.ts so a round trip checks the
+ * A strict RFC 4180 reader for tests, written apart from lib/text/csv.ts so a round trip checks the
  * writer against the RFC, not against itself. Records end in CRLF; a quoted field may hold commas,
  * CR, LF and doubled quotes; anything else after a closing quote is an error.
  */

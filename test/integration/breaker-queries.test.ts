@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { parseIncidentQuery } from "@/lib/incidents/window";
+import { parseIncidentQuery } from "@/lib/url-state/incidents";
 import { getBreakerBoard, type BreakerBotView, type BreakerClearView, type BreakerTripView } from "@/lib/queries/breakers";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { botOnSim } from "../helpers/bot";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { INCIDENT_CSV_COLUMNS, incidentCsv, incidentJson } from "@/lib/incidents/export";
-import { INCIDENT_KINDS } from "@/lib/incidents/window";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { consoleDb } from "../helpers/console-db";
 import { csvRecords, parseCsv } from "../helpers/csv";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { appendAudit } from "@/lib/audit/log";
-import { INCIDENT_KINDS, type IncidentKind } from "@/lib/incidents/window";
+import { INCIDENT_KINDS, type IncidentKind } from "@/lib/url-state/incidents";
 import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
 import { botOnSim } from "../helpers/bot";
 import { consoleDb } from "../helpers/console-db";

@@ -4,13 +4,13 @@
  * with invisible direction or control characters are refused at the door.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { resolveManuallySpec } from "@/lib/actions/resolve-order";
 import { acknowledgeDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { clearHaltSpec } from "@/lib/actions/clear-halt";
 import { consoleAuditKey } from "@/lib/audit/key";
 import { appendAudit } from "@/lib/audit/log";
-import { INCIDENT_KINDS } from "@/lib/incidents/window";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { listAudit } from "@/lib/queries/audit";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { act, ana, auditRows, consoleWriter, snapshotExceptAudit } from "../helpers/actions";

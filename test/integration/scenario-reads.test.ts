@@ -5,7 +5,7 @@
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SCENARIO_NAMES, SCENARIOS, type ScenarioName, type ScenarioResult } from "@/tools/demo/scenarios";
-import { INCIDENT_KINDS } from "@/lib/incidents/window";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { SETTLED_STATES, type OrderState } from "@/lib/journal/contract";
 import { classifyOrder } from "@/lib/journal/order-state";
 import { listAudit } from "@/lib/queries/audit";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actorRole, forReader, hideNames, withoutNames } from "@/lib/actor-names";
+import { actorRole, forReader, hideNames, withoutNames } from "@/lib/auth/actor-names";
 
 describe("actor names for readers who are not signed in", () => {
   it("turns a named actor into its role and leaves the others", () => {

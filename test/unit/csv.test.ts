@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { csvField, spreadsheetSafe, toCsv } from "@/lib/csv";
+import { csvField, spreadsheetSafe, toCsv } from "@/lib/text/csv";
 import { parseCsv } from "../helpers/csv";
 
 describe("toCsv (RFC 4180)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatAgo, formatDuration, formatUtc } from "@/lib/format";
+import { formatAge, formatAgo, formatDuration, formatUtc } from "@/lib/text/format";
 
 describe("formatAge", () => {
   it.each([

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BOT_ID_MAX, botIdField, CLIENT_ORDER_ID_MAX, clientOrderIdField, SYMBOL_MAX, symbolField } from "@/lib/journal/ids";
-import { parsePathId } from "@/lib/path-ids";
+import { parsePathId } from "@/lib/url-state/path-ids";
 
 describe("id bounds", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { incidentExportFilename } from "@/lib/incidents/export";
-import { MAX_WINDOW_MS, incidentHref, incidentWindowAround, parseIncidentQuery, shiftWindow } from "@/lib/incidents/window";
+import { MAX_WINDOW_MS, incidentHref, incidentWindowAround, parseIncidentQuery, shiftWindow } from "@/lib/url-state/incidents";
 
 const q = (s: string) => parseIncidentQuery(new URLSearchParams(s));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyOverviewView, parseOverviewView, viewToQuery } from "@/lib/overview-view";
+import { applyOverviewView, parseOverviewView, viewToQuery } from "@/lib/url-state/overview";
 import type { OverviewLine } from "@/lib/queries/overview";
 
 const line = (botId: string, symbol: string, drift: OverviewLine["drift"], driftNotional: number | null, driftForMs: number | null = null): OverviewLine => ({

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ACTION_BODY_LIMIT_BYTES, rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "@/lib/http/request-limits";
 import { BOT_ID_MAX, SYMBOL_MAX } from "@/lib/journal/ids";
-import { parseBotFilter, parsePathId } from "@/lib/path-ids";
+import { parseBotFilter, parsePathId } from "@/lib/url-state/path-ids";
 
 describe("ids from a URL", () => {
   it("accepts any printable id up to the actions' bounds, as written", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
 import { valueTicks } from "@/lib/charts/value-ticks";
-import { historyNotice, parseSymbolRange, rangeToQuery, resolveWindow, toUtcInputValue, type SymbolRange } from "@/lib/symbol-view";
+import { historyNotice, parseSymbolRange, rangeToQuery, resolveWindow, toUtcInputValue, type SymbolRange } from "@/lib/url-state/symbol";
 
 const now = new Date("2026-08-10T15:31:02.417Z");
 

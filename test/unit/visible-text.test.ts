@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstInvisible, visibleText } from "@/lib/visible-text";
+import { firstInvisible, visibleText } from "@/lib/text/visible-text";
 
 describe("visible text", () => {
   it("shows a right-to-left override as a marker instead of reversing the text after it", () => {

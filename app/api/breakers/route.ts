@@ -1,7 +1,7 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
-import { parseBreakersView } from "@/lib/breakers-view";
+import { parseBreakersView } from "@/lib/url-state/breakers";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
 import { getBreakerBoard } from "@/lib/queries/breakers";
 

@@ -1,8 +1,8 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
-import { parseBotFilter } from "@/lib/path-ids";
+import { parseBotFilter } from "@/lib/url-state/path-ids";
 import { listDoubtfulOrders } from "@/lib/queries/doubtful";
 
 export async function GET(request: NextRequest) {

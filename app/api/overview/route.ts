@@ -1,4 +1,4 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { journalJson } from "@/lib/http/journal-route";
 import { getOverview } from "@/lib/queries/overview";

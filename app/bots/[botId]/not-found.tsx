@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useParams } from "next/navigation";
-import { decodePageParam } from "@/lib/path-ids";
+import { decodePageParam } from "@/lib/url-state/path-ids";
 
 /**
  * /bots/<id> for an id the journal does not have: a 404 (the page calls notFound()), naming the id

@@ -1,4 +1,4 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -9,8 +9,8 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { botClearQuery } from "@/lib/live/queries";
-import { decodePageParam } from "@/lib/path-ids";
+import { botClearQuery } from "@/lib/query-options/bot-clear";
+import { decodePageParam } from "@/lib/url-state/path-ids";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 
 export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {

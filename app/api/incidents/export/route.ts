@@ -3,7 +3,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { classifyReadError, getJournal } from "@/lib/db/console";
 import { journalUnavailable } from "@/lib/http/journal-route";
 import { incidentCsv, incidentExportFilename, incidentJson } from "@/lib/incidents/export";
-import { parseIncidentQuery } from "@/lib/incidents/window";
+import { parseIncidentQuery } from "@/lib/url-state/incidents";
 import { EXPORT_ROW_CAP, getIncidentTimeline, resolveIncidentWindow } from "@/lib/queries/incidents";
 
 const noStore = { "Cache-Control": "no-store" };

@@ -1,9 +1,9 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { getJournal } from "@/lib/db/console";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
-import { parsePathId } from "@/lib/path-ids";
+import { parsePathId } from "@/lib/url-state/path-ids";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 
 export async function GET(_request: NextRequest, ctx: { params: Promise<{ botId: string }> }) {

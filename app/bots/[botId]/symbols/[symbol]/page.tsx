@@ -1,4 +1,4 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -8,11 +8,11 @@ import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
 import { readJournal } from "@/lib/db/console";
 import { env } from "@/lib/env";
-import { symbolChartQuery, symbolStateQuery } from "@/lib/live/symbol-queries";
+import { symbolChartQuery, symbolStateQuery } from "@/lib/query-options/symbol";
 import { getSymbolState } from "@/lib/queries/symbol";
-import { decodePageParam } from "@/lib/path-ids";
+import { decodePageParam } from "@/lib/url-state/path-ids";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
-import { ORDERS_PAGE, parseSymbolRange } from "@/lib/symbol-view";
+import { ORDERS_PAGE, parseSymbolRange } from "@/lib/url-state/symbol";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export async function generateMetadata(props: PageProps<"/bots/[botId]/symbols/[symbol]">): Promise<Metadata> {

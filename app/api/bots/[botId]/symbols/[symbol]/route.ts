@@ -1,11 +1,11 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { z } from "zod";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
-import { parsePathId } from "@/lib/path-ids";
+import { parsePathId } from "@/lib/url-state/path-ids";
 import { getSymbolState } from "@/lib/queries/symbol";
-import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/symbol-view";
+import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/url-state/symbol";
 
 const ordersParam = z.coerce.number().int().min(1).max(MAX_ORDERS).default(ORDERS_PAGE);
 

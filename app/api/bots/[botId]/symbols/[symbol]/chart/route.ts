@@ -1,10 +1,10 @@
-import { forReader } from "@/lib/actor-names";
+import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
-import { parsePathId } from "@/lib/path-ids";
+import { parsePathId } from "@/lib/url-state/path-ids";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
-import { parseSymbolRange } from "@/lib/symbol-view";
+import { parseSymbolRange } from "@/lib/url-state/symbol";
 
 /** Ours against theirs for one bot and symbol over `?range=`, downsampled for drawing. */
 export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]/symbols/[symbol]/chart">) {

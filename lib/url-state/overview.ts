@@ -2,7 +2,8 @@
  * Sorting and filtering of the overview's symbol lines, driven by the URL so a view can be shared
  * and survives a reload. Pure: the server and the client apply the same rules.
  */
-import type { OverviewLine } from "./queries/overview";
+import type { OverviewLine } from "../queries/overview";
+import { firstValue, searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export const SORTS = ["severity", "symbol", "bot", "notional", "age"] as const;
 export type Sort = (typeof SORTS)[number];
@@ -13,12 +14,18 @@ export interface OverviewView {
   driftOnly: boolean;
 }
 
-export function parseOverviewView(params: URLSearchParams): OverviewView {
-  const sort = params.get("sort");
+/**
+ * Never refuses: a view is a preference, and an unknown one falls back to the default. No zod
+ * schema here on purpose: this runs in the overview's client bundle, which ships no zod otherwise
+ * (about 30 KB gzipped), and a schema that cannot fail would add only that weight.
+ */
+export function parseOverviewView(params: SearchParamsInput): OverviewView {
+  const record = searchParamsRecord(params);
+  const sort = firstValue(record.sort);
   return {
     sort: (SORTS as readonly string[]).includes(sort ?? "") ? (sort as Sort) : "severity",
-    bot: params.get("bot") || null,
-    driftOnly: params.get("drift") === "1",
+    bot: firstValue(record.bot) || null,
+    driftOnly: firstValue(record.drift) === "1",
   };
 }
 

@@ -6,7 +6,10 @@
  * Windows are half-open, [from, to): an event at exactly `to` belongs to the next window.
  */
 import { z } from "zod";
-import { formatAge } from "../format";
+import { BOT_ID_MAX } from "../journal/ids";
+import { formatAge } from "../text/format";
+import { oneSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export const INCIDENT_KINDS = ["order", "reconciliation", "breaker", "operator"] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];
@@ -35,22 +38,10 @@ export type IncidentQuery =
   | ({ ok: true; from: string | null; to: string | null } & IncidentFilters)
   | { ok: false; message: string; fieldErrors: Record<string, string[]>; raw: { from: string; to: string } & IncidentFilters };
 
-type Params = URLSearchParams | Record<string, string | string[] | undefined>;
-
 const TIME_HINT = "must be a UTC time such as 2026-08-10T15:30:00Z (seconds required; milliseconds and +hh:mm offsets allowed)";
 
-const oneValue = (name: string) =>
-  z.preprocess(
-    (v) => (Array.isArray(v) ? (v.length === 1 ? v[0] : v) : v) ?? undefined,
-    z
-      .string({ error: `give ${name} once` })
-      .trim()
-      .transform((s) => (s === "" ? undefined : s))
-      .optional(),
-  );
-
 const instant = (name: string) =>
-  oneValue(name).pipe(
+  oneSearchParam(name).pipe(
     z
       .iso.datetime({ offset: true, error: TIME_HINT })
       .transform((s) => new Date(s).toISOString())
@@ -61,7 +52,7 @@ const schema = z
   .object({
     from: instant("from"),
     to: instant("to"),
-    bot: oneValue("bot").pipe(z.string().max(200, "is longer than any bot id (200 characters)").optional()),
+    bot: oneSearchParam("bot").pipe(z.string().max(BOT_ID_MAX, `is longer than any bot id (${BOT_ID_MAX} characters)`).optional()),
     kind: z.preprocess(
       (v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean)),
       z.array(z.enum(INCIDENT_KINDS, { error: `must be one of ${INCIDENT_KINDS.join(", ")}` })),
@@ -77,16 +68,6 @@ const schema = z
     }
   });
 
-function toRecord(params: Params): Record<string, string | string[] | undefined> {
-  if (!(params instanceof URLSearchParams)) return params;
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(params.keys())) {
-    const all = params.getAll(key);
-    out[key] = all.length === 1 ? all[0]! : all;
-  }
-  return out;
-}
-
 const first = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? "") : (v ?? ""));
 
 const orderKinds = (kinds: readonly string[]): IncidentKind[] => {
@@ -100,8 +81,8 @@ const orderKinds = (kinds: readonly string[]): IncidentKind[] => {
  * given by neither is left to the caller (it depends on the journal). Never throws: a bad value
  * comes back as a sentence naming the parameter, for the page to show next to the form.
  */
-export function parseIncidentQuery(params: Params): IncidentQuery {
-  const record = toRecord(params);
+export function parseIncidentQuery(params: SearchParamsInput): IncidentQuery {
+  const record = searchParamsRecord(params);
   const result = schema.safeParse(record);
   if (!result.success) {
     const fieldErrors: Record<string, string[]> = {};

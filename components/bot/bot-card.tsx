@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAgo } from "@/lib/format";
+import { formatAgo } from "@/lib/text/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
 import type { BotSummary } from "@/lib/queries/bots";
-import { visibleText } from "@/lib/visible-text";
+import { visibleText } from "@/lib/text/visible-text";
 
 type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
 

@@ -3,9 +3,9 @@
  * Polled every second while the tab is visible, paused while it is hidden.
  */
 import { queryOptions } from "@tanstack/react-query";
-import { breakersViewToQuery, type BreakersView } from "../breakers-view";
+import { breakersViewToQuery, type BreakersView } from "../url-state/breakers";
 import type { BreakerBoard } from "../queries/breakers";
-import { LIVE_INTERVAL_MS, fetchApi } from "./queries";
+import { LIVE_INTERVAL_MS, fetchApi } from "./fetch-api";
 
 export const breakersQuery = (view: BreakersView) =>
   queryOptions({

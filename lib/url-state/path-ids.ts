@@ -5,7 +5,8 @@
  */
 
 // The longest ids the actions accept, so a link one side makes the other reads.
-import { BOT_ID_MAX, SYMBOL_MAX } from "./journal/ids";
+import { BOT_ID_MAX, SYMBOL_MAX } from "../journal/ids";
+import { givenTwice, singleValue } from "./search-params";
 
 // Control characters (NUL, CR, LF, …) are in no id a person could type or the console could show.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -20,11 +21,16 @@ export function parsePathId(kind: "bot id" | "symbol", raw: string | null | unde
   return { ok: true, value: raw };
 }
 
-/** `?bot=`: absent or empty means every bot; given twice is a mistake, not a choice of the first. */
+/**
+ * `?bot=` (every value, as `getAll` returns them): absent or empty means every bot; given twice is
+ * a mistake, not a choice of the first; otherwise checked as written, like a path segment.
+ */
 export function parseBotFilter(values: readonly string[]): PathIdParse | { ok: true; value: null } {
-  if (values.length === 0 || (values.length === 1 && values[0] === "")) return { ok: true, value: null };
-  if (values.length > 1) return { ok: false, message: "give bot once" };
-  return parsePathId("bot id", values[0]);
+  // Plain code, not a zod field: the bot page's not-found (a client component) imports this module.
+  const one = singleValue(values.length === 0 ? undefined : [...values]);
+  if (Array.isArray(one)) return { ok: false, message: givenTwice("bot") };
+  if (one === undefined || one === "") return { ok: true, value: null };
+  return parsePathId("bot id", one);
 }
 
 /**

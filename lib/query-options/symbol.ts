@@ -1,13 +1,13 @@
 /**
  * Query keys and options of the symbol page, shared by the server's prefetch and the client's
- * polling (the pattern of ./queries.ts). Two widgets, two routes: the book line and orders, always
+ * polling (the pattern of ./overview.ts). Two widgets, two routes: the book line and orders, always
  * live; the chart, live only while its window reaches now.
  */
 import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import type { SymbolChart } from "../queries/symbol-chart";
 import type { SymbolLookup, SymbolState } from "../queries/symbol";
-import { rangeToQuery, type SymbolRange } from "../symbol-view";
-import { fetchApi, LIVE_INTERVAL_MS } from "./queries";
+import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
+import { fetchApi, LIVE_INTERVAL_MS } from "./fetch-api";
 
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */
 const WIDE_INTERVAL_MS = 2_000;

@@ -7,6 +7,8 @@
  * while the bot runs; the day under review otherwise). A custom window is two UTC times.
  */
 import { z } from "zod";
+import { firstSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 /** Orders per page of the symbol's order list, and the most it lists. */
 export const ORDERS_PAGE = 20;
@@ -79,19 +81,14 @@ const schema = z.discriminatedUnion(
 
 export type RangeParse = { ok: true; range: SymbolRange } | { ok: false; message: string };
 
-type SearchInput = URLSearchParams | Record<string, string | string[] | undefined>;
-
-function first(input: SearchInput, key: string): string | undefined {
-  if (input instanceof URLSearchParams) return input.get(key) ?? undefined;
-  const v = input[key];
-  return Array.isArray(v) ? v[0] : v;
-}
+// Each parameter's first value, as links and the range form write them once.
+const given = z.object({ range: firstSearchParam, from: firstSearchParam, to: firstSearchParam });
 
 /** The range in a URL's query; no `range` at all means the last 15 min. */
-export function parseSymbolRange(input: SearchInput): RangeParse {
-  const range = first(input, "range");
+export function parseSymbolRange(input: SearchParamsInput): RangeParse {
+  const { range, from, to } = given.parse(searchParamsRecord(input));
   if (range === undefined || range === "") return { ok: true, range: DEFAULT_RANGE };
-  const result = schema.safeParse({ range, from: first(input, "from"), to: first(input, "to") });
+  const result = schema.safeParse({ range, from, to });
   if (!result.success) return { ok: false, message: result.error.issues.map((i) => i.message).join("; ") };
   const v = result.data;
   return { ok: true, range: v.range === "custom" ? { kind: "custom", from: v.from, to: v.to } : { kind: v.range } };

@@ -3,26 +3,19 @@
  * older events below an event id. Pure, shared by the page, its JSON route and the poller's key.
  */
 import { z } from "zod";
+import { BOT_ID_MAX } from "../journal/ids";
+import { oneSearchParam } from "./search-param-fields";
+import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
 export interface BreakersView {
   bot: string | null;
   before: number | null;
 }
 
-const one = (name: string) =>
-  z.preprocess(
-    (v) => (Array.isArray(v) ? (v.length === 1 ? v[0] : v) : v) ?? undefined,
-    z
-      .string({ error: `give ${name} once` })
-      .trim()
-      .transform((s) => (s === "" ? undefined : s))
-      .optional(),
-  );
-
 const schema = z
   .object({
-    bot: one("bot").pipe(z.string().max(200, "is longer than any bot id (200 characters)").optional()),
-    before: one("before").pipe(
+    bot: oneSearchParam("bot").pipe(z.string().max(BOT_ID_MAX, `is longer than any bot id (${BOT_ID_MAX} characters)`).optional()),
+    before: oneSearchParam("before").pipe(
       z
         .string()
         .regex(/^[1-9]\d{0,15}$/, "must be an event id (a positive whole number)")
@@ -32,11 +25,8 @@ const schema = z
   })
   .refine((v) => v.before === undefined || v.bot !== undefined, { path: ["before"], message: "pages one bot's history: give bot too" });
 
-type Params = URLSearchParams | Record<string, string | string[] | undefined>;
-
-export function parseBreakersView(params: Params): { ok: true; view: BreakersView } | { ok: false; message: string } {
-  const record = params instanceof URLSearchParams ? Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.getAll(k)])) : params;
-  const result = schema.safeParse(record);
+export function parseBreakersView(params: SearchParamsInput): { ok: true; view: BreakersView } | { ok: false; message: string } {
+  const result = schema.safeParse(searchParamsRecord(params));
   if (!result.success) {
     return { ok: false, message: `${result.error.issues.map((i) => `${String(i.path[0] ?? "query")} ${i.message}`).join(". ")}.` };
   }
