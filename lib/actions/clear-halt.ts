@@ -32,7 +32,7 @@ const clearSchema = z
 
 /** Everything a clear must find true, inside the transaction. */
 function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: string; breakerVersion: number }, now: Date) {
-  const { facts, items } = getClearChecklist(db, { botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+  const { facts, items } = getClearChecklist({ db, botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
   if (!facts.breaker) throw new Refusal("refused", `No breaker for bot ${input.botId}.`);
   if (facts.breaker.version !== input.breakerVersion) {
     throw new Refusal("conflict", `The breaker of ${input.botId} changed since you loaded the page (version ${input.breakerVersion}, now ${facts.breaker.version}). Look again.`, [

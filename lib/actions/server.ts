@@ -84,7 +84,7 @@ export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderSt
   const reader = () => {
     const j = getJournal();
     if (!j.ok) throw j.error;
-    return j.sqlite;
+    return j.db;
   };
   return run(resolveByLookupSpec({ lookup, graceMs: c.doubtfulGraceMs, reader }), form);
 }

@@ -1,7 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
-import { driver } from "../db/statements";
 import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
 import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
@@ -142,7 +141,7 @@ export function listSymbolOrders(params: {
   doubtfulGraceMs: number;
 }): { orders: SymbolOrder[]; more: boolean } {
   const { botId, symbol, now } = params;
-  const client = driver(params.db);
+  const client = params.db.$client;
   const limit = Math.max(1, Math.min(MAX_ORDERS, Math.floor(params.limit)));
   const rows = client.prepare(SYMBOL_ORDERS_SQL).all(botId, symbol, limit + 1) as Omit<SymbolOrder, "class" | "events">[];
   const more = rows.length > limit;
