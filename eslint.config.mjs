@@ -32,6 +32,11 @@ export default defineConfig([
               message: "lib/ sits below the routes and components; pass what it needs as arguments.",
             },
             {
+              target: "./app",
+              from: "./lib/db",
+              message: "Routes read through lib/queries (readScreen and the screen's loader) or lib/http (journalJson); only those reach lib/db.",
+            },
+            {
               target: PURE_CORE.map((dir) => `./${dir}`),
               from: "./lib/db",
               message: "The pure core takes plain values; the caller (lib/queries, lib/actions) reads the database.",
