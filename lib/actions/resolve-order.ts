@@ -4,6 +4,7 @@
  */
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
+import type { OrderRow as OrdersTableRow } from "../db/schema";
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
 import { clientOrderIdField } from "../journal/ids";
@@ -12,16 +13,7 @@ import { classifyOrder } from "../journal/order-state";
 import type { OrderState } from "../journal/contract";
 import { Refusal, type ActionSpec } from "./guard";
 
-interface OrderRow {
-  clientOrderId: string;
-  botId: string;
-  symbol: string;
-  qty: number;
-  state: OrderState;
-  filledQty: number;
-  updatedAt: string;
-  version: number;
-}
+type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
 
 const id = clientOrderIdField;
 const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");

@@ -11,6 +11,7 @@
  * BEGIN IMMEDIATE transaction that also appends its history row.
  */
 import type Database from "better-sqlite3";
+import type { BreakerRow } from "../db/schema";
 import type { Actor, OrderSide, OrderState } from "../journal/contract";
 import { SETTLED_STATES } from "../journal/contract";
 import { clientOrderId, decisionSeed, type Decision } from "../journal/client-order-id";
@@ -183,7 +184,7 @@ export class JournalWriter {
 
   breaker(): { halted: boolean; reason: string | null; version: number } {
     const row = this.db.prepare(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`).get(this.botId) as
-      | { halted: number; reason: string | null; version: number }
+      | Pick<BreakerRow, "halted" | "reason" | "version">
       | undefined;
     // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
     if (!row) return { halted: true, reason: "bot not registered", version: 0 };

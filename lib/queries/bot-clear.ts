@@ -1,18 +1,12 @@
 import "server-only";
 import type { ChecklistItem, UnacknowledgedDrift } from "../breaker/clear-checklist";
 import type { JournalDb } from "../db/console";
+import type { ClearRequestRow } from "../db/schema";
 import { statement } from "../db/statements";
 import { listBots, type BotSummary } from "./bots";
 import { getClearChecklist } from "./clear-checklist";
 
-export interface ClearRequestView {
-  id: number;
-  requestedBy: string;
-  requestedAt: string;
-  expiresAt: string;
-  reason: string;
-  breakerVersion: number;
-}
+export type ClearRequestView = Pick<ClearRequestRow, "id" | "requestedBy" | "requestedAt" | "expiresAt" | "reason" | "breakerVersion">;
 
 export interface BotClearView {
   bot: BotSummary;

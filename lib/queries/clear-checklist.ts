@@ -1,6 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
+import type { BreakerRow, ReconciliationPositionRow, ReconciliationRow } from "../db/schema";
 import { connectionOf } from "../db/statements";
 import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
 import { classifyDrift, driftSql } from "../reconcile/diff";
@@ -28,7 +29,7 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
   const { botId, now } = params;
   const db = connectionOf(params.db);
   const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as
-    | { halted: number; version: number; changedAt: string; reason: string | null }
+    | Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason">
     | undefined;
   const lastReconciliation =
     (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as ClearFacts["lastReconciliation"] | undefined) ?? null;
@@ -81,7 +82,7 @@ export function latestDriftSince(params: { db: ChecklistDb; botId: string; symbo
        WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND ${DRIFTING}
        ORDER BY r.at DESC, r.id DESC LIMIT 1`,
     )
-    .get(params.botId, params.symbol, params.since) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;
+    .get(params.botId, params.symbol, params.since) as (Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">) | undefined;
 }
 
 export function getClearChecklist(params: ClearFactsParams): { facts: ClearFacts; items: ChecklistItem[] } {
