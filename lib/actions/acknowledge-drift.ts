@@ -1,3 +1,4 @@
+import "server-only";
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Clearing a halt: the one action that lets a bot add risk again. Refused unless the checklist
  * holds and the breaker is exactly as the operator saw it; with the two-person rule, a first

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Settling a doubtful order: by asking the exchange about its client order id, or by recording
  * what a person saw on the exchange's own screen. Never by sending it again.

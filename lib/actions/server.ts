@@ -1,4 +1,5 @@
 "use server";
+import "server-only";
 /**
  * The console's server actions. Each is a public POST endpoint: the page that shows a button
  * protects nothing, so each one resolves the actor from the verified session itself and runs the

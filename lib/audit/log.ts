@@ -1,3 +1,4 @@
+// No "server-only": scripts/audit.ts and the demo and soak tools append and verify with tsx, outside Next, where that import throws.
 /**
  * Writing and reading the audit log on a better-sqlite3 connection. Appends must run inside the
  * caller's BEGIN IMMEDIATE transaction: the write lock makes "the last entry" stable between

@@ -1,3 +1,4 @@
+// No "server-only": it is the TypeScript bots' library (the demo and soak bots run it with tsx); it never runs in the console.
 /**
  * The journal writer for TypeScript bots: the three habits of docs/journal.md as a library.
  *
