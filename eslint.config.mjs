@@ -35,6 +35,11 @@ export default defineConfig([
               message: "lib/ sits below the routes and components; pass what it needs as arguments.",
             },
             {
+              target: "./app",
+              from: "./lib/db",
+              message: "Routes read through lib/queries (readScreen and the screen's loader) or lib/http (journalJson); only those reach lib/db.",
+            },
+            {
               target: PURE.map((dir) => `./${dir}`),
               from: "./lib/db",
               message: "The pure core takes plain values; the caller (lib/queries, lib/actions) reads the database.",

@@ -1,3 +1,4 @@
+// No "server-only": scripts/accounts.ts, scripts/audit.ts and the soak read their settings through it with tsx, outside Next, where that import throws.
 /**
  * The only module that reads process.env. Validated once; a bad value stops the console at start
  * with a message that names the variable.

@@ -1,4 +1,4 @@
-import { actorRole, forReader } from "@/lib/auth/actor-names";
+import { actorRole } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { Metadata } from "next";
 import Link from "next/link";
@@ -6,8 +6,8 @@ import { connection } from "next/server";
 import { z } from "zod";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
-import { readJournal } from "@/lib/db/console";
-import { listAudit } from "@/lib/queries/audit";
+import { readScreen } from "@/lib/queries/read";
+import { loadAudit } from "@/lib/queries/screens";
 import { visibleText } from "@/lib/text/visible-text";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
@@ -26,7 +26,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   // tell them whether that account acted.
   const names = await readerSeesNames();
   const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
-  const read = readJournal((j) => forReader(listAudit({ db: j.db, actor, action: p.action || null, before: p.before ?? null }), names));
+  const read = readScreen((ctx) => loadAudit({ ...ctx, names, actor, action: p.action || null, before: p.before ?? null }));
   if (!read.ok) return <JournalProblem error={read.error} />;
   const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();

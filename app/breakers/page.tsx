@@ -1,4 +1,3 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -8,9 +7,9 @@ import { BreakersLive } from "@/components/breakers/breakers-live";
 import { NoBots } from "@/components/bot/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { parseBreakersView } from "@/lib/url-state/breakers";
-import { readJournal } from "@/lib/db/console";
 import { breakersQuery } from "@/lib/query-options/breakers";
-import { getBreakerBoard } from "@/lib/queries/breakers";
+import { readScreen } from "@/lib/queries/read";
+import { loadBreakerBoard } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export const metadata: Metadata = { title: "Breakers · driftwatch" };
@@ -33,13 +32,13 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   }
   const { view } = parsed;
   const names = await readerSeesNames();
-  const read = readJournal((j) => forReader(getBreakerBoard({ db: j.db, now: new Date(), bot: view.bot, before: view.before }), names));
+  const read = readScreen((ctx) => loadBreakerBoard({ ...ctx, names, bot: view.bot, before: view.before }));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
   const { data: board, journal } = read;
   if (board.bots.length === 0) {
-    if (view.bot === null) return <NoBots file={journal.info.file} />;
+    if (view.bot === null) return <NoBots file={journal.file} />;
     return (
       <section className="rounded-lg border border-dashed border-slate-400 p-6">
         <h1 className="text-xl font-bold">No bot named {view.bot}</h1>

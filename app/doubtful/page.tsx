@@ -1,4 +1,3 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -6,10 +5,9 @@ import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
-import { readJournal } from "@/lib/db/console";
-import { env } from "@/lib/env";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
-import { listDoubtfulOrders } from "@/lib/queries/doubtful";
+import { readScreen } from "@/lib/queries/read";
+import { loadDoubtfulOrders } from "@/lib/queries/screens";
 
 export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };
 
@@ -18,7 +16,7 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   const raw = (await searchParams).bot;
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
   const names = await readerSeesNames();
-  const read = readJournal((j) => forReader(listDoubtfulOrders({ db: j.db, now: new Date(), graceMs: env().doubtfulGraceMs, botId: bot }), names));
+  const read = readScreen((ctx) => loadDoubtfulOrders({ ...ctx, names, botId: bot }));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -6,10 +6,11 @@ import { IncidentTimeline } from "@/components/incidents/incident-timeline";
 import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
-import { readJournal } from "@/lib/db/console";
 import { formatAge } from "@/lib/text/format";
 import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/url-state/incidents";
-import { EXPORT_ROW_CAP, getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "@/lib/queries/incidents";
+import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
+import { readScreen } from "@/lib/queries/read";
+import { loadIncidentBots, loadIncidentWindow } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export const metadata: Metadata = { title: "Incident review · driftwatch" };
@@ -35,7 +36,7 @@ function Intro() {
 export default async function IncidentsPage({ searchParams }: PageProps<"/incidents">) {
   await connection();
   const query = parseIncidentQuery(await searchParams);
-  const read = readJournal((j) => listIncidentBots({ db: j.db }));
+  const read = readScreen(loadIncidentBots);
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
@@ -63,10 +64,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
   const names = await readerSeesNames();
-  const found = readJournal((j) => {
-    const window = resolveIncidentWindow({ db: j.db, now: new Date(), from: query.from, to: query.to });
-    return { window, timeline: getIncidentTimeline({ db: j.db, window, filters, names }) };
-  });
+  const found = readScreen((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
   if (!found.ok) {
     return <JournalUnavailable error={found.error} />;
   }

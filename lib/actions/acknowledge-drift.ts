@@ -1,3 +1,4 @@
+import "server-only";
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
@@ -26,7 +27,7 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
     schema,
     target: (i) => `${i.botId}/${i.symbol}`,
     apply: ({ db, input, actor, now }) => {
-      const line = getCurrentBookLine(db, { botId: input.botId, symbol: input.symbol });
+      const line = getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol });
       if (!line) throw new Refusal("refused", `No book line for ${input.botId} ${input.symbol} in the journal.`);
       if (line.drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is not drifting any more: nothing to acknowledge.`);
       const changed: string[] = [];
@@ -67,14 +68,14 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
     apply: ({ db, input, actor, now }) => {
       const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as { halted: number; changedAt: string } | undefined;
       if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
-      const latest = latestDriftSince(db, { botId: input.botId, symbol: input.symbol, since: breaker.changedAt });
+      const latest = latestDriftSince({ db, botId: input.botId, symbol: input.symbol, since: breaker.changedAt });
       if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
       if (latest.id !== input.reconciliationId) {
         throw new Refusal("conflict", `${input.botId} ${input.symbol} drifted again since you looked (cycle #${latest.id}). Look again before acknowledging.`, [
           `cycle #${input.reconciliationId} seen, #${latest.id} now`,
         ]);
       }
-      const line = getCurrentBookLine(db, { botId: input.botId, symbol: input.symbol });
+      const line = getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol });
       if (line && line.drift !== "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
       const drift = classifyDrift(latest);
       if (drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Clearing a halt: the one action that lets a bot add risk again. Refused unless the checklist
  * holds and the breaker is exactly as the operator saw it; with the two-person rule, a first
@@ -32,7 +33,7 @@ const clearSchema = z
 
 /** Everything a clear must find true, inside the transaction. */
 function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: string; breakerVersion: number }, now: Date) {
-  const { facts, items } = getClearChecklist(db, { botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+  const { facts, items } = getClearChecklist({ db, botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
   if (!facts.breaker) throw new Refusal("refused", `No breaker for bot ${input.botId}.`);
   if (facts.breaker.version !== input.breakerVersion) {
     throw new Refusal("conflict", `The breaker of ${input.botId} changed since you loaded the page (version ${input.breakerVersion}, now ${facts.breaker.version}). Look again.`, [

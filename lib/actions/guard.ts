@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The one guard every operator action goes through, in this order:
  *

@@ -1,8 +1,11 @@
+import "server-only";
 /**
  * Settling a doubtful order: by asking the exchange about its client order id, or by recording
  * what a person saw on the exchange's own screen. Never by sending it again.
  */
 import type Database from "better-sqlite3";
+import type { JournalDb } from "../db/console";
+import type { OrderRow as OrdersTableRow } from "../db/schema";
 import { z } from "zod";
 import { withoutInvisible } from "./text-field";
 import { clientOrderIdField } from "../journal/ids";
@@ -11,16 +14,7 @@ import { classifyOrder } from "../journal/order-state";
 import type { OrderState } from "../journal/contract";
 import { Refusal, type ActionSpec } from "./guard";
 
-interface OrderRow {
-  clientOrderId: string;
-  botId: string;
-  symbol: string;
-  qty: number;
-  state: OrderState;
-  filledQty: number;
-  updatedAt: string;
-  version: number;
-}
+type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
 
 const id = clientOrderIdField;
 const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");
@@ -72,7 +66,7 @@ function writeResolution(
 
 const lookupSchema = z.object({ clientOrderId: id, version });
 
-export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => Database.Database }): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
+export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => JournalDb }): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
   return {
     action: "resolve_order_lookup",
     schema: lookupSchema,
@@ -81,7 +75,8 @@ export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs:
       if (!deps.lookup) {
         throw new Refusal("refused", "No venue gateway is configured (DRIFTWATCH_VENUE_URL), so the console cannot ask the exchange. Resolve by hand from the exchange's own screen instead.");
       }
-      const order = loadOrder(deps.reader(), input.clientOrderId);
+      // Asked on the read connection, outside the write lock: the exchange may take seconds to answer.
+      const order = loadOrder(deps.reader().$client, input.clientOrderId);
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
       const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId });
       if (answer.kind === "failed") {

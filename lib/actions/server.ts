@@ -1,4 +1,5 @@
 "use server";
+import "server-only";
 /**
  * The console's server actions. Each is a public POST endpoint: the page that shows a button
  * protects nothing, so each one resolves the actor from the verified session itself and runs the
@@ -84,7 +85,7 @@ export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderSt
   const reader = () => {
     const j = getJournal();
     if (!j.ok) throw j.error;
-    return j.sqlite;
+    return j.db;
   };
   return run(resolveByLookupSpec({ lookup, graceMs: c.doubtfulGraceMs, reader }), form);
 }

@@ -1,3 +1,4 @@
+// No "server-only": the audit log and its key (shared with scripts/audit.ts, run with tsx outside Next) hash through it, and that import throws there.
 /**
  * The audit log's hash chain, as plain functions. Each entry's hash covers the previous entry's
  * hash and the entry's own fields in a fixed order, so changing one byte of one entry breaks every

@@ -1,3 +1,4 @@
+// No "server-only": scripts/audit.ts and the demo and soak tools read the key with tsx, outside Next, where that import throws.
 /**
  * The key that signs the audit log's chain (HMAC-SHA256). DRIFTWATCH_AUDIT_KEY when set (lib/env.ts
  * checks its length). When unset, one is generated on first use and kept in `audit-key` beside the

@@ -1,3 +1,4 @@
+// No "server-only": scripts/audit.ts and the demo and soak tools append and verify with tsx, outside Next, where that import throws.
 /**
  * Writing and reading the audit log on a better-sqlite3 connection. Appends must run inside the
  * caller's BEGIN IMMEDIATE transaction: the write lock makes "the last entry" stable between
@@ -5,6 +6,7 @@
  * comes from lib/audit/key.ts and is passed in, never read from the journal.
  */
 import type Database from "better-sqlite3";
+import type { AuditRow } from "../db/schema";
 import { GENESIS, keyedEntryHash, verifyChain, type AuditFields, type AuditHead, type ChainCheck, type ChainEntry } from "./chain";
 
 export interface AuditEntryInput {
@@ -29,7 +31,7 @@ function boundedDetail(detail: Record<string, unknown>): string {
 /** Appends one keyed entry; returns the new head of the chain (publish it once the transaction commits). */
 export function appendAudit(db: Database.Database, input: AuditEntryInput, key: string): AuditHead {
   if (!db.inTransaction) throw new Error("appendAudit must run inside the action's transaction");
-  const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string } | undefined;
+  const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as Pick<AuditRow, "id" | "hash"> | undefined;
   const fields: AuditFields = {
     id: (last?.id ?? 0) + 1,
     at: input.at,

@@ -1,4 +1,5 @@
 "use server";
+import "server-only";
 /**
  * Sign in and sign out. Server actions are public POST endpoints: Next checks that the Origin
  * matches the host, and the session cookie is SameSite=Strict, so another site can neither post

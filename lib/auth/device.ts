@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The device cookie (OWASP's answer to lockout attacks): issued at a successful sign-in, it names
  * the account and a random device id, signed with the session secret. A sign-in that presents a

@@ -1,3 +1,4 @@
+// No "server-only": lib/auth/accounts.ts hashes with it for scripts/accounts.ts (tsx, outside Next), where that import throws.
 /**
  * Password hashing with scrypt from node:crypto. A hash names its own cost
  * (`scrypt$<log2 N>$<r>$<p>$<salt>$<hash>`, base64), so raising DRIFTWATCH_SCRYPT_LOG_N changes new

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * From a cookie or a trusted header to an Actor, and from a name and password to a signed-in
  * account. Everything here takes its inputs as arguments (no Next, no process.env), so the

@@ -1,3 +1,4 @@
+// No "server-only": lib/env.ts and lib/audit/key.ts judge secrets with it for the CLIs (tsx, outside Next), where that import throws.
 /**
  * One rule for every secret the console is given or keeps (session secret, SSO proxy secret, audit
  * key, venue token, and the files generated beside the accounts): enough distinct characters that

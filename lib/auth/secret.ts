@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The key that signs session cookies. DRIFTWATCH_SESSION_SECRET when set (lib/env.ts checks its
  * length). When unset, one is generated on first start and kept in `session-secret` beside the

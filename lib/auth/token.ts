@@ -1,3 +1,4 @@
+// No "server-only": the benchmark and the e2e tests sign sessions with it outside Next (tsx, Playwright), where that import throws.
 /**
  * The session cookie's value: base64url(JSON payload) "." base64url(HMAC-SHA256(payload, secret)).
  * Stateless; what ends a session early is the account (re-read on every request by

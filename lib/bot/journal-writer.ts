@@ -1,3 +1,4 @@
+// No "server-only": it is the TypeScript bots' library (the demo and soak bots run it with tsx); it never runs in the console.
 /**
  * The journal writer for TypeScript bots: the three habits of docs/journal.md as a library.
  *
@@ -11,6 +12,7 @@
  * BEGIN IMMEDIATE transaction that also appends its history row.
  */
 import type Database from "better-sqlite3";
+import type { BreakerRow } from "../db/schema";
 import type { Actor, OrderSide, OrderState } from "../journal/contract";
 import { SETTLED_STATES } from "../journal/contract";
 import { clientOrderId, decisionSeed, type Decision } from "../journal/client-order-id";
@@ -183,7 +185,7 @@ export class JournalWriter {
 
   breaker(): { halted: boolean; reason: string | null; version: number } {
     const row = this.db.prepare(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`).get(this.botId) as
-      | { halted: number; reason: string | null; version: number }
+      | Pick<BreakerRow, "halted" | "reason" | "version">
       | undefined;
     // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
     if (!row) return { halted: true, reason: "bot not registered", version: 0 };

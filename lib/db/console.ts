@@ -28,11 +28,15 @@ import {
 } from "./journal-file";
 import * as schema from "./schema";
 
-export type JournalDb = BetterSQLite3Database<typeof schema>;
+/**
+ * The one handle every read takes: drizzle over the journal, with the better-sqlite3 connection
+ * under it as `db.$client` (drizzle's own accessor) for the statements drizzle does not stream,
+ * that run on every poll, or whose plan a test checks. Never pass the two apart.
+ */
+export type JournalDb = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export interface OpenJournal {
   db: JournalDb;
-  sqlite: Database.Database;
   info: JournalInfo;
   warnings: string[];
 }
@@ -77,7 +81,7 @@ function asJournalError(file: string, error: unknown): JournalError {
 
 /** The connections to one journal file, and what the console has noticed about that file. */
 export class JournalSource {
-  private reader?: { db: JournalDb; sqlite: Database.Database; info: JournalInfo };
+  private reader?: { db: JournalDb; info: JournalInfo };
   private writer?: Database.Database;
   /** The file the connections opened; kept after they are dropped, to tell "gone" from "never there". */
   private opened: FileId | null = null;
@@ -107,7 +111,7 @@ export class JournalSource {
       try {
         // While another process holds the lock, do not wait for it on every request: fail at once.
         const { db: sqlite, info } = openJournalReader(this.file, { migrationsDir: this.opts.migrationsDir, busyTimeoutMs: this.lockedSince ? 0 : this.readTimeoutMs });
-        this.reader = { sqlite, info, db: drizzle(sqlite, { schema }) };
+        this.reader = { info, db: drizzle(sqlite, { schema }) };
       } catch (error) {
         return { ok: false, error: this.fault(error) };
       }
@@ -127,14 +131,14 @@ export class JournalSource {
     }
     try {
       // One cheap read per request: it takes SQLite's shared lock, so a lock or a damaged header shows here.
-      this.reader.sqlite.pragma("user_version", { simple: true });
+      this.reader.db.$client.pragma("user_version", { simple: true });
     } catch (error) {
       return { ok: false, error: this.fault(error) };
     }
     if (this.lockedSince) {
       this.log(`driftwatch: journal ${this.file} is no longer locked (it was since ${this.lockedSince.toISOString()})`);
       this.lockedSince = null;
-      this.reader.sqlite.pragma(`busy_timeout = ${this.readTimeoutMs}`);
+      this.reader.db.$client.pragma(`busy_timeout = ${this.readTimeoutMs}`);
     }
     return { ok: true, ...this.reader, warnings: this.warnings(this.reader.info) };
   }
@@ -154,7 +158,7 @@ export class JournalSource {
       }
       // Later requests fail at once while the lock lasts, instead of each freezing the server.
       try {
-        this.reader?.sqlite.pragma("busy_timeout = 0");
+        this.reader?.db.$client.pragma("busy_timeout = 0");
       } catch {
         // closed or unusable: the next request reopens
       }
@@ -201,7 +205,7 @@ export class JournalSource {
   /** Drops both connections; the next call reopens. */
   close(): void {
     try {
-      this.reader?.sqlite.close();
+      this.reader?.db.$client.close();
     } catch {
       // already unusable
     }
@@ -276,11 +280,6 @@ export function readJournal<T>(read: (journal: OpenJournal) => T): { ok: true; d
     if (fault) return { ok: false, error: fault };
     throw error;
   }
-}
-
-/** What a failed read means for the journal, if anything: see JournalSource.classify. */
-export function classifyReadError(error: unknown): JournalError | null {
-  return source().classify(error);
 }
 
 /**

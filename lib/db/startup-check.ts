@@ -1,3 +1,4 @@
+import "server-only";
 import { env, EnvError } from "../env";
 import { JournalError, openJournalReader, READ_BUSY_TIMEOUT_MS } from "./journal-file";
 

@@ -10,18 +10,15 @@ import type { JournalDb } from "./console";
 const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
 /**
- * The driver under a JournalDb, for statements drizzle does not stream, that run on every poll, or
- * whose plan a test checks. Every JournalDb is made by drizzle(sqlite) (lib/db/console), which keeps
- * the driver as `$client`; JournalDb's type just omits it.
+ * The better-sqlite3 connection of a handle: a read handle's `$client`, or the action guard's write
+ * connection as it is (the guard runs its transactions on the driver itself).
  */
-export function driver(db: JournalDb): Database.Database {
-  const client = (db as JournalDb & { $client?: Database.Database }).$client;
-  if (!client) throw new Error("this journal connection has no SQLite driver under it");
-  return client;
+export function connectionOf(db: JournalDb | Database.Database): Database.Database {
+  return "prepare" in db ? db : db.$client;
 }
 
 export function statement(db: JournalDb | Database.Database, text: string): Database.Statement {
-  const sqlite = "prepare" in db ? db : driver(db);
+  const sqlite = connectionOf(db);
   let cache = caches.get(sqlite);
   if (!cache) caches.set(sqlite, (cache = new Map()));
   let s = cache.get(text);

@@ -1,3 +1,4 @@
+// No "server-only": scripts/demo-bots.ts and the e2e tests serve the gateway outside Next (tsx, Playwright), where that import throws.
 /**
  * The venue gateway: the one door through which the console asks an exchange about an order.
  *

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The Host allow-list: a request naming any other host is refused with 421 before a route or an
  * action runs. A DNS-rebinding page reaches a loopback console under its own name

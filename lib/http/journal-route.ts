@@ -1,9 +1,8 @@
 import "server-only";
 import { NextResponse } from "next/server";
 import { getActor } from "../auth/session";
-import { classifyReadError, getJournal, type JournalDb } from "../db/console";
 import type { JournalError } from "../db/journal-file";
-import { env, type Env } from "../env";
+import { readScreen, type ReadContext } from "../queries/read";
 import type { ApiResult } from "./api-result";
 import { journalProblemFor } from "./journal-problem";
 
@@ -17,21 +16,28 @@ export function badRequest(message: string): NextResponse<ApiResult<never>> {
 /**
  * A GET route over the journal: 200 with the data, 503 with the one-line reason when the journal
  * cannot be read (before or during the read), 500 with a plain message (never a stack) for anything else.
+ * `read` is the screen's loader (lib/queries/screens.ts), the same one its page calls.
  */
-export async function journalJson<T>(read: (ctx: { db: JournalDb; config: Env; now: Date }) => T): Promise<NextResponse<ApiResult<T>>> {
-  const journal = getJournal();
-  if (!journal.ok) return journalUnavailable(journal.error);
+export async function journalJson<T>(read: (ctx: ReadContext) => T): Promise<NextResponse<ApiResult<T>>> {
+  return journalResponse((ctx) => NextResponse.json({ ok: true as const, data: read(ctx) }, { headers: noStore }));
+}
+
+/**
+ * journalJson for a route that shapes its own answer (a download): `respond` builds it from the
+ * journal, with the same 503 and 500 as journalJson. `what` names the read in the server's log.
+ */
+export async function journalResponse<R extends Response>(respond: (ctx: ReadContext) => R, what = "read"): Promise<R | NextResponse<ApiResult<never>>> {
+  let read;
   try {
-    const data = read({ db: journal.db, config: env(), now: new Date() });
-    return NextResponse.json({ ok: true, data }, { headers: noStore });
+    read = readScreen(respond);
   } catch (error) {
-    // A lock, damage or a lost file met halfway through the read: the same 503 as a failed open.
-    const fault = classifyReadError(error);
-    if (fault) return journalUnavailable(fault);
-    console.error("driftwatch: read failed:", error);
+    console.error(`driftwatch: ${what} failed:`, error);
     const message = `the journal could not be read: ${(error as Error).message}`;
-    return NextResponse.json({ ok: false, error: { code: "read_failed", message } }, { status: 500, headers: noStore });
+    return NextResponse.json({ ok: false as const, error: { code: "read_failed", message } }, { status: 500, headers: noStore });
   }
+  // A lock, damage or a lost file, met at the open or halfway through the read: the same 503.
+  if (!read.ok) return journalUnavailable(read.error);
+  return read.data;
 }
 
 /** The 503 of a journal that cannot be read; the full path only to a signed-in reader. */

@@ -1,10 +1,10 @@
 import "server-only";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
-import { auditLog } from "../db/schema";
+import { auditLog, type AuditRow } from "../db/schema";
 
 export interface AuditView {
-  entries: { id: number; at: string; actor: string; action: string; target: string; outcome: string; code: string | null; detail: string }[];
+  entries: Pick<AuditRow, "id" | "at" | "actor" | "action" | "target" | "outcome" | "code" | "detail">[];
   actors: string[];
   actions: string[];
   head: { entries: number; hash: string; lastAt: string | null };
@@ -34,7 +34,7 @@ export function listAudit(params: { db: JournalDb; actor?: string | null; action
     .orderBy(desc(auditLog.id))
     .limit(AUDIT_PAGE + 1)
     .all();
-  const head = db.get<{ id: number; hash: string; at: string } | undefined>(sql`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`);
+  const head = db.get<Pick<AuditRow, "id" | "hash" | "at"> | undefined>(sql`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`);
   // Distinct values walk their indexes; the list is bounded so a flood of names cannot bloat the page.
   const actors = db.all<{ v: string }>(sql`SELECT DISTINCT actor AS v FROM audit_log ORDER BY actor LIMIT 200`).map((r) => r.v);
   const actions = db.all<{ v: string }>(sql`SELECT DISTINCT action AS v FROM audit_log ORDER BY action LIMIT 50`).map((r) => r.v);

@@ -1,5 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
+import type { JournalDb } from "../db/console";
+import { connectionOf } from "../db/statements";
 import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 
@@ -19,8 +21,8 @@ export interface CurrentBookLine {
  * bot's latest compared cycle left the symbol out (then it was flat on both sides). Raw SQL on a
  * better-sqlite3 connection, so actions can call it inside their transaction.
  */
-export function getCurrentBookLine(db: Database.Database, params: { botId: string; symbol: string }): CurrentBookLine | null {
-  const row = db
+export function getCurrentBookLine(params: { db: JournalDb | Database.Database; botId: string; symbol: string }): CurrentBookLine | null {
+  const row = connectionOf(params.db)
     .prepare(
       `SELECT p.bot_id AS botId, p.symbol, p.ours, p.theirs, p.qty_step AS qtyStep, p.drift_since AS driftSince, p.reconciliation_id AS reconciliationId, p.at,
               (SELECT r.id FROM reconciliations r WHERE r.bot_id = p.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL} ORDER BY r.at DESC, r.id DESC LIMIT 1) AS latestId

@@ -1,18 +1,12 @@
 import "server-only";
 import type { ChecklistItem, UnacknowledgedDrift } from "../breaker/clear-checklist";
 import type { JournalDb } from "../db/console";
-import type Database from "better-sqlite3";
+import type { ClearRequestRow } from "../db/schema";
+import { statement } from "../db/statements";
 import { listBots, type BotSummary } from "./bots";
 import { getClearChecklist } from "./clear-checklist";
 
-export interface ClearRequestView {
-  id: number;
-  requestedBy: string;
-  requestedAt: string;
-  expiresAt: string;
-  reason: string;
-  breakerVersion: number;
-}
+export type ClearRequestView = Pick<ClearRequestRow, "id" | "requestedBy" | "requestedAt" | "expiresAt" | "reason" | "breakerVersion">;
 
 export interface BotClearView {
   bot: BotSummary;
@@ -26,7 +20,6 @@ export interface BotClearView {
 /** The bot page: its card, the clear checklist and any clear request waiting for approval. */
 export function getBotClearView(params: {
   db: JournalDb;
-  sqlite: Database.Database;
   botId: string;
   now: Date;
   heartbeatStaleMs: number;
@@ -36,12 +29,11 @@ export function getBotClearView(params: {
 }): BotClearView | null {
   const bot = listBots(params).find((b) => b.botId === params.botId);
   if (!bot) return null;
-  const { items, facts } = getClearChecklist(params.sqlite, params);
-  const pending = params.sqlite
-    .prepare(
-      `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
+  const { items, facts } = getClearChecklist(params);
+  const pending = statement(
+    params.db,
+    `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
        FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND expires_at > ? ORDER BY id DESC LIMIT 10`,
-    )
-    .all(params.botId, params.now.toISOString()) as ClearRequestView[];
+  ).all(params.botId, params.now.toISOString()) as ClearRequestView[];
   return { bot, items, drifts: facts.unacknowledgedDrifts, twoPersonClear: params.twoPersonClear, pending };
 }

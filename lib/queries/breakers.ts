@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import type { BreakerEventRow } from "../db/schema";
 import type { IncidentDrift } from "../incidents/events";
 import { incidentHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
@@ -75,16 +76,10 @@ export interface BreakerBoard {
   before: number | null;
 }
 
-interface EventRow {
-  id: number;
-  at: string;
-  kind: "trip" | "clear";
-  reason: string;
-  actor: string;
-  reconciliationId: number | null;
+type EventRow = Pick<BreakerEventRow, "id" | "at" | "kind" | "reason" | "actor" | "reconciliationId"> & {
   nextClear: string | null;
   prevTripAt: string | null;
-}
+};
 
 /**
  * Per bot, its breaker now and its trips and clears, newest first, one page each. Every read is an

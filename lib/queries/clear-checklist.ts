@@ -1,5 +1,8 @@
 import "server-only";
 import type Database from "better-sqlite3";
+import type { JournalDb } from "../db/console";
+import type { BreakerRow, ReconciliationPositionRow, ReconciliationRow } from "../db/schema";
+import { connectionOf } from "../db/statements";
 import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
 import { classifyDrift, driftSql } from "../reconcile/diff";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
@@ -11,10 +14,22 @@ const DOUBTFUL_ORDERS_OF_BOT_SQL = `SELECT count(*) FROM orders WHERE bot_id = ?
  * The facts behind the clear checklist, for one bot. Costs what happened since the trip (drifting
  * symbols of the cycles since then), never the whole history.
  */
-export function getClearFacts(db: Database.Database, params: { botId: string; now: Date; heartbeatStaleMs: number; doubtfulGraceMs: number }): ClearFacts {
+/** A page's read handle, or the action guard's write connection inside its transaction. */
+type ChecklistDb = JournalDb | Database.Database;
+
+export interface ClearFactsParams {
+  db: ChecklistDb;
+  botId: string;
+  now: Date;
+  heartbeatStaleMs: number;
+  doubtfulGraceMs: number;
+}
+
+export function getClearFacts(params: ClearFactsParams): ClearFacts {
   const { botId, now } = params;
+  const db = connectionOf(params.db);
   const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as
-    | { halted: number; version: number; changedAt: string; reason: string | null }
+    | Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason">
     | undefined;
   const lastReconciliation =
     (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as ClearFacts["lastReconciliation"] | undefined) ?? null;
@@ -60,17 +75,17 @@ export function getClearFacts(db: Database.Database, params: { botId: string; no
  * One symbol's latest drifting cycle at or after `since` (the trip), acknowledged or not: what an
  * acknowledgement of a drift that ended refers to. Same drift rule as getClearFacts above.
  */
-export function latestDriftSince(db: Database.Database, params: { botId: string; symbol: string; since: string }) {
-  return db
+export function latestDriftSince(params: { db: ChecklistDb; botId: string; symbol: string; since: string }) {
+  return connectionOf(params.db)
     .prepare(
       `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
        WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND ${DRIFTING}
        ORDER BY r.at DESC, r.id DESC LIMIT 1`,
     )
-    .get(params.botId, params.symbol, params.since) as { id: number; at: string; ours: number; theirs: number; qtyStep: number } | undefined;
+    .get(params.botId, params.symbol, params.since) as (Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">) | undefined;
 }
 
-export function getClearChecklist(db: Database.Database, params: Parameters<typeof getClearFacts>[1]): { facts: ClearFacts; items: ChecklistItem[] } {
-  const facts = getClearFacts(db, params);
+export function getClearChecklist(params: ClearFactsParams): { facts: ClearFacts; items: ChecklistItem[] } {
+  const facts = getClearFacts(params);
   return { facts, items: clearChecklist(facts) };
 }

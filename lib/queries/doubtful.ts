@@ -1,34 +1,31 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import type { OrderEventRow, OrderRow } from "../db/schema";
 import { checkClientOrderId, type ClientOrderIdCheck } from "../journal/client-order-id";
-import type { OrderSide, OrderState } from "../journal/contract";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
-export interface DoubtfulOrderEvent {
-  id: number;
-  at: string;
-  kind: string;
-  actor: string;
-  detail: string;
-}
+export type DoubtfulOrderEvent = Pick<OrderEventRow, "id" | "at" | "kind" | "actor" | "detail">;
 
-export interface DoubtfulOrder {
-  clientOrderId: string;
-  botId: string;
-  strategy: string;
-  symbol: string;
-  side: OrderSide;
-  qty: number;
-  bar: string;
-  state: OrderState;
-  exchangeOrderId: string | null;
-  filledQty: number;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
+export interface DoubtfulOrder
+  extends Pick<
+    OrderRow,
+    | "clientOrderId"
+    | "botId"
+    | "strategy"
+    | "symbol"
+    | "side"
+    | "qty"
+    | "bar"
+    | "state"
+    | "exchangeOrderId"
+    | "filledQty"
+    | "attempts"
+    | "lastError"
+    | "createdAt"
+    | "updatedAt"
+    | "version"
+  > {
   /** Since the intent was written. */
   ageMs: number | null;
   /** Why it is doubtful, in words. */

@@ -6,7 +6,7 @@ import type { BreakerEventKind } from "../journal/contract";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../url-state/symbol";
-import { driver, statement } from "../db/statements";
+import { statement } from "../db/statements";
 import { latestComparedCycle } from "./symbol";
 
 export interface BreakerMarker {
@@ -170,7 +170,7 @@ export function getSymbolChart(params: {
   const maxPoints = params.maxPoints ?? MAX_CHART_POINTS;
   const down = new Downsampler({ from, to, maxPoints });
 
-  const client = driver(db);
+  const client = db.$client;
   const lookback = new Date(from - (to - from)).toISOString();
   const carry = statement(client, CHART_CARRY_IN_SQL).raw(true).get(botId, window.from, lookback, symbol) as RawRow | undefined;
   // Drawn at the window's left edge: what both books held when the window opened.

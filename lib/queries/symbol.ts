@@ -1,8 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
-import { driver } from "../db/statements";
-import type { OrderEventKind, OrderSide, OrderState } from "../journal/contract";
+import type { OrderEventRow, OrderRow } from "../db/schema";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
 import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine } from "../reconcile/diff";
@@ -14,31 +13,16 @@ import type { OverviewLine } from "./overview";
 /** The overview's line for one symbol, without what the symbol page already names or shows elsewhere. */
 export type SymbolLine = Omit<OverviewLine, "botId" | "symbol" | "ack" | "ackLapsed">;
 
-export interface SymbolOrderEvent {
-  id: number;
-  at: string;
-  kind: OrderEventKind;
-  actor: string;
-  /** The event's JSON detail, as the writer stored it. */
-  detail: string;
-}
+/** `detail` is the event's JSON, as the writer stored it. */
+export type SymbolOrderEvent = Pick<OrderEventRow, "id" | "at" | "kind" | "actor" | "detail">;
 
-export interface SymbolOrder {
-  clientOrderId: string;
-  strategy: string;
-  side: OrderSide;
-  qty: number;
-  bar: string;
-  state: OrderState;
+export interface SymbolOrder
+  extends Pick<
+    OrderRow,
+    "clientOrderId" | "strategy" | "side" | "qty" | "bar" | "state" | "exchangeOrderId" | "filledQty" | "avgPrice" | "attempts" | "lastError" | "createdAt" | "updatedAt"
+  > {
   /** settled, doubtful (nobody knows what the exchange has) or live. */
   class: OrderClass;
-  exchangeOrderId: string | null;
-  filledQty: number;
-  avgPrice: number | null;
-  attempts: number;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
   events: SymbolOrderEvent[];
 }
 
@@ -142,7 +126,7 @@ export function listSymbolOrders(params: {
   doubtfulGraceMs: number;
 }): { orders: SymbolOrder[]; more: boolean } {
   const { botId, symbol, now } = params;
-  const client = driver(params.db);
+  const client = params.db.$client;
   const limit = Math.max(1, Math.min(MAX_ORDERS, Math.floor(params.limit)));
   const rows = client.prepare(SYMBOL_ORDERS_SQL).all(botId, symbol, limit + 1) as Omit<SymbolOrder, "class" | "events">[];
   const more = rows.length > limit;

@@ -18,6 +18,7 @@ import type { ActingUser } from "@/lib/actions/guard";
 import type { ActionResult } from "@/lib/actions/result";
 import { act, ana, auditCount, auditRows, ben, consoleWriter, refusalLines, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
+import { journalDbOf } from "../helpers/console-db";
 import { repoRoot } from "../helpers/journal";
 import { consoleAuditKey } from "@/lib/audit/key";
 
@@ -149,7 +150,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
 
   it("copies the exchange's status and fills once the lookup works", async () => {
     const { bot, db, order } = await lostReply();
-    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
     expect(r).toEqual({ ok: true, data: { state: "filled" } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500 });
@@ -165,7 +166,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
     bot.sim.clearFaults();
     const db = consoleWriter(bot.file);
     cleanup.push(() => db.close(), bot.close);
-    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     expect(await act(db, spec, ana, { clientOrderId: out.order.clientOrderId, version: out.order.version }, bot.sim.now())).toEqual({ ok: true, data: { state: "absent" } });
   });
 
@@ -173,7 +174,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const { bot, db, order } = await lostReply();
     bot.sim.inject({ on: "find", fault: "lookup_fail", times: 1 });
     bot.sim.inject({ on: "find", fault: "lookup_fail", times: 10 });
-    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const before = snapshotExceptAudit(bot.file);
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_lookup");
@@ -182,7 +183,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
 
   it("a double submit of a check is refused as a conflict once the first settled the order", async () => {
     const { bot, db, order } = await lostReply();
-    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const form = { clientOrderId: order.clientOrderId, version: order.version };
     expect((await act(db, spec, ana, form, bot.sim.now())).ok).toBe(true);
     const before = snapshotExceptAudit(bot.file);
@@ -191,14 +192,14 @@ describe("resolve a doubtful order by asking the exchange", () => {
 
   it("is refused without a venue gateway, pointing to resolving by hand", async () => {
     const { bot, db, order } = await lostReply();
-    const spec = resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => journalDbOf(db) });
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
     expect(r).toMatchObject({ ok: false, code: "refused", message: expect.stringMatching(/Resolve by hand/) });
   });
 
   it("refuses no session, a viewer, bad input and a stale version; audits the operator's refusals only", async () => {
     const { bot, db, order } = await lostReply();
-    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => db });
+    const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const before = snapshotExceptAudit(bot.file);
     await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", null);
     await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", vic);
@@ -339,7 +340,7 @@ describe("clear a halt", () => {
       bot.writer.heartbeat();
       return { bot, db };
     }
-    const facts = (db: Database.Database, now: Date) => getClearFacts(db, { botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE });
+    const facts = (db: Database.Database, now: Date) => getClearFacts({ db, botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE });
     const ended = acknowledgeEndedDriftSpec({ ackTtlMs: 600_000 });
 
     it("is listed with its last drifting cycle, blocks the clear, and clears once acknowledged on that cycle", async () => {

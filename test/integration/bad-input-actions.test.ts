@@ -18,6 +18,7 @@ import { verifyAuditLog } from "@/lib/audit/log";
 import type { OrderLookup } from "@/lib/exchange/venue-gateway";
 import { act, ana, auditRows, consoleWriter, refusalLines, snapshotExceptAudit, vic } from "../helpers/actions";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
+import { journalDbOf } from "../helpers/console-db";
 import type { z } from "zod";
 import { consoleAuditKey } from "@/lib/audit/key";
 
@@ -201,7 +202,7 @@ describe("resolving a doubtful order, given bad input", () => {
     j.close();
   });
   const manual = () => resolveManuallySpec({ graceMs: GRACE }) as unknown as AnySpec;
-  const byLookup = () => resolveByLookupSpec({ lookup, graceMs: GRACE, reader: () => j.db }) as unknown as AnySpec;
+  const byLookup = () => resolveByLookupSpec({ lookup, graceMs: GRACE, reader: () => journalDbOf(j.db) }) as unknown as AnySpec;
   const manualBase = () => ({ clientOrderId: j.lost.clientOrderId, version: String(j.lost.version), status: "filled", note: "seen filled on the venue screen" });
 
   it("refuses a hand resolution whose fields are malformed, naming the fields, and changes nothing", async () => {
@@ -393,7 +394,7 @@ describe("any action, given anything at all", () => {
     try {
       const specs: AnySpec[] = [
         resolveManuallySpec({ graceMs: GRACE }),
-        resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => j.db }),
+        resolveByLookupSpec({ lookup: null, graceMs: GRACE, reader: () => journalDbOf(j.db) }),
         acknowledgeDriftSpec({ ackTtlMs: 60_000 }),
         acknowledgeEndedDriftSpec({ ackTtlMs: 60_000 }),
         clearHaltSpec(clearDeps),

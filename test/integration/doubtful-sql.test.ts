@@ -72,7 +72,7 @@ function doubtfulBySql(now: Date, graceMs: number): string[] {
 function queryCounts(now: Date, graceMs: number) {
   const db = drizzle(sqlite, { schema });
   return {
-    clearChecklist: getClearFacts(sqlite, { botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: graceMs }).doubtfulOrders,
+    clearChecklist: getClearFacts({ db: sqlite, botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: graceMs }).doubtfulOrders,
     overview: getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: graceMs }).bots[0]!.doubtfulOrders,
     doubtfulList: listDoubtfulOrders({ db, now, graceMs }).total,
   };

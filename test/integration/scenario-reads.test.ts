@@ -112,7 +112,7 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
 
   it("bot pages: a clear checklist that is unmet exactly where the journal says so", () => {
     for (const outcome of j.result.bots) {
-      const view = getBotClearView({ db: j.db, sqlite: j.sqlite, botId: outcome.botId, now: j.now, ...config })!;
+      const view = getBotClearView({ db: j.db, botId: outcome.botId, now: j.now, ...config })!;
       const doubtful = view.items.find((i) => i.key === "doubtful")!;
       const unknown = j.raw.prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state = 'unknown'`).pluck().get(outcome.botId) as number;
       const unsettled = j.raw.prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_STATES.map((s) => `'${s}'`).join(",")})`).pluck().get(outcome.botId) as number;

@@ -29,14 +29,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** What the browser operator of scripts/soak.ts does, one look at a time, through the guard. */
 async function operatorStep(db: Database.Database, typoTried: Set<string>, confirmed: ConfirmedAction[]): Promise<void> {
   const now = new Date();
-  const { facts, items } = getClearChecklist(db, { botId: SOAK_BOT_ID, now, ...deps });
+  const { facts, items } = getClearChecklist({ db, botId: SOAK_BOT_ID, now, ...deps });
   if (!facts.breaker?.halted) return;
   const unmet = new Set(items.filter((i) => !i.met).map((i) => i.key));
   const record = (action: ConfirmedAction["action"], target: string, r: { ok: boolean; code?: string }) => {
     confirmed.push(r.ok ? { action, target, outcome: "applied" } : { action, target, outcome: "refused", code: r.code });
   };
   if (unmet.has("drifts")) {
-    const line = getCurrentBookLine(db, { botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL });
+    const line = getCurrentBookLine({ db, botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL });
     if (line && line.drift !== "none") {
       const r = await runGuarded(acknowledgeDriftSpec({ ackTtlMs: 600_000 }), { db, user: operator, auditKey: consoleAuditKey() }, {
         botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL, drift: line.drift, ours: line.ours, theirs: line.theirs, driftSince: line.driftSince ?? "", note: "checked on the venue",

@@ -1,13 +1,12 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
 import { parseBotFilter } from "@/lib/url-state/path-ids";
-import { listDoubtfulOrders } from "@/lib/queries/doubtful";
+import { loadDoubtfulOrders } from "@/lib/queries/screens";
 
 export async function GET(request: NextRequest) {
   const bot = parseBotFilter(request.nextUrl.searchParams.getAll("bot"));
   if (!bot.ok) return badRequest(`bot: ${bot.message}`);
   const names = await readerSeesNames();
-  return journalJson(({ db, config, now }) => forReader(listDoubtfulOrders({ db, now, graceMs: config.doubtfulGraceMs, botId: bot.value }), names));
+  return journalJson((ctx) => loadDoubtfulOrders({ ...ctx, names, botId: bot.value }));
 }

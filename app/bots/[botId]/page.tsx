@@ -1,4 +1,3 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -7,11 +6,10 @@ import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
-import { readJournal } from "@/lib/db/console";
-import { env } from "@/lib/env";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
-import { getBotClearView } from "@/lib/queries/bot-clear";
+import { readScreen } from "@/lib/queries/read";
+import { loadBotClear } from "@/lib/queries/screens";
 
 export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {
   // Metadata gets its params decoded already: decoding again misread ids with a `%` and threw on `%E0`.
@@ -22,7 +20,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, 200);
   const names = await readerSeesNames();
-  const read = readJournal((j) => forReader(getBotClearView({ db: j.db, sqlite: j.sqlite, botId, now: new Date(), ...env() }), names));
+  const read = readScreen((ctx) => loadBotClear({ ...ctx, names, botId }));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

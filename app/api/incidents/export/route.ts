@@ -1,10 +1,10 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import { NextResponse, type NextRequest } from "next/server";
-import { classifyReadError, getJournal } from "@/lib/db/console";
-import { journalUnavailable } from "@/lib/http/journal-route";
+import { journalResponse } from "@/lib/http/journal-route";
 import { incidentCsv, incidentExportFilename, incidentJson } from "@/lib/incidents/export";
 import { parseIncidentQuery } from "@/lib/url-state/incidents";
-import { EXPORT_ROW_CAP, getIncidentTimeline, resolveIncidentWindow } from "@/lib/queries/incidents";
+import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
+import { loadIncidentWindow } from "@/lib/queries/screens";
 
 const noStore = { "Cache-Control": "no-store" };
 const problem = (status: number, code: string, message: string, extra: Record<string, string> = {}) =>
@@ -22,11 +22,9 @@ export async function GET(request: NextRequest) {
   if (!query.ok) return problem(400, "invalid", query.message);
 
   const names = await readerSeesNames();
-  const journal = getJournal();
-  if (!journal.ok) return journalUnavailable(journal.error);
-  try {
-    const window = resolveIncidentWindow({ db: journal.db, now: new Date(), from: query.from, to: query.to });
-    const timeline = getIncidentTimeline({ db: journal.db, window, filters: { bot: query.bot, kinds: query.kinds }, limit: EXPORT_ROW_CAP, names });
+  // The page's loader, with the export's larger cap: the file holds what the page shows.
+  return journalResponse((ctx) => {
+    const { window, timeline } = loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters: { bot: query.bot, kinds: query.kinds }, limit: EXPORT_ROW_CAP });
     // Compact: a busy hour is 6,500 events, and indenting them made the file 45 % bigger and the
     // answer 10 to 40 ms slower (docs/performance.md). `jq .` indents it for a reader.
     const body = format === "json" ? `${JSON.stringify(incidentJson(timeline))}\n` : incidentCsv(timeline.events);
@@ -39,10 +37,5 @@ export async function GET(request: NextRequest) {
         "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
       },
     });
-  } catch (error) {
-    const fault = classifyReadError(error);
-    if (fault) return journalUnavailable(fault);
-    console.error("driftwatch: incident export failed:", error);
-    return problem(500, "read_failed", `the journal could not be read: ${(error as Error).message}`);
-  }
+  }, "incident export");
 }

@@ -1,4 +1,3 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
@@ -6,12 +5,10 @@ import { connection } from "next/server";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
-import { readJournal } from "@/lib/db/console";
-import { env } from "@/lib/env";
 import { symbolChartQuery, symbolStateQuery } from "@/lib/query-options/symbol";
-import { getSymbolState } from "@/lib/queries/symbol";
 import { decodePageParam } from "@/lib/url-state/path-ids";
-import { getSymbolChart } from "@/lib/queries/symbol-chart";
+import { readScreen } from "@/lib/queries/read";
+import { loadSymbolChart, loadSymbolState } from "@/lib/queries/screens";
 import { ORDERS_PAGE, parseSymbolRange } from "@/lib/url-state/symbol";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 
@@ -27,36 +24,24 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const botId = decodePageParam(params.botId);
   const symbol = decodePageParam(params.symbol);
   const parsed = parseSymbolRange(await props.searchParams);
-  const config = env();
-  const now = new Date();
+  const range = parsed.ok ? parsed.range : null;
   const names = await readerSeesNames();
-  const read = readJournal((j) =>
-    forReader(getSymbolState({
-      db: j.db,
-      botId,
-      symbol,
-      now,
-      ordersLimit: ORDERS_PAGE,
-      heartbeatStaleMs: config.heartbeatStaleMs,
-      reconciliationStaleMs: config.reconciliationStaleMs,
-      doubtfulGraceMs: config.doubtfulGraceMs,
-    }), names),
-  );
+  // The same loaders as the two polling routes, on one clock: the chart only for a symbol that exists.
+  const read = readScreen((ctx) => {
+    const state = loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit: ORDERS_PAGE });
+    const chart = state.found && range ? loadSymbolChart({ ...ctx, names, botId, symbol, range }) : null;
+    return { state, chart };
+  });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
-  const { data: state, journal } = read;
+  const { data: { state, chart }, journal } = read;
   if (!state.found) return <SymbolNotFound {...state} />;
 
   // The server's reads seed the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();
   client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, state);
-  const range = parsed.ok ? parsed.range : null;
-  if (range) {
-    const chart = readJournal((j) => forReader(getSymbolChart({ db: j.db, botId, symbol, range, now }), names));
-    if (!chart.ok) return <JournalUnavailable error={chart.error} />;
-    client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, chart.data);
-  }
+  if (range && chart) client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, chart);
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />

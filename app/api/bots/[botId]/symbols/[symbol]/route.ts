@@ -1,10 +1,9 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { z } from "zod";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
-import { getSymbolState } from "@/lib/queries/symbol";
+import { loadSymbolState } from "@/lib/queries/screens";
 import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/url-state/symbol";
 
 const ordersParam = z.coerce.number().int().min(1).max(MAX_ORDERS).default(ORDERS_PAGE);
@@ -19,16 +18,5 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const limit = ordersParam.safeParse(req.nextUrl.searchParams.get("orders") ?? undefined);
   if (!limit.success) return badRequest(`orders must be a whole number from 1 to ${MAX_ORDERS}`);
   const names = await readerSeesNames();
-  return journalJson(({ db, config, now }) =>
-    forReader(getSymbolState({
-      db,
-      botId: botId.value,
-      symbol: symbol.value,
-      now,
-      ordersLimit: limit.data,
-      heartbeatStaleMs: config.heartbeatStaleMs,
-      reconciliationStaleMs: config.reconciliationStaleMs,
-      doubtfulGraceMs: config.doubtfulGraceMs,
-    }), names),
-  );
+  return journalJson((ctx) => loadSymbolState({ ...ctx, names, botId: botId.value, symbol: symbol.value, ordersLimit: limit.data }));
 }

@@ -1,9 +1,8 @@
-import { forReader } from "@/lib/auth/actor-names";
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, journalJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
-import { getSymbolChart } from "@/lib/queries/symbol-chart";
+import { loadSymbolChart } from "@/lib/queries/screens";
 import { parseSymbolRange } from "@/lib/url-state/symbol";
 
 /** Ours against theirs for one bot and symbol over `?range=`, downsampled for drawing. */
@@ -16,5 +15,5 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const parsed = parseSymbolRange(req.nextUrl.searchParams);
   if (!parsed.ok) return badRequest(parsed.message);
   const names = await readerSeesNames();
-  return journalJson(({ db, now }) => forReader(getSymbolChart({ db, botId: botId.value, symbol: symbol.value, range: parsed.range, now }), names));
+  return journalJson((ctx) => loadSymbolChart({ ...ctx, names, botId: botId.value, symbol: symbol.value, range: parsed.range }));
 }

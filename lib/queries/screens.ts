@@ -1,0 +1,100 @@
+import "server-only";
+/**
+ * One loader per screen, called by both its page (app/…/page.tsx, for the first paint) and its
+ * polling route (app/api/…/route.ts), so the two can never disagree on what the screen shows or
+ * on whose names a reader sees. Each takes the ReadContext of lib/queries/read.ts plus what the
+ * URL chose, and returns the view as this reader may see it.
+ */
+import { forReader } from "../auth/actor-names";
+import type { IncidentFilters } from "../url-state/incidents";
+import type { SymbolRange } from "../url-state/symbol";
+import { listAudit } from "./audit";
+import { getBotClearView } from "./bot-clear";
+import { getBreakerBoard } from "./breakers";
+import { listDoubtfulOrders } from "./doubtful";
+import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "./incidents";
+import { getOverview } from "./overview";
+import type { ReadContext } from "./read";
+import { getSymbolState } from "./symbol";
+import { getSymbolChart } from "./symbol-chart";
+
+/** false: a reader who is not signed in; every operator's name becomes its role (lib/actor-names.ts). */
+type Loader<P = object> = ReadContext & { names: boolean } & P;
+
+/** `/` and GET /api/overview. */
+export function loadOverview({ db, config, now, names }: Loader) {
+  return forReader(
+    getOverview({
+      db,
+      now,
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+    }),
+    names,
+  );
+}
+
+/** `/bots/[botId]` and GET /api/bots/[botId]/clear: null when the journal has no such bot. */
+export function loadBotClear({ db, config, now, names, botId }: Loader<{ botId: string }>) {
+  return forReader(
+    getBotClearView({
+      db,
+      botId,
+      now,
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+      twoPersonClear: config.twoPersonClear,
+    }),
+    names,
+  );
+}
+
+/** `/breakers` and GET /api/breakers. */
+export function loadBreakerBoard({ db, now, names, bot, before }: Loader<{ bot: string | null; before: number | null }>) {
+  return forReader(getBreakerBoard({ db, now, bot, before }), names);
+}
+
+/** `/doubtful` and GET /api/doubtful. */
+export function loadDoubtfulOrders({ db, config, now, names, botId }: Loader<{ botId: string | null }>) {
+  return forReader(listDoubtfulOrders({ db, now, graceMs: config.doubtfulGraceMs, botId }), names);
+}
+
+/** `/bots/[botId]/symbols/[symbol]` and GET /api/bots/[botId]/symbols/[symbol]. */
+export function loadSymbolState({ db, config, now, names, botId, symbol, ordersLimit }: Loader<{ botId: string; symbol: string; ordersLimit: number }>) {
+  return forReader(
+    getSymbolState({
+      db,
+      botId,
+      symbol,
+      now,
+      ordersLimit,
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+    }),
+    names,
+  );
+}
+
+/** The symbol page's chart and GET /api/bots/[botId]/symbols/[symbol]/chart. */
+export function loadSymbolChart({ db, now, names, botId, symbol, range }: Loader<{ botId: string; symbol: string; range: SymbolRange }>) {
+  return forReader(getSymbolChart({ db, botId, symbol, range, now }), names);
+}
+
+/** The bots the incident form offers. */
+export function loadIncidentBots({ db }: Pick<ReadContext, "db">) {
+  return listIncidentBots({ db });
+}
+
+/** `/incidents` and GET /api/incidents/export (which asks for more rows): the window resolved, and what happened in it. */
+export function loadIncidentWindow({ db, now, names, from, to, filters, limit }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
+  const window = resolveIncidentWindow({ db, now, from, to });
+  return { window, timeline: getIncidentTimeline({ db, window, filters, limit, names }) };
+}
+
+/** `/audit` (no polling route: the log is read on demand). */
+export function loadAudit({ db, names, actor, action, before }: Loader<{ actor: string | null; action: string | null; before: number | null }>) {
+  return forReader(listAudit({ db, actor, action, before }), names);
+}

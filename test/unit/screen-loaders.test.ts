@@ -1,0 +1,52 @@
+/**
+ * A screen's first paint (its page) and its polls (its JSON route) must show the same thing: both
+ * call one loader of lib/queries/screens.ts. Read from the source, so a page or route that builds
+ * its own query again fails here.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
+
+/** Each screen: its page, the routes that poll or download it, and the loader they share. */
+const SCREENS: { loader: string; page: string; routes: string[] }[] = [
+  { loader: "loadOverview", page: "app/page.tsx", routes: ["app/api/overview/route.ts"] },
+  { loader: "loadBotClear", page: "app/bots/[botId]/page.tsx", routes: ["app/api/bots/[botId]/clear/route.ts"] },
+  { loader: "loadBreakerBoard", page: "app/breakers/page.tsx", routes: ["app/api/breakers/route.ts"] },
+  { loader: "loadDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
+  { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },
+  { loader: "loadSymbolChart", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/chart/route.ts"] },
+  { loader: "loadIncidentWindow", page: "app/incidents/page.tsx", routes: ["app/api/incidents/export/route.ts"] },
+];
+
+const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"@\/lib\/queries\/screens"/;
+const callsLoader = (text: string, loader: string) => {
+  const imported = SCREENS_MODULE.exec(text)?.[1]?.split(",").map((s) => s.trim()) ?? [];
+  return imported.includes(loader) && new RegExp(`\\b${loader}\\(`).test(text);
+};
+
+const filesUnder = (dir: string, name: string): string[] =>
+  fs
+    .readdirSync(path.join(root, dir), { recursive: true })
+    .map((f) => `${dir}/${String(f).split(path.sep).join("/")}`)
+    .filter((f) => path.basename(f) === name);
+
+describe("one loader per screen, shared by its page and its route", () => {
+  for (const { loader, page, routes } of SCREENS) {
+    it(`${page} and ${routes.join(", ")} both read through ${loader}`, () => {
+      for (const file of [page, ...routes]) expect(callsLoader(read(file), loader), `${file} does not call ${loader} from lib/queries/screens`).toBe(true);
+    });
+  }
+
+  it("every JSON route is one of those screens' routes", () => {
+    const known = new Set(SCREENS.flatMap((s) => s.routes));
+    expect(filesUnder("app/api", "route.ts").filter((f) => !known.has(f))).toEqual([]);
+  });
+
+  it("no page or route opens the journal itself", () => {
+    const direct = [...filesUnder("app", "page.tsx"), ...filesUnder("app", "route.ts")].filter((f) => /lib\/db\//.test(read(f)));
+    expect(direct, "read through readScreen (lib/queries/read) in a page, journalJson or journalResponse (lib/http) in a route").toEqual([]);
+  });
+});
