@@ -16,9 +16,8 @@ import { actorFromSession, actorFromTrustedHeader, isTrustedProxy, PROXY_SECRET_
 import type { Actor } from "./roles";
 import { SESSION_COOKIE } from "./token";
 
-export { canAct, type Actor, type Role } from "./roles";
-export { signSession, verifySession, sessionPayload, SESSION_COOKIE, type SessionPayload, type VerifyResult } from "./token";
-export { hashPassword, verifyPassword } from "./password";
+export { canAct, type Actor } from "./roles";
+export { SESSION_COOKIE } from "./token";
 
 /**
  * The signed-in actor, read fresh from the accounts file on every call, or null. Never throws: if

@@ -3,8 +3,6 @@
  * the migrations all read their vocabulary from here, so a typo cannot make two of them disagree.
  */
 
-export const CONTRACT_VERSION = 1;
-
 export const ORDER_SIDES = ["buy", "sell"] as const;
 export type OrderSide = (typeof ORDER_SIDES)[number];
 
@@ -34,7 +32,6 @@ export const ORDER_EVENT_KINDS = [
   "error",
   "operator",
 ] as const;
-export type OrderEventKind = (typeof ORDER_EVENT_KINDS)[number];
 
 export const RECONCILIATION_OUTCOMES = ["clean", "drift", "skipped", "error"] as const;
 export type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];

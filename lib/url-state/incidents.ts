@@ -17,7 +17,7 @@ export type IncidentKind = (typeof INCIDENT_KINDS)[number];
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 /** The default window, and what a window given by one end only extends to. */
-export const DEFAULT_WINDOW_MS = HOUR_MS;
+export const DEFAULT_WINDOW_MS = 60 * MINUTE_MS;
 /** Wider windows are refused: the rows cap keeps them cheap, but nobody reads a week minute by minute. */
 export const MAX_WINDOW_MS = 7 * 24 * HOUR_MS;
 /** Around a trip: this long before it and after its clear. */

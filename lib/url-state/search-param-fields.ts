@@ -21,8 +21,5 @@ export const oneSearchParam = (name: string) =>
       .optional(),
   );
 
-/** The same, untrimmed and with an empty value kept: for an id checked as written (./path-ids.ts). */
-export const oneSearchParamAsWritten = (name: string) => z.preprocess(single, z.string({ error: givenTwice(name) }).optional());
-
 /** The first value of a search param, as written; undefined when absent. Never fails. */
 export const firstSearchParam = z.preprocess((v) => firstValue(v as SearchParamValue), z.string().optional());

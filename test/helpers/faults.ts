@@ -58,21 +58,6 @@ export function integrityCheck(file: string): string {
   }
 }
 
-/** Polls fn until it returns a truthy value or the deadline passes. */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A copy of the journal (all of it, WAL included) with the first page of a table's b-tree overwritten. */
 export function corruptCopy(file: string, table: string): string {

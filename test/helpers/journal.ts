@@ -41,14 +41,6 @@ export function plainSqlJournal(label?: string): string {
   return file;
 }
 
-export function hasSqliteCli(): boolean {
-  try {
-    execFileSync("sqlite3", ["-version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What a shell script does: the sqlite3 command-line tool, each .sql file on its standard input. */
 export function sqliteCliJournal(label?: string): string {
