@@ -3,8 +3,7 @@ import { defineConfig, devices } from "@playwright/test";
 
 // Browsers are never downloaded here: tests drive Debian's Chromium (scripts/setup.sh installs it).
 // The wrapper /usr/bin/chromium prints noise; the binary behind it is used when present.
-const chromium =
-  process.env.DRIFTWATCH_CHROMIUM ?? ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => fs.existsSync(p));
+const chromium = process.env.DRIFTWATCH_CHROMIUM ?? ["/usr/lib/chromium/chromium", "/usr/bin/chromium"].find((p) => fs.existsSync(p));
 
 export default defineConfig({
   testDir: "test/e2e",
@@ -23,7 +22,15 @@ export default defineConfig({
     screenshot: "only-on-failure",
     launchOptions: {
       executablePath: chromium,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     },
   },
 });

@@ -25,13 +25,22 @@ import { hostAllowed } from "./lib/http/allowed-host";
 import { LimitedLog } from "./lib/http/rate-window";
 import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
 
-const HOST_LOG = new LimitedLog({ linesPerWindow: 10, windowMs: 60_000, maxLineChars: 300, what: "requests for other host names", write: (line) => console.error(line) });
+const HOST_LOG = new LimitedLog({
+  linesPerWindow: 10,
+  windowMs: 60_000,
+  maxLineChars: 300,
+  what: "requests for other host names",
+  write: (line) => console.error(line),
+});
 
 function refusal(request: NextRequest, status: number, message: string): NextResponse {
   const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
   // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
   return request.nextUrl.pathname.startsWith("/api/")
-    ? NextResponse.json({ ok: false, error: { code: status === 421 ? "misdirected" : status === 401 ? "unauthorized" : "invalid", message } }, { status, headers })
+    ? NextResponse.json(
+        { ok: false, error: { code: status === 421 ? "misdirected" : status === 401 ? "unauthorized" : "invalid", message } },
+        { status, headers },
+      )
     : new NextResponse(`${message}.\n`, { status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
 }
 
@@ -59,7 +68,9 @@ export async function proxy(request: NextRequest) {
     // The Host is not echoed: the page that sent it is not to be given text of its choosing.
     // The server log names the Host (bounded, unprintables replaced), so whoever runs the console
     // can see what people typed; the page does not.
-    HOST_LOG.line(`driftwatch: answered 421 to Host ${JSON.stringify((request.headers.get("host") ?? "(none)").slice(0, 100))}: not the bound address, loopback or DRIFTWATCH_ALLOWED_HOSTS`);
+    HOST_LOG.line(
+      `driftwatch: answered 421 to Host ${JSON.stringify((request.headers.get("host") ?? "(none)").slice(0, 100))}: not the bound address, loopback or DRIFTWATCH_ALLOWED_HOSTS`,
+    );
     return refusal(
       request,
       421,

@@ -24,7 +24,10 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
     <html lang="en">
       <body className="min-h-dvh bg-slate-50 font-sans text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         <Favicon />
-        <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900">
+        <a
+          href="#main"
+          className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900"
+        >
           Skip to content
         </a>
         <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
@@ -33,11 +36,31 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               driftwatch
             </Link>
             <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-              <li><Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">Overview</Link></li>
-              <li><Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">Doubtful orders</Link></li>
-              <li><Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">Breakers</Link></li>
-              <li><Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">Incidents</Link></li>
-              <li><Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">Audit log</Link></li>
+              <li>
+                <Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">
+                  Overview
+                </Link>
+              </li>
+              <li>
+                <Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">
+                  Doubtful orders
+                </Link>
+              </li>
+              <li>
+                <Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">
+                  Breakers
+                </Link>
+              </li>
+              <li>
+                <Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">
+                  Incidents
+                </Link>
+              </li>
+              <li>
+                <Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">
+                  Audit log
+                </Link>
+              </li>
             </ul>
             <div className="ml-auto">
               <AccountNav />

@@ -5,7 +5,11 @@ export default function NotFound() {
     <section className="space-y-2">
       <h1 className="text-xl font-bold">Not found</h1>
       <p>
-        There is no such page. <Link href="/" className="underline">Back to the bots</Link>.
+        There is no such page.{" "}
+        <Link href="/" className="underline">
+          Back to the bots
+        </Link>
+        .
       </p>
     </section>
   );

@@ -183,7 +183,11 @@ export function parseAllowedHosts(text: string): { ok: true; hosts: string[] } |
     .map((e) => e.trim().toLowerCase())
     .filter((e) => e.length > 0);
   const bad = entries.find((e) => !HOST_ENTRY.test(e));
-  if (bad !== undefined) return { ok: false, message: `has ${JSON.stringify(bad)}, which is not a host name or address with an optional port (such as console.example.com or 10.0.0.5:3000)` };
+  if (bad !== undefined)
+    return {
+      ok: false,
+      message: `has ${JSON.stringify(bad)}, which is not a host name or address with an optional port (such as console.example.com or 10.0.0.5:3000)`,
+    };
   return { ok: true, hosts: [...new Set([...LOOPBACK_HOSTS, ...entries])] };
 }
 

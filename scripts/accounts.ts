@@ -141,7 +141,8 @@ async function main(argv: string[]): Promise<number> {
       const role = checkRole(values.role);
       const { db, sqlite } = open();
       try {
-        if (getAccount(db, { name })) throw new AccountError("exists", `account ${JSON.stringify(name)} already exists (use passwd, role or enable to change it)`);
+        if (getAccount(db, { name }))
+          throw new AccountError("exists", `account ${JSON.stringify(name)} already exists (use passwd, role or enable to change it)`);
         const password = await askPassword(fromStdin);
         const account = await createAccount(db, { name, role, password, logN: config.scryptLogN });
         console.log(`added ${describe(account)} to ${config.accountsDbPath}`);
@@ -181,7 +182,11 @@ async function main(argv: string[]): Promise<number> {
       const { db, sqlite } = open();
       try {
         const account = setAccountDisabled(db, { name, disabled: command === "disable" });
-        console.log(command === "disable" ? `disabled ${account.name}: its sessions have ended` : `enabled ${describe(account)}: its owner signs in again (older sessions stay ended)`);
+        console.log(
+          command === "disable"
+            ? `disabled ${account.name}: its sessions have ended`
+            : `enabled ${describe(account)}: its owner signs in again (older sessions stay ended)`,
+        );
       } finally {
         sqlite.close();
       }

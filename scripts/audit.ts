@@ -33,7 +33,8 @@ function parseArgs(argv: string[]): Args | string {
         const colon = next.indexOf(":");
         const entries = Number(next.slice(0, colon));
         const hash = next.slice(colon + 1);
-        if (!Number.isSafeInteger(entries) || entries < 1 || hash.length === 0) return `--expect-head ${next}: give N:HASH, such as 42:hmac-sha256:3f… (from a "driftwatch: audit head" line)`;
+        if (!Number.isSafeInteger(entries) || entries < 1 || hash.length === 0)
+          return `--expect-head ${next}: give N:HASH, such as 42:hmac-sha256:3f… (from a "driftwatch: audit head" line)`;
         args.expectHead = { entries, hash };
         i++;
       } else args.expectHead = true;
@@ -91,7 +92,10 @@ function main(argv: string[]): number {
     }
     const e = r.brokenAt;
     const which = e ? `entry #${e.id} (${e.at}, ${e.actor}, ${e.action} ${e.target})` : `entry #${r.badId} (missing)`;
-    const trust = r.untrustedFrom <= 1 ? "No entry of it can be trusted." : `Entries before #${r.untrustedFrom} verify; treat #${r.untrustedFrom} and everything after it as untrusted.`;
+    const trust =
+      r.untrustedFrom <= 1
+        ? "No entry of it can be trusted."
+        : `Entries before #${r.untrustedFrom} verify; treat #${r.untrustedFrom} and everything after it as untrusted.`;
     console.error(`audit log of ${info.file}: chain broken at ${which}: ${r.problem}. ${trust}`);
     return 1;
   } finally {

@@ -114,7 +114,9 @@ async function main(): Promise<number> {
   if (gateway) console.log(`bots: venue gateway on http://127.0.0.1:${venuePort}`);
   const start = world.now().getTime();
   const rng = seededRng(subSeed(seed, "demo-faults"));
-  const onCall = values["on-call"] ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000 / speed, 180_000 / speed] }) : null;
+  const onCall = values["on-call"]
+    ? new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "demo-on-call")), respondAfterMs: [60_000 / speed, 180_000 / speed] })
+    : null;
   const plan = [...PLAN];
   for (const bot of world.bots) {
     console.log(`bots: ${bot.botId} on ${bot.spec.venue}, ${bot.symbols.join(" ")}`);

@@ -187,7 +187,19 @@ process.on("SIGHUP", () => void shutdown(0));
 // fresh token each run.
 const venuePort = Number(process.env.DRIFTWATCH_DEMO_VENUE_PORT ?? port + 1);
 const venueToken = randomBytes(24).toString("base64url");
-const botArgs = ["--import", "tsx", "scripts/demo-bots.ts", "--journal", journal, "--speed", String(speed), "--seed", values.seed, "--venue-port", String(venuePort)];
+const botArgs = [
+  "--import",
+  "tsx",
+  "scripts/demo-bots.ts",
+  "--journal",
+  journal,
+  "--speed",
+  String(speed),
+  "--seed",
+  values.seed,
+  "--venue-port",
+  String(venuePort),
+];
 if (values["on-call"]) botArgs.push("--on-call");
 start("bots", process.execPath, botArgs, { DRIFTWATCH_VENUE_TOKEN: venueToken });
 start("console", bin("next"), [serverMode, "-H", "127.0.0.1", "-p", String(port)], {

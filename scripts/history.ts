@@ -53,7 +53,9 @@ async function main(): Promise<number> {
   });
   const seconds = (report.elapsedMs / 1000).toFixed(1);
   console.log(`\n${out}: ${days} simulated day(s), ${report.start} to ${report.end}, seed ${seed}`);
-  console.log(`${report.rowsWritten} rows written in ${seconds} s (${report.cycles} cycles per bot, ${report.incidents} incidents, ${report.trips} trips, ${report.clears} clears)`);
+  console.log(
+    `${report.rowsWritten} rows written in ${seconds} s (${report.cycles} cycles per bot, ${report.incidents} incidents, ${report.trips} trips, ${report.clears} clears)`,
+  );
   for (const [table, n] of Object.entries(report.rows)) console.log(`  ${table.padEnd(26)} ${n}`);
   return 0;
 }

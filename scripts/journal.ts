@@ -24,9 +24,7 @@ function main(argv: string[]): number {
     case "migrate": {
       const r = migrateJournal(file);
       const what = r.created ? "created" : r.applied.length > 0 ? "upgraded" : "already up to date";
-      console.log(
-        `journal ${r.file}: ${what}, schema version ${r.from} -> ${r.to}${r.applied.length ? ` (applied ${r.applied.join(", ")})` : ""}, WAL`,
-      );
+      console.log(`journal ${r.file}: ${what}, schema version ${r.from} -> ${r.to}${r.applied.length ? ` (applied ${r.applied.join(", ")})` : ""}, WAL`);
       return 0;
     }
     case "check": {

@@ -17,7 +17,12 @@ const usage = `usage: npm run scenario -- <${SCENARIO_NAMES.join("|")}|list> [jo
 function table(db: Database.Database, title: string, sql: string): void {
   const rows = db.prepare(sql).all() as Record<string, unknown>[];
   console.log(`\n${title} (${rows.length})`);
-  for (const r of rows) console.log(`  ${Object.values(r).map((v) => (v === null ? "-" : String(v))).join("  ")}`);
+  for (const r of rows)
+    console.log(
+      `  ${Object.values(r)
+        .map((v) => (v === null ? "-" : String(v)))
+        .join("  ")}`,
+    );
 }
 
 async function main(): Promise<number> {
@@ -67,7 +72,11 @@ async function main(): Promise<number> {
       `their events`,
       `SELECT e.client_order_id, e.at, e.kind, e.detail FROM order_events e JOIN orders o USING (client_order_id) WHERE o.bot_id = '${scenario.botId}' ORDER BY e.id`,
     );
-    table(db, "reconciliations", `SELECT bot_id, outcome, count(*) AS cycles, min(at) AS first, max(at) AS last FROM reconciliations GROUP BY bot_id, outcome ORDER BY bot_id, first`);
+    table(
+      db,
+      "reconciliations",
+      `SELECT bot_id, outcome, count(*) AS cycles, min(at) AS first, max(at) AS last FROM reconciliations GROUP BY bot_id, outcome ORDER BY bot_id, first`,
+    );
     table(
       db,
       "drifting positions",

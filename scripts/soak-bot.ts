@@ -37,7 +37,14 @@ async function main(): Promise<number> {
   process.on("SIGINT", () => (stop = true));
   const { db } = openJournalWriter(values.journal);
   try {
-    const report = await runSoakBot({ db, seconds, rate, incidentEveryMs: incidentEvery * 1000, firstIncidentAfterMs: firstIncident * 1000, shouldStop: () => stop });
+    const report = await runSoakBot({
+      db,
+      seconds,
+      rate,
+      incidentEveryMs: incidentEvery * 1000,
+      firstIncidentAfterMs: firstIncident * 1000,
+      shouldStop: () => stop,
+    });
     fs.writeFileSync(values.report, JSON.stringify(report));
     console.log(`soak-bot: ${report.writes} writes in ${report.seconds.toFixed(1)} s, ${report.busy} SQLITE_BUSY, ${report.errors} other errors`);
   } finally {

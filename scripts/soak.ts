@@ -35,7 +35,19 @@ const MIN_WRITE_RATE = 200;
 const OPERATOR = { name: "soak", password: randomBytes(12).toString("hex") };
 const say = (line: string) => console.log(`soak: ${line}`);
 
-const SOURCES = ["app", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "public",
+  "instrumentation.ts",
+  "proxy.ts",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "package.json",
+  "package-lock.json",
+];
 function newestMtime(p: string): number {
   let stat: fs.Stats;
   try {
@@ -59,7 +71,11 @@ function checkBuild(build: boolean): string | null {
     return null;
   }
   say("building the console first");
-  const r = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const r = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   return r.status === 0 ? null : "the console did not build";
 }
 
@@ -72,7 +88,21 @@ function startBot(opts: { journal: string; seconds: number; rate: number; incide
   // finishes its write and reports.
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", "scripts/soak-bot.ts", "--journal", opts.journal, "--seconds", String(opts.seconds), "--rate", String(opts.rate), "--incident-every", String(opts.incidentEvery), "--report", opts.report],
+    [
+      "--import",
+      "tsx",
+      "scripts/soak-bot.ts",
+      "--journal",
+      opts.journal,
+      "--seconds",
+      String(opts.seconds),
+      "--rate",
+      String(opts.rate),
+      "--incident-every",
+      String(opts.incidentEvery),
+      "--report",
+      opts.report,
+    ],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
@@ -149,7 +179,13 @@ async function main(): Promise<number> {
     const [launched, started] = await Promise.allSettled([
       // Playwright's own SIGINT handler exits the process (code 130) once the browser is closed,
       // which would leave the console running: the teardown below closes the browser itself.
-      chromium.launch({ executablePath: browserPath, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] }),
+      chromium.launch({
+        executablePath: browserPath,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+        args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      }),
       startConsole({ journal, env: { DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_SESSION_SECRET: randomBytes(32).toString("hex") } }),
     ]);
     if (launched.status === "fulfilled") browser = launched.value;
@@ -180,7 +216,8 @@ async function main(): Promise<number> {
 
     bot.child.kill("SIGTERM");
     const code = await bot.exited;
-    if (code !== 0 || !fs.existsSync(reportFile)) return fail(`the bot exited with ${code} and no report: ${bot.output().trim().split("\n").at(-1) ?? "no output"}`);
+    if (code !== 0 || !fs.existsSync(reportFile))
+      return fail(`the bot exited with ${code} and no report: ${bot.output().trim().split("\n").at(-1) ?? "no output"}`);
     const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as SoakBotReport;
     const sizeMb = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size / 1e6 : 0);
     const files = { journalMb: sizeMb(journal), walMb: sizeMb(`${journal}-wal`) };
@@ -250,12 +287,23 @@ function printFigures(f: {
     ["soak length", `${fmt(f.windowSeconds, 1)} s (asked ${f.seconds} s)`],
     ["requests served", `${polls.served} of ${polls.requests} (${fmt(polls.served / f.windowSeconds, 1)}/s; ${statuses})`],
     ["request errors", String(polls.errors)],
-    ["latency p50 / p99 / max", `${fmt(percentile(polls.latenciesMs, 50))} / ${fmt(percentile(polls.latenciesMs, 99))} / ${fmt(Math.max(...polls.latenciesMs))} ms`],
-    ["latency p50 / p99 by route", Object.entries(polls.byRoute).map(([r, ms]) => `${r.replace(/^\/api\//, "").replace(/\?.*$/, "")} ${fmt(percentile(ms, 50))}/${fmt(percentile(ms, 99))}`).join(", ")],
+    [
+      "latency p50 / p99 / max",
+      `${fmt(percentile(polls.latenciesMs, 50))} / ${fmt(percentile(polls.latenciesMs, 99))} / ${fmt(Math.max(...polls.latenciesMs))} ms`,
+    ],
+    [
+      "latency p50 / p99 by route",
+      Object.entries(polls.byRoute)
+        .map(([r, ms]) => `${r.replace(/^\/api\//, "").replace(/\?.*$/, "")} ${fmt(percentile(ms, 50))}/${fmt(percentile(ms, 99))}`)
+        .join(", "),
+    ],
     ["bot writes", `${report.writes} in ${fmt(report.seconds, 1)} s`],
     ["bot write rate", `${fmt(report.writes / report.seconds)} writes/s`],
     ["bot write time p50 / p99 / max", `${fmt(report.writeMs.p50, 2)} / ${fmt(report.writeMs.p99, 2)} / ${fmt(report.writeMs.max, 1)} ms (BEGIN to COMMIT)`],
-    ["rows found in the journal", `${rows.found} of ${rows.expected} confirmed (${rows.missing} lost; ${Object.keys(report.orders).length} orders, ${rows.staleOrders} behind their confirmed version)`],
+    [
+      "rows found in the journal",
+      `${rows.found} of ${rows.expected} confirmed (${rows.missing} lost; ${Object.keys(report.orders).length} orders, ${rows.staleOrders} behind their confirmed version)`,
+    ],
     ["bot incidents (lost replies)", String(report.incidents)],
     ["journal at the end", `${fmt(f.files.journalMb, 1)} MB, WAL ${fmt(f.files.walMb, 1)} MB`],
     ["actions applied", `${actions.applied} (${tally(acted.confirmed.filter((a) => a.outcome === "applied").map((a) => a.action))})`],
@@ -280,7 +328,12 @@ function printFigures(f: {
 function tally(names: string[]): string {
   const counts = new Map<string, number>();
   for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([n, c]) => `${c} ${n}`).join(", ") || "none";
+  return (
+    [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([n, c]) => `${c} ${n}`)
+      .join(", ") || "none"
+  );
 }
 
 function fail(reason: string): number {

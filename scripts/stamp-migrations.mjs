@@ -6,7 +6,10 @@ import path from "node:path";
 
 const dir = path.resolve(process.argv.find((a) => a.startsWith("--dir="))?.slice(6) ?? "drizzle");
 const check = process.argv.includes("--check");
-const files = fs.readdirSync(dir).filter((f) => /^\d{4}_.*\.sql$/.test(f)).sort();
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+  .sort();
 let bad = 0;
 files.forEach((file, i) => {
   const full = path.join(dir, file);

@@ -1,4 +1,4 @@
-// The whole test run, as CI runs it: lint, types, migrations up to date, unit + integration tests
+// The whole test run, as CI runs it: lint, format, dead exports, types, migrations up to date, unit + integration tests
 // on real SQLite files, a production build, a 60-second soak of that build beside a fast bot
 // (counted as one test), and browser tests in real Chromium. Every step runs
 // even after a failure (except the browser tests without a build), and the last line counts the
@@ -13,7 +13,15 @@ for (const f of ["test-results/vitest.json", "test-results/e2e.json"]) fs.rmSync
 
 const steps = [
   { name: "lint", run: [[bin("eslint"), "."]] },
-  { name: "typecheck", run: [[bin("next"), "typegen"], [bin("tsc"), "--noEmit"]] },
+  { name: "format", run: [[bin("prettier"), "--check", "."]] },
+  { name: "dead exports", run: [[bin("knip"), "--no-progress"]] },
+  {
+    name: "typecheck",
+    run: [
+      [bin("next"), "typegen"],
+      [bin("tsc"), "--noEmit"],
+    ],
+  },
   { name: "migrations up to date", run: [["node", "scripts/check-drizzle.mjs"]] },
   {
     name: "unit + integration tests",

@@ -21,7 +21,11 @@ const params = z.object({
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await connection();
   const raw = await searchParams;
-  const p = params.parse({ actor: typeof raw.actor === "string" ? raw.actor : undefined, action: typeof raw.action === "string" ? raw.action : undefined, before: raw.before });
+  const p = params.parse({
+    actor: typeof raw.actor === "string" ? raw.actor : undefined,
+    action: typeof raw.action === "string" ? raw.action : undefined,
+    before: raw.before,
+  });
   // A reader who is not signed in sees roles, and filters by role: a name in the URL must not
   // tell them whether that account acted.
   const names = await readerSeesNames();
@@ -57,7 +61,12 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </div>
         <div className="flex flex-col">
           <label htmlFor="audit-action">Action</label>
-          <select id="audit-action" name="action" defaultValue={p.action ?? ""} className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900">
+          <select
+            id="audit-action"
+            name="action"
+            defaultValue={p.action ?? ""}
+            className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
+          >
             <option value="">all actions</option>
             {view.actions.map((a) => (
               <option key={a}>{a}</option>
@@ -69,11 +78,18 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </button>
       </form>
       {view.entries.length === 0 ? (
-        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">No operator action recorded{actor || p.action ? " for these filters" : " yet"}.</p>
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm">
+          No operator action recorded{actor || p.action ? " for these filters" : " yet"}.
+        </p>
       ) : (
         <ol className="space-y-2" aria-label="Audit entries">
           {view.entries.map((e) => (
-            <li key={e.id} data-testid="audit-entry" data-outcome={e.outcome} className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}>
+            <li
+              key={e.id}
+              data-testid="audit-entry"
+              data-outcome={e.outcome}
+              className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}
+            >
               <p>
                 <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> · {e.action} ·{" "}
                 <span className="break-all font-mono">{visibleText(e.target)}</span> ·{" "}

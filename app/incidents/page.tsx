@@ -26,8 +26,8 @@ function Intro() {
     <div className="space-y-1">
       <h1 className="text-2xl font-bold">Incident review</h1>
       <p className="text-sm text-slate-700 dark:text-slate-200">
-        Everything the journal recorded in a window, oldest first: order events, reconciliations and the drifts they found, trips and clears,
-        and what operators did. Times are UTC to the millisecond; on a computer, hover a time to see it in your own time zone.
+        Everything the journal recorded in a window, oldest first: order events, reconciliations and the drifts they found, trips and clears, and what operators
+        did. Times are UTC to the millisecond; on a computer, hover a time to see it in your own time zone.
       </p>
     </div>
   );
@@ -46,7 +46,11 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     return (
       <div className="space-y-4">
         <Intro />
-        <section role="alert" data-testid="window-error" className="rounded-lg border-2 border-amber-600 bg-amber-50 p-3 text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+        <section
+          role="alert"
+          data-testid="window-error"
+          className="rounded-lg border-2 border-amber-600 bg-amber-50 p-3 text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+        >
           <h2 className="font-bold">This window cannot be shown</h2>
           <p className="mt-1 text-sm">{query.message}</p>
           <p className="mt-1 text-sm">
@@ -151,10 +155,13 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           <span className="text-slate-700 dark:text-slate-200">(up to {EXPORT_ROW_CAP.toLocaleString("en-US")} events)</span>
         </p>
         {timeline.capped && (
-          <p role="status" data-testid="timeline-capped" className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm font-semibold text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-            This window holds more than {timeline.limit.toLocaleString("en-US")} events: only the first {timeline.limit.toLocaleString("en-US")} are
-            shown, up to <UtcTime iso={events.at(-1)?.at ?? window.to} className="font-mono" />. Narrow the window, filter by bot or kind, or
-            continue from{" "}
+          <p
+            role="status"
+            data-testid="timeline-capped"
+            className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm font-semibold text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+          >
+            This window holds more than {timeline.limit.toLocaleString("en-US")} events: only the first {timeline.limit.toLocaleString("en-US")} are shown, up
+            to <UtcTime iso={events.at(-1)?.at ?? window.to} className="font-mono" />. Narrow the window, filter by bot or kind, or continue from{" "}
             <Link href={incidentHref({ from: events.at(-1)?.at ?? window.from, to: window.to }, filters)} className="underline">
               the last event shown
             </Link>
@@ -165,8 +172,8 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           <div className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="timeline-empty">
             {window.defaulted === "empty_journal" ? (
               <p>
-                Nothing to review yet: no bot has written an order event, a reconciliation or a breaker event to this journal. Point a bot at it
-                (see <code>docs/journal.md</code>) or try <code>npm run demo</code>.
+                Nothing to review yet: no bot has written an order event, a reconciliation or a breaker event to this journal. Point a bot at it (see{" "}
+                <code>docs/journal.md</code>) or try <code>npm run demo</code>.
               </p>
             ) : (
               <p>

@@ -33,7 +33,10 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
         <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
           Acknowledge {line.symbol}
         </button>
-        <ActionMessage result={result} success={result?.ok ? `Acknowledged until ${result.data.expiresAt.slice(11, 19)} UTC, or until the drift changes.` : ""} />
+        <ActionMessage
+          result={result}
+          success={result?.ok ? `Acknowledged until ${result.data.expiresAt.slice(11, 19)} UTC, or until the drift changes.` : ""}
+        />
       </form>
     </details>
   );

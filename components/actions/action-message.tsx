@@ -11,7 +11,12 @@ export function ActionMessage({ result, success }: { result: ActionResult<unknow
     );
   }
   return (
-    <div role="alert" className="mt-2 rounded bg-red-50 p-2 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="action-refused" data-code={result.code}>
+    <div
+      role="alert"
+      className="mt-2 rounded bg-red-50 p-2 text-sm text-red-950 dark:bg-red-950 dark:text-red-50"
+      data-testid="action-refused"
+      data-code={result.code}
+    >
       <p>{result.message}</p>
       {result.reasons && result.reasons.length > 0 && (
         <ul className="mt-1 list-inside list-disc">

@@ -65,7 +65,14 @@ export function ResolveOrderActions({
             <label htmlFor={`${id}-status`} className="text-sm font-semibold">
               Status on the exchange&apos;s own screen
             </label>
-            <select id={`${id}-status`} name="status" defaultValue="" className={inputClass} aria-invalid={!!err("status")} aria-describedby={`${id}-status-err`}>
+            <select
+              id={`${id}-status`}
+              name="status"
+              defaultValue=""
+              className={inputClass}
+              aria-invalid={!!err("status")}
+              aria-describedby={`${id}-status-err`}
+            >
               <option value="" disabled>
                 choose…
               </option>
@@ -82,14 +89,28 @@ export function ResolveOrderActions({
               <label htmlFor={`${id}-filled`} className="text-sm font-semibold">
                 Filled quantity
               </label>
-              <input id={`${id}-filled`} name="filledQty" inputMode="decimal" className={inputClass} aria-invalid={!!err("filledQty")} aria-describedby={`${id}-filled-err`} />
+              <input
+                id={`${id}-filled`}
+                name="filledQty"
+                inputMode="decimal"
+                className={inputClass}
+                aria-invalid={!!err("filledQty")}
+                aria-describedby={`${id}-filled-err`}
+              />
               <FieldError id={`${id}-filled-err`} errors={err("filledQty")} />
             </div>
             <div>
               <label htmlFor={`${id}-price`} className="text-sm font-semibold">
                 Average price
               </label>
-              <input id={`${id}-price`} name="avgPrice" inputMode="decimal" className={inputClass} aria-invalid={!!err("avgPrice")} aria-describedby={`${id}-price-err`} />
+              <input
+                id={`${id}-price`}
+                name="avgPrice"
+                inputMode="decimal"
+                className={inputClass}
+                aria-invalid={!!err("avgPrice")}
+                aria-describedby={`${id}-price-err`}
+              />
               <FieldError id={`${id}-price-err`} errors={err("avgPrice")} />
             </div>
           </div>

@@ -30,7 +30,9 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
   const missing = view.items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = loadedBreakerVersion !== null && currentVersion !== loadedBreakerVersion;
-  const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol))].sort((a, b) => (a.symbol < b.symbol ? -1 : 1));
+  const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol))].sort((a, b) =>
+    a.symbol < b.symbol ? -1 : 1,
+  );
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -47,7 +49,13 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
         {/* Outside the halted branch: once cleared, the next poll shows "not halted" and the outcome must stay. */}
         <ActionMessage
           result={result}
-          success={result?.ok ? (result.data.cleared ? "Cleared. The bot may open new positions on its next cycle." : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`) : ""}
+          success={
+            result?.ok
+              ? result.data.cleared
+                ? "Cleared. The bot may open new positions on its next cycle."
+                : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`
+              : ""
+          }
         />
         <ActionMessage result={approval} success="Approved and cleared." />
         {!halted ? (
@@ -90,17 +98,36 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
                   Why it is safe to resume
                 </label>
-                <textarea id={`${id}-reason`} name="reason" rows={2} className={inputClass} aria-invalid={!!fieldErrors(result, "reason")} aria-describedby={`${id}-reason-err`} />
+                <textarea
+                  id={`${id}-reason`}
+                  name="reason"
+                  rows={2}
+                  className={inputClass}
+                  aria-invalid={!!fieldErrors(result, "reason")}
+                  aria-describedby={`${id}-reason-err`}
+                />
                 <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
               </div>
               <div>
                 <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
                   Type the bot id to confirm: <span className="font-mono">{botId}</span>
                 </label>
-                <input id={`${id}-confirm`} name="confirmBotId" autoComplete="off" className={inputClass} aria-invalid={!!fieldErrors(result, "confirmBotId")} aria-describedby={`${id}-confirm-err`} />
+                <input
+                  id={`${id}-confirm`}
+                  name="confirmBotId"
+                  autoComplete="off"
+                  className={inputClass}
+                  aria-invalid={!!fieldErrors(result, "confirmBotId")}
+                  aria-describedby={`${id}-confirm-err`}
+                />
                 <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
               </div>
-              <button type="submit" disabled={!canAct || pending || missing.length > 0} className={`${buttonClass} bg-red-800 hover:bg-red-900`} aria-describedby={`${id}-why-disabled`}>
+              <button
+                type="submit"
+                disabled={!canAct || pending || missing.length > 0}
+                className={`${buttonClass} bg-red-800 hover:bg-red-900`}
+                aria-describedby={`${id}-why-disabled`}
+              >
                 {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
               </button>
               {missing.length > 0 && (

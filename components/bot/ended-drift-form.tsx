@@ -38,7 +38,14 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
           <label htmlFor={`${id}-note`} className="block font-semibold">
             What you checked
           </label>
-          <textarea id={`${id}-note`} name="note" rows={2} className={inputClass} aria-invalid={!!fieldErrors(result, "note")} aria-describedby={`${id}-note-err`} />
+          <textarea
+            id={`${id}-note`}
+            name="note"
+            rows={2}
+            className={inputClass}
+            aria-invalid={!!fieldErrors(result, "note")}
+            aria-describedby={`${id}-note-err`}
+          />
           <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
           <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
             Acknowledge {d.symbol}

@@ -5,8 +5,7 @@ export function NoBots({ file }: { file: string }) {
         No bots have written to this journal yet
       </h2>
       <p className="mt-2 text-sm">
-        The console is reading <span className="break-all font-mono">{file}</span>, which has the journal schema but no rows in{" "}
-        <code>bots</code>.
+        The console is reading <span className="break-all font-mono">{file}</span>, which has the journal schema but no rows in <code>bots</code>.
       </p>
       <ol className="mt-3 list-inside list-decimal space-y-1 text-sm">
         <li>
@@ -15,7 +14,9 @@ export function NoBots({ file }: { file: string }) {
         <li>
           Have it insert its row into <code>bots</code> and <code>breakers</code> on start and update <code>bots.heartbeat_at</code> every cycle.
         </li>
-        <li>Or try the console on simulated bots: <code>npm run demo</code>.</li>
+        <li>
+          Or try the console on simulated bots: <code>npm run demo</code>.
+        </li>
       </ol>
     </section>
   );

@@ -34,12 +34,15 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
           </span>
         </div>
         {b === null ? (
-          <p className="mt-2 text-sm">This bot has no row in <code>breakers</code>, so nobody can say whether it may trade. A bot writes that row when it starts.</p>
+          <p className="mt-2 text-sm">
+            This bot has no row in <code>breakers</code>, so nobody can say whether it may trade. A bot writes that row when it starts.
+          </p>
         ) : b.halted ? (
           <p className="mt-2 whitespace-pre-line text-sm [overflow-wrap:anywhere]" data-testid="halted-for">
             <strong>
               Halted for <HaltedFor since={b.changedAt} />
-            </strong>: {visibleText(b.reason ?? "no reason recorded")}
+            </strong>
+            : {visibleText(b.reason ?? "no reason recorded")}
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />

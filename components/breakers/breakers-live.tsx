@@ -36,8 +36,8 @@ export function BreakersLive({ view }: { view: BreakersView }) {
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-200">
-        Each bot&apos;s breaker now, then its trips and clears, newest first ({data?.pageSize ?? 20} per page). A trip halts new entries until a person
-        clears it.
+        Each bot&apos;s breaker now, then its trips and clears, newest first ({data?.pageSize ?? 20} per page). A trip halts new entries until a person clears
+        it.
         {view.bot && (
           <>
             {" "}

@@ -147,7 +147,16 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
             />
           ))}
           <Line type="stepAfter" dataKey="ours" name="ours" stroke="var(--c-ours)" strokeWidth={2} dot={dots} isAnimationActive={false} />
-          <Line type="stepAfter" dataKey="theirs" name="theirs" stroke="var(--c-theirs)" strokeWidth={2} strokeDasharray="5 3" dot={dots} isAnimationActive={false} />
+          <Line
+            type="stepAfter"
+            dataKey="theirs"
+            name="theirs"
+            stroke="var(--c-theirs)"
+            strokeWidth={2}
+            strokeDasharray="5 3"
+            dot={dots}
+            isAnimationActive={false}
+          />
           <Tooltip content={PointTooltip} isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>

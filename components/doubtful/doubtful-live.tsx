@@ -48,12 +48,15 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={causes.length > 0} />
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-200">
-        Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by
-        sending it again.
+        Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by sending it again.
       </p>
       {!canAct && <ViewerNote next={bot ? `/doubtful?bot=${encodeURIComponent(bot)}` : "/doubtful"} />}
       {resolved.length > 0 && (
-        <ul role="status" data-testid="resolved-notice" className="space-y-1 rounded bg-emerald-50 p-3 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50">
+        <ul
+          role="status"
+          data-testid="resolved-notice"
+          className="space-y-1 rounded bg-emerald-50 p-3 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50"
+        >
           {resolved.map((m) => (
             <li key={m} className="break-all">
               Resolved: {m}

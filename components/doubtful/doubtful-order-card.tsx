@@ -10,7 +10,11 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
       return <span className="text-sm text-slate-600 dark:text-slate-300">id recomputes from its decision</span>;
     case "foreign":
       return (
-        <span data-testid="id-flag" className="rounded bg-purple-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white" title={`does not start with ${check.expectedPrefix}-`}>
+        <span
+          data-testid="id-flag"
+          className="rounded bg-purple-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white"
+          title={`does not start with ${check.expectedPrefix}-`}
+        >
           Foreign id: not this bot&apos;s prefix ({check.expectedPrefix}-)
         </span>
       );
@@ -59,8 +63,8 @@ export function DoubtfulOrderCard({
         <span className="rounded bg-red-700 px-2 py-0.5 text-sm font-bold uppercase text-white">{order.state}</span>
       </header>
       <p className="mt-1 text-sm">
-        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
-        {formatAge(order.ageMs)} old
+        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> · {formatAge(order.ageMs)}{" "}
+        old
       </p>
       {goneFromList && (
         <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">
@@ -90,9 +94,13 @@ export function DoubtfulOrderCard({
         <dt className="text-slate-600 dark:text-slate-300">Filled</dt>
         <dd>{order.filledQty}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Intent written</dt>
-        <dd><UtcTime iso={order.createdAt} /></dd>
+        <dd>
+          <UtcTime iso={order.createdAt} />
+        </dd>
         <dt className="text-slate-600 dark:text-slate-300">Last update</dt>
-        <dd><UtcTime iso={order.updatedAt} /> (version {order.version})</dd>
+        <dd>
+          <UtcTime iso={order.updatedAt} /> (version {order.version})
+        </dd>
       </dl>
       <details className="mt-3 text-sm">
         <summary className="cursor-pointer font-semibold">History ({order.events.length} events)</summary>

@@ -53,7 +53,14 @@ export function FoldedMinute(props: { exportHref: string; total: number; routine
         <span>
           <strong>{props.routine.toLocaleString("en-US")}</strong> routine events folded: {props.summary}.
         </span>
-        <button type="button" className={button} aria-expanded="false" aria-controls={props.listId} disabled={state.kind === "loading"} onClick={() => void open()}>
+        <button
+          type="button"
+          className={button}
+          aria-expanded="false"
+          aria-controls={props.listId}
+          disabled={state.kind === "loading"}
+          onClick={() => void open()}
+        >
           {state.kind === "loading" ? "Loading…" : `Show all ${props.total.toLocaleString("en-US")} events of this minute`}
         </button>
         <a href={props.exportHref} className="text-xs underline">

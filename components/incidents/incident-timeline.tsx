@@ -58,9 +58,8 @@ export function IncidentTimeline({ events, window, filters }: { events: readonly
       {folded > 0 && (
         <p className="text-sm" data-testid="fold-note">
           {folded === 1 ? "One busy minute" : `${folded.toLocaleString("en-US")} busy minutes`} (over {FOLD_ROUTINE_OVER} routine events each){" "}
-          {folded === 1 ? "shows" : "show"} only their notable events: whatever went wrong, and whatever an operator did. The routine
-          rest (intents, orders sent and filled, clean reconciliations, drift cycles unchanged from the one before) is counted on one line
-          you can open.
+          {folded === 1 ? "shows" : "show"} only their notable events: whatever went wrong, and whatever an operator did. The routine rest (intents, orders sent
+          and filled, clean reconciliations, drift cycles unchanged from the one before) is counted on one line you can open.
         </p>
       )}
       <ol className="space-y-4" aria-label="Events, oldest first, by minute">

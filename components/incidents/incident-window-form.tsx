@@ -7,7 +7,8 @@ const kindLabels: Record<IncidentKind, string> = {
   operator: "operator actions",
 };
 
-const input = "w-full rounded border border-slate-400 bg-white px-2 py-1 font-mono text-sm dark:bg-slate-900 aria-[invalid=true]:border-2 aria-[invalid=true]:border-red-700";
+const input =
+  "w-full rounded border border-slate-400 bg-white px-2 py-1 font-mono text-sm dark:bg-slate-900 aria-[invalid=true]:border-2 aria-[invalid=true]:border-red-700";
 
 /**
  * The window and filters as a plain GET form: it works without JavaScript, every value lands in
@@ -64,8 +65,8 @@ export function IncidentWindowForm({
         </label>
       </div>
       <p id="window-hint" className="text-xs text-slate-700 dark:text-slate-200">
-        ISO times such as 2026-08-10T15:30:00Z or 2026-08-10T15:30:00.250Z; at most 7 days. Leave both empty for the last hour; give one and the
-        window is the hour from or up to it.
+        ISO times such as 2026-08-10T15:30:00Z or 2026-08-10T15:30:00.250Z; at most 7 days. Leave both empty for the last hour; give one and the window is the
+        hour from or up to it.
       </p>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
@@ -77,7 +78,10 @@ export function IncidentWindowForm({
             </label>
           ))}
         </fieldset>
-        <button type="submit" className="rounded bg-slate-800 px-3 py-1.5 text-sm font-semibold text-white hover:bg-slate-900 focus-visible:outline-2 dark:bg-slate-200 dark:text-slate-900">
+        <button
+          type="submit"
+          className="rounded bg-slate-800 px-3 py-1.5 text-sm font-semibold text-white hover:bg-slate-900 focus-visible:outline-2 dark:bg-slate-200 dark:text-slate-900"
+        >
           Show this window
         </button>
       </div>

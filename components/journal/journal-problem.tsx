@@ -6,7 +6,11 @@ import type { JournalError } from "@/lib/db/journal-file";
  */
 export function JournalProblem({ error }: { error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message"> }) {
   return (
-    <section role="alert" aria-labelledby="journal-problem-title" className="rounded-lg border-2 border-red-700 bg-red-50 p-5 text-red-950 dark:bg-red-950 dark:text-red-50">
+    <section
+      role="alert"
+      aria-labelledby="journal-problem-title"
+      className="rounded-lg border-2 border-red-700 bg-red-50 p-5 text-red-950 dark:bg-red-950 dark:text-red-50"
+    >
       <h1 id="journal-problem-title" className="text-xl font-bold">
         The journal cannot be read
       </h1>

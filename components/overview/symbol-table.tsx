@@ -43,15 +43,33 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
       <caption className="sr-only">Each bot&apos;s book against the exchange&apos;s, per symbol</caption>
       <thead className="hidden sm:table-header-group">
         <tr className="border-b border-slate-300 text-left dark:border-slate-600">
-          <th scope="col" className="px-2 py-1.5">Bot</th>
-          <th scope="col" className="px-2 py-1.5">Symbol</th>
-          <th scope="col" className="px-2 py-1.5 text-right">Ours</th>
-          <th scope="col" className="px-2 py-1.5 text-right">Theirs</th>
-          <th scope="col" className="px-2 py-1.5 text-right">Difference</th>
-          <th scope="col" className="px-2 py-1.5 text-right">Notional</th>
-          <th scope="col" className="px-2 py-1.5">Drift</th>
-          <th scope="col" className="px-2 py-1.5">Drifting for</th>
-          <th scope="col" className="px-2 py-1.5">Acknowledged</th>
+          <th scope="col" className="px-2 py-1.5">
+            Bot
+          </th>
+          <th scope="col" className="px-2 py-1.5">
+            Symbol
+          </th>
+          <th scope="col" className="px-2 py-1.5 text-right">
+            Ours
+          </th>
+          <th scope="col" className="px-2 py-1.5 text-right">
+            Theirs
+          </th>
+          <th scope="col" className="px-2 py-1.5 text-right">
+            Difference
+          </th>
+          <th scope="col" className="px-2 py-1.5 text-right">
+            Notional
+          </th>
+          <th scope="col" className="px-2 py-1.5">
+            Drift
+          </th>
+          <th scope="col" className="px-2 py-1.5">
+            Drifting for
+          </th>
+          <th scope="col" className="px-2 py-1.5">
+            Acknowledged
+          </th>
         </tr>
       </thead>
       <tbody className="block sm:table-row-group">
@@ -79,15 +97,27 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
                 {l.symbol}
               </Link>
             </td>
-            <td className={`${cell} font-mono sm:text-right`} data-label="Ours">{signed(l.ours)}</td>
-            <td className={`${cell} font-mono sm:text-right`} data-label="Theirs">{signed(l.theirs)}</td>
+            <td className={`${cell} font-mono sm:text-right`} data-label="Ours">
+              {signed(l.ours)}
+            </td>
+            <td className={`${cell} font-mono sm:text-right`} data-label="Theirs">
+              {signed(l.theirs)}
+            </td>
             <td className={`${cell} font-mono sm:text-right`} data-label="Difference">
               {l.drift === "none" ? "0" : `${signed(l.difference)} (${signed(Math.round(l.steps * 100) / 100)} steps)`}
             </td>
-            <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">{l.drift === "none" ? "—" : money(l.driftNotional)}</td>
-            <td className={cell} data-label="Drift"><DriftCell line={l} /></td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">{l.drift === "none" ? "—" : formatDuration(l.driftForMs)}</td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged"><AckCell line={l} canAct={canAct} /></td>
+            <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">
+              {l.drift === "none" ? "—" : money(l.driftNotional)}
+            </td>
+            <td className={cell} data-label="Drift">
+              <DriftCell line={l} />
+            </td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">
+              {l.drift === "none" ? "—" : formatDuration(l.driftForMs)}
+            </td>
+            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged">
+              <AckCell line={l} canAct={canAct} />
+            </td>
           </tr>
         ))}
       </tbody>

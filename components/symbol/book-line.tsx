@@ -9,7 +9,9 @@ const money = (n: number | null) => (n === null ? "no mark price" : n.toLocaleSt
 const driftBadge = {
   unknown_position: <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>,
   size_drift: <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>,
-  none: <span className="inline-block rounded bg-slate-200 px-1.5 py-0.5 text-xs font-semibold text-slate-800 dark:bg-slate-700 dark:text-slate-100">in sync</span>,
+  none: (
+    <span className="inline-block rounded bg-slate-200 px-1.5 py-0.5 text-xs font-semibold text-slate-800 dark:bg-slate-700 dark:text-slate-100">in sync</span>
+  ),
 };
 
 /** The symbol's current book line: what the bot holds, what the exchange holds, and the gap. */
@@ -28,7 +30,12 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
         ? "border-2 border-orange-600 bg-orange-50 dark:bg-orange-950"
         : "border border-slate-200 bg-white dark:border-slate-700 dark:bg-slate-900";
   return (
-    <section aria-labelledby="book-line-title" data-testid="book-line" data-drift={line.drift} className={`rounded-lg p-4 ${tone} ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}>
+    <section
+      aria-labelledby="book-line-title"
+      data-testid="book-line"
+      data-drift={line.drift}
+      className={`rounded-lg p-4 ${tone} ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h2 id="book-line-title" className="font-semibold">
           Book now
@@ -38,11 +45,15 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
       <dl className="mt-2 grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Ours</dt>
-          <dd className="font-mono text-lg" data-testid="book-ours">{signed(line.ours)}</dd>
+          <dd className="font-mono text-lg" data-testid="book-ours">
+            {signed(line.ours)}
+          </dd>
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Theirs</dt>
-          <dd className="font-mono text-lg" data-testid="book-theirs">{signed(line.theirs)}</dd>
+          <dd className="font-mono text-lg" data-testid="book-theirs">
+            {signed(line.theirs)}
+          </dd>
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Difference</dt>
@@ -59,10 +70,11 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
         As of the cycle at <UtcTime iso={line.at} />
         {line.driftSince && (
           <>
-            {" "}· drifting for {formatDuration(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
+            {" "}
+            · drifting for {formatDuration(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
           </>
-        )}
-        {" "}· step {num(line.qtyStep)}
+        )}{" "}
+        · step {num(line.qtyStep)}
         {line.markPrice !== null && <> · mark {num(line.markPrice)}</>}
       </p>
     </section>

@@ -28,10 +28,13 @@ export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEp
             <ul className="mt-1 space-y-1">
               {episodes.map((e) => (
                 <li key={`${e.kind}-${e.from}`} data-testid="drift-episode" data-kind={e.kind}>
-                  <span className={`font-semibold ${e.kind === "unknown_position" ? "text-red-800 dark:text-red-300" : "text-orange-800 dark:text-orange-300"}`}>
+                  <span
+                    className={`font-semibold ${e.kind === "unknown_position" ? "text-red-800 dark:text-red-300" : "text-orange-800 dark:text-orange-300"}`}
+                  >
                     {kindWords[e.kind]}
                   </span>{" "}
-                  from <UtcTime iso={iso(e.from)} /> {e.ongoing ? "and still going" : <>for {formatAge(e.to - e.from)}</>}, {e.samples} cycle{e.samples === 1 ? "" : "s"}
+                  from <UtcTime iso={iso(e.from)} /> {e.ongoing ? "and still going" : <>for {formatAge(e.to - e.from)}</>}, {e.samples} cycle
+                  {e.samples === 1 ? "" : "s"}
                   {e.merged > 1 && ` (${e.merged} drifts close together)`}
                 </li>
               ))}

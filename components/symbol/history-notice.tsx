@@ -7,7 +7,11 @@ import { RANGE_LABELS, rangeToQuery, type HistoryNotice as Notice, type SymbolRa
 /** `now` is null until the browser knows it (the age is then left out). */
 export function HistoryNotice({ notice, range, path, now }: { notice: Notice; range: SymbolRange; path: string; now: number | null }) {
   return (
-    <div role="status" data-testid="history-notice" className="rounded border border-sky-600 bg-sky-50 p-3 text-sm text-sky-950 dark:bg-sky-950 dark:text-sky-50">
+    <div
+      role="status"
+      data-testid="history-notice"
+      className="rounded border border-sky-600 bg-sky-50 p-3 text-sm text-sky-950 dark:bg-sky-950 dark:text-sky-50"
+    >
       <p>
         No data in the last {RANGE_LABELS[range.kind]}: the bot&apos;s latest reconciliation is from <UtcTime iso={notice.latestAt} />
         {now !== null && ` (${formatAgo(now - Date.parse(notice.latestAt))})`}. If you are reviewing history, show

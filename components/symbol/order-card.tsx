@@ -46,20 +46,24 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
         <dt className="text-slate-600 dark:text-slate-300">Strategy</dt>
         <dd className="break-all">{order.strategy}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Created</dt>
-        <dd><UtcTime iso={order.createdAt} /></dd>
+        <dd>
+          <UtcTime iso={order.createdAt} />
+        </dd>
         <dt className="text-slate-600 dark:text-slate-300">Updated</dt>
-        <dd><UtcTime iso={order.updatedAt} /></dd>
+        <dd>
+          <UtcTime iso={order.updatedAt} />
+        </dd>
         {order.lastError && (
           <>
             <dt className="text-slate-600 dark:text-slate-300">Last error</dt>
-            <dd className="break-words text-red-800 sm:col-span-3 dark:text-red-200" data-testid="order-error">{order.lastError}</dd>
+            <dd className="break-words text-red-800 sm:col-span-3 dark:text-red-200" data-testid="order-error">
+              {order.lastError}
+            </dd>
           </>
         )}
       </dl>
       <details className="mt-2" data-testid="order-events">
-        <summary className="cursor-pointer font-semibold focus-visible:outline-2">
-          Events ({order.events.length})
-        </summary>
+        <summary className="cursor-pointer font-semibold focus-visible:outline-2">Events ({order.events.length})</summary>
         <ol className="mt-1 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
           {order.events.map((e) => (
             <li key={e.id} data-testid="order-event" data-kind={e.kind}>

@@ -30,7 +30,9 @@ function TimeField({ name, label, value }: { name: string; label: string; value:
 export function RangePicker({ path, range, window }: { path: string; range: SymbolRange | null; window: ChartWindow | null }) {
   const pill = (active: boolean) =>
     `rounded px-3 py-1.5 text-sm font-semibold focus-visible:outline-2 focus-visible:outline-offset-2 ${
-      active ? "bg-slate-800 text-white dark:bg-slate-100 dark:text-slate-900" : "bg-slate-200 text-slate-900 hover:bg-slate-300 dark:bg-slate-800 dark:text-slate-100 dark:hover:bg-slate-700"
+      active
+        ? "bg-slate-800 text-white dark:bg-slate-100 dark:text-slate-900"
+        : "bg-slate-200 text-slate-900 hover:bg-slate-300 dark:bg-slate-800 dark:text-slate-100 dark:hover:bg-slate-700"
     }`;
   return (
     <div className="flex flex-wrap items-end gap-x-4 gap-y-3">
@@ -38,7 +40,12 @@ export function RangePicker({ path, range, window }: { path: string; range: Symb
         <ul className="flex flex-wrap gap-2">
           {quick.map((k) => (
             <li key={k}>
-              <Link href={`${path}${rangeToQuery({ kind: k })}`} scroll={false} aria-current={range?.kind === k ? "true" : undefined} className={pill(range?.kind === k)}>
+              <Link
+                href={`${path}${rangeToQuery({ kind: k })}`}
+                scroll={false}
+                aria-current={range?.kind === k ? "true" : undefined}
+                className={pill(range?.kind === k)}
+              >
                 {RANGE_LABELS[k]}
               </Link>
             </li>
@@ -46,7 +53,13 @@ export function RangePicker({ path, range, window }: { path: string; range: Symb
         </ul>
       </nav>
       {/* Remounted per range, not per poll: a live window moves every second, the fields must not. */}
-      <Form key={range ? rangeToQuery(range) : "invalid"} action={path} scroll={false} className="flex flex-wrap items-end gap-2 text-sm" aria-label="Custom range">
+      <Form
+        key={range ? rangeToQuery(range) : "invalid"}
+        action={path}
+        scroll={false}
+        className="flex flex-wrap items-end gap-2 text-sm"
+        aria-label="Custom range"
+      >
         <input type="hidden" name="range" value="custom" />
         <TimeField name="from" label="From (UTC)" value={window ? toUtcInputValue(window.from) : ""} />
         <TimeField name="to" label="To (UTC)" value={window ? toUtcInputValue(window.to) : ""} />

@@ -55,7 +55,11 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
 
   if (!data) {
     if (stateError && JOURNAL_CODES.has(stateError.code)) {
-      return <JournalProblem error={{ code: stateError.code as never, file: "", problem: stateError.message, fix: stateError.fix ?? "", message: stateError.message }} />;
+      return (
+        <JournalProblem
+          error={{ code: stateError.code as never, file: "", problem: stateError.message, fix: stateError.fix ?? "", message: stateError.message }}
+        />
+      );
     }
     return <AlarmBanner title="No data yet" causes={[stateError ? stateError.message : "loading the journal…"]} fix={stateError?.fix} />;
   }
@@ -98,11 +102,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           </span>
           <StatusBadge status={status} />
         </h1>
-        {hydrated ? (
-          <LiveStatus updatedAt={updatedAt} failing={unsure} />
-        ) : (
-          <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>
-        )}
+        {hydrated ? <LiveStatus updatedAt={updatedAt} failing={unsure} /> : <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>}
       </div>
       <AlarmBanner
         title={error ? "The console cannot read the journal right now" : "This page is not current"}
@@ -111,19 +111,26 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       />
       {halted && data.bot.breaker && (
         <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">
-          <strong>{botId} is halted:</strong> {visibleText(data.bot.breaker.reason ?? "no reason recorded")}, since <UtcTime iso={data.bot.breaker.changedAt} /> by{" "}
-          {data.bot.breaker.changedBy}.
+          <strong>{botId} is halted:</strong> {visibleText(data.bot.breaker.reason ?? "no reason recorded")}, since <UtcTime iso={data.bot.breaker.changedAt} />{" "}
+          by {data.bot.breaker.changedBy}.
         </p>
       )}
       <BookLine line={data.line} unsure={unsure} />
 
-      <section aria-labelledby="chart-title" className="space-y-3 rounded-lg border border-slate-200 bg-white p-3 sm:p-4 dark:border-slate-700 dark:bg-slate-900">
+      <section
+        aria-labelledby="chart-title"
+        className="space-y-3 rounded-lg border border-slate-200 bg-white p-3 sm:p-4 dark:border-slate-700 dark:bg-slate-900"
+      >
         <h2 id="chart-title" className="text-xl font-bold">
           Ours against theirs
         </h2>
         <RangePicker path={path} range={range} window={c?.window ?? null} />
         {rangeError !== null && (
-          <div role="alert" data-testid="range-error" className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+          <div
+            role="alert"
+            data-testid="range-error"
+            className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50"
+          >
             <p className="font-semibold">This range cannot be shown: {rangeError}.</p>
             <p>
               Pick a range above, or{" "}

@@ -17,8 +17,17 @@ const schema = z.object({
   drift: z.enum(["size_drift", "unknown_position"], { error: "Missing drift class" }),
   ours: num("our size"),
   theirs: num("their size"),
-  driftSince: z.string().max(40).optional().transform((v) => (v ? v : null)),
-  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
+  driftSince: z
+    .string()
+    .max(40)
+    .optional()
+    .transform((v) => (v ? v : null)),
+  note: z
+    .string()
+    .trim()
+    .min(5, "Say what you checked (at least 5 characters)")
+    .max(1000, "Keep the note under 1000 characters")
+    .superRefine(withoutInvisible("note")),
 });
 
 export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, { expiresAt: string }> {
@@ -36,13 +45,29 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
       if (Math.abs(line.ours - input.ours) >= line.qtyStep / 2 || Math.abs(line.theirs - input.theirs) >= line.qtyStep / 2) {
         changed.push(`sizes ours ${input.ours} → ${line.ours}, theirs ${input.theirs} → ${line.theirs}`);
       }
-      if (changed.length > 0) throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
+      if (changed.length > 0)
+        throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
       db.prepare(
         `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(line.botId, line.symbol, line.drift, line.ours, line.theirs, line.reconciliationId, line.driftSince, input.note, actor, now.toISOString(), expiresAt);
-      return { data: { expiresAt }, detail: { drift: line.drift, ours: line.ours, theirs: line.theirs, reconciliationId: line.reconciliationId, note: input.note, expiresAt } };
+      ).run(
+        line.botId,
+        line.symbol,
+        line.drift,
+        line.ours,
+        line.theirs,
+        line.reconciliationId,
+        line.driftSince,
+        input.note,
+        actor,
+        now.toISOString(),
+        expiresAt,
+      );
+      return {
+        data: { expiresAt },
+        detail: { drift: line.drift, ours: line.ours, theirs: line.theirs, reconciliationId: line.reconciliationId, note: input.note, expiresAt },
+      };
     },
   };
 }
@@ -52,7 +77,12 @@ const endedSchema = z.object({
   symbol: symbolField,
   /** The latest drifting cycle the operator saw: a newer one means it drifted again. */
   reconciliationId: z.coerce.number({ error: "Missing cycle" }).int().positive("Missing cycle"),
-  note: z.string().trim().min(5, "Say what you checked (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
+  note: z
+    .string()
+    .trim()
+    .min(5, "Say what you checked (at least 5 characters)")
+    .max(1000, "Keep the note under 1000 characters")
+    .superRefine(withoutInvisible("note")),
 });
 
 /**
@@ -66,7 +96,8 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
     schema: endedSchema,
     target: (i) => `${i.botId}/${i.symbol}`,
     apply: ({ db, input, actor, now }) => {
-      const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as { halted: number; changedAt: string } | undefined;
+      const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as
+        { halted: number; changedAt: string } | undefined;
       if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
       const latest = latestDriftSince({ db, botId: input.botId, symbol: input.symbol, since: breaker.changedAt });
       if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
@@ -76,7 +107,8 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
         ]);
       }
       const line = getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol });
-      if (line && line.drift !== "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
+      if (line && line.drift !== "none")
+        throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
       const drift = classifyDrift(latest);
       if (drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
@@ -84,7 +116,10 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
         `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
       ).run(input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, input.note, actor, now.toISOString(), expiresAt);
-      return { data: { expiresAt }, detail: { ended: true, drift, ours: latest.ours, theirs: latest.theirs, reconciliationId: latest.id, at: latest.at, note: input.note } };
+      return {
+        data: { expiresAt },
+        detail: { ended: true, drift, ours: latest.ours, theirs: latest.theirs, reconciliationId: latest.id, at: latest.at, note: input.note },
+      };
     },
   };
 }

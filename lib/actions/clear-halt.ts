@@ -26,7 +26,12 @@ const clearSchema = z
   .object({
     botId,
     breakerVersion,
-    reason: z.string().trim().min(5, "Say why it is safe to resume (at least 5 characters)").max(1000, "Keep the reason under 1000 characters").superRefine(withoutInvisible("reason")),
+    reason: z
+      .string()
+      .trim()
+      .min(5, "Say why it is safe to resume (at least 5 characters)")
+      .max(1000, "Keep the reason under 1000 characters")
+      .superRefine(withoutInvisible("reason")),
     confirmBotId: z.string().trim().max(BOT_ID_MAX, "Type the bot id exactly to confirm"),
   })
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });
@@ -36,14 +41,20 @@ function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: 
   const { facts, items } = getClearChecklist({ db, botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
   if (!facts.breaker) throw new Refusal("refused", `No breaker for bot ${input.botId}.`);
   if (facts.breaker.version !== input.breakerVersion) {
-    throw new Refusal("conflict", `The breaker of ${input.botId} changed since you loaded the page (version ${input.breakerVersion}, now ${facts.breaker.version}). Look again.`, [
-      `breaker version ${input.breakerVersion} seen, ${facts.breaker.version} now`,
-    ]);
+    throw new Refusal(
+      "conflict",
+      `The breaker of ${input.botId} changed since you loaded the page (version ${input.breakerVersion}, now ${facts.breaker.version}). Look again.`,
+      [`breaker version ${input.breakerVersion} seen, ${facts.breaker.version} now`],
+    );
   }
   if (!facts.breaker.halted) throw new Refusal("refused", `${input.botId} is not halted.`);
   const missing = unmet(items);
   if (missing.length > 0) {
-    throw new Refusal("refused", `Not yet safe to clear ${input.botId}: ${missing.map((i) => i.label.toLowerCase()).join("; ")}.`, missing.map((i) => `${i.label}: ${i.detail}`));
+    throw new Refusal(
+      "refused",
+      `Not yet safe to clear ${input.botId}: ${missing.map((i) => i.label.toLowerCase()).join("; ")}.`,
+      missing.map((i) => `${i.label}: ${i.detail}`),
+    );
   }
   return facts.breaker;
 }
@@ -51,10 +62,17 @@ function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: 
 function clearBreaker(db: Database.Database, input: { botId: string; breakerVersion: number }, reason: string, actor: string, now: Date) {
   const at = now.toISOString();
   const changed = db
-    .prepare(`UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = ? AND version = ? AND halted = 1`)
+    .prepare(
+      `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = ? AND version = ? AND halted = 1`,
+    )
     .run(at, actor, input.botId, input.breakerVersion).changes;
   if (changed !== 1) throw new Refusal("conflict", `The breaker of ${input.botId} changed while clearing. Look again.`);
-  db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'clear', ?, ?, NULL)`).run(input.botId, at, reason, actor);
+  db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'clear', ?, ?, NULL)`).run(
+    input.botId,
+    at,
+    reason,
+    actor,
+  );
 }
 
 export type ClearOutcome = { cleared: true } | { cleared: false; requestId: number; expiresAt: string };
@@ -68,7 +86,10 @@ export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, u
       const breaker = checkClearable(db, deps, input, now);
       if (!deps.twoPersonClear) {
         clearBreaker(db, input, input.reason, actor, now);
-        return { data: { cleared: true }, detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: input.reason, breakerVersion: input.breakerVersion } };
+        return {
+          data: { cleared: true },
+          detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: input.reason, breakerVersion: input.breakerVersion },
+        };
       }
       const pending = db
         .prepare(`SELECT id FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND breaker_version = ? AND expires_at > ?`)
@@ -78,7 +99,9 @@ export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, u
       const expiresAt = new Date(now.getTime() + deps.twoPersonWindowMs).toISOString();
       const requestId = Number(
         db
-          .prepare(`INSERT INTO clear_requests (bot_id, breaker_version, reason, requested_by, requested_at, expires_at, status) VALUES (?, ?, ?, ?, ?, ?, 'pending')`)
+          .prepare(
+            `INSERT INTO clear_requests (bot_id, breaker_version, reason, requested_by, requested_at, expires_at, status) VALUES (?, ?, ?, ?, ?, ?, 'pending')`,
+          )
           .run(input.botId, input.breakerVersion, input.reason, actor, now.toISOString(), expiresAt).lastInsertRowid,
       );
       return { data: { cleared: false, requestId, expiresAt }, detail: { requestId, reason: input.reason, expiresAt, breakerVersion: input.breakerVersion } };
@@ -99,8 +122,11 @@ export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSche
     target: (i) => i.botId,
     apply: ({ db, input, actor, now }) => {
       const req = db
-        .prepare(`SELECT id, bot_id AS botId, breaker_version AS breakerVersion, reason, requested_by AS requestedBy, expires_at AS expiresAt, status FROM clear_requests WHERE id = ?`)
-        .get(input.requestId) as { id: number; botId: string; breakerVersion: number; reason: string; requestedBy: string; expiresAt: string; status: string } | undefined;
+        .prepare(
+          `SELECT id, bot_id AS botId, breaker_version AS breakerVersion, reason, requested_by AS requestedBy, expires_at AS expiresAt, status FROM clear_requests WHERE id = ?`,
+        )
+        .get(input.requestId) as
+        { id: number; botId: string; breakerVersion: number; reason: string; requestedBy: string; expiresAt: string; status: string } | undefined;
       if (!req || req.botId !== input.botId) throw new Refusal("refused", `No request #${input.requestId} to clear ${input.botId}.`);
       if (req.status !== "pending") throw new Refusal("conflict", `Request #${req.id} was already ${req.status}.`);
       if (Date.parse(req.expiresAt) <= now.getTime()) throw new Refusal("refused", `Request #${req.id} expired at ${req.expiresAt}; a new request is needed.`);

@@ -111,13 +111,19 @@ export function journalWriteFault(error: unknown): { message: string; auditable:
     return { message: "Nothing was changed: the journal stayed locked by another process (SQLITE_BUSY). Try again once it is free.", auditable: false };
   }
   if (kind === "full") {
-    return { message: "Nothing was changed: the journal's disk is full (SQLITE_FULL). Free space on that disk; the bot cannot write either until you do.", auditable: true };
+    return {
+      message: "Nothing was changed: the journal's disk is full (SQLITE_FULL). Free space on that disk; the bot cannot write either until you do.",
+      auditable: true,
+    };
   }
   if (isDamaged(kind)) {
     return { message: `Nothing was changed: the journal is damaged (${code}). Stop the bot and run "npm run journal -- check" on it.`, auditable: false };
   }
   if (kind === "readonly" || kind === "io" || kind === "cantopen") {
-    return { message: `Nothing was changed: the journal cannot be written (${code}: ${(error as Error).message}). Check the file, its permissions and its disk.`, auditable: true };
+    return {
+      message: `Nothing was changed: the journal cannot be written (${code}: ${(error as Error).message}). Check the file, its permissions and its disk.`,
+      auditable: true,
+    };
   }
   return null;
 }
@@ -138,8 +144,24 @@ function asText(v: unknown, max: number): string {
 
 /** Fields whose first characters an auditor needs to read an entry: ids, versions, the note. */
 const QUOTED_FIELDS = new Set([
-  "clientOrderId", "botId", "symbol", "requestId", "reconciliationId", "version", "breakerVersion", "status", "drift",
-  "ours", "theirs", "driftSince", "filledQty", "avgPrice", "exchangeOrderId", "confirmBotId", "note", "reason",
+  "clientOrderId",
+  "botId",
+  "symbol",
+  "requestId",
+  "reconciliationId",
+  "version",
+  "breakerVersion",
+  "status",
+  "drift",
+  "ours",
+  "theirs",
+  "driftSince",
+  "filledQty",
+  "avgPrice",
+  "exchangeOrderId",
+  "confirmBotId",
+  "note",
+  "reason",
 ]);
 const SUMMARY_FIELDS = 20;
 const PREFIX_CHARS = 80;
@@ -206,12 +228,19 @@ export function refuseUnavailableJournal(action: string, user: ActingUser | null
  * lengths only; nothing is written to the journal, and the input is not read further. Null for an
  * operator. Exported so that lib/actions/server.ts turns strangers away before opening the journal.
  */
-export function turnAwayNonOperator(action: string, user: ActingUser | null, raw: Record<string, unknown>, opts: { client?: string; refusalLog?: LimitedLog } = {}): ActionResult<never> | null {
+export function turnAwayNonOperator(
+  action: string,
+  user: ActingUser | null,
+  raw: Record<string, unknown>,
+  opts: { client?: string; refusalLog?: LimitedLog } = {},
+): ActionResult<never> | null {
   if (user !== null && user.role === "operator") return null;
   const message = user === null ? "Sign in to act. Nothing was changed." : `${user.name} is a viewer: only operators can act. Nothing was changed.`;
   try {
     const who = user === null ? "anonymous" : `viewer:${user.name.slice(0, 64)}`;
-    (opts.refusalLog ?? REFUSAL_LOG).line(`driftwatch: refused, not audited (no operator): ${who} from ${opts.client ?? "unknown"} posted ${action} [${fieldsForLog(raw)}]`);
+    (opts.refusalLog ?? REFUSAL_LOG).line(
+      `driftwatch: refused, not audited (no operator): ${who} from ${opts.client ?? "unknown"} posted ${action} [${fieldsForLog(raw)}]`,
+    );
   } catch {
     // Refusals never throw; the log is best effort (LimitedLog never throws itself).
   }
@@ -244,7 +273,13 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     console.error(`driftwatch: NOT AUDITED (${why}): ${actor} ${spec.action} ${target} refused with ${code}: ${message}`);
     return { ok: false, code, message: `${message.replace(/\.?$/, ".")} This attempt is not in the audit log (${why}); the console's server log has it.` };
   };
-  const refuse = (code: ActionCode, message: string, target: string, extra: Partial<ActionResult<T> & { ok: false }> = {}, detail: Record<string, unknown> = {}): ActionResult<T> => {
+  const refuse = (
+    code: ActionCode,
+    message: string,
+    target: string,
+    extra: Partial<ActionResult<T> & { ok: false }> = {},
+    detail: Record<string, unknown> = {},
+  ): ActionResult<T> => {
     try {
       audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: summarizeInput(raw), ...detail });
     } catch (error) {
@@ -277,7 +312,11 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
       .transaction(() => {
         const now = clock();
         const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
-        const head = appendAudit(env.db, { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: summarizeInput(raw) } }, env.auditKey);
+        const head = appendAudit(
+          env.db,
+          { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: summarizeInput(raw) } },
+          env.auditKey,
+        );
         env.assertJournalFile?.();
         return { data, head };
       })

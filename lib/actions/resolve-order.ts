@@ -33,9 +33,11 @@ function checkStillDoubtful(db: Database.Database, input: { clientOrderId: strin
   const order = loadOrder(db, input.clientOrderId);
   if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
   if (order.version !== input.version) {
-    throw new Refusal("conflict", `Order ${order.clientOrderId} changed since you looked (version ${input.version}, now ${order.version}, state ${order.state}). Look again before acting.`, [
-      `version ${input.version} seen, ${order.version} now`,
-    ]);
+    throw new Refusal(
+      "conflict",
+      `Order ${order.clientOrderId} changed since you looked (version ${input.version}, now ${order.version}, state ${order.state}). Look again before acting.`,
+      [`version ${input.version} seen, ${order.version} now`],
+    );
   }
   if (classifyOrder(order, { now, graceMs }) !== "doubtful") {
     throw new Refusal("refused", `Order ${order.clientOrderId} is no longer doubtful (state ${order.state}).`, [`state ${order.state}`]);
@@ -66,14 +68,21 @@ function writeResolution(
 
 const lookupSchema = z.object({ clientOrderId: id, version });
 
-export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => JournalDb }): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
+export function resolveByLookupSpec(deps: {
+  lookup: OrderLookup | null;
+  graceMs: number;
+  reader: () => JournalDb;
+}): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
   return {
     action: "resolve_order_lookup",
     schema: lookupSchema,
     target: (i) => i.clientOrderId,
     prepare: async (input) => {
       if (!deps.lookup) {
-        throw new Refusal("refused", "No venue gateway is configured (DRIFTWATCH_VENUE_URL), so the console cannot ask the exchange. Resolve by hand from the exchange's own screen instead.");
+        throw new Refusal(
+          "refused",
+          "No venue gateway is configured (DRIFTWATCH_VENUE_URL), so the console cannot ask the exchange. Resolve by hand from the exchange's own screen instead.",
+        );
       }
       // Asked on the read connection, outside the write lock: the exchange may take seconds to answer.
       const order = loadOrder(deps.reader().$client, input.clientOrderId);
@@ -89,10 +98,25 @@ export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs:
       const answer = prepared.answer;
       if (answer.kind === "found") {
         const o = answer.order;
-        writeResolution(db, order, { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId }, { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } }, now);
-        return { data: { state: o.status }, detail: { before: { state: order.state, version: order.version }, after: { state: o.status, filledQty: o.filledQty }, lookup: "found" } };
+        writeResolution(
+          db,
+          order,
+          { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId },
+          { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } },
+          now,
+        );
+        return {
+          data: { state: o.status },
+          detail: { before: { state: order.state, version: order.version }, after: { state: o.status, filledQty: o.filledQty }, lookup: "found" },
+        };
       }
-      writeResolution(db, order, { state: "absent", filledQty: 0, avgPrice: null }, { kind: "lookup_absent", actor, detail: { during: "operator check" } }, now);
+      writeResolution(
+        db,
+        order,
+        { state: "absent", filledQty: 0, avgPrice: null },
+        { kind: "lookup_absent", actor, detail: { during: "operator check" } },
+        now,
+      );
       return { data: { state: "absent" }, detail: { before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" } };
     },
   };
@@ -105,11 +129,25 @@ const manualSchema = z
     clientOrderId: id,
     version,
     status: z.enum(MANUAL_STATES, { error: "Choose the status the exchange shows" }),
-    filledQty: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Filled quantity must be a number" }).min(0, "Filled quantity cannot be negative").optional()),
-    avgPrice: z.preprocess((v) => (v === "" || v === undefined ? undefined : v), z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional()),
-    note: z.string().trim().min(5, "Say what you saw and where (at least 5 characters)").max(1000, "Keep the note under 1000 characters").superRefine(withoutInvisible("note")),
+    filledQty: z.preprocess(
+      (v) => (v === "" || v === undefined ? undefined : v),
+      z.coerce.number({ error: "Filled quantity must be a number" }).min(0, "Filled quantity cannot be negative").optional(),
+    ),
+    avgPrice: z.preprocess(
+      (v) => (v === "" || v === undefined ? undefined : v),
+      z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional(),
+    ),
+    note: z
+      .string()
+      .trim()
+      .min(5, "Say what you saw and where (at least 5 characters)")
+      .max(1000, "Keep the note under 1000 characters")
+      .superRefine(withoutInvisible("note")),
   })
-  .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), { path: ["filledQty"], message: "A partial fill needs the filled quantity" });
+  .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), {
+    path: ["filledQty"],
+    message: "A partial fill needs the filled quantity",
+  });
 
 export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, { state: OrderState }> {
   return {
@@ -118,11 +156,27 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
     target: (i) => i.clientOrderId,
     apply: ({ db, input, actor, now }) => {
       const order = checkStillDoubtful(db, input, now, deps.graceMs);
-      const filled = input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
-      if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
-      if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12) throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
-      writeResolution(db, order, { state: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null }, { kind: "operator", actor, detail: { resolvedBy: "hand", status: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null, note: input.note } }, now);
-      return { data: { state: input.status }, detail: { before: { state: order.state, version: order.version }, after: { state: input.status, filledQty: filled }, note: input.note } };
+      const filled =
+        input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
+      if (filled > order.qty + 1e-12)
+        throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
+      if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
+        throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
+      writeResolution(
+        db,
+        order,
+        { state: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null },
+        {
+          kind: "operator",
+          actor,
+          detail: { resolvedBy: "hand", status: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null, note: input.note },
+        },
+        now,
+      );
+      return {
+        data: { state: input.status },
+        detail: { before: { state: order.state, version: order.version }, after: { state: input.status, filledQty: filled }, note: input.note },
+      };
     },
   };
 }

@@ -2,5 +2,4 @@
 export type ActionCode = "unauthorized" | "invalid" | "refused" | "conflict" | "internal";
 
 export type ActionResult<T = void> =
-  | { ok: true; data: T }
-  | { ok: false; code: ActionCode; message: string; fieldErrors?: Record<string, string[]>; reasons?: string[] };
+  { ok: true; data: T } | { ok: false; code: ActionCode; message: string; fieldErrors?: Record<string, string[]>; reasons?: string[] };

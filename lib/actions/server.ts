@@ -42,7 +42,9 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   const taken = actionPosts.take(actor ? `account:${actor.name}` : `address:${client}`);
   if (!taken.ok) {
     const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
-    REFUSAL_LOG.line(`driftwatch: refused, not audited (over ${ACTION_POST_LIMIT.limit} action posts a minute): ${actor ? `${actor.role}:${actor.name}` : "anonymous"} from ${client} posted ${spec.action}`);
+    REFUSAL_LOG.line(
+      `driftwatch: refused, not audited (over ${ACTION_POST_LIMIT.limit} action posts a minute): ${actor ? `${actor.role}:${actor.name}` : "anonymous"} from ${client} posted ${spec.action}`,
+    );
     return {
       ok: false,
       code: "refused",
@@ -69,7 +71,11 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
     auditKey = consoleAuditKey();
   } catch (error) {
     console.error(`driftwatch: NOT AUDITED (cannot write): ${user?.role}:${user?.name} ${spec.action} refused: ${(error as Error).message}`);
-    return { ok: false, code: "internal", message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.` };
+    return {
+      ok: false,
+      code: "internal",
+      message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.`,
+    };
   }
   return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited: publishConsoleAuditHead }, raw);
 }

@@ -81,26 +81,46 @@ export function verifyChain(entries: Iterable<ChainEntry>, opts: VerifyOptions):
   let headSeen = false;
   const expect = opts.expectHead;
   let lastKeyedId = 0;
-  const fail = (e: ChainEntry, problem: string, untrustedFrom = e.id): ChainCheck => ({ ok: false, entries: n, brokenAt: e, badId: e.id, untrustedFrom, problem });
+  const fail = (e: ChainEntry, problem: string, untrustedFrom = e.id): ChainCheck => ({
+    ok: false,
+    entries: n,
+    brokenAt: e,
+    badId: e.id,
+    untrustedFrom,
+    problem,
+  });
   for (const e of entries) {
     n++;
     last = e;
     if (expect && !headSeen && e.id > expect.entries) return fail(e, `it comes where the published head #${expect.entries} should be, and that entry is gone`);
     if (e.prevHash !== prev) return fail(e, "its prev_hash is not the previous entry's hash (an entry was removed, inserted or reordered)");
     if (isKeyed(e.hash)) {
-      if (opts.key === null) return fail(e, "it is keyed and no audit key was found to check it (set DRIFTWATCH_AUDIT_KEY, or DRIFTWATCH_ACCOUNTS_DB so its audit-key file is found)");
-      if (keyedEntryHash(prev, e, opts.key) !== e.hash) return fail(e, "its hash does not match its content under the audit key (the entry was altered or forged, or the key is not the one it was written with)");
+      if (opts.key === null)
+        return fail(
+          e,
+          "it is keyed and no audit key was found to check it (set DRIFTWATCH_AUDIT_KEY, or DRIFTWATCH_ACCOUNTS_DB so its audit-key file is found)",
+        );
+      if (keyedEntryHash(prev, e, opts.key) !== e.hash)
+        return fail(
+          e,
+          "its hash does not match its content under the audit key (the entry was altered or forged, or the key is not the one it was written with)",
+        );
       keyedSeen = true;
       lastKeyedId = e.id;
     } else {
       if (keyedSeen) return fail(e, "it is unkeyed (plain SHA-256) after keyed entries: only something without the audit key writes that (a forged entry)");
-      if (expect && e.id > expect.entries) return fail(e, `it is unkeyed and comes after the published head #${expect.entries}: only keyed entries may follow it`);
+      if (expect && e.id > expect.entries)
+        return fail(e, `it is unkeyed and comes after the published head #${expect.entries}: only keyed entries may follow it`);
       if (unkeyedEntryHash(prev, e) !== e.hash) return fail(e, "its hash does not match its content (the entry was altered)");
       unkeyed++;
     }
     if (expect && e.id === expect.entries) {
       if (e.hash !== expect.hash) {
-        return fail(e, `it is not the entry published as head #${expect.entries} (published ${expect.hash}, found ${e.hash}): the chain was rewritten`, lastKeyedId + 1);
+        return fail(
+          e,
+          `it is not the entry published as head #${expect.entries} (published ${expect.hash}, found ${e.hash}): the chain was rewritten`,
+          lastKeyedId + 1,
+        );
       }
       headSeen = true;
     }
@@ -109,7 +129,14 @@ export function verifyChain(entries: Iterable<ChainEntry>, opts: VerifyOptions):
   if (expect && (last === null || last.id < expect.entries)) {
     const have = last === null ? "the log is empty" : `the chain ends at #${last.id}`;
     const badId = (last?.id ?? 0) + 1;
-    return { ok: false, entries: n, brokenAt: null, badId, untrustedFrom: badId, problem: `${have} but head #${expect.entries} was published: entries #${badId} to #${expect.entries} were removed` };
+    return {
+      ok: false,
+      entries: n,
+      brokenAt: null,
+      badId,
+      untrustedFrom: badId,
+      problem: `${have} but head #${expect.entries} was published: entries #${badId} to #${expect.entries} were removed`,
+    };
   }
   return { ok: true, entries: n, head: prev, unkeyed };
 }

@@ -44,9 +44,18 @@ export function appendAudit(db: Database.Database, input: AuditEntryInput, key: 
   };
   const prevHash = last?.hash ?? GENESIS;
   const hash = keyedEntryHash(prevHash, fields, key);
-  db.prepare(
-    `INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(fields.id, fields.at, fields.actor, fields.action, fields.target, fields.outcome, fields.code, fields.detail, prevHash, hash);
+  db.prepare(`INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    fields.id,
+    fields.at,
+    fields.actor,
+    fields.action,
+    fields.target,
+    fields.outcome,
+    fields.code,
+    fields.detail,
+    prevHash,
+    hash,
+  );
   return { entries: fields.id, hash };
 }
 

@@ -33,7 +33,8 @@ function info(row: AccountRow): AccountInfo {
 }
 
 export function checkAccountName(name: string): string {
-  if (!accountNameSchema.safeParse(name).success) throw new AccountError("invalid_name", `invalid account name ${JSON.stringify(name)}: use ${ACCOUNT_NAME_RULE}`);
+  if (!accountNameSchema.safeParse(name).success)
+    throw new AccountError("invalid_name", `invalid account name ${JSON.stringify(name)}: use ${ACCOUNT_NAME_RULE}`);
   return name;
 }
 
@@ -116,7 +117,12 @@ export function setAccountDisabled(db: AccountsDb, opts: { name: string; disable
   return db.transaction((tx) => {
     const before = mustExist(tx.select().from(accounts).where(eq(accounts.name, opts.name)).get(), opts.name);
     const sessionsValidFrom = opts.disabled ? nextStamp(now, before.sessionsValidFrom) : before.sessionsValidFrom;
-    const row = tx.update(accounts).set({ disabled: opts.disabled, updatedAt: now.toISOString(), sessionsValidFrom }).where(eq(accounts.name, opts.name)).returning().get();
+    const row = tx
+      .update(accounts)
+      .set({ disabled: opts.disabled, updatedAt: now.toISOString(), sessionsValidFrom })
+      .where(eq(accounts.name, opts.name))
+      .returning()
+      .get();
     return info(mustExist(row, opts.name));
   });
 }

@@ -51,7 +51,13 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
   const parsed = loginSchema.safeParse({ name: typedName, password: field(form, "password") ?? "", next: field(form, "next") });
   if (!parsed.success) {
     const { fieldErrors } = z.flattenError(parsed.error);
-    return { ok: false, code: "invalid", message: "Check the fields marked below.", fieldErrors: { name: fieldErrors.name, password: fieldErrors.password }, name: typedName };
+    return {
+      ok: false,
+      code: "invalid",
+      message: "Check the fields marked below.",
+      fieldErrors: { name: fieldErrors.name, password: fieldErrors.password },
+      name: typedName,
+    };
   }
   const { name, password, next } = parsed.data;
   const [h, jar] = await Promise.all([headers(), cookies()]);
@@ -71,7 +77,10 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
     });
     if (outcome.ok) {
       const forwardedProto = h.get("x-forwarded-proto");
-      const token = signSession(sessionPayload({ name: outcome.account.name, sessionsValidFrom: outcome.account.sessionsValidFrom, ttlMs: config.sessionTtlMs }), ctx.secret);
+      const token = signSession(
+        sessionPayload({ name: outcome.account.name, sessionsValidFrom: outcome.account.sessionsValidFrom, ttlMs: config.sessionTtlMs }),
+        ctx.secret,
+      );
       jar.set(SESSION_COOKIE, token, sessionCookieOptions({ forwardedProto, maxAgeMs: config.sessionTtlMs }));
       // This browser is now known for this account: its own failures are counted apart from strangers'.
       const device = signDeviceCookie({ name: outcome.account.name, secret: ctx.secret, deviceId: outcome.deviceId ?? undefined });

@@ -98,9 +98,7 @@ export class UnprovenHeaderLog {
 
 export type SignInOutcome =
   /** deviceId: the known device this sign-in came from, to keep in the renewed device cookie; null when none. */
-  | { ok: true; account: AccountRow; deviceId: string | null }
-  | { ok: false; code: "unauthorized" }
-  | { ok: false; code: "refused"; retryAfterMs: number };
+  { ok: true; account: AccountRow; deviceId: string | null } | { ok: false; code: "unauthorized" } | { ok: false; code: "refused"; retryAfterMs: number };
 
 // Verified against when the name is unknown, so that an unknown name costs the same scrypt as a
 // wrong password and the response time does not tell which names exist. Made once per cost.

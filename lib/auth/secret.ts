@@ -28,10 +28,13 @@ function readKept(file: string): string {
   }
   const secret = fs.readFileSync(file, "utf8").trim();
   if (secret.length < MIN_SECRET_LENGTH) {
-    throw new SessionSecretError(`session secret ${file} is shorter than ${MIN_SECRET_LENGTH} characters. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`);
+    throw new SessionSecretError(
+      `session secret ${file} is shorter than ${MIN_SECRET_LENGTH} characters. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`,
+    );
   }
   const weakness = secretWeakness(secret);
-  if (weakness) throw new SessionSecretError(`session secret ${file} ${weakness}. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`);
+  if (weakness)
+    throw new SessionSecretError(`session secret ${file} ${weakness}. Fix: remove it to have a new one generated, or set DRIFTWATCH_SESSION_SECRET`);
   return secret;
 }
 
@@ -47,7 +50,9 @@ export function resolveSessionSecret(opts: { configured: string | undefined; acc
     fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
   } catch (error) {
     if ((error as { code?: string }).code === "EEXIST") return readKept(file);
-    throw new SessionSecretError(`cannot write session secret ${file} (${(error as Error).message}). Fix: set DRIFTWATCH_SESSION_SECRET, or make the folder writable`);
+    throw new SessionSecretError(
+      `cannot write session secret ${file} (${(error as Error).message}). Fix: set DRIFTWATCH_SESSION_SECRET, or make the folder writable`,
+    );
   }
   log(`driftwatch: DRIFTWATCH_SESSION_SECRET is not set: generated a session secret in ${file} (mode 0600). Set the variable to choose your own.`);
   return secret;

@@ -35,8 +35,7 @@ const payloadSchema = z.object({
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
 export type VerifyResult =
-  | { ok: true; payload: SessionPayload }
-  | { ok: false; reason: "malformed" | "bad_signature" | "expired" | "overlong" | "not_yet_valid" };
+  { ok: true; payload: SessionPayload } | { ok: false; reason: "malformed" | "bad_signature" | "expired" | "overlong" | "not_yet_valid" };
 
 function mac(data: string, secret: string): Buffer {
   return createHmac("sha256", secret).update(data).digest();

@@ -185,8 +185,7 @@ export class JournalWriter {
 
   breaker(): { halted: boolean; reason: string | null; version: number } {
     const row = this.db.prepare(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`).get(this.botId) as
-      | Pick<BreakerRow, "halted" | "reason" | "version">
-      | undefined;
+      Pick<BreakerRow, "halted" | "reason" | "version"> | undefined;
     // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
     if (!row) return { halted: true, reason: "bot not registered", version: 0 };
     return { halted: row.halted === 1, reason: row.reason, version: row.version };
@@ -207,9 +206,7 @@ export class JournalWriter {
         .run(reason, at, this.botId).changes;
       if (changed === 0) return false;
       this.db
-        .prepare(
-          `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`,
-        )
+        .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`)
         .run(this.botId, at, reason, reconciliationId);
       return true;
     });
@@ -218,9 +215,7 @@ export class JournalWriter {
   // --- orders ---------------------------------------------------------------------------------
 
   order(clientOrderIdValue: string): OrderRowLite | undefined {
-    return this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = ?`).get(clientOrderIdValue) as
-      | OrderRowLite
-      | undefined;
+    return this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = ?`).get(clientOrderIdValue) as OrderRowLite | undefined;
   }
 
   private mustOrder(id: string): OrderRowLite {
@@ -266,13 +261,7 @@ export class JournalWriter {
              updated_at = ?, version = version + 1 WHERE client_order_id = ?`,
         )
         .run(found.status, found.exchangeOrderId, found.filledQty, found.avgPrice, at, id);
-      this.event(
-        id,
-        kind,
-        { status: found.status, exchangeOrderId: found.exchangeOrderId, filledQty: found.filledQty, avgPrice: found.avgPrice },
-        "bot",
-        at,
-      );
+      this.event(id, kind, { status: found.status, exchangeOrderId: found.exchangeOrderId, filledQty: found.filledQty, avgPrice: found.avgPrice }, "bot", at);
       return this.mustOrder(id);
     });
   }
@@ -294,18 +283,14 @@ export class JournalWriter {
   private noteError(id: string, kind: "timeout" | "error", message: string, detail: Record<string, unknown>): void {
     const at = this.now();
     this.tx(() => {
-      this.db
-        .prepare(`UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?`)
-        .run(message, at, id);
+      this.db.prepare(`UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?`).run(message, at, id);
       this.event(id, kind, { ...detail, error: message }, "bot", at);
     });
   }
 
   private countAttempt(id: string): number {
     return this.tx(() => {
-      this.db
-        .prepare(`UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`)
-        .run(this.now(), id);
+      this.db.prepare(`UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`).run(this.now(), id);
       return this.mustOrder(id).attempts;
     });
   }
@@ -505,7 +490,11 @@ export class JournalWriter {
     // A symbol with an order of ours in doubt: the "unknown" position may be that very order, filled
     // while its reply was lost. Closing it would sell what the bot bought, and once a lookup settles
     // the order the book would drift the other way. Trip and leave it to a person (or the lookup).
-    const doubtful = new Map(this.unsettledOrders().filter((o) => o.state === "unknown").map((o) => [o.symbol, o.clientOrderId]));
+    const doubtful = new Map(
+      this.unsettledOrders()
+        .filter((o) => o.state === "unknown")
+        .map((o) => [o.symbol, o.clientOrderId]),
+    );
     let tripped = false;
     for (const d of drifts) {
       const inDoubt = doubtful.get(d.symbol);

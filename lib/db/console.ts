@@ -17,15 +17,7 @@ import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { env } from "../env";
-import {
-  JournalError,
-  READ_BUSY_TIMEOUT_MS,
-  journalFault,
-  lockedError,
-  openJournalReader,
-  openJournalWriter,
-  type JournalInfo,
-} from "./journal-file";
+import { JournalError, READ_BUSY_TIMEOUT_MS, journalFault, lockedError, openJournalReader, openJournalWriter, type JournalInfo } from "./journal-file";
 import * as schema from "./schema";
 
 /**
@@ -76,7 +68,10 @@ export const goneError = (file: string, since: Date) =>
   );
 
 function asJournalError(file: string, error: unknown): JournalError {
-  return journalFault(file, error) ?? new JournalError("unreadable", file, `cannot be opened (${(error as Error).message})`, "check the file and its folder's permissions");
+  return (
+    journalFault(file, error) ??
+    new JournalError("unreadable", file, `cannot be opened (${(error as Error).message})`, "check the file and its folder's permissions")
+  );
 }
 
 /** The connections to one journal file, and what the console has noticed about that file. */
@@ -110,7 +105,10 @@ export class JournalSource {
       const before = statOrNull(this.file);
       try {
         // While another process holds the lock, do not wait for it on every request: fail at once.
-        const { db: sqlite, info } = openJournalReader(this.file, { migrationsDir: this.opts.migrationsDir, busyTimeoutMs: this.lockedSince ? 0 : this.readTimeoutMs });
+        const { db: sqlite, info } = openJournalReader(this.file, {
+          migrationsDir: this.opts.migrationsDir,
+          busyTimeoutMs: this.lockedSince ? 0 : this.readTimeoutMs,
+        });
         this.reader = { info, db: drizzle(sqlite, { schema }) };
       } catch (error) {
         return { ok: false, error: this.fault(error) };
@@ -198,7 +196,12 @@ export class JournalSource {
     const st = statOrNull(this.file);
     if (!st) throw goneError(this.file, this.goneSince ?? this.now());
     if (st.dev !== this.opened.dev || st.ino !== this.opened.ino) {
-      throw new JournalError("gone", this.file, "was replaced by another file during the action", "look at the journal again and repeat the action if it is still needed");
+      throw new JournalError(
+        "gone",
+        this.file,
+        "was replaced by another file during the action",
+        "look at the journal again and repeat the action if it is still needed",
+      );
     }
   }
 
@@ -243,7 +246,9 @@ export class JournalSource {
   private warnings(info: JournalInfo): string[] {
     const out: string[] = [];
     if (info.journalMode !== "wal") {
-      out.push(`journal is in ${info.journalMode} mode, not WAL: the bot and the console will block each other. Fix: run "PRAGMA journal_mode=WAL" on it once (npm run journal -- migrate does).`);
+      out.push(
+        `journal is in ${info.journalMode} mode, not WAL: the bot and the console will block each other. Fix: run "PRAGMA journal_mode=WAL" on it once (npm run journal -- migrate does).`,
+      );
     }
     if (this.lastNotice && this.now().getTime() - this.lastNotice.at.getTime() < NOTICE_MS) out.push(this.lastNotice.text);
     return out;

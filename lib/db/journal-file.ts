@@ -108,7 +108,12 @@ export function journalFault(file: string, error: unknown): JournalError | null 
   if (kind === "locked") return lockedError(file, new Date());
   if (isDamaged(kind)) return corruptError(file, `${code}: ${message}`);
   if (kind === "io" || kind === "cantopen") {
-    return new JournalError("unreadable", file, `cannot be read (${code}: ${message})`, "check that the file is still there, its permissions, and that the disk is healthy");
+    return new JournalError(
+      "unreadable",
+      file,
+      `cannot be read (${code}: ${message})`,
+      "check that the file is still there, its permissions, and that the disk is healthy",
+    );
   }
   return null;
 }
@@ -117,12 +122,7 @@ function sqliteError(file: string, error: unknown): JournalError {
   const code = (error as { code?: string }).code;
   const message = (error as Error).message ?? String(error);
   if (sqliteErrorKind(error) === "not_sqlite") {
-    return new JournalError(
-      "not_sqlite",
-      file,
-      `is not a SQLite database (${message})`,
-      "set DRIFTWATCH_JOURNAL to the bot's journal file",
-    );
+    return new JournalError("not_sqlite", file, `is not a SQLite database (${message})`, "set DRIFTWATCH_JOURNAL to the bot's journal file");
   }
   const fault = journalFault(file, error);
   if (fault) return fault;
@@ -177,10 +177,7 @@ function probe(db: Database.Database, file: string): { version: number; journalM
  * A read-only connection to an existing journal of exactly the schema version this code knows.
  * Throws JournalError, never a bare driver error.
  */
-export function openJournalReader(
-  file: string,
-  opts: { migrationsDir?: string; busyTimeoutMs?: number } = {},
-): { db: Database.Database; info: JournalInfo } {
+export function openJournalReader(file: string, opts: { migrationsDir?: string; busyTimeoutMs?: number } = {}): { db: Database.Database; info: JournalInfo } {
   const abs = path.resolve(file);
   assertIsFile(abs);
   let db: Database.Database;

@@ -7,14 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import {
-  BREAKER_EVENT_KINDS,
-  ORDER_EVENT_KINDS,
-  ORDER_SIDES,
-  ORDER_STATES,
-  RECONCILIATION_OUTCOMES,
-  SETTLED_STATES,
-} from "../journal/contract";
+import { BREAKER_EVENT_KINDS, ORDER_EVENT_KINDS, ORDER_SIDES, ORDER_STATES, RECONCILIATION_OUTCOMES, SETTLED_STATES } from "../journal/contract";
 
 const inList = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
@@ -163,10 +156,7 @@ export const latestPositions = sqliteTable(
     /** `at` of the first cycle of the current, unbroken drift; null when not drifting. */
     driftSince: text("drift_since"),
   },
-  (t) => [
-    primaryKey({ columns: [t.botId, t.symbol] }),
-    check("latest_positions_drift_check", sql`${t.drift} in ('none', 'size_drift', 'unknown_position')`),
-  ],
+  (t) => [primaryKey({ columns: [t.botId, t.symbol] }), check("latest_positions_drift_check", sql`${t.drift} in ('none', 'size_drift', 'unknown_position')`)],
 );
 
 /**
@@ -269,14 +259,13 @@ export const clearRequests = sqliteTable(
     requestedBy: text("requested_by").notNull(),
     requestedAt: text("requested_at").notNull(),
     expiresAt: text("expires_at").notNull(),
-    status: text("status", { enum: ["pending", "approved", "withdrawn"] }).notNull().default("pending"),
+    status: text("status", { enum: ["pending", "approved", "withdrawn"] })
+      .notNull()
+      .default("pending"),
     decidedBy: text("decided_by"),
     decidedAt: text("decided_at"),
   },
-  (t) => [
-    check("clear_requests_status_check", sql`${t.status} in ('pending', 'approved', 'withdrawn')`),
-    index("clear_requests_bot_idx").on(t.botId, t.id),
-  ],
+  (t) => [check("clear_requests_status_check", sql`${t.status} in ('pending', 'approved', 'withdrawn')`), index("clear_requests_bot_idx").on(t.botId, t.id)],
 );
 
 /**

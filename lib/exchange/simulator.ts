@@ -420,7 +420,8 @@ export class SimExchange implements ExchangeAdapter {
       s.position = roundToStep(s.position + sign * qty, s);
     }
     if (record.filledQty >= record.qty) record.status = "filled";
-    else if (qty < wanted) record.status = "canceled"; // reduce-only remainder with nothing left to reduce
+    else if (qty < wanted)
+      record.status = "canceled"; // reduce-only remainder with nothing left to reduce
     else record.status = record.filledQty > 0 ? "partially_filled" : "open";
   }
 

@@ -32,7 +32,10 @@ export class VenueGatewayClient implements OrderLookup {
   ) {}
 
   async lookup(q: { botId: string; symbol: string; clientOrderId: string }): Promise<LookupAnswer> {
-    const url = new URL(`v1/bots/${encodeURIComponent(q.botId)}/orders/${encodeURIComponent(q.clientOrderId)}`, this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`);
+    const url = new URL(
+      `v1/bots/${encodeURIComponent(q.botId)}/orders/${encodeURIComponent(q.clientOrderId)}`,
+      this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`,
+    );
     url.searchParams.set("symbol", q.symbol);
     let res: Response;
     try {
@@ -42,7 +45,11 @@ export class VenueGatewayClient implements OrderLookup {
       });
     } catch (error) {
       const e = error as Error;
-      return { kind: "failed", error: e.name === "TimeoutError" ? `the venue gateway did not answer within ${this.timeoutMs} ms` : `the venue gateway cannot be reached (${e.message})` };
+      return {
+        kind: "failed",
+        error:
+          e.name === "TimeoutError" ? `the venue gateway did not answer within ${this.timeoutMs} ms` : `the venue gateway cannot be reached (${e.message})`,
+      };
     }
     let body: { found?: ExchangeOrder | null; error?: string };
     try {
@@ -58,7 +65,12 @@ export class VenueGatewayClient implements OrderLookup {
 }
 
 /** The bots' side: serves lookups from their adapters. Returns the server; close it to stop. */
-export function serveVenueGateway(opts: { adapters: ReadonlyMap<string, ExchangeAdapter>; host: string; port: number; token: string | null }): Promise<http.Server> {
+export function serveVenueGateway(opts: {
+  adapters: ReadonlyMap<string, ExchangeAdapter>;
+  host: string;
+  port: number;
+  token: string | null;
+}): Promise<http.Server> {
   const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : null;
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {

@@ -17,7 +17,10 @@ export interface JournalProblemView {
 
 export const PATH_HIDDEN_NOTE = "sign in to see the full path";
 
-export function journalProblemFor(error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message">, reader: { signedIn: boolean }): JournalProblemView {
+export function journalProblemFor(
+  error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message">,
+  reader: { signedIn: boolean },
+): JournalProblemView {
   const { code, file, problem, fix, message } = error;
   if (reader.signedIn) return { code, file, problem, fix, message };
   const name = path.basename(file);

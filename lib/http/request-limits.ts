@@ -41,7 +41,10 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
     if (declared === null) return { status: 411, message: "a POST must declare its Content-Length. Nothing was changed" };
     const bytes = Number(declared);
     if (!Number.isFinite(bytes) || bytes > ACTION_BODY_LIMIT_BYTES) {
-      return { status: 413, message: `the form is larger than the console accepts (${ACTION_BODY_LIMIT_BYTES / 1024} KB); notes and reasons are at most 1000 characters. Nothing was changed` };
+      return {
+        status: 413,
+        message: `the form is larger than the console accepts (${ACTION_BODY_LIMIT_BYTES / 1024} KB); notes and reasons are at most 1000 characters. Nothing was changed`,
+      };
     }
   }
   return null;
@@ -63,7 +66,8 @@ export function rejectActionHeaders(headers: Headers): { status: 400; message: s
   return { status: 400, message: "an action's form must be sent as multipart/form-data with a boundary, as the console's pages send it. Nothing was changed" };
 }
 
-const MALFORMED = "the action's form could not be read (cut short, a wrong boundary, or not what the console's pages send). Reload the page and try again. Nothing was changed";
+const MALFORMED =
+  "the action's form could not be read (cut short, a wrong boundary, or not what the console's pages send). Reload the page and try again. Nothing was changed";
 
 /** The text/plain body of an action post with a Next-Action header: React's JSON of its arguments. */
 export function rejectActionText(text: string): { status: 400; message: string } | null {

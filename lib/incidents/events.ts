@@ -102,7 +102,9 @@ const driftWords = (d: IncidentDrift) =>
   `${d.symbol} ours ${signedQty(d.ours)} / theirs ${signedQty(d.theirs)} (${d.drift === "unknown_position" ? "UNKNOWN POSITION" : "size drift"})`;
 
 function orderWords(row: IncidentRow, detail: unknown): { summary: string; severity: IncidentSeverity } {
-  const order = row.symbol ? `${row.side ?? "?"} ${row.qty === null ? "?" : num(row.qty)} ${row.symbol}` : `order ${row.clientOrderId ?? "?"} (not in the orders table)`;
+  const order = row.symbol
+    ? `${row.side ?? "?"} ${row.qty === null ? "?" : num(row.qty)} ${row.symbol}`
+    : `order ${row.clientOrderId ?? "?"} (not in the orders table)`;
   const what = row.strategy === RECONCILE_STRATEGY ? `the reduce-only close (${order})` : order;
   const status = field(detail, "status");
   const error = field(detail, "error");
@@ -128,7 +130,11 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
     case "lookup_absent":
       return { summary: `lookup proved the exchange never got ${what}${during ? ` (during ${during})` : ""}`, severity: "info" };
     case "status":
-      if (status === "unknown") return { summary: `${what} is UNKNOWN: nobody can say whether the exchange has it${field(detail, "why") ? ` (${field(detail, "why")})` : ""}`, severity: "emergency" };
+      if (status === "unknown")
+        return {
+          summary: `${what} is UNKNOWN: nobody can say whether the exchange has it${field(detail, "why") ? ` (${field(detail, "why")})` : ""}`,
+          severity: "emergency",
+        };
       if (status === "rejected") return { summary: `${what} rejected${field(detail, "reason") ? `: ${field(detail, "reason")}` : ""}`, severity: "warning" };
       return { summary: `${what} is now ${status ?? "in an unnamed state"}${fill}`, severity: "info" };
     case "error":

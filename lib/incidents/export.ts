@@ -38,7 +38,13 @@ export interface IncidentExport {
   events: IncidentEvent[];
 }
 
-export function incidentJson(params: { window: IncidentWindow; filters: IncidentFilters; events: IncidentEvent[]; capped: boolean; limit: number }): IncidentExport {
+export function incidentJson(params: {
+  window: IncidentWindow;
+  filters: IncidentFilters;
+  events: IncidentEvent[];
+  capped: boolean;
+  limit: number;
+}): IncidentExport {
   return {
     window: { from: params.window.from, to: params.window.to },
     filters: { bot: params.filters.bot, kinds: [...params.filters.kinds] },
@@ -82,6 +88,11 @@ export function incidentCsv(events: readonly IncidentEvent[]): string {
  * digits, `-`, `.` and `_` survive (the times' colons become `-`), so no path or header tricks.
  */
 export function incidentExportFilename(window: IncidentWindow, ext: "json" | "csv"): string {
-  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "-").replace(/\.{2,}/g, ".").replace(/^[.-]+/, "").slice(0, 40);
+  const safe = (s: string) =>
+    s
+      .replace(/[^A-Za-z0-9._-]/g, "-")
+      .replace(/\.{2,}/g, ".")
+      .replace(/^[.-]+/, "")
+      .slice(0, 40);
   return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}.${ext}`;
 }

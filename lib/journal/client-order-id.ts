@@ -58,7 +58,5 @@ export function checkClientOrderId(id: string, prefix: string, decision: Decisio
   } catch (error) {
     return { kind: "corrupt", expected: null, reason: (error as Error).message };
   }
-  return expected === id
-    ? { kind: "ok" }
-    : { kind: "corrupt", expected, reason: `recomputes to ${expected} from its decision fields` };
+  return expected === id ? { kind: "ok" } : { kind: "corrupt", expected, reason: `recomputes to ${expected} from its decision fields` };
 }

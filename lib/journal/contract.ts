@@ -6,32 +6,13 @@
 export const ORDER_SIDES = ["buy", "sell"] as const;
 export type OrderSide = (typeof ORDER_SIDES)[number];
 
-export const ORDER_STATES = [
-  "created",
-  "sent",
-  "unknown",
-  "open",
-  "partially_filled",
-  "filled",
-  "canceled",
-  "rejected",
-  "absent",
-] as const;
+export const ORDER_STATES = ["created", "sent", "unknown", "open", "partially_filled", "filled", "canceled", "rejected", "absent"] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 
 /** Final states: nothing more will happen to the order on the exchange. */
 export const SETTLED_STATES = ["filled", "canceled", "rejected", "absent"] as const satisfies readonly OrderState[];
 
-export const ORDER_EVENT_KINDS = [
-  "intent",
-  "send",
-  "timeout",
-  "lookup_found",
-  "lookup_absent",
-  "status",
-  "error",
-  "operator",
-] as const;
+export const ORDER_EVENT_KINDS = ["intent", "send", "timeout", "lookup_found", "lookup_absent", "status", "error", "operator"] as const;
 
 export const RECONCILIATION_OUTCOMES = ["clean", "drift", "skipped", "error"] as const;
 export type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];

@@ -25,10 +25,7 @@ export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The same pattern for SQLite's GLOB, which has no `\d` and reads `.` literally. */
 const CANONICAL_TIME_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z";
 
-export function classifyOrder(
-  order: { state: OrderState; updatedAt: string },
-  opts: { now: Date; graceMs: number },
-): OrderClass {
+export function classifyOrder(order: { state: OrderState; updatedAt: string }, opts: { now: Date; graceMs: number }): OrderClass {
   if (settled.has(order.state)) return "settled";
   if (alwaysDoubtful.has(order.state)) return "doubtful";
   if (doubtfulAfterGrace.has(order.state)) {

@@ -28,7 +28,16 @@ export function listAudit(params: { db: JournalDb; actor?: string | null; action
   if (params.action) where.push(eq(auditLog.action, params.action));
   if (params.before) where.push(lt(auditLog.id, params.before));
   const rows = db
-    .select({ id: auditLog.id, at: auditLog.at, actor: auditLog.actor, action: auditLog.action, target: auditLog.target, outcome: auditLog.outcome, code: auditLog.code, detail: auditLog.detail })
+    .select({
+      id: auditLog.id,
+      at: auditLog.at,
+      actor: auditLog.actor,
+      action: auditLog.action,
+      target: auditLog.target,
+      outcome: auditLog.outcome,
+      code: auditLog.code,
+      detail: auditLog.detail,
+    })
     .from(auditLog)
     .where(where.length ? and(...where) : undefined)
     .orderBy(desc(auditLog.id))

@@ -29,12 +29,7 @@ export const BOTS_SQL = `
  * One row per bot, shaped for its card. Costs O(bots): the last reconciliation is one index seek
  * per bot on reconciliations(bot_id, at), whatever the history.
  */
-export function listBots(params: {
-  db: JournalDb;
-  now: Date;
-  heartbeatStaleMs: number;
-  reconciliationStaleMs: number;
-}): BotSummary[] {
+export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: number; reconciliationStaleMs: number }): BotSummary[] {
   const { now } = params;
   const rows = statement(params.db, BOTS_SQL).all() as {
     botId: string;

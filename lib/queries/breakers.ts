@@ -86,19 +86,20 @@ type EventRow = Pick<BreakerEventRow, "id" | "at" | "kind" | "reason" | "actor" 
  * index seek on breaker_events (bot_id, at): the page, then for each trip the first clear after it
  * and for each clear the trip before it.
  */
-export function getBreakerBoard(params: {
-  db: JournalDb;
-  now: Date;
-  bot?: string | null;
-  before?: number | null;
-  pageSize?: number;
-}): BreakerBoard {
+export function getBreakerBoard(params: { db: JournalDb; now: Date; bot?: string | null; before?: number | null; pageSize?: number }): BreakerBoard {
   const { db, now } = params;
   const pageSize = params.pageSize ?? BREAKER_PAGE_SIZE;
   const before = params.before ?? null;
   const bot = params.bot ?? null;
 
-  const bots = db.all<{ botId: string; halted: number | null; reason: string | null; changedAt: string | null; changedBy: string | null; version: number | null }>(
+  const bots = db.all<{
+    botId: string;
+    halted: number | null;
+    reason: string | null;
+    changedAt: string | null;
+    changedBy: string | null;
+    version: number | null;
+  }>(
     sql`WITH ids AS (SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers)
         SELECT ids.bot_id AS botId, br.halted, br.reason, br.changed_at AS changedAt, br.changed_by AS changedBy, br.version
         FROM ids LEFT JOIN breakers br ON br.bot_id = ids.bot_id
@@ -131,7 +132,10 @@ export function getBreakerBoard(params: {
   for (let i = 0; i < causeIds.length; i += 500) {
     const batch = causeIds.slice(i, i + 500);
     for (const c of db.all<{ id: number; at: string; outcome: string }>(
-      sql`SELECT id, at, outcome FROM reconciliations WHERE id IN (${sql.join(batch.map((id) => sql`${id}`), sql`, `)})`,
+      sql`SELECT id, at, outcome FROM reconciliations WHERE id IN (${sql.join(
+        batch.map((id) => sql`${id}`),
+        sql`, `,
+      )})`,
     ))
       cycles.set(c.id, c);
   }

@@ -29,16 +29,13 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
   const { botId, now } = params;
   const db = connectionOf(params.db);
   const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as
-    | Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason">
-    | undefined;
+    Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason"> | undefined;
   const lastReconciliation =
-    (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as ClearFacts["lastReconciliation"] | undefined) ?? null;
+    (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as
+      ClearFacts["lastReconciliation"] | undefined) ?? null;
   const heartbeatAt = (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(botId) as string | null | undefined) ?? null;
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
-  const doubtfulOrders = db
-    .prepare(DOUBTFUL_ORDERS_OF_BOT_SQL)
-    .pluck()
-    .get(botId, cutoff) as number;
+  const doubtfulOrders = db.prepare(DOUBTFUL_ORDERS_OF_BOT_SQL).pluck().get(botId, cutoff) as number;
   let unacknowledgedDrifts: UnacknowledgedDrift[] = [];
   if (breaker && breaker.halted === 1) {
     // An acknowledgement counts when it was made on a cycle since the trip (both times on the bot's
@@ -54,7 +51,10 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
                            WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND (ar.at >= ? OR a.acknowledged_at >= ?))
          GROUP BY p.symbol ORDER BY p.symbol`,
       )
-      .all(botId, breaker.changedAt, breaker.changedAt, breaker.changedAt) as (Omit<UnacknowledgedDrift, "drift" | "ongoing"> & { qtyStep: number; latest: string })[];
+      .all(botId, breaker.changedAt, breaker.changedAt, breaker.changedAt) as (Omit<UnacknowledgedDrift, "drift" | "ongoing"> & {
+      qtyStep: number;
+      latest: string;
+    })[];
     unacknowledgedDrifts = rows.flatMap(({ qtyStep, latest: _latest, ...r }) => {
       const drift = classifyDrift({ ours: r.ours, theirs: r.theirs, qtyStep });
       return drift === "none" ? [] : [{ ...r, drift, ongoing: lastReconciliation !== null && r.reconciliationId === lastReconciliation.id }];
@@ -82,7 +82,8 @@ export function latestDriftSince(params: { db: ChecklistDb; botId: string; symbo
        WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND ${DRIFTING}
        ORDER BY r.at DESC, r.id DESC LIMIT 1`,
     )
-    .get(params.botId, params.symbol, params.since) as (Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">) | undefined;
+    .get(params.botId, params.symbol, params.since) as
+    (Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">) | undefined;
 }
 
 export function getClearChecklist(params: ClearFactsParams): { facts: ClearFacts; items: ChecklistItem[] } {

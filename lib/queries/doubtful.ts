@@ -7,25 +7,24 @@ import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
 export type DoubtfulOrderEvent = Pick<OrderEventRow, "id" | "at" | "kind" | "actor" | "detail">;
 
-export interface DoubtfulOrder
-  extends Pick<
-    OrderRow,
-    | "clientOrderId"
-    | "botId"
-    | "strategy"
-    | "symbol"
-    | "side"
-    | "qty"
-    | "bar"
-    | "state"
-    | "exchangeOrderId"
-    | "filledQty"
-    | "attempts"
-    | "lastError"
-    | "createdAt"
-    | "updatedAt"
-    | "version"
-  > {
+export interface DoubtfulOrder extends Pick<
+  OrderRow,
+  | "clientOrderId"
+  | "botId"
+  | "strategy"
+  | "symbol"
+  | "side"
+  | "qty"
+  | "bar"
+  | "state"
+  | "exchangeOrderId"
+  | "filledQty"
+  | "attempts"
+  | "lastError"
+  | "createdAt"
+  | "updatedAt"
+  | "version"
+> {
   /** Since the intent was written. */
   ageMs: number | null;
   /** Why it is doubtful, in words. */

@@ -15,7 +15,10 @@ export function getDriftsByReconciliation(params: { db: JournalDb; reconciliatio
     const batch = ids.slice(i, i + 500);
     const rows = params.db.all<{ reconciliationId: number; symbol: string; ours: number; theirs: number; qtyStep: number }>(
       sql`SELECT reconciliation_id AS reconciliationId, symbol, ours, theirs, qty_step AS qtyStep
-          FROM reconciliation_positions WHERE reconciliation_id IN (${sql.join(batch.map((id) => sql`${id}`), sql`, `)})
+          FROM reconciliation_positions WHERE reconciliation_id IN (${sql.join(
+            batch.map((id) => sql`${id}`),
+            sql`, `,
+          )})
           ORDER BY reconciliation_id, symbol`,
     );
     for (const r of rows) {

@@ -116,9 +116,7 @@ export function getIncidentTimeline(params: {
   const arms = SOURCES.map((s) => s.select(f)).filter((s): s is SQL => s !== null);
   if (arms.length === 0) return { window, filters, events: [], capped: false, limit };
 
-  const rows = db.all<IncidentRow & { rank: number }>(
-    sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`,
-  );
+  const rows = db.all<IncidentRow & { rank: number }>(sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`);
   const capped = rows.length > limit;
   const kept = capped ? rows.slice(0, limit) : rows;
   const drifts = getDriftsByReconciliation({
@@ -127,7 +125,9 @@ export function getIncidentTimeline(params: {
   });
   // Without names: the actor's role before the summary is worded from it, then any name quoted in a reason or note.
   const hide = params.names === false;
-  const events = kept.map((r) => toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []));
+  const events = kept.map((r) =>
+    toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []),
+  );
   return { window, filters, events: hide ? withoutNames(events) : events, capped, limit };
 }
 

@@ -70,13 +70,7 @@ const LAST_ACK_SQL = `
  * Everything the overview shows, in O(bots + symbols): bot rows, the latest_positions rows kept by
  * the journal's trigger, and a count over the partial index of unsettled orders.
  */
-export function getOverview(params: {
-  db: JournalDb;
-  now: Date;
-  heartbeatStaleMs: number;
-  reconciliationStaleMs: number;
-  doubtfulGraceMs: number;
-}): Overview {
+export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs: number; reconciliationStaleMs: number; doubtfulGraceMs: number }): Overview {
   const { db, now } = params;
   const bots = listBots(params);
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
@@ -100,7 +94,16 @@ export function getOverview(params: {
   // Only drifting lines need their acknowledgement: O(drifting symbols), one index seek each.
   const lastAck = (botId: string, symbol: string) =>
     statement(db, LAST_ACK_SQL).get(botId, symbol) as
-      | { drift: "size_drift" | "unknown_position"; ours: number; theirs: number; driftSince: string | null; expiresAt: string; by: string; at: string; note: string }
+      | {
+          drift: "size_drift" | "unknown_position";
+          ours: number;
+          theirs: number;
+          driftSince: string | null;
+          expiresAt: string;
+          by: string;
+          at: string;
+          note: string;
+        }
       | undefined;
 
   const lines: OverviewLine[] = rows.map((r) => {

@@ -16,9 +16,7 @@ export interface ReadContext {
   now: Date;
 }
 
-export type ScreenRead<T> =
-  | { ok: true; data: T; journal: { file: string; warnings: string[] } }
-  | { ok: false; error: JournalError };
+export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError };
 
 export function readScreen<T>(load: (ctx: ReadContext) => T): ScreenRead<T> {
   const read = readJournal((j) => load({ db: j.db, config: env(), now: new Date() }));

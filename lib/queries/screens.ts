@@ -89,7 +89,15 @@ export function loadIncidentBots({ db }: Pick<ReadContext, "db">) {
 }
 
 /** `/incidents` and GET /api/incidents/export (which asks for more rows): the window resolved, and what happened in it. */
-export function loadIncidentWindow({ db, now, names, from, to, filters, limit }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
+export function loadIncidentWindow({
+  db,
+  now,
+  names,
+  from,
+  to,
+  filters,
+  limit,
+}: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
   const window = resolveIncidentWindow({ db, now, from, to });
   return { window, timeline: getIncidentTimeline({ db, window, filters, limit, names }) };
 }

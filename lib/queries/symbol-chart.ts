@@ -125,7 +125,12 @@ interface RollupRow {
 
 function group(r: RollupRow): SampleGroup {
   const step = r.qtyStep > 0 ? r.qtyStep : 1;
-  const at = (t: string, ours: number, theirs: number): ChartSample => ({ t: Date.parse(t), ours, theirs, drift: classifyDrift({ ours, theirs, qtyStep: step }) });
+  const at = (t: string, ours: number, theirs: number): ChartSample => ({
+    t: Date.parse(t),
+    ours,
+    theirs,
+    drift: classifyDrift({ ours, theirs, qtyStep: step }),
+  });
   return {
     cycles: r.cycles ?? 0,
     samples: [
@@ -154,14 +159,7 @@ function sample(row: RawRow, t = Date.parse(row[0])): ChartSample {
  * the window's cycles, or over its five-minute rollups when the window is long (20 days: 5,760
  * rollups instead of 115,200 cycles at 15 s).
  */
-export function getSymbolChart(params: {
-  db: JournalDb;
-  botId: string;
-  symbol: string;
-  range: SymbolRange;
-  now: Date;
-  maxPoints?: number;
-}): SymbolChart {
+export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: string; range: SymbolRange; now: Date; maxPoints?: number }): SymbolChart {
   const { db, botId, symbol, range, now } = params;
   const latestAt = latestComparedCycle(params)?.at ?? null;
   const window = resolveWindow(range, { now, latestAt });

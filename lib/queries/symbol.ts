@@ -16,19 +16,28 @@ export type SymbolLine = Omit<OverviewLine, "botId" | "symbol" | "ack" | "ackLap
 /** `detail` is the event's JSON, as the writer stored it. */
 export type SymbolOrderEvent = Pick<OrderEventRow, "id" | "at" | "kind" | "actor" | "detail">;
 
-export interface SymbolOrder
-  extends Pick<
-    OrderRow,
-    "clientOrderId" | "strategy" | "side" | "qty" | "bar" | "state" | "exchangeOrderId" | "filledQty" | "avgPrice" | "attempts" | "lastError" | "createdAt" | "updatedAt"
-  > {
+export interface SymbolOrder extends Pick<
+  OrderRow,
+  | "clientOrderId"
+  | "strategy"
+  | "side"
+  | "qty"
+  | "bar"
+  | "state"
+  | "exchangeOrderId"
+  | "filledQty"
+  | "avgPrice"
+  | "attempts"
+  | "lastError"
+  | "createdAt"
+  | "updatedAt"
+> {
   /** settled, doubtful (nobody knows what the exchange has) or live. */
   class: OrderClass;
   events: SymbolOrderEvent[];
 }
 
-export type SymbolLookup =
-  | { found: true }
-  | { found: false; reason: "no_bot" | "no_symbol"; botId: string; symbol: string; symbols: string[] };
+export type SymbolLookup = { found: true } | { found: false; reason: "no_bot" | "no_symbol"; botId: string; symbol: string; symbols: string[] };
 
 export interface SymbolState {
   found: true;
@@ -117,14 +126,10 @@ export const ORDER_EVENTS_SQL = `
  * The newest `limit` orders of a bot on a symbol, each with its whole event history. Reads `limit`
  * + 1 rows of orders and their events by index: the cost follows the page size, never the history.
  */
-export function listSymbolOrders(params: {
-  db: JournalDb;
-  botId: string;
-  symbol: string;
-  limit: number;
-  now: Date;
-  doubtfulGraceMs: number;
-}): { orders: SymbolOrder[]; more: boolean } {
+export function listSymbolOrders(params: { db: JournalDb; botId: string; symbol: string; limit: number; now: Date; doubtfulGraceMs: number }): {
+  orders: SymbolOrder[];
+  more: boolean;
+} {
   const { botId, symbol, now } = params;
   const client = params.db.$client;
   const limit = Math.max(1, Math.min(MAX_ORDERS, Math.floor(params.limit)));

@@ -33,6 +33,7 @@ export const symbolChartQuery = (p: { botId: string; symbol: string; range: Symb
     queryKey: ["symbol", p.botId, p.symbol, "chart", p.range] as const,
     queryFn: () => fetchApi<SymbolChart>(`${apiPath(p.botId, p.symbol)}/chart${rangeToQuery(p.range)}`),
     // A window wholly in the past never changes: read it once.
-    refetchInterval: (q) => (q.state.data && !q.state.data.window.live ? false : p.range.kind === "15m" || p.range.kind === "1h" ? LIVE_INTERVAL_MS : WIDE_INTERVAL_MS),
+    refetchInterval: (q) =>
+      q.state.data && !q.state.data.window.live ? false : p.range.kind === "15m" || p.range.kind === "1h" ? LIVE_INTERVAL_MS : WIDE_INTERVAL_MS,
     refetchIntervalInBackground: false,
   });

@@ -42,8 +42,8 @@ const TIME_HINT = "must be a UTC time such as 2026-08-10T15:30:00Z (seconds requ
 
 const instant = (name: string) =>
   oneSearchParam(name).pipe(
-    z
-      .iso.datetime({ offset: true, error: TIME_HINT })
+    z.iso
+      .datetime({ offset: true, error: TIME_HINT })
       .transform((s) => new Date(s).toISOString())
       .optional(),
   );
@@ -54,7 +54,13 @@ const schema = z
     to: instant("to"),
     bot: oneSearchParam("bot").pipe(z.string().max(BOT_ID_MAX, `is longer than any bot id (${BOT_ID_MAX} characters)`).optional()),
     kind: z.preprocess(
-      (v) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((s) => String(s).split(",")).map((s) => s.trim()).filter(Boolean)),
+      (v) =>
+        v === undefined
+          ? []
+          : (Array.isArray(v) ? v : [v])
+              .flatMap((s) => String(s).split(","))
+              .map((s) => s.trim())
+              .filter(Boolean),
       z.array(z.enum(INCIDENT_KINDS, { error: `must be one of ${INCIDENT_KINDS.join(", ")}` })),
     ),
   })
@@ -64,7 +70,11 @@ const schema = z
     if (width <= 0) {
       ctx.addIssue({ code: "custom", path: ["to"], message: `must be after from (${v.from}); the window is reversed or empty` });
     } else if (width > MAX_WINDOW_MS) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: `makes a window of ${formatAge(width)}; the widest allowed is ${formatAge(MAX_WINDOW_MS)}. Narrow it` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["to"],
+        message: `makes a window of ${formatAge(width)}; the widest allowed is ${formatAge(MAX_WINDOW_MS)}. Narrow it`,
+      });
     }
   });
 

@@ -25,12 +25,16 @@ db.prepare(`INSERT OR IGNORE INTO breakers (bot_id, halted, changed_at, changed_
 
 const intent = db.transaction((id: string, symbol: string) => {
   const at = iso();
-  db.prepare(`INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES (?, ?, 'bench', ?, 'buy', 1, ?, 'created', ?, ?)`).run(id, BOT, symbol, at, at, at);
+  db.prepare(
+    `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES (?, ?, 'bench', ?, 'buy', 1, ?, 'created', ?, ?)`,
+  ).run(id, BOT, symbol, at, at, at);
   db.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, 'intent', 'bot', '{}')`).run(id, at);
 });
 const reply = db.transaction((id: string) => {
   const at = iso();
-  db.prepare(`UPDATE orders SET state = 'filled', filled_qty = qty, avg_price = 100, attempts = 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`).run(at, id);
+  db.prepare(
+    `UPDATE orders SET state = 'filled', filled_qty = qty, avg_price = 100, attempts = 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`,
+  ).run(at, id);
   db.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, 'status', 'bot', '{"state":"filled"}')`).run(id, at);
 });
 const reconcile = db.transaction(() => {

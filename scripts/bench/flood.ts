@@ -17,28 +17,49 @@ if (!duration || !concurrency || !base || !actionId || !viewerCookie) {
 const boundary = "----driftwatchBenchFlood";
 const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const fields = { clientOrderId: "bench-flood", version: "1", status: "filled", note: "x".repeat(900) };
-const body = Buffer.from(`${Object.entries(fields).map(([k, v]) => part(`1_${k}`, v)).join("")}${part("0", '[null,"$K1"]')}--${boundary}--\r\n`, "utf8");
+const body = Buffer.from(
+  `${Object.entries(fields)
+    .map(([k, v]) => part(`1_${k}`, v))
+    .join("")}${part("0", '[null,"$K1"]')}--${boundary}--\r\n`,
+  "utf8",
+);
 const { hostname, port } = new URL(base);
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number(concurrency) });
-const baseHeaders = { "next-action": actionId, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(body.length), origin: base, accept: "text/x-component" };
+const baseHeaders = {
+  "next-action": actionId,
+  "content-type": `multipart/form-data; boundary=${boundary}`,
+  "content-length": String(body.length),
+  origin: base,
+  accept: "text/x-component",
+};
 
 const answers: Record<string, number> = {};
 let requests = 0;
 let errors = 0;
 function post(cookie: string | null): Promise<void> {
   return new Promise((resolve) => {
-    const req = http.request({ hostname, port, path: "/doubtful", method: "POST", agent, headers: cookie ? { ...baseHeaders, cookie } : baseHeaders }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        const kind = res.statusCode !== 200 ? `status ${res.statusCode}` : /Too many actions/.test(text) ? "limited" : /Sign in to act|only operators can act/.test(text) ? "turned away" : "other";
-        answers[kind] = (answers[kind] ?? 0) + 1;
-        if (res.statusCode !== 200) errors += 1;
-        resolve();
-      });
-      res.on("error", () => ((errors += 1), resolve()));
-    });
+    const req = http.request(
+      { hostname, port, path: "/doubtful", method: "POST", agent, headers: cookie ? { ...baseHeaders, cookie } : baseHeaders },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const kind =
+            res.statusCode !== 200
+              ? `status ${res.statusCode}`
+              : /Too many actions/.test(text)
+                ? "limited"
+                : /Sign in to act|only operators can act/.test(text)
+                  ? "turned away"
+                  : "other";
+          answers[kind] = (answers[kind] ?? 0) + 1;
+          if (res.statusCode !== 200) errors += 1;
+          resolve();
+        });
+        res.on("error", () => ((errors += 1), resolve()));
+      },
+    );
     req.on("error", () => ((errors += 1), resolve()));
     req.end(body);
   });

@@ -156,7 +156,11 @@ async function main() {
   fs.mkdirSync(benchDir, { recursive: true });
   if (!buildState(root).current) {
     say("building the console (the production build is missing or older than the sources)");
-    const b = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    const b = spawnSync(path.join(root, "node_modules/.bin/next"), ["build"], {
+      cwd: root,
+      stdio: "inherit",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
     if (b.status !== 0) throw new Error("next build failed");
   }
   if (args.only === "flood") return floodOnly(started);
@@ -225,19 +229,39 @@ async function main() {
     const busiest = ref
       .prepare(`SELECT bot_id AS botId, symbol, count(*) AS n FROM drift_acknowledgements GROUP BY bot_id, symbol ORDER BY n DESC LIMIT 1`)
       .get() as { botId: string; symbol: string; n: number };
-    const bounds = ref.prepare(`SELECT min(at) AS first, max(at) AS last FROM reconciliations WHERE bot_id = ?`).get(busiest.botId) as { first: string; last: string };
+    const bounds = ref.prepare(`SELECT min(at) AS first, max(at) AS last FROM reconciliations WHERE bot_id = ?`).get(busiest.botId) as {
+      first: string;
+      last: string;
+    };
     const chartBase = `${big20.url}/api/bots/${encodeURIComponent(busiest.botId)}/symbols/${encodeURIComponent(busiest.symbol)}/chart`;
     const windows = [
-      { label: "24 h", query: `range=custom&from=${encodeURIComponent(new Date(Date.parse(bounds.last) - 86_400_000).toISOString())}&to=${encodeURIComponent(bounds.last)}`, target: 50 },
+      {
+        label: "24 h",
+        query: `range=custom&from=${encodeURIComponent(new Date(Date.parse(bounds.last) - 86_400_000).toISOString())}&to=${encodeURIComponent(bounds.last)}`,
+        target: 50,
+      },
       { label: `${DAYS} days`, query: `range=custom&from=${encodeURIComponent(bounds.first)}&to=${encodeURIComponent(bounds.last)}`, target: 200 },
     ];
     for (const w of windows) {
       const t = await timeRequests(`${chartBase}?${w.query}`, 15);
-      const chart = JSON.parse(t.last).data as { points: unknown[]; episodes: { from: number; to: number }[]; window: { from: string; to: string }; samples: number };
+      const chart = JSON.parse(t.last).data as {
+        points: unknown[];
+        episodes: { from: number; to: number }[];
+        window: { from: string; to: string };
+        samples: number;
+      };
       const missing = missingEpisodes(ref, busiest.botId, busiest.symbol, chart.window, chart.episodes);
       const p50 = quantile(t.latencies, 0.5);
       const p95 = quantile(t.latencies, 0.95);
-      figures[`chart ${w.label}`] = { p50, p95, points: chart.points.length, samples: chart.samples, episodes: chart.episodes.length, missing: missing.missing, drifts: missing.total };
+      figures[`chart ${w.label}`] = {
+        p50,
+        p95,
+        points: chart.points.length,
+        samples: chart.samples,
+        episodes: chart.episodes.length,
+        missing: missing.missing,
+        drifts: missing.total,
+      };
       row(
         `symbol chart, ${w.label} (${busiest.botId} ${busiest.symbol}, ${chart.samples.toLocaleString("en")} cycles)`,
         `≤ 2,000 points, ≤ ${w.target} ms, every drift shown`,
@@ -258,7 +282,10 @@ async function main() {
 
     const hourTo = new Date(Math.floor(Date.parse(bounds.last) / 60_000) * 60_000).toISOString();
     const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
-    const incident = await timeRequests(`${big20.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 15);
+    const incident = await timeRequests(
+      `${big20.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`,
+      15,
+    );
     const events = (JSON.parse(incident.last) as { events: unknown[] }).events.length;
     figures.incident = { p50: quantile(incident.latencies, 0.5), p95: quantile(incident.latencies, 0.95), events };
     row(
@@ -358,7 +385,13 @@ async function browserRows(server: Server, journal: string) {
       const page = await context.newPage();
       const scripts: Promise<number>[] = [];
       page.on("response", (res) => {
-        if (res.request().resourceType() === "script") scripts.push(res.body().then((b) => zlib.gzipSync(b).length).catch(() => 0));
+        if (res.request().resourceType() === "script")
+          scripts.push(
+            res
+              .body()
+              .then((b) => zlib.gzipSync(b).length)
+              .catch(() => 0),
+          );
       });
       await page.goto(server.url, { waitUntil: "load" });
       await page.waitForSelector('[data-testid="symbol-row"]');
@@ -401,8 +434,13 @@ async function browserRows(server: Server, journal: string) {
     if (!probe) throw new Error(`no latest_positions rows for ${bot}`);
     const commit = writer.transaction((drift: boolean) => {
       const at = new Date().toISOString();
-      const rid = Number(writer.prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES (?, ?, ?, 0)`).run(bot, at, drift ? "drift" : "clean").lastInsertRowid);
-      const put = writer.prepare(`INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`);
+      const rid = Number(
+        writer.prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES (?, ?, ?, 0)`).run(bot, at, drift ? "drift" : "clean")
+          .lastInsertRowid,
+      );
+      const put = writer.prepare(
+        `INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`,
+      );
       for (const l of lines) {
         const theirs = l === probe ? l.ours + (drift ? 3 * l.step : 0) : l.ours;
         put.run(rid, l.symbol, l.ours, theirs, l.step, l.mark);
@@ -415,14 +453,21 @@ async function browserRows(server: Server, journal: string) {
       await sleep(300 + Math.random() * 700);
       commit(drift);
       const committed = Date.now();
-      await page.waitForSelector(`[data-testid="symbol-row"][data-symbol="${probe.symbol}"][data-drift="${drift ? "size_drift" : "none"}"]`, { timeout: 15_000 });
+      await page.waitForSelector(`[data-testid="symbol-row"][data-symbol="${probe.symbol}"][data-drift="${drift ? "size_drift" : "none"}"]`, {
+        timeout: 15_000,
+      });
       delays.push(Date.now() - committed);
     }
     writer.close();
     await context.close();
     const p95 = quantile(delays, 0.95);
     figures.driftToScreen = { delays };
-    row("drift committed by the bot → shown in an open overview", "≤ 2 s at p95", `p50 ${ms(quantile(delays, 0.5))}, p95 ${ms(p95)} over ${delays.length} changes`, p95 <= 2000);
+    row(
+      "drift committed by the bot → shown in an open overview",
+      "≤ 2 s at p95",
+      `p50 ${ms(quantile(delays, 0.5))}, p95 ${ms(p95)} over ${delays.length} changes`,
+      p95 <= 2000,
+    );
   } finally {
     await browser.close();
   }
@@ -433,7 +478,16 @@ async function browserRows(server: Server, journal: string) {
  * not take the CPU from the bot and the console whose cost this row measures.
  */
 function pollersProcess(urls: string[], clients: number, intervalMs: number, durationMs: number): Promise<PollResult> {
-  const argv = [process.execPath, "--import", "tsx", path.join(root, "scripts/bench/pollers.ts"), String(durationMs), String(clients), String(intervalMs), ...urls];
+  const argv = [
+    process.execPath,
+    "--import",
+    "tsx",
+    path.join(root, "scripts/bench/pollers.ts"),
+    String(durationMs),
+    String(clients),
+    String(intervalMs),
+    ...urls,
+  ];
   const [cmd, ...args] = POLLERS_NICE > 0 ? ["nice", "-n", String(POLLERS_NICE), ...argv] : argv;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd!, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
@@ -530,8 +584,24 @@ async function botRows(server: Server, journal: string) {
 }
 
 /** scripts/bench/flood.ts in a child process at nice POLLERS_NICE, like the pollers. */
-function floodProcess(durationMs: number, concurrency: number, url: string, actionId: string, viewerCookie: string): Promise<{ requests: number; errors: number; answers: Record<string, number> }> {
-  const argv = [process.execPath, "--import", "tsx", path.join(root, "scripts/bench/flood.ts"), String(durationMs), String(concurrency), url, actionId, viewerCookie];
+function floodProcess(
+  durationMs: number,
+  concurrency: number,
+  url: string,
+  actionId: string,
+  viewerCookie: string,
+): Promise<{ requests: number; errors: number; answers: Record<string, number> }> {
+  const argv = [
+    process.execPath,
+    "--import",
+    "tsx",
+    path.join(root, "scripts/bench/flood.ts"),
+    String(durationMs),
+    String(concurrency),
+    url,
+    actionId,
+    viewerCookie,
+  ];
   const [cmd, ...rest] = POLLERS_NICE > 0 ? ["nice", "-n", String(POLLERS_NICE), ...argv] : argv;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd!, rest, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
@@ -561,7 +631,9 @@ async function floodRow(server: Server, journal: string) {
   const sessionsValidFrom = existing ?? (await createAccount(accounts.db, viewer)).sessionsValidFrom;
   accounts.sqlite.close();
   const cookie = `${SESSION_COOKIE}=${signSession(sessionPayload({ name: viewer.name, sessionsValidFrom, ttlMs: 3_600_000 }), BENCH_SESSION_SECRET)}`;
-  const manifest = JSON.parse(fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8")) as { node: Record<string, { exportedName?: string }> };
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, ".next/server/server-reference-manifest.json"), "utf8")) as {
+    node: Record<string, { exportedName?: string }>;
+  };
   const actionId = Object.entries(manifest.node).find(([, v]) => v.exportedName === "resolveManuallyAction")?.[0];
   if (!actionId) throw new Error("no resolveManuallyAction in this build");
 
@@ -575,7 +647,9 @@ async function floodRow(server: Server, journal: string) {
   const auditsBefore = strangerAudits();
   const bot = await forkBot(journal);
   const phaseMs = Math.max(10_000, PHASE_MS * 0.75);
-  say(`the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with an action flood (anonymous and viewer, 32 connections${POLLERS_NICE > 0 ? `, at nice ${POLLERS_NICE}` : ""}), twice`);
+  say(
+    `the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with an action flood (anonymous and viewer, 32 connections${POLLERS_NICE > 0 ? `, at nice ${POLLERS_NICE}` : ""}), twice`,
+  );
   const flood = { requests: 0, errors: 0, answers: {} as Record<string, number> };
   await sleep(2_000);
   for (const round of [1, 2]) {
@@ -604,7 +678,9 @@ async function floodRow(server: Server, journal: string) {
     posts: flood,
     strangerAuditRows: audited,
   };
-  const answers = Object.entries(flood.answers).map(([k, v]) => `${v.toLocaleString("en")} ${k}`).join(", ");
+  const answers = Object.entries(flood.answers)
+    .map(([k, v]) => `${v.toLocaleString("en")} ${k}`)
+    .join(", ");
   row(
     `bot journal-write p99, console${NICE > 0 ? ` (nice ${NICE})` : ""} under an action flood against idle`,
     "ratio ≤ 1.25, no SQLITE_BUSY, 0 audit rows",

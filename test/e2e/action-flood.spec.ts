@@ -56,13 +56,17 @@ test.describe("a flood of action posts from strangers and viewers", () => {
     return n;
   };
 
-  test("10,000 anonymous and viewer posts grow the journal and its WAL by 0 bytes and add no audit row; the operator on the same address still acts", async ({ page }) => {
+  test("10,000 anonymous and viewer posts grow the journal and its WAL by 0 bytes and add no audit row; the operator on the same address still acts", async ({
+    page,
+  }) => {
     // A genuine post of "resolve by hand", as the operator's browser makes it, caught before it is sent.
     await page.context().addCookies([{ name: SESSION_COOKIE, value: token(OPERATOR.name), url: server.url }]);
     const post = await captureResolvePost(page, server.url, NOTE);
     const body = post.postDataBuffer()!;
     const pathname = new URL(post.url()).pathname;
-    const headers = Object.fromEntries(Object.entries(await post.allHeaders()).filter(([k]) => !["cookie", "content-length", "host", "connection"].includes(k.toLowerCase())));
+    const headers = Object.fromEntries(
+      Object.entries(await post.allHeaders()).filter(([k]) => !["cookie", "content-length", "host", "connection"].includes(k.toLowerCase())),
+    );
     headers.origin = server.url;
     const as = (name: string | null) => (name ? { ...headers, cookie: `${SESSION_COOKIE}=${token(name)}` } : headers);
 
@@ -73,7 +77,13 @@ test.describe("a flood of action posts from strangers and viewers", () => {
     const replies = new Map<string, number>();
     const classify = (who: string, r: Reply) => {
       const kind =
-        r.status !== 200 ? `status ${r.status}` : /Too many actions/.test(r.body) ? "limited" : /Sign in to act|is a viewer: only operators can act/.test(r.body) ? "turned away" : "other";
+        r.status !== 200
+          ? `status ${r.status}`
+          : /Too many actions/.test(r.body)
+            ? "limited"
+            : /Sign in to act|is a viewer: only operators can act/.test(r.body)
+              ? "turned away"
+              : "other";
       replies.set(`${who} ${kind}`, (replies.get(`${who} ${kind}`) ?? 0) + 1);
     };
     const started = performance.now();
@@ -88,7 +98,9 @@ test.describe("a flood of action posts from strangers and viewers", () => {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`flood: ${POSTS.toLocaleString("en")} action posts (${CONCURRENCY} at a time) in ${seconds.toFixed(1)} s, ${(POSTS / seconds).toFixed(0)} a second: ${JSON.stringify(Object.fromEntries(replies))}`);
+    console.log(
+      `flood: ${POSTS.toLocaleString("en")} action posts (${CONCURRENCY} at a time) in ${seconds.toFixed(1)} s, ${(POSTS / seconds).toFixed(0)} a second: ${JSON.stringify(Object.fromEntries(replies))}`,
+    );
 
     // Every post answered with a refusal: the first ones by the guard, the rest by the limit.
     expect([...replies.keys()].sort()).toEqual(["anonymous limited", "anonymous turned away", "vic limited", "vic turned away"]);
@@ -108,7 +120,10 @@ test.describe("a flood of action posts from strangers and viewers", () => {
     expect(journal.bot.writer.unsettledOrders().filter((o) => o.state === "unknown")).toHaveLength(0);
 
     // The server log has the trace: bounded, rate-limited, without what was posted.
-    const lines = server.output().split("\n").filter((l) => l.includes("refused, not audited"));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((l) => l.includes("refused, not audited"));
     expect(lines.some((l) => l.includes("anonymous from 127.0.0.1 posted resolve_order_manual"))).toBe(true);
     expect(lines.some((l) => l.includes("viewer:vic from 127.0.0.1 posted resolve_order_manual"))).toBe(true);
     expect(lines.length).toBeLessThan(200);

@@ -37,12 +37,41 @@ test.describe("who and what a reader sees of operators' actions", () => {
     const db = new Database(journal.file);
     const now = new Date().toISOString();
     db.transaction(() => {
-      appendAudit(db, { at: now, actor: "operator:ana", action: "acknowledge_drift", target: "beta/ETHUSDT", outcome: "applied", detail: { note: `checked ${RLO}ahpla deraelc with the desk` } }, AUDIT_KEY);
-      appendAudit(db, { at: now, actor: "operator:ben", action: "clear_halt", target: `beta${RLO}`, outcome: "refused", code: "refused", detail: { reason: "requested by operator:ana" } }, AUDIT_KEY);
-      db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('beta', ?, 'clear', ?, 'operator:ana', NULL)`).run(now, `desk agreed ${RLO}ko`);
+      appendAudit(
+        db,
+        {
+          at: now,
+          actor: "operator:ana",
+          action: "acknowledge_drift",
+          target: "beta/ETHUSDT",
+          outcome: "applied",
+          detail: { note: `checked ${RLO}ahpla deraelc with the desk` },
+        },
+        AUDIT_KEY,
+      );
+      appendAudit(
+        db,
+        {
+          at: now,
+          actor: "operator:ben",
+          action: "clear_halt",
+          target: `beta${RLO}`,
+          outcome: "refused",
+          code: "refused",
+          detail: { reason: "requested by operator:ana" },
+        },
+        AUDIT_KEY,
+      );
+      db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('beta', ?, 'clear', ?, 'operator:ana', NULL)`).run(
+        now,
+        `desk agreed ${RLO}ko`,
+      );
     }).immediate();
     db.close();
-    server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET, DRIFTWATCH_AUDIT_KEY: AUDIT_KEY } });
+    server = await startConsole({
+      journal: journal.file,
+      env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET, DRIFTWATCH_AUDIT_KEY: AUDIT_KEY },
+    });
   });
   test.afterAll(async () => {
     await server?.stop();
@@ -135,7 +164,10 @@ test.describe("who and what a reader sees of operators' actions", () => {
     db.close();
     expect(last.hash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
     await expect.poll(() => server.output()).toContain(`driftwatch: audit head #${last.id} ${last.hash} of ${journal.file}`);
-    const heads = fs.readFileSync(path.join(path.dirname(accountsDb), "audit-heads.jsonl"), "utf8").trimEnd().split("\n");
+    const heads = fs
+      .readFileSync(path.join(path.dirname(accountsDb), "audit-heads.jsonl"), "utf8")
+      .trimEnd()
+      .split("\n");
     expect(JSON.parse(heads.at(-1)!)).toMatchObject({ journal: journal.file, entries: last.id, head: last.hash });
     const verify = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/audit.ts", "verify", journal.file, "--expect-head"], {
       cwd: repoRoot,

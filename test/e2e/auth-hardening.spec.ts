@@ -126,7 +126,9 @@ test.describe("SSO headers and sign-in against a production build", () => {
         waited = /Too many failed attempts/.test((await alert.textContent()) ?? "");
       }
       expect(waited).toBe(true);
-      await expect(alert).toHaveText(/^Too many failed attempts: wait \d+ s, then sign in again\. A browser that signed in to this account before is not made to wait\.$/);
+      await expect(alert).toHaveText(
+        /^Too many failed attempts: wait \d+ s, then sign in again\. A browser that signed in to this account before is not made to wait\.$/,
+      );
 
       // The operator, from the browser she signed in on before, is in straight away.
       await mine.getByLabel("Account name").fill(OLGA.name);

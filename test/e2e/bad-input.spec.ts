@@ -96,7 +96,15 @@ function fingerprint(file: string): Record<string, string> {
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all() as string[];
     // Rows sorted as data: the rollup tables are WITHOUT ROWID, so there is no rowid to order by.
     const rows = (t: string) => (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[]).map((r) => JSON.stringify(r)).sort();
-    return Object.fromEntries(tables.map((t) => [t, crypto.createHash("sha256").update(JSON.stringify(rows(t))).digest("hex")]));
+    return Object.fromEntries(
+      tables.map((t) => [
+        t,
+        crypto
+          .createHash("sha256")
+          .update(JSON.stringify(rows(t)))
+          .digest("hex"),
+      ]),
+    );
   } finally {
     db.close();
   }
@@ -113,7 +121,7 @@ function auditCount(file: string): number {
 
 // ---- what a hostile or careless URL holds ---------------------------------------------------------
 
-const SQL = ["'; DROP TABLE orders; --", "1 OR 1=1", "x' UNION SELECT hash FROM audit_log --", "%' --", "\"; DELETE FROM breakers; --"];
+const SQL = ["'; DROP TABLE orders; --", "1 OR 1=1", "x' UNION SELECT hash FROM audit_log --", "%' --", '"; DELETE FROM breakers; --'];
 const enc = encodeURIComponent;
 /** Printable text without control characters, non-blank: what an id could be. */
 const plausible = fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== "" && !/[\u0000-\u001f\u007f]/.test(s));
@@ -125,11 +133,13 @@ const segment = (max: number): fc.Arbitrary<Segment> =>
     // Well formed, if unlikely: looked up as plain values, found nowhere (or found), never a 400.
     fc.oneof(plausible, fc.constantFrom(...SQL, "../../etc/passwd", "a/b", "..\\..\\", "NUL", "\u202eevil")).map((s) => ({ raw: enc(s), bad: false })),
     // Plainly wrong: too long, control characters, blank, %-escapes that are not UTF-8.
-    fc.oneof(
-      // (Under Node's 16 KB header limit, so the route itself answers; far longer is the next test's.)
-      fc.integer({ min: max + 1, max: max + 1_000 }).map((n) => enc("é".repeat(n))),
-      fc.constantFrom("%00", "a%00b", "%0d%0aSet-Cookie:%20x=1", "%09", "%7F", "%20", "%A4", "%E0%A4%A", "%", "%zz", "%C0%AF", "%ED%A0%80"),
-    ).map((raw) => ({ raw, bad: true })),
+    fc
+      .oneof(
+        // (Under Node's 16 KB header limit, so the route itself answers; far longer is the next test's.)
+        fc.integer({ min: max + 1, max: max + 1_000 }).map((n) => enc("é".repeat(n))),
+        fc.constantFrom("%00", "a%00b", "%0d%0aSet-Cookie:%20x=1", "%09", "%7F", "%20", "%A4", "%E0%A4%A", "%", "%zz", "%C0%AF", "%ED%A0%80"),
+      )
+      .map((raw) => ({ raw, bad: true })),
     // Dot segments: Next may normalise or redirect them; anything but a 5xx.
     fc.constantFrom("..", "%2e%2e", "%2E%2e%2F..", ".", "%2e", "..%2f..%2f..%2fetc%2fpasswd", "..%5c..%5c").map((raw) => ({ raw, bad: "either" as const })),
   );
@@ -137,8 +147,37 @@ const segment = (max: number): fc.Arbitrary<Segment> =>
 /** A query value as sent: encoded text, raw tricks, or huge. */
 const queryValue: fc.Arbitrary<string> = fc.oneof(
   plausible.map(enc),
-  fc.constantFrom(...SQL.map(enc), "%00", "%A4", "..%2f..%2fetc%2fpasswd", "%0d%0a", "NaN", "Infinity", "-1", "0", "1e400", "9007199254740993", "", "%E2%80%AE"),
-  fc.constantFrom("15m", "1h", "day", "custom", "json", "csv", "xml", "2026-08-10T15:30:00Z", "2026-08-10%2015:30", "2026-02-31T00:00:00Z", "alpha", "beta", "order,breaker", "zzz"),
+  fc.constantFrom(
+    ...SQL.map(enc),
+    "%00",
+    "%A4",
+    "..%2f..%2fetc%2fpasswd",
+    "%0d%0a",
+    "NaN",
+    "Infinity",
+    "-1",
+    "0",
+    "1e400",
+    "9007199254740993",
+    "",
+    "%E2%80%AE",
+  ),
+  fc.constantFrom(
+    "15m",
+    "1h",
+    "day",
+    "custom",
+    "json",
+    "csv",
+    "xml",
+    "2026-08-10T15:30:00Z",
+    "2026-08-10%2015:30",
+    "2026-02-31T00:00:00Z",
+    "alpha",
+    "beta",
+    "order,breaker",
+    "zzz",
+  ),
   fc.integer({ min: 1, max: 3_000 }).map((n) => "x".repeat(n)),
 );
 /** A query string over the given names (each maybe twice), plus names no route reads. */
@@ -250,7 +289,11 @@ test.describe("bad input over HTTP", () => {
       }),
       { numRuns: RUNS * 2 },
     );
-    for (const p of ["/api/incidents/export?format=..%2f..%2fetc%2fpasswd", "/api/incidents/export?format=csv%0d%0aX-Evil:%201", "/api/incidents/export?from=%27%3B%20DROP%20TABLE%20audit_log%3B--"]) {
+    for (const p of [
+      "/api/incidents/export?format=..%2f..%2fetc%2fpasswd",
+      "/api/incidents/export?format=csv%0d%0aX-Evil:%201",
+      "/api/incidents/export?from=%27%3B%20DROP%20TABLE%20audit_log%3B--",
+    ]) {
       expectBadRequest(await get(p), p);
     }
     // A name asked for is not a name given: the file is named by its window, whatever the URL says.
@@ -343,11 +386,18 @@ test.describe("bad input over HTTP", () => {
     const withoutAction = Object.fromEntries(Object.entries(headers).filter(([k]) => k.toLowerCase() !== "next-action"));
     await expectTurnedAway(await send({ note: huge, headers: withoutAction }), 413);
     // Sign-in is a server action too.
-    const loginId = Object.entries(JSON.parse(fs.readFileSync(path.join(repoRoot, ".next/server/server-reference-manifest.json"), "utf8")).node as Record<string, { exportedName?: string }>).find(([, v]) => v.exportedName === "loginAction")?.[0];
+    const loginId = Object.entries(
+      JSON.parse(fs.readFileSync(path.join(repoRoot, ".next/server/server-reference-manifest.json"), "utf8")).node as Record<string, { exportedName?: string }>,
+    ).find(([, v]) => v.exportedName === "loginAction")?.[0];
     expect(loginId).toBeTruthy();
     await expectTurnedAway(await send({ note: huge, path: "/login", headers: { ...headers, "next-action": loginId! } }), 413);
     // A post that declares no length is not read at all.
-    const chunked = await rawPost(server.url, new URL(post.url()).pathname, { ...headers, origin: server.url, host: new URL(server.url).host }, Buffer.from(body, "utf8"));
+    const chunked = await rawPost(
+      server.url,
+      new URL(post.url()).pathname,
+      { ...headers, origin: server.url, host: new URL(server.url).host },
+      Buffer.from(body, "utf8"),
+    );
     expect(chunked.status).toBe(411);
     expect(auditCount(journal.file)).toBe(audits);
 

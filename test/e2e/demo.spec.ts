@@ -59,90 +59,96 @@ test.describe("npm run demo", () => {
   });
 
   // "start": the production build the test run made. "dev": what a fresh clone gets before any build.
-  for (const server of ["start", "dev"] as const) test(`serves the console (next ${server}) with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal`, async ({ page }) => {
-    test.setTimeout(6 * 60_000);
-    const startedAt = Date.now();
-    const dir = tempDir("demo");
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    output = "";
-    // Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to that whole group.
-    demo = spawn("npm", ["run", "demo", "--", "--speed", "3"], {
-      cwd: root,
-      detached: true,
-      env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, DRIFTWATCH_DEMO_SERVER: server, FORCE_COLOR: "0" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    demo.stdout?.on("data", (d) => (output += d));
-    demo.stderr?.on("data", (d) => (output += d));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => demo!.once("exit", (code, signal) => resolve({ code, signal })));
+  for (const server of ["start", "dev"] as const)
+    test(`serves the console (next ${server}) with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal`, async ({ page }) => {
+      test.setTimeout(6 * 60_000);
+      const startedAt = Date.now();
+      const dir = tempDir("demo");
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      output = "";
+      // Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to that whole group.
+      demo = spawn("npm", ["run", "demo", "--", "--speed", "3"], {
+        cwd: root,
+        detached: true,
+        env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, DRIFTWATCH_DEMO_SERVER: server, FORCE_COLOR: "0" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      demo.stdout?.on("data", (d) => (output += d));
+      demo.stderr?.on("data", (d) => (output += d));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        demo!.once("exit", (code, signal) => resolve({ code, signal })),
+      );
 
-    // A build, if one is needed, comes first; the console answering is the demo's own signal.
-    await expect.poll(() => output, { timeout: 5 * 60_000, message: "the demo never said where to open it" }).toContain(`demo: open ${url}`);
-    await expect(async () => {
+      // A build, if one is needed, comes first; the console answering is the demo's own signal.
+      await expect.poll(() => output, { timeout: 5 * 60_000, message: "the demo never said where to open it" }).toContain(`demo: open ${url}`);
+      await expect(async () => {
+        await page.goto(url);
+        await expect(page.getByTestId("bot-card")).toHaveCount(2, { timeout: 2_000 });
+      }).toPass({ timeout: 30_000 });
+      // A figure, not an assertion (tests never time the machine): how long until both bots showed.
+      console.log(`demo (next ${server}): two bot cards ${((Date.now() - startedAt) / 1000).toFixed(1)} s after npm run demo`);
+      await expect(page.locator('[data-testid="bot-card"][data-bot="alpha"]')).toBeVisible();
+      await expect(page.locator('[data-testid="bot-card"][data-bot="beta"]')).toBeVisible();
+
+      // The sign-in it prints works: an operator who can clear the halt the demo is about to cause.
+      const password = output.match(/sign in as "demo" with password (\S+)/)?.[1];
+      expect(password, "the demo did not say how to sign in").toBeTruthy();
+      await page.goto(`${url}/login`);
+      await page.getByLabel("Account name").fill("demo");
+      await page.getByLabel("Password").fill(password!);
+      const signInAt = Date.now();
+      await page.getByRole("button", { name: "Sign in" }).click();
+      // The development server compiles the action and the page it lands on at first use: on a busy
+      // 2-core machine that alone has taken over 5 s.
+      await expect(page.getByTestId("signed-in-as")).toContainText("demo (operator)", { timeout: server === "dev" ? 60_000 : 10_000 });
+      console.log(`demo (next ${server}): signed in ${((Date.now() - signInAt) / 1000).toFixed(1)} s after the click`);
+      // It went to the account command on standard input: no process shows it in its arguments.
+      expect(processesMentioning(password!)).toEqual([]);
+
+      const journal = path.join(dir, "demo.db");
+      const trips = () => {
+        const db = new Database(journal, { readonly: true });
+        try {
+          return (db.prepare(`SELECT count(*) AS n FROM breaker_events WHERE kind = 'trip'`).get() as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      };
+      // The opening act trips a breaker 45 s in at speed 1 (15 s at speed 3).
+      await expect.poll(trips, { timeout: 60_000, message: "no trip in the demo's first minutes" }).toBeGreaterThan(0);
+      // Faster, never ahead: at --speed 3 the bots' times stay on the wall clock, so nothing reads
+      // "in the future" and no bot is unknown for its clock (a halt could not be cleared otherwise).
       await page.goto(url);
-      await expect(page.getByTestId("bot-card")).toHaveCount(2, { timeout: 2_000 });
-    }).toPass({ timeout: 30_000 });
-    // A figure, not an assertion (tests never time the machine): how long until both bots showed.
-    console.log(`demo (next ${server}): two bot cards ${((Date.now() - startedAt) / 1000).toFixed(1)} s after npm run demo`);
-    await expect(page.locator('[data-testid="bot-card"][data-bot="alpha"]')).toBeVisible();
-    await expect(page.locator('[data-testid="bot-card"][data-bot="beta"]')).toBeVisible();
+      await expect(page.getByTestId("bot-card")).toHaveCount(2);
+      await expect(page.locator("main")).not.toContainText(/in the future|clock/);
 
-    // The sign-in it prints works: an operator who can clear the halt the demo is about to cause.
-    const password = output.match(/sign in as "demo" with password (\S+)/)?.[1];
-    expect(password, "the demo did not say how to sign in").toBeTruthy();
-    await page.goto(`${url}/login`);
-    await page.getByLabel("Account name").fill("demo");
-    await page.getByLabel("Password").fill(password!);
-    const signInAt = Date.now();
-    await page.getByRole("button", { name: "Sign in" }).click();
-    // The development server compiles the action and the page it lands on at first use: on a busy
-    // 2-core machine that alone has taken over 5 s.
-    await expect(page.getByTestId("signed-in-as")).toContainText("demo (operator)", { timeout: server === "dev" ? 60_000 : 10_000 });
-    console.log(`demo (next ${server}): signed in ${((Date.now() - signInAt) / 1000).toFixed(1)} s after the click`);
-    // It went to the account command on standard input: no process shows it in its arguments.
-    expect(processesMentioning(password!)).toEqual([]);
+      const groups = childGroups(output);
+      expect(groups).toHaveLength(2);
 
-    const journal = path.join(dir, "demo.db");
-    const trips = () => {
+      process.kill(-demo.pid!, "SIGINT");
+      // npm passes the interrupt on by ending itself with SIGINT once the demo has exited (cleanly: 0).
+      expect([
+        { code: 0, signal: null },
+        { code: null, signal: "SIGINT" },
+      ]).toContainEqual(await exited);
+      expect(output).toContain("bots: stopped, journal closed");
+      expect(output).toContain("demo: stopped.");
+      for (const pgid of [demo.pid!, ...groups]) expect(groupAlive(pgid), `process group ${pgid} still has processes`).toBe(false);
+      // Next's development server starts a detached telemetry flush as it exits (a no-op with
+      // telemetry disabled, in a process group of its own); it ends by itself within seconds. Anything
+      // still there after that is a process the demo left behind.
+      await expect.poll(() => processesMentioning(dir), { timeout: 15_000 }).toEqual([]);
+
       const db = new Database(journal, { readonly: true });
       try {
-        return (db.prepare(`SELECT count(*) AS n FROM breaker_events WHERE kind = 'trip'`).get() as { n: number }).n;
+        expect(db.prepare(`PRAGMA integrity_check`).all()).toEqual([{ integrity_check: "ok" }]);
+        expect(db.prepare(`SELECT bot_id FROM bots ORDER BY bot_id`).all()).toEqual([{ bot_id: "alpha" }, { bot_id: "beta" }]);
+        const perBot = db.prepare(`SELECT bot_id, count(*) AS n FROM reconciliations GROUP BY bot_id ORDER BY bot_id`).all() as { bot_id: string; n: number }[];
+        expect(perBot.map((r) => r.bot_id)).toEqual(["alpha", "beta"]);
+        expect(perBot.every((r) => r.n > 0)).toBe(true);
       } finally {
         db.close();
       }
-    };
-    // The opening act trips a breaker 45 s in at speed 1 (15 s at speed 3).
-    await expect.poll(trips, { timeout: 60_000, message: "no trip in the demo's first minutes" }).toBeGreaterThan(0);
-    // Faster, never ahead: at --speed 3 the bots' times stay on the wall clock, so nothing reads
-    // "in the future" and no bot is unknown for its clock (a halt could not be cleared otherwise).
-    await page.goto(url);
-    await expect(page.getByTestId("bot-card")).toHaveCount(2);
-    await expect(page.locator("main")).not.toContainText(/in the future|clock/);
-
-    const groups = childGroups(output);
-    expect(groups).toHaveLength(2);
-
-    process.kill(-demo.pid!, "SIGINT");
-    // npm passes the interrupt on by ending itself with SIGINT once the demo has exited (cleanly: 0).
-    expect([{ code: 0, signal: null }, { code: null, signal: "SIGINT" }]).toContainEqual(await exited);
-    expect(output).toContain("bots: stopped, journal closed");
-    expect(output).toContain("demo: stopped.");
-    for (const pgid of [demo.pid!, ...groups]) expect(groupAlive(pgid), `process group ${pgid} still has processes`).toBe(false);
-    // Next's development server starts a detached telemetry flush as it exits (a no-op with
-    // telemetry disabled, in a process group of its own); it ends by itself within seconds. Anything
-    // still there after that is a process the demo left behind.
-    await expect.poll(() => processesMentioning(dir), { timeout: 15_000 }).toEqual([]);
-
-    const db = new Database(journal, { readonly: true });
-    try {
-      expect(db.prepare(`PRAGMA integrity_check`).all()).toEqual([{ integrity_check: "ok" }]);
-      expect(db.prepare(`SELECT bot_id FROM bots ORDER BY bot_id`).all()).toEqual([{ bot_id: "alpha" }, { bot_id: "beta" }]);
-      const perBot = db.prepare(`SELECT bot_id, count(*) AS n FROM reconciliations GROUP BY bot_id ORDER BY bot_id`).all() as { bot_id: string; n: number }[];
-      expect(perBot.map((r) => r.bot_id)).toEqual(["alpha", "beta"]);
-      expect(perBot.every((r) => r.n > 0)).toBe(true);
-    } finally {
-      db.close();
-    }
-  });
+    });
 });

@@ -102,7 +102,9 @@ test("a copy of a journal with a damaged page: the damage and the fix, never a s
     await page.goto(server.url);
     await expect(page.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
     await expect(page.getByTestId("journal-error")).toContainText("is damaged: SQLite found corrupt pages (SQLITE_CORRUPT");
-    await expect(page.getByTestId("journal-error")).toContainText(/Fix: stop the bot, keep a copy of the file, run "npm run journal -- check .*" and restore the journal from the last good backup/);
+    await expect(page.getByTestId("journal-error")).toContainText(
+      /Fix: stop the bot, keep a copy of the file, run "npm run journal -- check .*" and restore the journal from the last good backup/,
+    );
     await expect(page.getByTestId("bot-card")).toHaveCount(0);
     await expectNothingRunning(page);
     const api = await page.request.get(`${server.url}/api/overview`);

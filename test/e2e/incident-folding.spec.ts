@@ -21,7 +21,15 @@ test.describe("the incident review of a busy hour", () => {
   let file: string;
 
   test.beforeAll(async () => {
-    ({ file } = writeReferenceJournal({ file: `${tempDir("e2e-busy")}/journal.db`, days: 0.05, symbolsPerBot: 10, ordersPerDay: 24_000, driftsPerDay: 400, seed: 7, migrationsDir }));
+    ({ file } = writeReferenceJournal({
+      file: `${tempDir("e2e-busy")}/journal.db`,
+      days: 0.05,
+      symbolsPerBot: 10,
+      ordersPerDay: 24_000,
+      driftsPerDay: 400,
+      seed: 7,
+      migrationsDir,
+    }));
     server = await startConsole({ journal: file });
   });
   test.afterAll(async () => server?.stop());
@@ -65,7 +73,11 @@ test.describe("the incident review of a busy hour", () => {
     await page.goto(`${server.url}/incidents`);
     const all = await exported(page, request);
     // By its heading: once open, the minute no longer holds a folded line.
-    const heading = page.getByTestId("incident-minute").filter({ has: page.getByTestId("folded-routine") }).first().locator("h3");
+    const heading = page
+      .getByTestId("incident-minute")
+      .filter({ has: page.getByTestId("folded-routine") })
+      .first()
+      .locator("h3");
     const minute = page.locator(`section[aria-labelledby="${await heading.getAttribute("id")}"]`);
     const title = (await minute.locator("h3").textContent()) ?? "";
     const [, hhmm] = /(\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(title) ?? [];
@@ -88,7 +100,11 @@ test.describe("the incident review of a busy hour", () => {
 
   test("a minute that cannot be loaded says why, changes nothing, and loads on a retry", async ({ page }) => {
     await page.goto(`${server.url}/incidents`);
-    const heading = page.getByTestId("incident-minute").filter({ has: page.getByTestId("folded-routine") }).first().locator("h3");
+    const heading = page
+      .getByTestId("incident-minute")
+      .filter({ has: page.getByTestId("folded-routine") })
+      .first()
+      .locator("h3");
     const minute = page.locator(`section[aria-labelledby="${await heading.getAttribute("id")}"]`);
     const open = minute.getByRole("button", { name: /^Show all [\d,]+ events of this minute$/ });
     // The journal moved away after the page was drawn: the export of the minute answers 503.

@@ -5,8 +5,6 @@ import { OPERATOR_REASON, writeIncidentScenario, type IncidentScenario } from ".
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
-
-
 test.describe("breakers and the incident review, after an unknown position, a lost reply and an operator's clear", () => {
   let server: ConsoleServer;
   let scenario: IncidentScenario;

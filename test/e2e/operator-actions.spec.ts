@@ -53,7 +53,12 @@ test.describe("operator actions on a lost reply", () => {
     const port = (gateway.address() as { port: number }).port;
     server = await startConsole({
       journal: journal.file,
-      env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET, DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${port}`, DRIFTWATCH_VENUE_TOKEN: TOKEN },
+      env: {
+        DRIFTWATCH_ACCOUNTS_DB: accountsDb,
+        DRIFTWATCH_SESSION_SECRET: SECRET,
+        DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${port}`,
+        DRIFTWATCH_VENUE_TOKEN: TOKEN,
+      },
     });
   });
   test.afterAll(async () => {

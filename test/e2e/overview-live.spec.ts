@@ -4,8 +4,6 @@ import { healthyJournal, incidentJournal } from "../helpers/e2e/journals";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
-
-
 test.describe("overview after an unknown position and a lost reply", () => {
   let server: ConsoleServer;
   let close: () => void;

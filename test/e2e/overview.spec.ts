@@ -98,7 +98,10 @@ test.describe("a journal that cannot be read", () => {
         await expect(page.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
         await expect(page.getByTestId("bot-card")).toHaveCount(0);
         await expect(page.locator("body")).not.toContainText(/at \w+ \(|node_modules|Error:/);
-        const line = server.output().split("\n").find((l) => l.startsWith("driftwatch: journal "));
+        const line = server
+          .output()
+          .split("\n")
+          .find((l) => l.startsWith("driftwatch: journal "));
         expect(line).toBeDefined();
         expect(line).toMatch(c.expect);
         expect(line).toContain(journal);

@@ -48,7 +48,9 @@ test.describe("the proxy in front of every route", () => {
     const audits = auditCount();
     const evil = `evil.example:${port}`;
     const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "rebinding test" });
-    const misdirected = new RegExp(`does not answer to the host name in this address.*adds it to DRIFTWATCH_ALLOWED_HOSTS and restarts it; until then open it as http://127\\.0\\.0\\.1:${port}`);
+    const misdirected = new RegExp(
+      `does not answer to the host name in this address.*adds it to DRIFTWATCH_ALLOWED_HOSTS and restarts it; until then open it as http://127\\.0\\.0\\.1:${port}`,
+    );
     expectProxyAnswer(await send(server.url, { path: "/", headers: { host: evil } }), 421, misdirected);
     expectProxyAnswer(await send(server.url, { path: "/audit", headers: { host: evil } }), 421, misdirected);
     const api = await send(server.url, { path: "/api/overview", headers: { host: evil } });
@@ -76,7 +78,11 @@ test.describe("the proxy in front of every route", () => {
     try {
       const p = new URL(bound.url).port;
       expect((await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${p}` } })).status).toBe(200);
-      expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${Number(p) + 1}` } }), 421, new RegExp(`does not answer to the host name.*open it as http://127\\.0\\.0\\.2:${p}`));
+      expectProxyAnswer(
+        await send(bound.url, { path: "/api/overview", headers: { host: `127.0.0.2:${Number(p) + 1}` } }),
+        421,
+        new RegExp(`does not answer to the host name.*open it as http://127\\.0\\.0\\.2:${p}`),
+      );
       expectProxyAnswer(await send(bound.url, { path: "/api/overview", headers: { host: `evil.example:${p}` } }), 421, /does not answer to the host name/);
     } finally {
       await bound.stop();
@@ -87,8 +93,16 @@ test.describe("the proxy in front of every route", () => {
     expectProxyAnswer(await send(server.url, { path: "/bots/%A4" }), 400, /not UTF-8/);
     expectProxyAnswer(await send(server.url, { path: "/api/bots/%A4/clear" }), 400, /not UTF-8/);
     const big = Buffer.alloc(70 * 1024, "x");
-    expectProxyAnswer(await send(server.url, { path: "/doubtful", headers: { "next-action": "x", "content-type": "multipart/form-data; boundary=x" }, body: big }), 413, /larger than the console accepts/);
-    expectProxyAnswer(await send(server.url, { path: "/doubtful", method: "POST", headers: { "transfer-encoding": "chunked" }, body: Buffer.from("a=1") }), 411, /must declare its Content-Length/);
+    expectProxyAnswer(
+      await send(server.url, { path: "/doubtful", headers: { "next-action": "x", "content-type": "multipart/form-data; boundary=x" }, body: big }),
+      413,
+      /larger than the console accepts/,
+    );
+    expectProxyAnswer(
+      await send(server.url, { path: "/doubtful", method: "POST", headers: { "transfer-encoding": "chunked" }, body: Buffer.from("a=1") }),
+      411,
+      /must declare its Content-Length/,
+    );
   });
 
   test("malformed server-action posts are a 400 with a plain sentence, never a 500, and change nothing", async () => {
@@ -108,11 +122,23 @@ test.describe("the proxy in front of every route", () => {
       { what: "multipart without a boundary", type: "multipart/form-data", body: good.body, message: /multipart\/form-data with a boundary/ },
       { what: "text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "garbage", message: /could not be read/ },
       { what: "text/plain referring to parts that are not there", type: "text/plain;charset=UTF-8", body: '["$@1"]', message: /could not be read/ },
-      { what: "sign-out, text/plain that is not JSON", type: "text/plain;charset=UTF-8", body: "{{{", action: signOut, path: "/", message: /could not be read/ },
+      {
+        what: "sign-out, text/plain that is not JSON",
+        type: "text/plain;charset=UTF-8",
+        body: "{{{",
+        action: signOut,
+        path: "/",
+        message: /could not be read/,
+      },
       { what: "JSON", type: "application/json", body: '{"a":1}', message: /multipart\/form-data with a boundary/ },
       { what: "no content type", body: "hello", message: /multipart\/form-data with a boundary/ },
       { what: "a root field that is not JSON", type: multipart, body: `${part("0", "not json")}--${B}--\r\n`, message: /could not be read/ },
-      { what: "a root field referring to parts that are not there", type: multipart, body: `${part("0", '["$K9","$Q7","$@3"]')}--${B}--\r\n`, message: /could not be read/ },
+      {
+        what: "a root field referring to parts that are not there",
+        type: multipart,
+        body: `${part("0", '["$K9","$Q7","$@3"]')}--${B}--\r\n`,
+        message: /could not be read/,
+      },
       { what: "no root field", type: multipart, body: `${part("1_note", "x")}--${B}--\r\n`, message: /could not be read/ },
       { what: "a form without JavaScript, garbage body", type: multipart, body: "garbage", action: null, message: /could not be read/ },
       { what: "sign-in, truncated body", type: multipart, body: good.body.subarray(0, 60), action: login, path: "/login", message: /could not be read/ },
@@ -126,11 +152,23 @@ test.describe("the proxy in front of every route", () => {
       expect(r.body, v.what).toMatch(/Nothing was changed/);
     }
     // Arguments that decode, but not to a form: the action refuses them itself (no 500).
-    const notAForm = await send(server.url, { path: "/doubtful", headers: { origin: server.url, "next-action": id, "content-type": multipart }, body: `${part("0", '["$K1"]')}--${B}--\r\n` });
+    const notAForm = await send(server.url, {
+      path: "/doubtful",
+      headers: { origin: server.url, "next-action": id, "content-type": multipart },
+      body: `${part("0", '["$K1"]')}--${B}--\r\n`,
+    });
     expect(notAForm.status).toBe(200);
     expect(notAForm.body).toContain("did not receive a form");
     // An action id this build does not have: Next's own 409, not a 500.
-    expect((await send(server.url, { path: "/doubtful", headers: { origin: server.url, "next-action": `7f${"0".repeat(40)}`, "content-type": good.contentType }, body: good.body })).status).toBe(409);
+    expect(
+      (
+        await send(server.url, {
+          path: "/doubtful",
+          headers: { origin: server.url, "next-action": `7f${"0".repeat(40)}`, "content-type": good.contentType },
+          body: good.body,
+        })
+      ).status,
+    ).toBe(409);
     expect(auditCount()).toBe(audits);
     expect(server.output()).not.toMatch(/Unexpected end of form|Boundary not found|Invalid forward reference|is not valid JSON|reading 'entries'/);
   });

@@ -13,7 +13,6 @@ test.describe.configure({ timeout: 180_000 });
 const shots = path.resolve(import.meta.dirname, "../../test-results/screenshots");
 const AAPL = "/bots/bot-a/symbols/AAPL";
 
-
 /** Opens a symbol page and waits until the browser drew its chart (the page is hydrated then). */
 async function openChart(page: Page, url: string) {
   await page.goto(url);

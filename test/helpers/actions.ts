@@ -22,7 +22,13 @@ export function consoleWriter(file: string) {
 export const refusalLines: string[] = [];
 const refusalLog = new LimitedLog({ linesPerWindow: Number.MAX_SAFE_INTEGER, windowMs: 60_000, maxLineChars: 400, write: (line) => refusalLines.push(line) });
 
-export function act<S extends z.ZodType, P, T>(db: Database.Database, spec: ActionSpec<S, P, T>, user: ActingUser | null, input: Record<string, unknown>, now: Date) {
+export function act<S extends z.ZodType, P, T>(
+  db: Database.Database,
+  spec: ActionSpec<S, P, T>,
+  user: ActingUser | null,
+  input: Record<string, unknown>,
+  now: Date,
+) {
   return runGuarded(spec, { db, user, now: () => now, client: "192.0.2.7", refusalLog, auditKey: consoleAuditKey() }, input);
 }
 
@@ -51,10 +57,18 @@ export function auditRows(file: string) {
 /** Every table but the audit log, as data: what "changes nothing else" compares. */
 export function snapshotExceptAudit(file: string): Record<string, unknown[]> {
   const db = new Database(file, { readonly: true });
-  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'audit_log' ORDER BY name`).pluck().all() as string[];
+  const tables = db
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'audit_log' ORDER BY name`)
+    .pluck()
+    .all() as string[];
   const out: Record<string, unknown[]> = {};
   // Sorted as data: the rollup tables are WITHOUT ROWID, so there is no rowid to order by.
-  for (const t of tables) out[t] = db.prepare(`SELECT * FROM "${t}"`).all().map((r) => JSON.stringify(r)).sort();
+  for (const t of tables)
+    out[t] = db
+      .prepare(`SELECT * FROM "${t}"`)
+      .all()
+      .map((r) => JSON.stringify(r))
+      .sort();
   db.close();
   return out;
 }

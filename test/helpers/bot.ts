@@ -11,9 +11,7 @@ export const SYMBOLS: SimSymbolConfig[] = [
   { symbol: "ETHUSDT", qtyStep: 0.01, price: 3_000 },
 ];
 
-export function botOnSim(
-  opts: { seed?: number; file?: string; botId?: string; prefix?: string; startAt?: Date; writer?: Partial<JournalWriterOptions> } = {},
-) {
+export function botOnSim(opts: { seed?: number; file?: string; botId?: string; prefix?: string; startAt?: Date; writer?: Partial<JournalWriterOptions> } = {}) {
   const file = opts.file ?? migratedJournal("bot");
   // A fixed start by default; browser tests pass one near the wall clock so the console reads it as recent.
   const sim = new SimExchange({ seed: opts.seed ?? 7, symbols: SYMBOLS, startAt: opts.startAt ?? new Date("2026-08-10T15:30:00.000Z") });

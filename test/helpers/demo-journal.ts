@@ -52,10 +52,12 @@ export class JournalView {
   }
 
   events(id: string): { kind: string; at: string; detail: Record<string, unknown> }[] {
-    return this.all<{ kind: string; at: string; detail: string }>(`SELECT kind, at, detail FROM order_events WHERE client_order_id = ? ORDER BY id`, id).map((e) => ({
-      ...e,
-      detail: JSON.parse(e.detail) as Record<string, unknown>,
-    }));
+    return this.all<{ kind: string; at: string; detail: string }>(`SELECT kind, at, detail FROM order_events WHERE client_order_id = ? ORDER BY id`, id).map(
+      (e) => ({
+        ...e,
+        detail: JSON.parse(e.detail) as Record<string, unknown>,
+      }),
+    );
   }
 
   reconciliations(botId: string): ReconciliationRow[] {

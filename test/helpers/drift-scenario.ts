@@ -55,7 +55,9 @@ export async function writeDriftScenario(opts: { startAt: Date; file?: string; c
   const clear = (who: string) => {
     const at = sim.now().toISOString();
     db.transaction(() => {
-      db.prepare(`UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = 'bot-a' AND halted = 1`).run(at, who);
+      db.prepare(
+        `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = 'bot-a' AND halted = 1`,
+      ).run(at, who);
       db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor) VALUES ('bot-a', ?, 'clear', 'checked the books by hand', ?)`).run(at, who);
     }).immediate();
     clears.push(at);

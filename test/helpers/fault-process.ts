@@ -75,7 +75,17 @@ if (mode === "lock") {
   db.exec(`CREATE TEMP TRIGGER pause_after_audit AFTER INSERT ON main.audit_log BEGIN SELECT fault_pause('after-audit'); END`);
   const spec = acknowledgeDriftSpec({ ackTtlMs: 30 * 60_000 });
   const act = () =>
-    runGuarded(spec, { db, user: { name: "ana", role: "operator" }, now: () => new Date(nowIso), assertJournalFile: () => pause("before-commit"), auditKey: consoleAuditKey() }, JSON.parse(form));
+    runGuarded(
+      spec,
+      {
+        db,
+        user: { name: "ana", role: "operator" },
+        now: () => new Date(nowIso),
+        assertJournalFile: () => pause("before-commit"),
+        auditKey: consoleAuditKey(),
+      },
+      JSON.parse(form),
+    );
   if (pauseAt === "loop") {
     say("acting");
     for (;;) {

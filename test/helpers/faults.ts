@@ -58,7 +58,6 @@ export function integrityCheck(file: string): string {
   }
 }
 
-
 /** A copy of the journal (all of it, WAL included) with the first page of a table's b-tree overwritten. */
 export function corruptCopy(file: string, table: string): string {
   const copy = path.join(tempDir("corrupt"), "journal.db");
@@ -66,7 +65,10 @@ export function corruptCopy(file: string, table: string): string {
   src.exec(`VACUUM INTO '${copy.replaceAll("'", "''")}'`);
   src.close();
   const db = new Database(copy);
-  const { pageSize, root } = { pageSize: db.pragma("page_size", { simple: true }) as number, root: db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).pluck().get(table) as number };
+  const { pageSize, root } = {
+    pageSize: db.pragma("page_size", { simple: true }) as number,
+    root: db.prepare(`SELECT rootpage FROM sqlite_schema WHERE name = ?`).pluck().get(table) as number,
+  };
   db.close();
   const fd = fs.openSync(copy, "r+");
   fs.writeSync(fd, Buffer.alloc(pageSize, 0xa5), 0, pageSize, (root - 1) * pageSize);

@@ -65,7 +65,10 @@ export async function writeIncidentScenario(opts: { startAt?: Date; file?: strin
     const endAt = a.sim.now().toISOString();
 
     const trip = (bot: string) =>
-      a.rows<{ id: number; at: string; reconciliation_id: number | null }>(`SELECT id, at, reconciliation_id FROM breaker_events WHERE bot_id = ? AND kind = 'trip'`, bot)[0]!;
+      a.rows<{ id: number; at: string; reconciliation_id: number | null }>(
+        `SELECT id, at, reconciliation_id FROM breaker_events WHERE bot_id = ? AND kind = 'trip'`,
+        bot,
+      )[0]!;
     const tripA = trip("bot-a");
     const tripB = trip("bot-b");
     const count = (table: string) => a.rows<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)[0]!.n;

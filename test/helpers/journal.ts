@@ -41,7 +41,6 @@ export function plainSqlJournal(label?: string): string {
   return file;
 }
 
-
 /** What a shell script does: the sqlite3 command-line tool, each .sql file on its standard input. */
 export function sqliteCliJournal(label?: string): string {
   const file = path.join(tempDir(label), "journal.db");

@@ -10,9 +10,16 @@ type Row = { symbol: string; ours: number; theirs: number; step: number };
 const driftOf = (l: Row) => (Math.abs(l.ours - l.theirs) < l.step / 2 ? "none" : Math.abs(l.ours) < l.step / 2 ? "unknown_position" : "size_drift");
 
 export function fullScan(db: Database.Database) {
-  const recs = db.prepare(`SELECT id, bot_id AS bot, at FROM reconciliations WHERE outcome IN ('clean','drift') ORDER BY id`).iterate() as Iterable<{ id: number; bot: string; at: string }>;
+  const recs = db.prepare(`SELECT id, bot_id AS bot, at FROM reconciliations WHERE outcome IN ('clean','drift') ORDER BY id`).iterate() as Iterable<{
+    id: number;
+    bot: string;
+    at: string;
+  }>;
   const lines = db.prepare(`SELECT symbol, ours, theirs, qty_step AS step FROM reconciliation_positions WHERE reconciliation_id = ?`);
-  const state = new Map<string, { reconciliationId: number; at: string; ours: number; theirs: number; drift: string; driftSince: string | null; runStart: string | null }>();
+  const state = new Map<
+    string,
+    { reconciliationId: number; at: string; ours: number; theirs: number; drift: string; driftSince: string | null; runStart: string | null }
+  >();
   for (const r of recs) {
     const mentioned = new Set<string>();
     for (const l of lines.all(r.id) as Row[]) {

@@ -59,14 +59,22 @@ const breakerVersion = (db: Database.Database, botId = "bot-a") => db.prepare(`S
  * No operator: refused, and the journal is not written at all (not even the audit log); the server
  * log has one line naming who, the action and the field names, never a field's value.
  */
-async function expectTurnedAwayUnrecorded(file: string, before: Record<string, unknown[]>, attempt: () => Promise<ActionResult<unknown>>, action: string, user: ActingUser | null) {
+async function expectTurnedAwayUnrecorded(
+  file: string,
+  before: Record<string, unknown[]>,
+  attempt: () => Promise<ActionResult<unknown>>,
+  action: string,
+  user: ActingUser | null,
+) {
   const audits = auditCount(file);
   const lines = refusalLines.length;
   const result = await attempt();
   expect(result).toMatchObject({ ok: false, code: "unauthorized", message: expect.stringMatching(/Nothing was changed/) });
   expect(snapshotExceptAudit(file)).toEqual(before);
   expect(auditCount(file)).toBe(audits);
-  expect(refusalLines.slice(lines)).toEqual([expect.stringContaining(`${user === null ? "anonymous" : `viewer:${user.name}`} from 192.0.2.7 posted ${action} [`)]);
+  expect(refusalLines.slice(lines)).toEqual([
+    expect.stringContaining(`${user === null ? "anonymous" : `viewer:${user.name}`} from 192.0.2.7 posted ${action} [`),
+  ]);
 }
 
 function expectRefusedAndUnchanged(file: string, before: Record<string, unknown[]>, result: { ok: boolean; code?: string }, code: string, action: string) {
@@ -78,16 +86,26 @@ function expectRefusedAndUnchanged(file: string, before: Record<string, unknown[
 
 describe("resolve a doubtful order by hand", () => {
   const spec = resolveManuallySpec({ graceMs: GRACE });
-  const input = (order: { clientOrderId: string; version: number }) => ({ clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "exchange UI shows it filled at 92" });
+  const input = (order: { clientOrderId: string; version: number }) => ({
+    clientOrderId: order.clientOrderId,
+    version: String(order.version),
+    status: "filled",
+    note: "exchange UI shows it filled at 92",
+  });
 
   it("records what the operator saw, with an operator event, and audits it", async () => {
     const { bot, db, order } = await lostReply();
     const r = await act(db, spec, ana, input(order), bot.sim.now());
     expect(r).toEqual({ ok: true, data: { state: "filled" } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500, version: order.version + 1 });
-    const events = bot.rows<{ kind: string; actor: string }>(`SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT 1`, order.clientOrderId);
+    const events = bot.rows<{ kind: string; actor: string }>(
+      `SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT 1`,
+      order.clientOrderId,
+    );
     expect(events).toEqual([{ kind: "operator", actor: "operator:ana" }]);
-    expect(auditRows(bot.file)).toEqual([expect.objectContaining({ actor: "operator:ana", action: "resolve_order_manual", outcome: "applied", target: order.clientOrderId })]);
+    expect(auditRows(bot.file)).toEqual([
+      expect.objectContaining({ actor: "operator:ana", action: "resolve_order_manual", outcome: "applied", target: order.clientOrderId }),
+    ]);
   });
 
   it.each([
@@ -167,7 +185,10 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const db = consoleWriter(bot.file);
     cleanup.push(() => db.close(), bot.close);
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
-    expect(await act(db, spec, ana, { clientOrderId: out.order.clientOrderId, version: out.order.version }, bot.sim.now())).toEqual({ ok: true, data: { state: "absent" } });
+    expect(await act(db, spec, ana, { clientOrderId: out.order.clientOrderId, version: out.order.version }, bot.sim.now())).toEqual({
+      ok: true,
+      data: { state: "absent" },
+    });
   });
 
   it("leaves it doubtful, shows the error and audits the refusal when the lookup fails", async () => {
@@ -201,10 +222,34 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const { bot, db, order } = await lostReply();
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const before = snapshotExceptAudit(bot.file);
-    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", null);
-    await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()), "resolve_order_lookup", vic);
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: "", version: "-1" }, bot.sim.now()), "invalid", "resolve_order_lookup");
-    expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version - 1 }, bot.sim.now()), "conflict", "resolve_order_lookup");
+    await expectTurnedAwayUnrecorded(
+      bot.file,
+      before,
+      () => act(db, spec, null, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()),
+      "resolve_order_lookup",
+      null,
+    );
+    await expectTurnedAwayUnrecorded(
+      bot.file,
+      before,
+      () => act(db, spec, vic, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now()),
+      "resolve_order_lookup",
+      vic,
+    );
+    expectRefusedAndUnchanged(
+      bot.file,
+      before,
+      await act(db, spec, ana, { clientOrderId: "", version: "-1" }, bot.sim.now()),
+      "invalid",
+      "resolve_order_lookup",
+    );
+    expectRefusedAndUnchanged(
+      bot.file,
+      before,
+      await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version - 1 }, bot.sim.now()),
+      "conflict",
+      "resolve_order_lookup",
+    );
   });
 });
 
@@ -267,14 +312,25 @@ describe("clear a halt", () => {
   async function clearable() {
     const { bot, db } = await repairedDrift();
     const since = db.prepare(`SELECT drift_since FROM latest_positions WHERE symbol = 'AAPL'`).pluck().get() as string;
-    await act(db, acknowledgeDriftSpec({ ackTtlMs: 600_000 }), ana, { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: since, note: "desk closed 200 by hand" }, bot.sim.now());
+    await act(
+      db,
+      acknowledgeDriftSpec({ ackTtlMs: 600_000 }),
+      ana,
+      { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: since, note: "desk closed 200 by hand" },
+      bot.sim.now(),
+    );
     bot.sim.setPositionBehindBot("AAPL", 500);
     bot.sim.advance(15_000);
     await bot.writer.reconcile({ symbols });
     bot.writer.heartbeat();
     return { bot, db };
   }
-  const input = (db: Database.Database) => ({ botId: "bot-a", breakerVersion: String(breakerVersion(db)), reason: "drift explained and repaired", confirmBotId: "bot-a" });
+  const input = (db: Database.Database) => ({
+    botId: "bot-a",
+    breakerVersion: String(breakerVersion(db)),
+    reason: "drift explained and repaired",
+    confirmBotId: "bot-a",
+  });
 
   it("clears when every checklist item holds, with a clear event by the operator", async () => {
     const { bot, db } = await clearable();
@@ -305,7 +361,11 @@ describe("clear a halt", () => {
     await bot.writer.sendOnce({ strategy: "s", symbol: "ETHUSDT", side: "sell", qty: 1, bar: "b" }, { reduceOnly: true });
     bot.writer.heartbeat();
     const r = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
-    expect(r).toMatchObject({ ok: false, code: "refused", reasons: expect.arrayContaining([expect.stringMatching(/^No doubtful orders for this bot: 1 doubtful order/)]) });
+    expect(r).toMatchObject({
+      ok: false,
+      code: "refused",
+      reasons: expect.arrayContaining([expect.stringMatching(/^No doubtful orders for this bot: 1 doubtful order/)]),
+    });
   });
 
   it("refuses a mistyped confirmation, a stale breaker version, no session and a viewer", async () => {
@@ -351,11 +411,17 @@ describe("clear a halt", () => {
       const refused = await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now());
       expect(refused.ok ? [] : refused.reasons).toEqual([expect.stringMatching(/^Every drift since the trip acknowledged: not acknowledged: AAPL/)]);
 
-      const r = await act(db, ended, ana, { botId: "bot-a", symbol: "AAPL", reconciliationId: String(drift!.reconciliationId), note: "fill arrived late; repaired by itself" }, bot.sim.now());
+      const r = await act(
+        db,
+        ended,
+        ana,
+        { botId: "bot-a", symbol: "AAPL", reconciliationId: String(drift!.reconciliationId), note: "fill arrived late; repaired by itself" },
+        bot.sim.now(),
+      );
       expect(r).toMatchObject({ ok: true });
-      expect(bot.rows(`SELECT drift, ours, theirs, reconciliation_id AS rid, acknowledged_by AS by FROM drift_acknowledgements ORDER BY id DESC LIMIT 1`)).toEqual([
-        { drift: "size_drift", ours: 500, theirs: 300, rid: drift!.reconciliationId, by: "operator:ana" },
-      ]);
+      expect(
+        bot.rows(`SELECT drift, ours, theirs, reconciliation_id AS rid, acknowledged_by AS by FROM drift_acknowledgements ORDER BY id DESC LIMIT 1`),
+      ).toEqual([{ drift: "size_drift", ours: 500, theirs: 300, rid: drift!.reconciliationId, by: "operator:ana" }]);
       expect(auditRows(bot.file).at(-1)).toMatchObject({ action: "acknowledge_drift", outcome: "applied", target: "bot-a/AAPL" });
       expect(facts(db, bot.sim.now()).unacknowledgedDrifts).toEqual([]);
       expect(await act(db, clearHaltSpec(clearDeps), ana, input(db), bot.sim.now())).toEqual({ ok: true, data: { cleared: true } });
@@ -367,7 +433,13 @@ describe("clear a halt", () => {
       const rid = facts(db, bot.sim.now()).unacknowledgedDrifts[0]!.reconciliationId;
       const form = (over: Record<string, string>) => ({ botId: "bot-a", symbol: "AAPL", reconciliationId: String(rid), note: "looked at it", ...over });
       const before = snapshotExceptAudit(bot.file);
-      expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ reconciliationId: String(rid - 1) }), bot.sim.now()), "conflict", "acknowledge_drift");
+      expectRefusedAndUnchanged(
+        bot.file,
+        before,
+        await act(db, ended, ana, form({ reconciliationId: String(rid - 1) }), bot.sim.now()),
+        "conflict",
+        "acknowledge_drift",
+      );
       expectRefusedAndUnchanged(bot.file, before, await act(db, ended, ana, form({ symbol: "ETHUSDT" }), bot.sim.now()), "refused", "acknowledge_drift");
       await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, ended, vic, form({}), bot.sim.now()), "acknowledge_drift", vic);
 
@@ -390,7 +462,13 @@ describe("clear a halt", () => {
       await bot.writer.reconcile({ symbols });
       const line = db.prepare(`SELECT drift_since AS since FROM latest_positions WHERE bot_id = 'bot-a' AND symbol = 'AAPL'`).get() as { since: string };
       const behind = new Date(bot.sim.now().getTime() - 60_000);
-      const ack = await act(db, acknowledgeDriftSpec({ ackTtlMs: 600_000 }), ana, { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: line.since, note: "desk closed 200 by hand" }, behind);
+      const ack = await act(
+        db,
+        acknowledgeDriftSpec({ ackTtlMs: 600_000 }),
+        ana,
+        { botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, driftSince: line.since, note: "desk closed 200 by hand" },
+        behind,
+      );
       expect(ack.ok).toBe(true);
       bot.sim.setPositionBehindBot("AAPL", 500);
       bot.sim.advance(15_000);
@@ -405,10 +483,14 @@ describe("clear a halt", () => {
     const at = Date.now() + 1_500;
     const run = (name: string) =>
       new Promise<{ ok: boolean; code?: string }>((resolve, reject) => {
-        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["--conditions=react-server", "test/helpers/clear-race.ts", bot.file, name, JSON.stringify(form), bot.sim.now().toISOString(), String(at)], {
-          cwd: repoRoot,
-          stdio: ["ignore", "pipe", "inherit"],
-        });
+        const child = spawn(
+          path.join(repoRoot, "node_modules/.bin/tsx"),
+          ["--conditions=react-server", "test/helpers/clear-race.ts", bot.file, name, JSON.stringify(form), bot.sim.now().toISOString(), String(at)],
+          {
+            cwd: repoRoot,
+            stdio: ["ignore", "pipe", "inherit"],
+          },
+        );
         let out = "";
         child.stdout.on("data", (d) => (out += d));
         child.on("exit", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`race child exited ${code}: ${out}`))));
@@ -452,7 +534,13 @@ describe("clear a halt", () => {
       await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, null, approve, bot.sim.now()), "approve_clear_halt", null);
       await expectTurnedAwayUnrecorded(bot.file, before, () => act(db, spec, vic, approve, bot.sim.now()), "approve_clear_halt", vic);
       expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { requestId: "one", botId: "" }, bot.sim.now()), "invalid", "approve_clear_halt");
-      expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ben, { ...approve, breakerVersion: "1" }, bot.sim.now()), "conflict", "approve_clear_halt");
+      expectRefusedAndUnchanged(
+        bot.file,
+        before,
+        await act(db, spec, ben, { ...approve, breakerVersion: "1" }, bot.sim.now()),
+        "conflict",
+        "approve_clear_halt",
+      );
       expect((await act(db, spec, ben, approve, bot.sim.now())).ok).toBe(true);
       const after = snapshotExceptAudit(bot.file);
       // A double submit of the approval: the request is no longer pending.
@@ -504,7 +592,10 @@ describe("the audit log", () => {
     await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: "x" }, bot.sim.now());
     await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version, status: "filled", note: "seen filled on the venue" }, bot.sim.now());
     expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: 2 });
-    expect(auditRows(bot.file).map((r) => [r.actor, r.outcome])).toEqual([["operator:ana", "refused"], ["operator:ana", "applied"]]);
+    expect(auditRows(bot.file).map((r) => [r.actor, r.outcome])).toEqual([
+      ["operator:ana", "refused"],
+      ["operator:ana", "applied"],
+    ]);
     expect(() => db.prepare(`UPDATE audit_log SET actor = 'operator:mallory'`).run()).toThrow(/append-only/);
     expect(() => db.prepare(`DELETE FROM audit_log`).run()).toThrow(/append-only/);
   });

@@ -31,11 +31,32 @@ function journalWithPublishedHeads(): Setup {
   const db = consoleWriter(journal);
   // What the console wrote before the key: plain SHA-256 entries (triggers still on: they chain).
   let prev = GENESIS;
-  for (const [id, actor] of [[1, "operator:ana"], [2, "operator:ben"]] as const) {
-    const e: AuditFields = { id, at: `2026-08-10T15:0${id}:00.000Z`, actor, action: "acknowledge_drift", target: "alpha/AAPL", outcome: "applied", code: null, detail: "{}" };
+  for (const [id, actor] of [
+    [1, "operator:ana"],
+    [2, "operator:ben"],
+  ] as const) {
+    const e: AuditFields = {
+      id,
+      at: `2026-08-10T15:0${id}:00.000Z`,
+      actor,
+      action: "acknowledge_drift",
+      target: "alpha/AAPL",
+      outcome: "applied",
+      code: null,
+      detail: "{}",
+    };
     const hash = unkeyedEntryHash(prev, e);
     db.prepare(`INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      e.id, e.at, e.actor, e.action, e.target, e.outcome, e.code, e.detail, prev, hash,
+      e.id,
+      e.at,
+      e.actor,
+      e.action,
+      e.target,
+      e.outcome,
+      e.code,
+      e.detail,
+      prev,
+      hash,
     );
     prev = hash;
   }
@@ -43,7 +64,9 @@ function journalWithPublishedHeads(): Setup {
   for (let i = 0; i < 4; i++) {
     const at = `2026-08-10T16:0${i}:00.000Z`;
     const outcome = i % 2 === 0 ? "applied" : "refused";
-    const head = db.transaction(() => appendAudit(db, { at, actor: "operator:ana", action: "clear_halt", target: "alpha", outcome, detail: { reason: `step ${i}` } }, key)).immediate();
+    const head = db
+      .transaction(() => appendAudit(db, { at, actor: "operator:ana", action: "clear_halt", target: "alpha", outcome, detail: { reason: `step ${i}` } }, key))
+      .immediate();
     publishAuditHead({ journalPath: journal, headFile, head, at: new Date(at), log: () => {} });
     heads.push(head);
   }
@@ -61,7 +84,10 @@ function auditCli(s: Setup, ...args: string[]) {
 
 /** The attacker: the sqlite3 CLI on the journal file, triggers dropped first. */
 function sqlite3(file: string, sql: string) {
-  const r = spawnSync("sqlite3", [file], { input: `DROP TRIGGER IF EXISTS audit_log_no_update; DROP TRIGGER IF EXISTS audit_log_no_delete; DROP TRIGGER IF EXISTS audit_log_chain;\n${sql}`, encoding: "utf8" });
+  const r = spawnSync("sqlite3", [file], {
+    input: `DROP TRIGGER IF EXISTS audit_log_no_update; DROP TRIGGER IF EXISTS audit_log_no_delete; DROP TRIGGER IF EXISTS audit_log_chain;\n${sql}`,
+    encoding: "utf8",
+  });
   expect(r.stderr).toBe("");
   expect(r.status).toBe(0);
 }
@@ -71,7 +97,9 @@ const q = (v: string | number | null) => (v === null ? "NULL" : typeof v === "nu
 function rows(file: string) {
   const db = new Database(file, { readonly: true });
   try {
-    return db.prepare(`SELECT id, at, actor, action, target, outcome, code, detail, prev_hash AS prevHash, hash FROM audit_log ORDER BY id`).all() as (AuditFields & { prevHash: string; hash: string })[];
+    return db
+      .prepare(`SELECT id, at, actor, action, target, outcome, code, detail, prev_hash AS prevHash, hash FROM audit_log ORDER BY id`)
+      .all() as (AuditFields & { prevHash: string; hash: string })[];
   } finally {
     db.close();
   }
@@ -88,7 +116,9 @@ describe("npm run audit -- verify", () => {
     const s = journalWithPublishedHeads();
     const plain = auditCli(s, s.journal);
     expect(plain.code).toBe(0);
-    expect(oneLine(plain.stdout)).toBe(`audit log of ${s.journal}: 6 entries, chain verified; 2 of them predate the audit key (unkeyed SHA-256), head ${s.heads[3]!.hash}`);
+    expect(oneLine(plain.stdout)).toBe(
+      `audit log of ${s.journal}: 6 entries, chain verified; 2 of them predate the audit key (unkeyed SHA-256), head ${s.heads[3]!.hash}`,
+    );
     const held = auditCli(s, s.journal, "--expect-head");
     expect(held.code).toBe(0);
     expect(held.stdout).toContain(`holds the published head #6 (published 2026-08-10T16:03:00.000Z in ${s.headFile})`);
@@ -107,7 +137,16 @@ describe("npm run audit -- verify", () => {
   it("detects a forged entry hashed with plain SHA-256 after the keyed ones, with and without --expect-head", () => {
     const s = journalWithPublishedHeads();
     const last = rows(s.journal).at(-1)!;
-    const forged: AuditFields = { id: 7, at: "2026-08-10T16:10:00.000Z", actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied", code: null, detail: '{"reason":"ana cleared alpha"}' };
+    const forged: AuditFields = {
+      id: 7,
+      at: "2026-08-10T16:10:00.000Z",
+      actor: "operator:ana",
+      action: "clear_halt",
+      target: "alpha",
+      outcome: "applied",
+      code: null,
+      detail: '{"reason":"ana cleared alpha"}',
+    };
     const hash = unkeyedEntryHash(last.hash, forged);
     sqlite3(
       s.journal,
@@ -136,7 +175,9 @@ describe("npm run audit -- verify", () => {
     const r = auditCli(s, s.journal, "--expect-head");
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toMatch(
-      new RegExp(`^audit log of ${s.journal}: chain broken at entry #6 \\(.*\\): it is not the entry published as head #6 \\(published ${s.heads[3]!.hash}, found [0-9a-f]{64}\\): the chain was rewritten\\. No entry of it can be trusted\\.$`),
+      new RegExp(
+        `^audit log of ${s.journal}: chain broken at entry #6 \\(.*\\): it is not the entry published as head #6 \\(published ${s.heads[3]!.hash}, found [0-9a-f]{64}\\): the chain was rewritten\\. No entry of it can be trusted\\.$`,
+      ),
     );
   });
 

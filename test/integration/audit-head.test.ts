@@ -35,8 +35,14 @@ async function lostReply() {
 }
 
 const spec = resolveManuallySpec({ graceMs: 30_000 });
-const input = (order: { clientOrderId: string; version: number }) => ({ clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "filled at 92" });
-const lastRow = (db: ReturnType<typeof consoleWriter>) => db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string };
+const input = (order: { clientOrderId: string; version: number }) => ({
+  clientOrderId: order.clientOrderId,
+  version: String(order.version),
+  status: "filled",
+  note: "filled at 92",
+});
+const lastRow = (db: ReturnType<typeof consoleWriter>) =>
+  db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as { id: number; hash: string };
 
 describe("the audit head", () => {
   it("is handed to onAudited after the applied action committed, and after a refusal, keyed", async () => {
@@ -49,7 +55,10 @@ describe("the audit head", () => {
       other.close();
     };
     expect(await runGuarded(spec, { db, user: ana, now: () => bot.sim.now(), auditKey: KEY, onAudited }, input(order))).toMatchObject({ ok: true });
-    expect(await runGuarded(spec, { db, user: ana, now: () => bot.sim.now(), auditKey: KEY, onAudited }, input(order))).toMatchObject({ ok: false, code: "conflict" });
+    expect(await runGuarded(spec, { db, user: ana, now: () => bot.sim.now(), auditKey: KEY, onAudited }, input(order))).toMatchObject({
+      ok: false,
+      code: "conflict",
+    });
     expect(heads.map((h) => h.head.entries)).toEqual([1, 2]);
     for (const h of heads) expect(h.committedRow).toEqual({ id: h.head.entries, hash: h.head.hash });
     expect(heads[0]!.head.hash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
@@ -60,7 +69,19 @@ describe("the audit head", () => {
   it("a hook that throws is logged and never undoes the action", async () => {
     const { bot, db, order } = await lostReply();
     const errors = vi.spyOn(console, "error").mockImplementation(() => {});
-    const r = await runGuarded(spec, { db, user: ana, now: () => bot.sim.now(), auditKey: KEY, onAudited: () => { throw new Error("disk gone"); } }, input(order));
+    const r = await runGuarded(
+      spec,
+      {
+        db,
+        user: ana,
+        now: () => bot.sim.now(),
+        auditKey: KEY,
+        onAudited: () => {
+          throw new Error("disk gone");
+        },
+      },
+      input(order),
+    );
     expect(r).toEqual({ ok: true, data: { state: "filled" } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled" });
     expect(String(errors.mock.calls[0]?.[0])).toContain("could not publish audit head #1; the action stands");
@@ -87,9 +108,17 @@ describe("the audit head", () => {
     const blocker = path.join(dir, "not-a-folder");
     fs.writeFileSync(blocker, "");
     const errors: string[] = [];
-    publishAuditHead({ journalPath: path.join(dir, "j.db"), headFile: path.join(blocker, "heads.jsonl"), head: { entries: 3, hash: "h" }, log: () => {}, error: (l) => errors.push(l) });
+    publishAuditHead({
+      journalPath: path.join(dir, "j.db"),
+      headFile: path.join(blocker, "heads.jsonl"),
+      head: { entries: 3, hash: "h" },
+      log: () => {},
+      error: (l) => errors.push(l),
+    });
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^driftwatch: could not append audit head #3 to .*; the action stands\. Fix: make the file writable, or set DRIFTWATCH_AUDIT_HEAD_FILE$/);
+    expect(errors[0]).toMatch(
+      /^driftwatch: could not append audit head #3 to .*; the action stands\. Fix: make the file writable, or set DRIFTWATCH_AUDIT_HEAD_FILE$/,
+    );
   });
 });
 

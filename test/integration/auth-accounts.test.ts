@@ -66,7 +66,9 @@ describe("the accounts file", () => {
     const file = path.join(v1, "accounts.db");
     const old = openAccountsDb(file, { migrationsDir: path.join(v1, "migrations") });
     old.sqlite
-      .prepare(`INSERT INTO accounts (name, role, password_hash, disabled, created_at, updated_at, password_changed_at) VALUES ('alice', 'operator', 'x', 0, ?, ?, ?)`)
+      .prepare(
+        `INSERT INTO accounts (name, role, password_hash, disabled, created_at, updated_at, password_changed_at) VALUES ('alice', 'operator', 'x', 0, ?, ?, ?)`,
+      )
       .run("2026-08-01T00:00:00.000Z", "2026-08-01T00:00:00.000Z", "2026-08-02T00:00:00.000Z");
     expect(old.sqlite.pragma("user_version", { simple: true })).toBe(1);
     old.sqlite.close();
@@ -86,7 +88,9 @@ describe("the accounts file", () => {
     const { file } = freshAccounts();
     const raw = new Database(file);
     opened.push(raw);
-    const insert = raw.prepare("insert into accounts (name, role, password_hash, disabled, created_at, updated_at, password_changed_at) values (?, ?, 'x', 0, 't', 't', 't')");
+    const insert = raw.prepare(
+      "insert into accounts (name, role, password_hash, disabled, created_at, updated_at, password_changed_at) values (?, ?, 'x', 0, 't', 't', 't')",
+    );
     expect(() => insert.run("Bad Name", "viewer")).toThrow(/accounts_name_check/);
     expect(() => insert.run("ok", "admin")).toThrow(/accounts_role_check/);
   });
@@ -136,7 +140,10 @@ describe("a session, checked against the account on every request", () => {
   it("names the account with the role from the file, not from the cookie", async () => {
     const { db } = freshAccounts();
     await createAccount(db, { name: "alice", role: "operator", password, logN });
-    expect(actorFromSession({ db, token: sessionFor(db, "alice"), secret, maxTtlMs: TTL })).toEqual({ ok: true, actor: { name: "alice", role: "operator", via: "session" } });
+    expect(actorFromSession({ db, token: sessionFor(db, "alice"), secret, maxTtlMs: TTL })).toEqual({
+      ok: true,
+      actor: { name: "alice", role: "operator", via: "session" },
+    });
   });
 
   it("ends for good when the account is disabled: enabling it again does not revive the session", async () => {
@@ -254,7 +261,9 @@ describe("identity headers without the proxy's proof", () => {
     for (let i = 0; i < 1000; i++) log.report({ header: "x-forwarded-user", clientAddress: "127.0.0.1", now: t0 + i * 100 });
     // 1000 attempts over 100 s: one line at the start, one a minute later counting what it held back.
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/ignored x-forwarded-user from 127\.0\.0\.1: the request did not carry the proxy's X-Driftwatch-Proxy-Secret\. If your proxy sent it, set the same DRIFTWATCH_TRUSTED_PROXY_SECRET on both/);
+    expect(lines[0]).toMatch(
+      /ignored x-forwarded-user from 127\.0\.0\.1: the request did not carry the proxy's X-Driftwatch-Proxy-Secret\. If your proxy sent it, set the same DRIFTWATCH_TRUSTED_PROXY_SECRET on both/,
+    );
     expect(lines[1]).toMatch(/\(and 599 more since the last report\)/);
   });
 });
@@ -262,7 +271,11 @@ describe("identity headers without the proxy's proof", () => {
 describe("the demo operator", () => {
   it("is created with the given password, and reset to it (enabled, operator) when run again", async () => {
     const file = path.join(tempDir("demo"), "accounts.db");
-    expect(await ensureDemoOperator({ accountsDb: file, password: "demo-password-1", logN, migrationsDir })).toEqual({ name: "demo", password: "demo-password-1", created: true });
+    expect(await ensureDemoOperator({ accountsDb: file, password: "demo-password-1", logN, migrationsDir })).toEqual({
+      name: "demo",
+      password: "demo-password-1",
+      created: true,
+    });
     const { db, sqlite } = openAccountsDb(file, { migrationsDir });
     opened.push(sqlite);
     setAccountDisabled(db, { name: "demo", disabled: true });

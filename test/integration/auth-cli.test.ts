@@ -91,12 +91,18 @@ describe("npm run accounts", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
+    const token = signSession(
+      sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }),
+      secret,
+    );
     expect(actorFromSession({ db, token, secret, maxTtlMs: TTL }).ok).toBe(true);
     expect(accountsCli(file, ["disable", "alice"])).toMatchObject({ code: 0, stdout: "disabled alice: its sessions have ended\n" });
     expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "disabled" });
     expect(accountsCli(file, ["list"]).stdout).toMatch(/^alice\s+operator\s+disabled/);
-    expect(accountsCli(file, ["enable", "alice"])).toMatchObject({ code: 0, stdout: "enabled alice (operator): its owner signs in again (older sessions stay ended)\n" });
+    expect(accountsCli(file, ["enable", "alice"])).toMatchObject({
+      code: 0,
+      stdout: "enabled alice (operator): its owner signs in again (older sessions stay ended)\n",
+    });
     expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "session_ended" });
   });
 
@@ -104,7 +110,10 @@ describe("npm run accounts", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
+    const token = signSession(
+      sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }),
+      secret,
+    );
     expect(accountsCli(file, ["role", "alice", "viewer"]).code).toBe(0);
     expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toMatchObject({ ok: true, actor: { role: "viewer" } });
     const bad = accountsCli(file, ["role", "alice", "admin"]);
@@ -116,7 +125,10 @@ describe("npm run accounts", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
     accountsCli(file, ["add", "alice", "--role", "operator", "--password-stdin"], "a good long password\n");
     const db = read(file);
-    const token = signSession(sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }), secret);
+    const token = signSession(
+      sessionPayload({ name: "alice", sessionsValidFrom: getAccount(db, { name: "alice" })!.sessionsValidFrom, ttlMs: 3600_000 }),
+      secret,
+    );
     const r = accountsCli(file, ["passwd", "alice", "--password-stdin"], "a different long password\n");
     expect(r).toMatchObject({ code: 0, stdout: "new password for alice (operator); its existing sessions have ended\n" });
     expect(actorFromSession({ db, token, secret, maxTtlMs: TTL })).toEqual({ ok: false, reason: "session_ended" });
@@ -124,7 +136,11 @@ describe("npm run accounts", () => {
 
   it("passwd, disable and role on an unknown name: one line, exit 1", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
-    for (const args of [["passwd", "ghost", "--password-stdin"], ["disable", "ghost"], ["role", "ghost", "viewer"]]) {
+    for (const args of [
+      ["passwd", "ghost", "--password-stdin"],
+      ["disable", "ghost"],
+      ["role", "ghost", "viewer"],
+    ]) {
       const r = accountsCli(file, args, "a good long password\n");
       expect(r.code).toBe(1);
       expect(oneLine(r.stderr)).toBe('driftwatch: no account named "ghost" (npm run accounts -- list shows them)');

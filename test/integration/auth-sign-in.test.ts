@@ -44,17 +44,27 @@ describe("signing in", () => {
       { name: "bob", password },
     ];
     for (const attempt of tries) {
-      expect(await signIn({ db, limiter, ...attempt, clientAddress: `10.0.0.${tries.indexOf(attempt)}`, logN, now: t0 })).toEqual({ ok: false, code: "unauthorized" });
+      expect(await signIn({ db, limiter, ...attempt, clientAddress: `10.0.0.${tries.indexOf(attempt)}`, logN, now: t0 })).toEqual({
+        ok: false,
+        code: "unauthorized",
+      });
     }
   });
 
   it("answers failures with growing delays, not a lockout: the right password is accepted once the wait is over", async () => {
     const { db, limiter } = await setup();
     for (let i = 0; i < 5; i++) {
-      expect(await signIn({ db, limiter, name: "alice", password: `wrong ${i}`, clientAddress: `10.0.1.${i}`, logN, now: t0 })).toMatchObject({ ok: false, code: "unauthorized" });
+      expect(await signIn({ db, limiter, name: "alice", password: `wrong ${i}`, clientAddress: `10.0.1.${i}`, logN, now: t0 })).toMatchObject({
+        ok: false,
+        code: "unauthorized",
+      });
     }
     // The sixth attempt waits one second after the fifth failure, even with the right password…
-    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(500) })).toEqual({ ok: false, code: "refused", retryAfterMs: 500 });
+    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.2.1", logN, now: at(500) })).toEqual({
+      ok: false,
+      code: "refused",
+      retryAfterMs: 500,
+    });
     // …another account from another address is unaffected…
     expect((await signIn({ db, limiter, name: "bob", password, clientAddress: "10.0.2.2", logN, now: at(500) })).ok).toBe(true);
     // …and one second later the right password gets in: no fifteen-minute lock.
@@ -94,14 +104,25 @@ describe("signing in from a browser the account signed in on before (the device 
     // A stranger then guesses alice's password fifty times, from alice's address and from others, as fast as allowed.
     let checked = 0;
     for (let i = 0; i < 50; i++) {
-      const outcome = await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: i % 2 ? "10.0.0.1" : `198.51.100.${i}`, logN, now: at(i * 100) });
+      const outcome = await signIn({
+        db,
+        limiter,
+        name: "alice",
+        password: `guess ${i}`,
+        clientAddress: i % 2 ? "10.0.0.1" : `198.51.100.${i}`,
+        logN,
+        now: at(i * 100),
+      });
       expect(outcome.ok).toBe(false);
       if (!outcome.ok && outcome.code === "unauthorized") checked++;
     }
     // The stranger's guessing stayed bounded (5 free, then 1 s, 2 s … after each failure) …
     expect(checked).toBeLessThanOrEqual(8);
     // … and a stranger (no device cookie) with the right password must wait too …
-    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "203.0.113.5", logN, now: at(5000) })).toMatchObject({ ok: false, code: "refused" });
+    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "203.0.113.5", logN, now: at(5000) })).toMatchObject({
+      ok: false,
+      code: "refused",
+    });
     // … but the operator, on their own browser, is in at that very moment.
     const owner = await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token: device, secret }, now: at(5000) });
     expect(owner).toMatchObject({ ok: true, account: { name: "alice" } });
@@ -112,7 +133,10 @@ describe("signing in from a browser the account signed in on before (the device 
     const { db, limiter } = await setup();
     const device = signDeviceCookie({ name: "alice", secret, now: t0 });
     const outcomes = [];
-    for (let i = 0; i < 20; i++) outcomes.push(await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: "10.0.0.1", logN, device: { token: device, secret }, now: t0 }));
+    for (let i = 0; i < 20; i++)
+      outcomes.push(
+        await signIn({ db, limiter, name: "alice", password: `guess ${i}`, clientAddress: "10.0.0.1", logN, device: { token: device, secret }, now: t0 }),
+      );
     expect(outcomes.filter((o) => !o.ok && o.code === "unauthorized")).toHaveLength(5);
     expect(outcomes.filter((o) => !o.ok && o.code === "refused")).toHaveLength(15);
     // Another browser of alice's is not slowed down by it.
@@ -130,7 +154,10 @@ describe("signing in from a browser the account signed in on before (the device 
       "not.a-device-cookie",
     ];
     for (const token of cookies) {
-      expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token, secret }, now: t0 })).toMatchObject({ ok: false, code: "refused" });
+      expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "10.0.0.1", logN, device: { token, secret }, now: t0 })).toMatchObject({
+        ok: false,
+        code: "refused",
+      });
     }
   });
 });

@@ -29,7 +29,7 @@ const clearDeps: ClearDeps = { heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE,
 
 // ---- what hostile or mistaken input looks like -------------------------------------------------
 
-const SQL = ["'; DROP TABLE orders; --", "1 OR 1=1", "\" OR \"\"=\"", "1; DELETE FROM audit_log", "x' UNION SELECT hash FROM audit_log --", "%' --"];
+const SQL = ["'; DROP TABLE orders; --", "1 OR 1=1", '" OR ""="', "1; DELETE FROM audit_log", "x' UNION SELECT hash FROM audit_log --", "%' --"];
 const PROTO_KEYS = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty"];
 const HUGE = ["x".repeat(70_000), "é".repeat(300_000), "🧨".repeat(5_000), "\u0000".repeat(2_000)];
 
@@ -45,7 +45,11 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.array(fc.string(), { maxLength: 3 }),
   fc.object({ maxDepth: 1 }),
   fc.constant(Object.create(null) as unknown),
-  fc.constant({ toString: () => { throw new Error("hostile toString"); } } as unknown),
+  fc.constant({
+    toString: () => {
+      throw new Error("hostile toString");
+    },
+  } as unknown),
   fc.constant(Symbol("s") as unknown),
 );
 
@@ -53,7 +57,8 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 const extraKeys = fc.dictionary(fc.oneof(fc.constantFrom(...PROTO_KEYS, ...SQL), fc.string({ maxLength: 10 })), anyValue, { maxKeys: 4 });
 
 /** A string after trim() longer than `max`: fails a `.max(max)` however it is padded. */
-const tooLong = (max: number) => fc.tuple(fc.constantFrom("x", "é", "🧨", "'", "\u0000"), fc.string({ unit: "grapheme", maxLength: 20 })).map(([c, s]) => `${c.repeat(max + 1)}${s}`);
+const tooLong = (max: number) =>
+  fc.tuple(fc.constantFrom("x", "é", "🧨", "'", "\u0000"), fc.string({ unit: "grapheme", maxLength: 20 })).map(([c, s]) => `${c.repeat(max + 1)}${s}`);
 const blank = fc.constantFrom("", " ", "\t\n", "\u00a0\u2003");
 const nonString = fc.oneof(fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string(), { maxLength: 2 }), fc.object({ maxDepth: 0 }), fc.bigInt());
 /** Never a non-empty string of at most `max` characters. */
@@ -65,7 +70,8 @@ const badPositiveInt = fc.oneof(
   fc.double({ noDefaultInfinity: false }).filter((n) => !Number.isSafeInteger(n) || n <= 0),
   fc.constantFrom(NaN, Infinity, -Infinity, null, {}, [1, 2], Symbol("v") as unknown),
 );
-const notIn = (allowed: readonly string[]) => fc.oneof(fc.string({ maxLength: 30 }), nonString, fc.constantFrom(...SQL)).filter((v) => typeof v !== "string" || !allowed.includes(v));
+const notIn = (allowed: readonly string[]) =>
+  fc.oneof(fc.string({ maxLength: 30 }), nonString, fc.constantFrom(...SQL)).filter((v) => typeof v !== "string" || !allowed.includes(v));
 /** Short (under 5 after trim) or over 1000 characters, or not a string at all. */
 const badText = fc.oneof(blank, fc.constantFrom("ok", "  ab  ", "abcd"), tooLong(1000), nonString, fc.constantFrom(...HUGE));
 
@@ -105,11 +111,7 @@ function auditCount(file: string) {
  * ("unauthorized"), nothing in the journal at all, and one server-log line of at most 400
  * characters.
  */
-async function expectRefusedAlone(
-  file: string,
-  attempt: () => Promise<ActionResult<unknown>>,
-  opts: { action: string; codes: readonly string[] },
-) {
+async function expectRefusedAlone(file: string, attempt: () => Promise<ActionResult<unknown>>, opts: { action: string; codes: readonly string[] }) {
   const before = snapshotExceptAudit(file);
   const auditBefore = auditCount(file);
   const linesBefore = refusalLines.length;
@@ -203,10 +205,22 @@ describe("resolving a doubtful order, given bad input", () => {
   });
   const manual = () => resolveManuallySpec({ graceMs: GRACE }) as unknown as AnySpec;
   const byLookup = () => resolveByLookupSpec({ lookup, graceMs: GRACE, reader: () => journalDbOf(j.db) }) as unknown as AnySpec;
-  const manualBase = () => ({ clientOrderId: j.lost.clientOrderId, version: String(j.lost.version), status: "filled", note: "seen filled on the venue screen" });
+  const manualBase = () => ({
+    clientOrderId: j.lost.clientOrderId,
+    version: String(j.lost.version),
+    status: "filled",
+    note: "seen filled on the venue screen",
+  });
 
   it("refuses a hand resolution whose fields are malformed, naming the fields, and changes nothing", async () => {
-    const bad = { clientOrderId: badId(200), version: badPositiveInt, status: notIn(["filled", "partially_filled", "open", "canceled", "rejected", "absent"]), note: badText, filledQty: fc.constantFrom("-1", "abc", "NaN", -5, "Infinity", ...SQL), avgPrice: fc.constantFrom("0", "-3", "abc", "Infinity", 0, ...SQL) };
+    const bad = {
+      clientOrderId: badId(200),
+      version: badPositiveInt,
+      status: notIn(["filled", "partially_filled", "open", "canceled", "rejected", "absent"]),
+      note: badText,
+      filledQty: fc.constantFrom("-1", "abc", "NaN", -5, "Infinity", ...SQL),
+      avgPrice: fc.constantFrom("0", "-3", "abc", "Infinity", 0, ...SQL),
+    };
     await fc.assert(
       fc.asyncProperty(invalidInput(manualBase(), bad), async (input) => {
         await expectRefusedAlone(j.bot.file, () => run(j.db, manual(), ana, input, j.bot.sim.now()), { action: "resolve_order_manual", codes: ["invalid"] });
@@ -218,9 +232,15 @@ describe("resolving a doubtful order, given bad input", () => {
   it("refuses a lookup whose fields are malformed, without asking the exchange", async () => {
     const asked = lookups;
     await fc.assert(
-      fc.asyncProperty(invalidInput({ clientOrderId: j.lost.clientOrderId, version: String(j.lost.version) }, { clientOrderId: badId(200), version: badPositiveInt }), async (input) => {
-        await expectRefusedAlone(j.bot.file, () => run(j.db, byLookup(), ana, input, j.bot.sim.now()), { action: "resolve_order_lookup", codes: ["invalid"] });
-      }),
+      fc.asyncProperty(
+        invalidInput({ clientOrderId: j.lost.clientOrderId, version: String(j.lost.version) }, { clientOrderId: badId(200), version: badPositiveInt }),
+        async (input) => {
+          await expectRefusedAlone(j.bot.file, () => run(j.db, byLookup(), ana, input, j.bot.sim.now()), {
+            action: "resolve_order_lookup",
+            codes: ["invalid"],
+          });
+        },
+      ),
       { numRuns: RUNS },
     );
     expect(lookups).toBe(asked);
@@ -231,7 +251,13 @@ describe("resolving a doubtful order, given bad input", () => {
       // Another bot's settled order, at its real version: well-formed, but not doubtful.
       fc.constant({ clientOrderId: j.settled.clientOrderId, version: j.settled.version }),
       // SQL, paths, unicode as ids: looked up as plain values, found nowhere.
-      fc.record({ clientOrderId: fc.oneof(fc.constantFrom(...SQL, "../../journal.db", `${j.lost.clientOrderId}' OR '1'='1`), fc.string({ unit: "grapheme", minLength: 1, maxLength: 200 }).filter((s) => s.trim() !== "" && s.trim() !== j.lost.clientOrderId)), version: fc.integer({ min: 1, max: 1_000_000 }) }),
+      fc.record({
+        clientOrderId: fc.oneof(
+          fc.constantFrom(...SQL, "../../journal.db", `${j.lost.clientOrderId}' OR '1'='1`),
+          fc.string({ unit: "grapheme", minLength: 1, maxLength: 200 }).filter((s) => s.trim() !== "" && s.trim() !== j.lost.clientOrderId),
+        ),
+        version: fc.integer({ min: 1, max: 1_000_000 }),
+      }),
       // The right order, a version it never had or no longer has.
       fc.record({ clientOrderId: fc.constant(j.lost.clientOrderId), version: fc.integer({ min: 1, max: 2 ** 40 }).filter((v) => v !== j.lost.version) }),
     );
@@ -239,23 +265,36 @@ describe("resolving a doubtful order, given bad input", () => {
       fc.asyncProperty(wrongTarget, fc.boolean(), async (t, viaLookup) => {
         const input = { ...manualBase(), clientOrderId: t.clientOrderId, version: String(t.version) };
         const spec = viaLookup ? byLookup() : manual();
-        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, input, j.bot.sim.now()), { action: viaLookup ? "resolve_order_lookup" : "resolve_order_manual", codes: ["refused", "conflict"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, input, j.bot.sim.now()), {
+          action: viaLookup ? "resolve_order_lookup" : "resolve_order_manual",
+          codes: ["refused", "conflict"],
+        });
       }),
       { numRuns: RUNS },
     );
   });
 
   it("refuses anything at all from no session or a viewer, before reading it", async () => {
-    const anyInput = fc.dictionary(fc.oneof(fc.constantFrom("clientOrderId", "version", "status", "note", ...PROTO_KEYS), fc.string({ maxLength: 8 })), anyValue, { maxKeys: 6 });
+    const anyInput = fc.dictionary(
+      fc.oneof(fc.constantFrom("clientOrderId", "version", "status", "note", ...PROTO_KEYS), fc.string({ maxLength: 8 })),
+      anyValue,
+      { maxKeys: 6 },
+    );
     await fc.assert(
       fc.asyncProperty(anyInput, fc.constantFrom<ActingUser | null>(null, vic), fc.boolean(), async (input, user, viaLookup) => {
         const spec = viaLookup ? byLookup() : manual();
-        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, user, { ...input }, j.bot.sim.now()), { action: viaLookup ? "resolve_order_lookup" : "resolve_order_manual", codes: ["unauthorized"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, user, { ...input }, j.bot.sim.now()), {
+          action: viaLookup ? "resolve_order_lookup" : "resolve_order_manual",
+          codes: ["unauthorized"],
+        });
       }),
       { numRuns: 20 },
     );
     // The one valid input, from a viewer: still refused.
-    await expectRefusedAlone(j.bot.file, () => run(j.db, manual(), vic, manualBase(), j.bot.sim.now()), { action: "resolve_order_manual", codes: ["unauthorized"] });
+    await expectRefusedAlone(j.bot.file, () => run(j.db, manual(), vic, manualBase(), j.bot.sim.now()), {
+      action: "resolve_order_manual",
+      codes: ["unauthorized"],
+    });
   });
 
   it("refuses a fill the order cannot have had", async () => {
@@ -284,11 +323,27 @@ describe("acknowledging a drift, given bad input", () => {
     j.close();
   });
   const spec = () => acknowledgeDriftSpec({ ackTtlMs: 30 * 60_000 }) as unknown as AnySpec;
-  const base = () => ({ botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: "500", theirs: "300", driftSince: j.since, note: "desk closed 200 by hand" });
+  const base = () => ({
+    botId: "bot-a",
+    symbol: "AAPL",
+    drift: "size_drift",
+    ours: "500",
+    theirs: "300",
+    driftSince: j.since,
+    note: "desk closed 200 by hand",
+  });
 
   it("refuses malformed fields, naming them, and changes nothing", async () => {
     const badNumber = fc.constantFrom("abc", "NaN", "Infinity", "-Infinity", "1e400", "1,5", ...SQL, NaN, Infinity, {}, Symbol("n") as unknown);
-    const bad = { botId: badId(200), symbol: badId(100), drift: notIn(["size_drift", "unknown_position"]), ours: badNumber, theirs: badNumber, driftSince: fc.oneof(tooLong(40), fc.double(), fc.object({ maxDepth: 0 })), note: badText };
+    const bad = {
+      botId: badId(200),
+      symbol: badId(100),
+      drift: notIn(["size_drift", "unknown_position"]),
+      ours: badNumber,
+      theirs: badNumber,
+      driftSince: fc.oneof(tooLong(40), fc.double(), fc.object({ maxDepth: 0 })),
+      note: badText,
+    };
     await fc.assert(
       fc.asyncProperty(invalidInput(base(), bad), async (input) => {
         await expectRefusedAlone(j.bot.file, () => run(j.db, spec(), ana, input, j.bot.sim.now()), { action: "acknowledge_drift", codes: ["invalid"] });
@@ -308,7 +363,10 @@ describe("acknowledging a drift, given bad input", () => {
     });
     await fc.assert(
       fc.asyncProperty(input, async (form) => {
-        await expectRefusedAlone(j.bot.file, () => run(j.db, ended(), ana, form, j.bot.sim.now()), { action: "acknowledge_drift", codes: ["invalid", "refused", "conflict"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, ended(), ana, form, j.bot.sim.now()), {
+          action: "acknowledge_drift",
+          codes: ["invalid", "refused", "conflict"],
+        });
       }),
       { numRuns: RUNS },
     );
@@ -320,14 +378,27 @@ describe("acknowledging a drift, given bad input", () => {
       fc.record({ botId: fc.constantFrom("bot-b", "bot-c", ...SQL), symbol: fc.constantFrom("AAPL", "ETHUSDT", "../AAPL", "AAPL%00") }),
       fc.record({ symbol: fc.constantFrom("BTCUSDT", "ETHUSDT", "aapl", " AAPL\u0000", "AAPL' --") }),
       // The right line, other sizes, class or episode than it has.
-      fc.record({ ours: fc.integer({ min: -1e6, max: 1e6 }).filter((n) => Math.abs(n - 500) >= 1).map(String) }),
-      fc.record({ theirs: fc.double({ min: -1e9, max: 1e9, noNaN: true }).filter((n) => Math.abs(n - 300) >= 1).map(String) }),
+      fc.record({
+        ours: fc
+          .integer({ min: -1e6, max: 1e6 })
+          .filter((n) => Math.abs(n - 500) >= 1)
+          .map(String),
+      }),
+      fc.record({
+        theirs: fc
+          .double({ min: -1e9, max: 1e9, noNaN: true })
+          .filter((n) => Math.abs(n - 300) >= 1)
+          .map(String),
+      }),
       fc.record({ drift: fc.constant("unknown_position") }),
       fc.record({ driftSince: fc.constantFrom("", "2026-01-01T00:00:00.000Z", "'; DROP TABLE drift_acknowledgements; --") }),
     );
     await fc.assert(
       fc.asyncProperty(wrong, async (change) => {
-        await expectRefusedAlone(j.bot.file, () => run(j.db, spec(), ana, { ...base(), ...change }, j.bot.sim.now()), { action: "acknowledge_drift", codes: ["refused", "conflict"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, spec(), ana, { ...base(), ...change }, j.bot.sim.now()), {
+          action: "acknowledge_drift",
+          codes: ["refused", "conflict"],
+        });
       }),
       { numRuns: RUNS },
     );
@@ -347,11 +418,19 @@ describe("clearing a halt, given bad input", () => {
   const base = () => ({ botId: "bot-a", breakerVersion: String(j.version), reason: "drift explained and repaired", confirmBotId: "bot-a" });
 
   it("refuses malformed fields and a confirmation that does not match, and changes nothing", async () => {
-    const bad = { botId: badId(200), breakerVersion: badPositiveInt, reason: badText, confirmBotId: fc.oneof(nonString, fc.constantFrom("bot-b", "BOT-A", "bot-a'--", "bot-", ...SQL), tooLong(200)) };
+    const bad = {
+      botId: badId(200),
+      breakerVersion: badPositiveInt,
+      reason: badText,
+      confirmBotId: fc.oneof(nonString, fc.constantFrom("bot-b", "BOT-A", "bot-a'--", "bot-", ...SQL), tooLong(200)),
+    };
     await fc.assert(
       fc.asyncProperty(invalidInput(base(), bad), fc.boolean(), async (input, twoPerson) => {
         const spec = clearHaltSpec({ ...clearDeps, twoPersonClear: twoPerson }) as unknown as AnySpec;
-        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, input, j.bot.sim.now()), { action: twoPerson ? "request_clear_halt" : "clear_halt", codes: ["invalid"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, input, j.bot.sim.now()), {
+          action: twoPerson ? "request_clear_halt" : "clear_halt",
+          codes: ["invalid"],
+        });
       }),
       { numRuns: RUNS },
     );
@@ -366,7 +445,10 @@ describe("clearing a halt, given bad input", () => {
     await fc.assert(
       fc.asyncProperty(wrong, fc.boolean(), async (change, twoPerson) => {
         const spec = clearHaltSpec({ ...clearDeps, twoPersonClear: twoPerson }) as unknown as AnySpec;
-        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, { ...base(), ...change }, j.bot.sim.now()), { action: twoPerson ? "request_clear_halt" : "clear_halt", codes: ["refused", "conflict"] });
+        await expectRefusedAlone(j.bot.file, () => run(j.db, spec, ana, { ...base(), ...change }, j.bot.sim.now()), {
+          action: twoPerson ? "request_clear_halt" : "clear_halt",
+          codes: ["refused", "conflict"],
+        });
       }),
       { numRuns: RUNS },
     );
@@ -377,7 +459,9 @@ describe("clearing a halt, given bad input", () => {
     const approveBase = { requestId: "1", botId: "bot-a", breakerVersion: String(j.version) };
     const input = fc.oneof(
       invalidInput(approveBase, { requestId: badPositiveInt, botId: badId(200), breakerVersion: badPositiveInt }).map((i) => ({ i, codes: ["invalid"] })),
-      fc.record({ requestId: fc.integer({ min: 1, max: 2 ** 40 }).map(String), botId: fc.constantFrom("bot-a", "bot-b", ...SQL) }).map((c) => ({ i: { ...approveBase, ...c }, codes: ["refused"] })),
+      fc
+        .record({ requestId: fc.integer({ min: 1, max: 2 ** 40 }).map(String), botId: fc.constantFrom("bot-a", "bot-b", ...SQL) })
+        .map((c) => ({ i: { ...approveBase, ...c }, codes: ["refused"] })),
     );
     await fc.assert(
       fc.asyncProperty(input, async ({ i, codes }) => {
@@ -400,13 +484,25 @@ describe("any action, given anything at all", () => {
         clearHaltSpec(clearDeps),
         approveClearSpec({ ...clearDeps, twoPersonClear: true }),
       ] as unknown as AnySpec[];
-      const keyed = fc.dictionary(fc.constantFrom("clientOrderId", "botId", "symbol", "requestId", "reconciliationId", "version", "note", "reason", ...PROTO_KEYS), anyValue, { maxKeys: 6 });
+      const keyed = fc.dictionary(
+        fc.constantFrom("clientOrderId", "botId", "symbol", "requestId", "reconciliationId", "version", "note", "reason", ...PROTO_KEYS),
+        anyValue,
+        { maxKeys: 6 },
+      );
       await fc.assert(
         // An index, not the spec itself, so a counterexample prints short.
-        fc.asyncProperty(fc.integer({ min: 0, max: specs.length - 1 }), keyed, fc.constantFrom<ActingUser | null>(ana, ana, vic, null), async (which, input, user) => {
-          const spec = specs[which]!;
-          await expectRefusedAlone(j.bot.file, () => run(j.db, spec, user, input, j.bot.sim.now()), { action: spec.action, codes: ["unauthorized", "invalid", "refused", "conflict"] });
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: specs.length - 1 }),
+          keyed,
+          fc.constantFrom<ActingUser | null>(ana, ana, vic, null),
+          async (which, input, user) => {
+            const spec = specs[which]!;
+            await expectRefusedAlone(j.bot.file, () => run(j.db, spec, user, input, j.bot.sim.now()), {
+              action: spec.action,
+              codes: ["unauthorized", "invalid", "refused", "conflict"],
+            });
+          },
+        ),
         { numRuns: 60 },
       );
       expectChainVerifies(j.bot.file);
@@ -422,13 +518,16 @@ describe("a form with prototype-shaped field names", () => {
     const j = await doubtfulJournal();
     try {
       const form = new FormData();
-      form.set("__proto__", "{\"polluted\":true}");
+      form.set("__proto__", '{"polluted":true}');
       form.set("constructor", "x");
       form.set("clientOrderId", j.lost.clientOrderId);
       form.set("$ACTION_ID_abc", "");
       const raw = formDataToObject(form);
       expect(Object.keys(raw).sort()).toEqual(["__proto__", "clientOrderId", "constructor"]);
-      await expectRefusedAlone(j.bot.file, () => run(j.db, resolveManuallySpec({ graceMs: GRACE }) as unknown as AnySpec, ana, raw, j.bot.sim.now()), { action: "resolve_order_manual", codes: ["invalid"] });
+      await expectRefusedAlone(j.bot.file, () => run(j.db, resolveManuallySpec({ graceMs: GRACE }) as unknown as AnySpec, ana, raw, j.bot.sim.now()), {
+        action: "resolve_order_manual",
+        codes: ["invalid"],
+      });
       // A summary, never the raw form: lengths for every field, a prefix only for the ids and notes an auditor reads.
       const audited = JSON.parse(auditRows(j.bot.file).at(-1)!.detail).input.fields as Record<string, unknown>;
       expect(Object.entries(audited).sort()).toEqual([

@@ -44,7 +44,11 @@ const faultArb: fc.Arbitrary<DemoFault> = fc.oneof(
   fc.record({ kind: fc.constant("lost_reply" as const), fillRatio: fc.constantFrom(1, 1, 0.5, 0), completeAfterMs: fc.constantFrom(5_000, 20_000, 60_000) }),
   fc.record({ kind: fc.constant("never_arrived" as const) }),
   fc.record({ kind: fc.constant("late_arrival" as const), delayMs: fc.constantFrom(300, 700, 4_000, 25_000) }),
-  fc.record({ kind: fc.constant("partial_fill" as const), fillRatio: fc.constantFrom(0.2, 0.5, 0.75), completeAfterMs: fc.constantFrom(5_000, 20_000, 60_000) }),
+  fc.record({
+    kind: fc.constant("partial_fill" as const),
+    fillRatio: fc.constantFrom(0.2, 0.5, 0.75),
+    completeAfterMs: fc.constantFrom(5_000, 20_000, 60_000),
+  }),
   fc.record({ kind: fc.constant("reject" as const) }),
   fc.record({ kind: fc.constant("rate_limit" as const) }),
   fc.record({ kind: fc.constant("lookups_fail" as const), times: fc.integer({ min: 1, max: 8 }) }),
@@ -53,10 +57,9 @@ const faultArb: fc.Arbitrary<DemoFault> = fc.oneof(
   fc.record({ kind: fc.constant("foreign_position" as const), units: fc.constantFrom(0.5, 1), side: fc.constantFrom("buy" as const, "sell" as const) }),
 );
 
-const scheduleArb = fc.array(
-  fc.record({ cycle: fc.integer({ min: 0, max: FAULTY_CYCLES - 1 }), botId: fc.constantFrom("alpha", "beta"), fault: faultArb }),
-  { maxLength: 24 },
-);
+const scheduleArb = fc.array(fc.record({ cycle: fc.integer({ min: 0, max: FAULTY_CYCLES - 1 }), botId: fc.constantFrom("alpha", "beta"), fault: faultArb }), {
+  maxLength: 24,
+});
 
 interface ExchangeSide {
   clientOrderId: string;
@@ -97,7 +100,10 @@ function checkCycle(w: DemoWorld, decided: Decided): void {
         return decided.get(o.clientOrderId);
       });
       // Never sent without its intent on disk.
-      expect(journaled.every((row) => row !== undefined), `an order on ${market.symbol} reached the venue without a journal row`).toBe(true);
+      expect(
+        journaled.every((row) => row !== undefined),
+        `an order on ${market.symbol} reached the venue without a journal row`,
+      ).toBe(true);
       const entries = journaled.filter((row) => row && row.strategy !== RECONCILE_STRATEGY);
       const largest = Math.max(0, ...entries.map((row) => row!.qty));
       const ownExposure = mine.filter((_, i) => journaled[i]!.strategy !== RECONCILE_STRATEGY).reduce((sum, o) => sum + signed(o), 0);
@@ -113,7 +119,12 @@ function checkEnd(w: DemoWorld, v: JournalView): void {
     const sim = w.exchange(bot.botId);
     const injected = w.injected(bot.botId);
     const halted = bot.writer.breaker().halted;
-    const unknown = new Set(bot.writer.unsettledOrders().filter((o) => o.state === "unknown").map((o) => o.clientOrderId));
+    const unknown = new Set(
+      bot.writer
+        .unsettledOrders()
+        .filter((o) => o.state === "unknown")
+        .map((o) => o.clientOrderId),
+    );
 
     // The venue holds exactly the journal's fills plus what was done by hand, unless an order is
     // still unknown (its fills are what nobody can tell yet).
@@ -122,7 +133,10 @@ function checkEnd(w: DemoWorld, v: JournalView): void {
       if (orders.some((o) => unknown.has(o.client_order_id))) continue;
       const fills = orders.reduce((sum, o) => sum + (o.side === "buy" ? o.filled_qty : -o.filled_qty), 0);
       const expected = fills + (injected.get(market.symbol) ?? 0);
-      expect(near(sim.position(market.symbol), expected, market.qtyStep), `${bot.botId} ${market.symbol}: venue ${sim.position(market.symbol)}, journal fills + by hand ${expected}`).toBe(true);
+      expect(
+        near(sim.position(market.symbol), expected, market.qtyStep),
+        `${bot.botId} ${market.symbol}: venue ${sim.position(market.symbol)}, journal fills + by hand ${expected}`,
+      ).toBe(true);
     }
 
     // Every order that was ever unknown: settled by a later lookup, or still unknown and halted on.
@@ -136,9 +150,16 @@ function checkEnd(w: DemoWorld, v: JournalView): void {
       if (unknown.has(u.client_order_id)) {
         expect(halted, `${u.client_order_id} is unknown but ${bot.botId} is not halted`).toBe(true);
         const lastUnknown = becameUnknown.filter((x) => x.client_order_id === u.client_order_id).at(-1)!;
-        expect(clears.filter((c) => c.at > lastUnknown.at), `a halt was cleared while ${u.client_order_id} was unknown`).toEqual([]);
+        expect(
+          clears.filter((c) => c.at > lastUnknown.at),
+          `a halt was cleared while ${u.client_order_id} was unknown`,
+        ).toEqual([]);
       } else {
-        const later = v.all<{ kind: string }>(`SELECT kind FROM order_events WHERE client_order_id = ? AND id > ? AND kind IN ('lookup_found', 'lookup_absent')`, u.client_order_id, u.id);
+        const later = v.all<{ kind: string }>(
+          `SELECT kind FROM order_events WHERE client_order_id = ? AND id > ? AND kind IN ('lookup_found', 'lookup_absent')`,
+          u.client_order_id,
+          u.id,
+        );
         expect(later.length, `${u.client_order_id} left unknown without a lookup settling it`).toBeGreaterThan(0);
       }
     }

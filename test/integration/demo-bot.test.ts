@@ -39,7 +39,16 @@ function scriptedAlpha(): { spec: BotSpec; script: ScriptedStrategy } {
 }
 
 async function open(specs: BotSpec[], activity: Activity[] = [], seed = 3): Promise<DemoWorld> {
-  world = await DemoWorld.open({ file: migratedJournal("demo-bot"), seed, start: START, specs, barMs: 60_000, cycleMs: 10_000, migrationsDir, onActivity: (a) => activity.push(a) });
+  world = await DemoWorld.open({
+    file: migratedJournal("demo-bot"),
+    seed,
+    start: START,
+    specs,
+    barMs: 60_000,
+    cycleMs: 10_000,
+    migrationsDir,
+    onActivity: (a) => activity.push(a),
+  });
   return world;
 }
 
@@ -70,7 +79,9 @@ describe("the demo bot and its breaker", () => {
     await cycles(w, 2); // a later lookup settles it; the books agree again
     script.set("ETHUSDT", 1);
     await untilNextBar(w);
-    expect(activity.filter((a) => a.kind === "blocked").map((a) => a.message)).toEqual([expect.stringMatching(/^no new buy of [\d.]+ ETHUSDT \(sma_cross\): halted/)]);
+    expect(activity.filter((a) => a.kind === "blocked").map((a) => a.message)).toEqual([
+      expect.stringMatching(/^no new buy of [\d.]+ ETHUSDT \(sma_cross\): halted/),
+    ]);
 
     const clearedAt = w.now().toISOString();
     expect(clearHalt(w.connection(), { botId: "alpha", actor: "operator:ana", at: clearedAt, reason: "BTCUSDT order found filled; books agree" })).toBe(true);
@@ -88,7 +99,9 @@ describe("the demo bot and its breaker", () => {
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
     expect(w.bot("alpha").writer.breaker().halted).toBe(false);
     // The clear is audited the way the console's own clear is.
-    expect(view.all(`SELECT actor, action, target, outcome FROM audit_log`)).toEqual([{ actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied" }]);
+    expect(view.all(`SELECT actor, action, target, outcome FROM audit_log`)).toEqual([
+      { actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied" },
+    ]);
     const db = new Database(w.file, { readonly: true });
     expect(verifyAuditLog(db, consoleAuditKey())).toMatchObject({ ok: true, entries: 1 });
     db.close();
@@ -111,7 +124,10 @@ describe("the demo bot and its breaker", () => {
     expect(entry).toMatchObject({ side: "buy", state: "filled" });
     expect(exit).toMatchObject({ side: "sell", qty: entry!.filled_qty, state: "filled", filled_qty: entry!.filled_qty, attempts: 2 });
     expect(kinds(view, exit!.client_order_id)).toEqual(["intent", "timeout", "error", "error", "error", "status", "lookup_absent", "send"]);
-    const onVenue = w.exchange("alpha").orders().filter((o) => o.clientOrderId === exit!.client_order_id);
+    const onVenue = w
+      .exchange("alpha")
+      .orders()
+      .filter((o) => o.clientOrderId === exit!.client_order_id);
     expect(onVenue.map((o) => o.status)).toEqual(["filled"]);
     expect(w.exchange("alpha").position("BTCUSDT")).toBe(0);
     // The exit went out while halted: only a person clears the halt the unknown exit caused.
@@ -205,7 +221,9 @@ describe("two bots in one journal file", () => {
       await cycles(w, 90);
       const v = new JournalView(w.file);
       const out = {
-        orders: v.all(`SELECT client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty, avg_price, created_at FROM orders ORDER BY client_order_id`),
+        orders: v.all(
+          `SELECT client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty, avg_price, created_at FROM orders ORDER BY client_order_id`,
+        ),
         reconciliations: v.all(`SELECT bot_id, at, outcome FROM reconciliations ORDER BY id`),
       };
       v.close();
@@ -223,7 +241,14 @@ describe("the live demo's clock", () => {
   it("moves simulated time with the wall clock times the speed factor", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date("2026-08-10T12:00:00.000Z"));
-    world = await DemoWorld.open({ file: migratedJournal("speed"), seed: 1, start: new Date(), timing: { mode: "realtime", speed: 30 }, migrationsDir, warmupBars: 0 });
+    world = await DemoWorld.open({
+      file: migratedJournal("speed"),
+      seed: 1,
+      start: new Date(),
+      timing: { mode: "realtime", speed: 30 },
+      migrationsDir,
+      warmupBars: 0,
+    });
     const start = world.now().getTime();
     vi.setSystemTime(new Date("2026-08-10T12:00:02.000Z"));
     expect(world.targetTime() - start).toBe(60_000);

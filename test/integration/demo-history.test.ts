@@ -60,7 +60,12 @@ describe("fast history", () => {
         kinds.forEach((k, i) => expect(k).toBe(i % 2 === 0 ? "trip" : "clear"));
         const halted = view.all<{ halted: number }>(`SELECT halted FROM breakers WHERE bot_id = ?`, botId)[0]!.halted;
         expect(halted).toBe(kinds.length % 2);
-        expect(view.breakerEvents(botId).filter((e) => e.kind === "clear").every((e) => e.actor === "operator:oncall")).toBe(true);
+        expect(
+          view
+            .breakerEvents(botId)
+            .filter((e) => e.kind === "clear")
+            .every((e) => e.actor === "operator:oncall"),
+        ).toBe(true);
         expect(view.orders(botId).length).toBeGreaterThan(50);
       }
     } finally {

@@ -28,7 +28,16 @@ describe("scenario double-buy-avoided", () => {
 
     const aapl = view.orders("beta", "symbol = 'AAPL'");
     expect(aapl).toHaveLength(1);
-    expect(aapl[0]).toMatchObject({ client_order_id: id, strategy: "media_movil", side: "buy", qty: 500, state: "filled", filled_qty: 500, avg_price: 92, attempts: 1 });
+    expect(aapl[0]).toMatchObject({
+      client_order_id: id,
+      strategy: "media_movil",
+      side: "buy",
+      qty: 500,
+      state: "filled",
+      filled_qty: 500,
+      avg_price: 92,
+      attempts: 1,
+    });
     // Looked up before any retry: one send attempt, the timeout, and the lookup that found it.
     expect(kinds(view, id)).toEqual(["intent", "timeout", "lookup_found"]);
     expect(view.events(id)[2]!.detail).toMatchObject({ status: "filled", filledQty: 500, avgPrice: 92 });
@@ -68,7 +77,12 @@ describe("scenario lost-reply-unknown", () => {
 
     const trips = view.breakerEvents("alpha");
     expect(trips).toHaveLength(1);
-    expect(trips[0]).toMatchObject({ kind: "trip", actor: "bot", reconciliation_id: null, reason: expect.stringMatching(`^order ${order.client_order_id} unknown: lookup failed`) });
+    expect(trips[0]).toMatchObject({
+      kind: "trip",
+      actor: "bot",
+      reconciliation_id: null,
+      reason: expect.stringMatching(`^order ${order.client_order_id} unknown: lookup failed`),
+    });
 
     // Before the order: clean. After: the exchange shows the 0.5 the journal cannot vouch for.
     const recs = view.reconciliations("alpha");

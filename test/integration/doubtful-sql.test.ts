@@ -107,16 +107,23 @@ describe("the doubtful-order SQL agrees with classifyOrder", () => {
     const instant = fc.integer({ min: Date.parse("2020-01-01T00:00:00.000Z"), max: Date.parse("2035-01-01T00:00:00.000Z") });
     const grace = fc.integer({ min: 0, max: 3_600_000 });
     fc.assert(
-      fc.property(instant, grace, fc.array(fc.record({ state: fc.constantFrom(...ORDER_STATES), offset: fc.integer({ min: -7_200_000, max: 7_200_000 }), nearEdge: fc.boolean() }), { maxLength: 12 }), (nowMs, g, drawn) => {
-        const at = new Date(nowMs);
-        // Half the orders sit within a few ms of the grace edge, where an off-by-one would show.
-        const cases = drawn.map((d) => ({ state: d.state, agoMs: d.nearEdge ? g + (d.offset % 3) : d.offset }));
-        writeOrders(cases, at);
-        const expected = expectedDoubtful(cases, at, g);
-        expect(doubtfulBySql(at, g)).toEqual(expected);
-        const n = expected.length;
-        expect(queryCounts(at, g)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
-      }),
+      fc.property(
+        instant,
+        grace,
+        fc.array(fc.record({ state: fc.constantFrom(...ORDER_STATES), offset: fc.integer({ min: -7_200_000, max: 7_200_000 }), nearEdge: fc.boolean() }), {
+          maxLength: 12,
+        }),
+        (nowMs, g, drawn) => {
+          const at = new Date(nowMs);
+          // Half the orders sit within a few ms of the grace edge, where an off-by-one would show.
+          const cases = drawn.map((d) => ({ state: d.state, agoMs: d.nearEdge ? g + (d.offset % 3) : d.offset }));
+          writeOrders(cases, at);
+          const expected = expectedDoubtful(cases, at, g);
+          expect(doubtfulBySql(at, g)).toEqual(expected);
+          const n = expected.length;
+          expect(queryCounts(at, g)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -39,17 +39,23 @@ function writeCycle(lines: readonly Line[]): { drifting: boolean[]; stored: stri
   cycle += 1;
   const id = cycle;
   sqlite.transaction(() => {
-    sqlite.prepare(`INSERT INTO reconciliations (id, bot_id, at, outcome) VALUES (?, 'bot-a', ?, 'clean')`).run(id, new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString());
+    sqlite
+      .prepare(`INSERT INTO reconciliations (id, bot_id, at, outcome) VALUES (?, 'bot-a', ?, 'clean')`)
+      .run(id, new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString());
     const insert = sqlite.prepare(`INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step) VALUES (?, ?, ?, ?, ?)`);
     lines.forEach((l, i) => insert.run(id, `s${i}`, l.ours, l.theirs, l.qtyStep));
   })();
   const drifting = (
     sqlite
-      .prepare(`SELECT ${driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" })} AS d FROM reconciliation_positions p WHERE p.reconciliation_id = ? ORDER BY rowid`)
+      .prepare(
+        `SELECT ${driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" })} AS d FROM reconciliation_positions p WHERE p.reconciliation_id = ? ORDER BY rowid`,
+      )
       .pluck()
       .all(id) as number[]
   ).map((d) => d === 1);
-  const stored = lines.map((_l, i) => sqlite.prepare(`SELECT drift FROM latest_positions WHERE bot_id = 'bot-a' AND symbol = ?`).pluck().get(`s${i}`) as string);
+  const stored = lines.map(
+    (_l, i) => sqlite.prepare(`SELECT drift FROM latest_positions WHERE bot_id = 'bot-a' AND symbol = ?`).pluck().get(`s${i}`) as string,
+  );
   return { drifting, stored };
 }
 
@@ -72,7 +78,12 @@ describe("the drift rule in SQL agrees with isDrift and classifyDrift", () => {
 
   it("for any sizes and steps, including the half-step edge, driftSql is isDrift and the trigger's class is classifyDrift", () => {
     const step = fc.constantFrom(1, 0.5, 0.1, 0.01, 0.001, 1e-8, 100);
-    const size = (s: number) => fc.oneof(fc.integer({ min: -1000, max: 1000 }).map((n) => n * s), fc.integer({ min: -1000, max: 1000 }).map((n) => n * s + s / 2), fc.double({ min: -1e6, max: 1e6, noNaN: true }));
+    const size = (s: number) =>
+      fc.oneof(
+        fc.integer({ min: -1000, max: 1000 }).map((n) => n * s),
+        fc.integer({ min: -1000, max: 1000 }).map((n) => n * s + s / 2),
+        fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+      );
     const line = step.chain((qtyStep) => fc.record({ ours: size(qtyStep), theirs: size(qtyStep), qtyStep: fc.constant(qtyStep) }));
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), (lines) => {

@@ -40,7 +40,10 @@ async function driftingJournal(opts: { file?: string } = {}) {
   const input = (note: string) => ({ botId: "bot-a", symbol: "AAPL", drift: "size_drift", ours: "500", theirs: "300", driftSince: since, note });
   const logged: string[] = [];
   const source = new JournalSource(bot.file, { migrationsDir, log: (l) => logged.push(l) });
-  cleanup.push(() => source.close(), () => bot.close());
+  cleanup.push(
+    () => source.close(),
+    () => bot.close(),
+  );
   const confirmed = await act(source.writeConnection(), ackSpec, ana, input("checked on the venue: confirmed"), bot.sim.now());
   expect(confirmed.ok).toBe(true);
   return { bot, source, input, logged };
@@ -117,7 +120,11 @@ describe("the journal deleted or moved while the console runs", () => {
     const db = source.writeConnection();
     const before = auditRows(bot.file).length;
     const deleting = { ...ackSpec, apply: (ctx: Parameters<typeof ackSpec.apply>[0]) => (fs.renameSync(bot.file, `${bot.file}.away`), ackSpec.apply(ctx)) };
-    const r = await runGuarded(deleting, { db, user: ana, now: () => bot.sim.now(), assertJournalFile: () => source.assertSameFile(), auditKey: consoleAuditKey() }, input("while it vanished"));
+    const r = await runGuarded(
+      deleting,
+      { db, user: ana, now: () => bot.sim.now(), assertJournalFile: () => source.assertSameFile(), auditKey: consoleAuditKey() },
+      input("while it vanished"),
+    );
     expect(r).toMatchObject({ ok: false, code: "internal" });
     if (r.ok) return;
     expect(r.message).toMatch(/^Nothing was changed: the journal .* was deleted or moved away/);

@@ -44,7 +44,10 @@ describe("the bot killed in the middle of a transaction", () => {
   it("leaves the last committed state: no partial rows, an intact file, and the console can still write", async () => {
     const { bot, form } = await driftingBot();
     const source = new JournalSource(bot.file, { migrationsDir, log: () => {} });
-    cleanup.push(() => source.close(), () => bot.close());
+    cleanup.push(
+      () => source.close(),
+      () => bot.close(),
+    );
     const before = overview(source, bot.sim.now());
     const snapshot = snapshotExceptAudit(bot.file);
 

@@ -40,7 +40,16 @@ describe("incident exports", () => {
     expect(records).toHaveLength(t.events.length);
     records.forEach((r, i) => {
       const e = t.events[i]!;
-      expect(r).toMatchObject({ id: e.id, at: e.at, source: e.source, kind: e.kind, bot_id: e.botId ?? "", actor: e.actor, summary: e.summary, reason: e.reason ?? "" });
+      expect(r).toMatchObject({
+        id: e.id,
+        at: e.at,
+        source: e.source,
+        kind: e.kind,
+        bot_id: e.botId ?? "",
+        actor: e.actor,
+        summary: e.summary,
+        reason: e.reason ?? "",
+      });
       expect(r.qty === "" ? null : Number(r.qty)).toBe(e.qty);
       expect(r.detail === "" ? null : JSON.parse(r.detail!)).toEqual(e.detail);
       expect(r.drifts === "" ? [] : JSON.parse(r.drifts!)).toEqual(e.drifts);

@@ -94,7 +94,11 @@ describe("getIncidentTimeline", () => {
     expect(ops[1]!.summary).toBe(`operator bob acted on buy 2 ETHUSDT: note`);
     expect(only(["operator"], "bot-a").map((e) => e.actor)).toEqual(["operator:ana"]);
     // order + operator: the order events, with the operator's note among them, once.
-    expect(only(["order", "operator"]).filter((e) => e.operator).map((e) => e.source)).toEqual(["breaker", "order"]);
+    expect(
+      only(["order", "operator"])
+        .filter((e) => e.operator)
+        .map((e) => e.source),
+    ).toEqual(["breaker", "order"]);
   });
 
   it("merges the audit log as operator actions, each under the bot its target names", async () => {
@@ -102,7 +106,9 @@ describe("getIncidentTimeline", () => {
     const w = botOnSim({ file: s.file, botId: "bot-b", prefix: "b700" });
     cleanup.push(w.close);
     const audit = (at: string, actor: string, action: string, target: string, outcome: "applied" | "refused", code: string | null = null) =>
-      w.db.transaction(() => appendAudit(w.db, { at, actor, action, target, outcome, code, detail: { reason: 'checked, "all good"' } }, consoleAuditKey())).immediate();
+      w.db
+        .transaction(() => appendAudit(w.db, { at, actor, action, target, outcome, code, detail: { reason: 'checked, "all good"' } }, consoleAuditKey()))
+        .immediate();
     audit(s.botA.clearAt, "operator:ana", "clear_halt", "bot-a", "applied");
     audit("2026-08-10T15:33:00.000Z", "operator:bob", "resolve_order", s.botB.clientOrderId, "refused", "refused");
     audit("2026-08-10T15:34:00.000Z", "operator:bob", "acknowledge_drift", "bot-a/ETHUSDT", "applied");
@@ -118,9 +124,15 @@ describe("getIncidentTimeline", () => {
     ]);
     expect(audits[3]!.summary).toBe("anonymous: clear halt on bot-b REFUSED (unauthorized)");
     // At the clear's instant, the breaker event comes first, then the audit entry that recorded it.
-    const atClear = get([...INCIDENT_KINDS]).filter((e) => e.at === s.botA.clearAt).map((e) => e.source);
+    const atClear = get([...INCIDENT_KINDS])
+      .filter((e) => e.at === s.botA.clearAt)
+      .map((e) => e.source);
     expect(atClear).toEqual(["breaker", "audit"]);
-    expect(get(["operator"], "bot-a").filter((e) => e.source === "audit").map((e) => e.kind)).toEqual(["clear_halt", "acknowledge_drift"]);
+    expect(
+      get(["operator"], "bot-a")
+        .filter((e) => e.source === "audit")
+        .map((e) => e.kind),
+    ).toEqual(["clear_halt", "acknowledge_drift"]);
     expect(get(["order", "reconciliation", "breaker"]).some((e) => e.source === "audit")).toBe(false);
   });
 

@@ -42,7 +42,9 @@ describe("npm run journal", () => {
     const file = path.join(tempDir(), "nope.db");
     const r = journalCli("check", file);
     expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toBe(`driftwatch: journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`);
+    expect(oneLine(r.stderr)).toBe(
+      `driftwatch: journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`,
+    );
     expect(fs.existsSync(file)).toBe(false);
   });
 

@@ -45,7 +45,10 @@ describe("migrateJournal", () => {
     const file = path.join(tempDir(), "journal.db");
     const run = () =>
       new Promise<string>((resolve) => {
-        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", "migrate", file], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", "migrate", file], {
+          cwd: repoRoot,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
         let output = "";
         child.stdout.on("data", (d) => (output += d));
         child.stderr.on("data", (d) => (output += d));
@@ -89,7 +92,9 @@ describe("opening a journal", () => {
     const file = path.join(tempDir(), "missing.db");
     const e = problem(() => openJournalReader(file, { migrationsDir }));
     expect(e.code).toBe("missing");
-    expect(e.message).toBe(`journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`);
+    expect(e.message).toBe(
+      `journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`,
+    );
     expect(fs.existsSync(file)).toBe(false);
   });
 

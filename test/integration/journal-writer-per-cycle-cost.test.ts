@@ -6,8 +6,7 @@ import { migratedJournal } from "../helpers/journal";
 let db: Database.Database | undefined;
 afterEach(() => db?.close());
 
-const plan = (sql: string) =>
-  (db!.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("alpha") as { detail: string }[]).map((r) => r.detail).join("\n");
+const plan = (sql: string) => (db!.prepare(`EXPLAIN QUERY PLAN ${sql}`).all("alpha") as { detail: string }[]).map((r) => r.detail).join("\n");
 
 describe("what a bot reads every cycle", () => {
   // A bot reconciles every few seconds for months: a per-cycle read that walks all of its orders

@@ -8,8 +8,10 @@ const buy500: Decision = { strategy: "media_movil", symbol: "AAPL", side: "buy",
 let bot: ReturnType<typeof botOnSim>;
 afterEach(() => bot?.close());
 
-const events = (id: string) => bot.rows<{ kind: string; actor: string }>(`SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id`, id).map((e) => e.kind);
-const breakerEvents = () => bot.rows<{ kind: string; reason: string; reconciliation_id: number | null }>(`SELECT kind, reason, reconciliation_id FROM breaker_events ORDER BY id`);
+const events = (id: string) =>
+  bot.rows<{ kind: string; actor: string }>(`SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id`, id).map((e) => e.kind);
+const breakerEvents = () =>
+  bot.rows<{ kind: string; reason: string; reconciliation_id: number | null }>(`SELECT kind, reason, reconciliation_id FROM breaker_events ORDER BY id`);
 const breaker = () => bot.rows<{ halted: number; reason: string | null; version: number }>(`SELECT halted, reason, version FROM breakers`)[0]!;
 
 describe("sendOnce", () => {
@@ -123,7 +125,9 @@ describe("startup recovery", () => {
 
     const report = await bot.writer.recover();
     expect(report).toEqual({ checked: 3, found: [reached.clientOrderId], absent: [never.clientOrderId], unknown: [cannot.clientOrderId] });
-    const states = Object.fromEntries(bot.rows<{ client_order_id: string; state: string }>(`SELECT client_order_id, state FROM orders`).map((r) => [r.client_order_id, r.state]));
+    const states = Object.fromEntries(
+      bot.rows<{ client_order_id: string; state: string }>(`SELECT client_order_id, state FROM orders`).map((r) => [r.client_order_id, r.state]),
+    );
     expect(states).toEqual({ [reached.clientOrderId]: "filled", [never.clientOrderId]: "absent", [cannot.clientOrderId]: "unknown" });
     expect(breaker().halted).toBe(1);
   });
@@ -203,7 +207,10 @@ describe("reconcile", () => {
     bot.sim.inject({ on: "positions", fault: "fetch_fail" });
     const r = await bot.writer.reconcile();
     expect(r.outcome).toBe("error");
-    expect(bot.rows<{ outcome: string; error: string }>(`SELECT outcome, error FROM reconciliations`)[0]).toMatchObject({ outcome: "error", error: expect.stringMatching(/fetch positions failed/) });
+    expect(bot.rows<{ outcome: string; error: string }>(`SELECT outcome, error FROM reconciliations`)[0]).toMatchObject({
+      outcome: "error",
+      error: expect.stringMatching(/fetch positions failed/),
+    });
     expect(bot.alerts.map((a) => a.kind)).toEqual(["reconciliation_error"]);
   });
 });

@@ -19,7 +19,9 @@ const driftOf = (l: Line) => (Math.abs(l.ours - l.theirs) < STEP / 2 ? "none" : 
 function writeCycles(db: Database.Database, cycles: Cycle[]) {
   const base = Date.parse("2026-08-10T00:00:00.000Z");
   const insertRec = db.prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES (?, ?, ?, ?)`);
-  const insertPos = db.prepare(`INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, 10)`);
+  const insertPos = db.prepare(
+    `INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, 10)`,
+  );
   cycles.forEach((c, i) => {
     const at = new Date(base + i * 15_000).toISOString();
     db.transaction(() => {
@@ -75,10 +77,31 @@ describe("latest_positions", () => {
     const [v1] = migrationFiles();
     db.exec(fs.readFileSync(v1!, "utf8"));
     writeCycles(db, [
-      { bot: "a", skipped: false, lines: [{ symbol: "AAPL", ours: 5, theirs: 5 }, { symbol: "ETH", ours: 0, theirs: 0 }] },
-      { bot: "a", skipped: false, lines: [{ symbol: "AAPL", ours: 5, theirs: 3 }, { symbol: "ETH", ours: 0, theirs: 0 }] },
+      {
+        bot: "a",
+        skipped: false,
+        lines: [
+          { symbol: "AAPL", ours: 5, theirs: 5 },
+          { symbol: "ETH", ours: 0, theirs: 0 },
+        ],
+      },
+      {
+        bot: "a",
+        skipped: false,
+        lines: [
+          { symbol: "AAPL", ours: 5, theirs: 3 },
+          { symbol: "ETH", ours: 0, theirs: 0 },
+        ],
+      },
       { bot: "b", skipped: false, lines: [{ symbol: "AAPL", ours: 1, theirs: 1 }] },
-      { bot: "a", skipped: false, lines: [{ symbol: "AAPL", ours: 5, theirs: 2 }, { symbol: "ETH", ours: 0, theirs: 2 }] },
+      {
+        bot: "a",
+        skipped: false,
+        lines: [
+          { symbol: "AAPL", ours: 5, theirs: 2 },
+          { symbol: "ETH", ours: 0, theirs: 2 },
+        ],
+      },
     ]);
     expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'latest_positions'`).pluck().get()).toBe(0);
     db.close();

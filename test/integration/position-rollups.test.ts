@@ -87,7 +87,20 @@ function expectedRollups(db: Database.Database) {
     const d = Math.abs(c.ours - c.theirs) < 0.5 ? 0 : Math.abs(c.ours) < 0.5 ? 2 : 1;
     const b = out.get(bucket);
     if (!b) {
-      out.set(bucket, { bucket, cycles: 1, first: c, last: c, minOurs: c, maxOurs: c, minTheirs: c, maxTheirs: c, wide: c, drift: d > 0 ? 1 : 0, unknown: d === 2 ? 1 : 0, firstDrift: d > 0 ? c.at : null });
+      out.set(bucket, {
+        bucket,
+        cycles: 1,
+        first: c,
+        last: c,
+        minOurs: c,
+        maxOurs: c,
+        minTheirs: c,
+        maxTheirs: c,
+        wide: c,
+        drift: d > 0 ? 1 : 0,
+        unknown: d === 2 ? 1 : 0,
+        firstDrift: d > 0 ? c.at : null,
+      });
       continue;
     }
     const gap = (x: typeof c) => Math.abs(x.ours - x.theirs);
@@ -149,7 +162,9 @@ describe("charts over the five-minute rollups", () => {
         expect(storedRollups(sqlite)).toEqual(expectedRollups(sqlite));
         const inWindow = cycles(sqlite, from, to);
         // The cycle before the window, if no older than the window is long, is drawn at its left edge.
-        const before = cycles(sqlite, new Date(2 * Date.parse(from) - Date.parse(to)).toISOString(), from).filter((c) => c.t < Date.parse(from)).at(-1);
+        const before = cycles(sqlite, new Date(2 * Date.parse(from) - Date.parse(to)).toISOString(), from)
+          .filter((c) => c.t < Date.parse(from))
+          .at(-1);
         sqlite.close();
         const all = before ? [{ ...before, t: Date.parse(from) }, ...inWindow] : inWindow;
 
@@ -190,7 +205,14 @@ describe("charts over the five-minute rollups", () => {
     const to = new Date(START + n * CYCLE_MS).toISOString();
     const read = sqlite.prepare(`SELECT count(*) FROM position_rollups WHERE symbol = 'X'`).pluck().get();
     expect(read).toBe(72);
-    const chart = getSymbolChart({ db, botId: "a", symbol: "X", range: { kind: "custom", from: new Date(START).toISOString(), to }, now: new Date(to), maxPoints: 140 });
+    const chart = getSymbolChart({
+      db,
+      botId: "a",
+      symbol: "X",
+      range: { kind: "custom", from: new Date(START).toISOString(), to },
+      now: new Date(to),
+      maxPoints: 140,
+    });
     sqlite.close();
     expect(chart.samples).toBe(1_440);
     expect(chart.bucketMs).toBe(18 * 60_000);

@@ -36,7 +36,11 @@ function auditJournal() {
   ] as const;
   for (const [i, [actor, action, target]] of entries.entries()) {
     w.transaction(() =>
-      appendAudit(w, { at: `2026-08-10T15:0${i}:00.000Z`, actor, action, target, outcome: "applied", detail: { reason: `after operator:ana looked (${i})` } }, consoleAuditKey()),
+      appendAudit(
+        w,
+        { at: `2026-08-10T15:0${i}:00.000Z`, actor, action, target, outcome: "applied", detail: { reason: `after operator:ana looked (${i})` } },
+        consoleAuditKey(),
+      ),
     ).immediate();
   }
   w.close();
@@ -102,18 +106,46 @@ describe("notes and reasons with invisible direction or control characters", () 
   it("refuses a note with a right-to-left override, saying which character, and changes nothing", async () => {
     const { bot, db, order } = await lostReply();
     const before = snapshotExceptAudit(bot.file);
-    const r = await act(db, resolveManuallySpec({ graceMs: 30_000 }), ana, { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "seen \u202Edellif on the venue" }, bot.sim.now());
-    expect(r).toMatchObject({ ok: false, code: "invalid", fieldErrors: { note: ["The note contains an invisible direction or control character (U+202E); remove it."] } });
+    const r = await act(
+      db,
+      resolveManuallySpec({ graceMs: 30_000 }),
+      ana,
+      { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "seen \u202Edellif on the venue" },
+      bot.sim.now(),
+    );
+    expect(r).toMatchObject({
+      ok: false,
+      code: "invalid",
+      fieldErrors: { note: ["The note contains an invisible direction or control character (U+202E); remove it."] },
+    });
     expect(snapshotExceptAudit(bot.file)).toEqual(before);
   });
 
   it("refuses an isolate or a control character in any action's note or reason, and keeps line breaks allowed", async () => {
     const { bot, db, order } = await lostReply();
-    const ack = await act(db, acknowledgeDriftSpec({ ackTtlMs: 600_000 }), ana, { botId: "bot-a", symbol: "AAPL", version: "1", note: "checked \u2066this\u2069 one" }, bot.sim.now());
+    const ack = await act(
+      db,
+      acknowledgeDriftSpec({ ackTtlMs: 600_000 }),
+      ana,
+      { botId: "bot-a", symbol: "AAPL", version: "1", note: "checked \u2066this\u2069 one" },
+      bot.sim.now(),
+    );
     expect(ack.ok ? null : ack.fieldErrors?.note).toEqual(["The note contains an invisible direction or control character (U+2066); remove it."]);
-    const clear = await act(db, clearHaltSpec({ heartbeatStaleMs: 60_000, doubtfulGraceMs: 30_000, twoPersonClear: false, twoPersonWindowMs: 600_000 }), ana, { botId: "bot-a", breakerVersion: "1", reason: "bell\u0007 rang", confirmBotId: "bot-a" }, bot.sim.now());
+    const clear = await act(
+      db,
+      clearHaltSpec({ heartbeatStaleMs: 60_000, doubtfulGraceMs: 30_000, twoPersonClear: false, twoPersonWindowMs: 600_000 }),
+      ana,
+      { botId: "bot-a", breakerVersion: "1", reason: "bell\u0007 rang", confirmBotId: "bot-a" },
+      bot.sim.now(),
+    );
     expect(clear.ok ? null : clear.fieldErrors?.reason).toEqual(["The reason contains an invisible direction or control character (U+0007); remove it."]);
-    const multiline = await act(db, resolveManuallySpec({ graceMs: 30_000 }), ana, { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "venue says filled\r\nat 92, ticket 7\tok" }, bot.sim.now());
+    const multiline = await act(
+      db,
+      resolveManuallySpec({ graceMs: 30_000 }),
+      ana,
+      { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "venue says filled\r\nat 92, ticket 7\tok" },
+      bot.sim.now(),
+    );
     expect(multiline).toMatchObject({ ok: true });
     expect(auditRows(bot.file).at(-1)).toMatchObject({ outcome: "applied" });
   });

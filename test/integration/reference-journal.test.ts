@@ -84,7 +84,9 @@ describe("reference journal", () => {
     const digest = (d: Database.Database) =>
       d.prepare(`SELECT count(*), total(ours), total(theirs), max(reconciliation_id) FROM reconciliation_positions`).raw().get();
     expect(digest(db)).toEqual(digest(bulk.db));
-    expect(db.prepare(`SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).pluck().get()).toBe(bulk.db.prepare(`SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).pluck().get());
+    expect(db.prepare(`SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).pluck().get()).toBe(
+      bulk.db.prepare(`SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).pluck().get(),
+    );
     db.close();
   });
 });

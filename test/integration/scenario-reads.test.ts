@@ -24,7 +24,9 @@ const config = { heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubt
 const closers: (() => void)[] = [];
 afterAll(() => closers.forEach((c) => c()));
 
-async function journalOf(name: ScenarioName): Promise<{ result: ScenarioResult; raw: Database.Database; db: ReturnType<typeof consoleDb>["db"]; sqlite: Database.Database; now: Date }> {
+async function journalOf(
+  name: ScenarioName,
+): Promise<{ result: ScenarioResult; raw: Database.Database; db: ReturnType<typeof consoleDb>["db"]; sqlite: Database.Database; now: Date }> {
   const result = await SCENARIOS[name].run({ file: migratedJournal(`reads-${name}`), migrationsDir });
   const raw = new Database(result.file, { readonly: true });
   const c = consoleDb(result.file);
@@ -46,9 +48,17 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
       const bot = o.bots.find((b) => b.botId === outcome.botId)!;
       expect(bot.breaker?.halted).toBe(outcome.halted);
       expect(bot.status === "halted").toBe(outcome.halted);
-      const latest = j.raw.prepare(`SELECT id FROM reconciliations WHERE bot_id = ? AND outcome IN ('clean','drift') ORDER BY at DESC, id DESC LIMIT 1`).pluck().get(outcome.botId) as number | undefined;
+      const latest = j.raw
+        .prepare(`SELECT id FROM reconciliations WHERE bot_id = ? AND outcome IN ('clean','drift') ORDER BY at DESC, id DESC LIMIT 1`)
+        .pluck()
+        .get(outcome.botId) as number | undefined;
       if (latest === undefined) continue;
-      const rows = j.raw.prepare(`SELECT symbol, ours, theirs, qty_step AS qtyStep FROM reconciliation_positions WHERE reconciliation_id = ?`).all(latest) as { symbol: string; ours: number; theirs: number; qtyStep: number }[];
+      const rows = j.raw.prepare(`SELECT symbol, ours, theirs, qty_step AS qtyStep FROM reconciliation_positions WHERE reconciliation_id = ?`).all(latest) as {
+        symbol: string;
+        ours: number;
+        theirs: number;
+        qtyStep: number;
+      }[];
       for (const r of rows) {
         const line = o.lines.find((l) => l.botId === outcome.botId && l.symbol === r.symbol)!;
         expect(line).toMatchObject({ ours: r.ours, theirs: r.theirs, drift: classifyDrift(r) });
@@ -71,7 +81,11 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
 
   it("breaker board: every trip and clear, with the cycle that caused each trip", () => {
     const board = getBreakerBoard({ db: j.db, now: j.now, pageSize: 500 });
-    const events = j.raw.prepare(`SELECT bot_id AS botId, kind, reconciliation_id AS rid FROM breaker_events ORDER BY id`).all() as { botId: string; kind: string; rid: number | null }[];
+    const events = j.raw.prepare(`SELECT bot_id AS botId, kind, reconciliation_id AS rid FROM breaker_events ORDER BY id`).all() as {
+      botId: string;
+      kind: string;
+      rid: number | null;
+    }[];
     for (const outcome of j.result.bots) {
       const view = board.bots.find((b) => b.botId === outcome.botId)!;
       expect(view.events.map((e) => e.kind).reverse()).toEqual(events.filter((e) => e.botId === outcome.botId).map((e) => e.kind));
@@ -94,12 +108,16 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
   });
 
   it("symbol charts: a drift episode wherever the journal has a drifting cycle, and none elsewhere", () => {
-    const pairs = j.raw.prepare(`SELECT DISTINCT r.bot_id AS botId, p.symbol FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id`).all() as { botId: string; symbol: string }[];
+    const pairs = j.raw
+      .prepare(`SELECT DISTINCT r.bot_id AS botId, p.symbol FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id`)
+      .all() as { botId: string; symbol: string }[];
     for (const { botId, symbol } of pairs) {
       const range = { kind: "custom" as const, from: new Date(Date.parse(j.result.from) - 1_000).toISOString(), to: j.now.toISOString() };
       const chart = getSymbolChart({ db: j.db, botId, symbol, range, now: j.now });
       const drifting = j.raw
-        .prepare(`SELECT count(*) FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id WHERE r.bot_id = ? AND p.symbol = ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0`)
+        .prepare(
+          `SELECT count(*) FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id WHERE r.bot_id = ? AND p.symbol = ? AND abs(p.ours - p.theirs) >= p.qty_step / 2.0`,
+        )
         .pluck()
         .get(botId, symbol) as number;
       expect(chart.points.length).toBeGreaterThan(0);
@@ -115,8 +133,14 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
       const view = getBotClearView({ db: j.db, botId: outcome.botId, now: j.now, ...config })!;
       const doubtful = view.items.find((i) => i.key === "doubtful")!;
       const unknown = j.raw.prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state = 'unknown'`).pluck().get(outcome.botId) as number;
-      const unsettled = j.raw.prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_STATES.map((s) => `'${s}'`).join(",")})`).pluck().get(outcome.botId) as number;
-      const orders = j.raw.prepare(`SELECT state, updated_at AS updatedAt FROM orders WHERE bot_id = ?`).all(outcome.botId) as { state: OrderState; updatedAt: string }[];
+      const unsettled = j.raw
+        .prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN (${SETTLED_STATES.map((s) => `'${s}'`).join(",")})`)
+        .pluck()
+        .get(outcome.botId) as number;
+      const orders = j.raw.prepare(`SELECT state, updated_at AS updatedAt FROM orders WHERE bot_id = ?`).all(outcome.botId) as {
+        state: OrderState;
+        updatedAt: string;
+      }[];
       const doubtfulOrders = orders.filter((o) => classifyOrder(o, { now: j.now, graceMs: config.doubtfulGraceMs }) === "doubtful").length;
       // Unmet exactly while an order is doubtful: always with an unknown order, never with every order settled.
       expect(doubtful.met, outcome.botId).toBe(doubtfulOrders === 0);

@@ -38,27 +38,48 @@ async function operatorStep(db: Database.Database, typoTried: Set<string>, confi
   if (unmet.has("drifts")) {
     const line = getCurrentBookLine({ db, botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL });
     if (line && line.drift !== "none") {
-      const r = await runGuarded(acknowledgeDriftSpec({ ackTtlMs: 600_000 }), { db, user: operator, auditKey: consoleAuditKey() }, {
-        botId: SOAK_BOT_ID, symbol: INCIDENT_SYMBOL, drift: line.drift, ours: line.ours, theirs: line.theirs, driftSince: line.driftSince ?? "", note: "checked on the venue",
-      });
+      const r = await runGuarded(
+        acknowledgeDriftSpec({ ackTtlMs: 600_000 }),
+        { db, user: operator, auditKey: consoleAuditKey() },
+        {
+          botId: SOAK_BOT_ID,
+          symbol: INCIDENT_SYMBOL,
+          drift: line.drift,
+          ours: line.ours,
+          theirs: line.theirs,
+          driftSince: line.driftSince ?? "",
+          note: "checked on the venue",
+        },
+      );
       return record("acknowledge_drift", `${SOAK_BOT_ID}/${INCIDENT_SYMBOL}`, r as { ok: boolean; code?: string });
     }
   }
   if (unmet.has("doubtful")) {
     const order = db.prepare(`SELECT client_order_id AS id, qty, version FROM orders WHERE bot_id = ? AND state = 'unknown' LIMIT 1`).get(SOAK_BOT_ID) as
-      | { id: string; qty: number; version: number }
-      | undefined;
+      { id: string; qty: number; version: number } | undefined;
     if (order) {
       const typo = !typoTried.has(order.id);
       typoTried.add(order.id);
-      const r = await runGuarded(resolveManuallySpec({ graceMs: deps.doubtfulGraceMs }), { db, user: operator, auditKey: consoleAuditKey() }, {
-        clientOrderId: order.id, version: order.version, status: "filled", filledQty: String(typo ? order.qty * 2 : order.qty), note: "the venue shows it filled",
-      });
+      const r = await runGuarded(
+        resolveManuallySpec({ graceMs: deps.doubtfulGraceMs }),
+        { db, user: operator, auditKey: consoleAuditKey() },
+        {
+          clientOrderId: order.id,
+          version: order.version,
+          status: "filled",
+          filledQty: String(typo ? order.qty * 2 : order.qty),
+          note: "the venue shows it filled",
+        },
+      );
       return record("resolve_order_manual", order.id, r as { ok: boolean; code?: string });
     }
   }
   if (unmet.size === 0) {
-    const r = await runGuarded(clearHaltSpec(deps), { db, user: operator, auditKey: consoleAuditKey() }, { botId: SOAK_BOT_ID, breakerVersion: facts.breaker.version, reason: "settled and acknowledged", confirmBotId: SOAK_BOT_ID });
+    const r = await runGuarded(
+      clearHaltSpec(deps),
+      { db, user: operator, auditKey: consoleAuditKey() },
+      { botId: SOAK_BOT_ID, breakerVersion: facts.breaker.version, reason: "settled and acknowledged", confirmBotId: SOAK_BOT_ID },
+    );
     record("clear_halt", SOAK_BOT_ID, r as { ok: boolean; code?: string });
   }
 }
@@ -90,7 +111,23 @@ describe("the soak's checks, on a journal written by the soak bot in its own pro
     const reportFile = path.join(path.dirname(file), "bot-report.json");
     const bot = spawn(
       process.execPath,
-      ["--import", "tsx", "scripts/soak-bot.ts", "--journal", file, "--seconds", "5", "--rate", "250", "--incident-every", "1", "--first-incident", "0.3", "--report", reportFile],
+      [
+        "--import",
+        "tsx",
+        "scripts/soak-bot.ts",
+        "--journal",
+        file,
+        "--seconds",
+        "5",
+        "--rate",
+        "250",
+        "--incident-every",
+        "1",
+        "--first-incident",
+        "0.3",
+        "--report",
+        reportFile,
+      ],
       { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
     );
     let output = "";
@@ -158,7 +195,9 @@ describe("the soak's checks, on a journal written by the soak bot in its own pro
   test("counts a confirmed action whose audit entry is gone as lost, and the chain as broken", () => {
     const copy = copyJournal(file);
     const db = new Database(copy);
-    db.exec(`DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log WHERE actor = '${ACTOR}' AND outcome = 'refused')`);
+    db.exec(
+      `DROP TRIGGER audit_log_no_delete; DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log WHERE actor = '${ACTOR}' AND outcome = 'refused')`,
+    );
     db.close();
     const { actions } = checks(copy, report, confirmed);
     expect(actions.lost).toBe(1);

@@ -89,9 +89,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
 
   it("shades a position the bot never opened, for the one cycle it lasted", () => {
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "BTCUSDT", range: all, now });
-    expect(chart.episodes).toEqual([
-      { kind: "unknown_position", from: ms(s.cycleAt[90]!), to: ms(s.cycleAt[91]!), ongoing: false, samples: 1, merged: 1 },
-    ]);
+    expect(chart.episodes).toEqual([{ kind: "unknown_position", from: ms(s.cycleAt[90]!), to: ms(s.cycleAt[91]!), ongoing: false, samples: 1, merged: 1 }]);
     // Cycles that do not mention BTCUSDT saw it flat on both sides.
     expect(chart.points.find((p) => p.t === ms(s.cycleAt[91]!))).toMatchObject({ ours: 0, theirs: 0, drift: "none" });
     expect(chart.points.find((p) => p.t === ms(s.cycleAt[90]!))).toMatchObject({ ours: 0, theirs: 0.5, drift: "unknown_position" });
@@ -175,11 +173,26 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
   });
 
   it("tells an unknown bot from an unknown symbol, and names the bot's symbols", () => {
-    expect(findBotSymbol({ db: j.db, botId: "bot-z", symbol: "AAPL" })).toEqual({ found: false, reason: "no_bot", botId: "bot-z", symbol: "AAPL", symbols: [] });
-    expect(findBotSymbol({ db: j.db, botId: "bot-a", symbol: "DOGE" })).toEqual({ found: false, reason: "no_symbol", botId: "bot-a", symbol: "DOGE", symbols: ["AAPL", "BTCUSDT"] });
+    expect(findBotSymbol({ db: j.db, botId: "bot-z", symbol: "AAPL" })).toEqual({
+      found: false,
+      reason: "no_bot",
+      botId: "bot-z",
+      symbol: "AAPL",
+      symbols: [],
+    });
+    expect(findBotSymbol({ db: j.db, botId: "bot-a", symbol: "DOGE" })).toEqual({
+      found: false,
+      reason: "no_symbol",
+      botId: "bot-a",
+      symbol: "DOGE",
+      symbols: ["AAPL", "BTCUSDT"],
+    });
     // ETHUSDT was never reconciled, but the bot ordered it.
     expect(findBotSymbol({ db: j.db, botId: "bot-a", symbol: "ETHUSDT" })).toEqual({ found: true });
-    expect(getSymbolState({ db: j.db, botId: "bot-a", symbol: "DOGE", now, ordersLimit: 20, ...thresholds })).toMatchObject({ found: false, reason: "no_symbol" });
+    expect(getSymbolState({ db: j.db, botId: "bot-a", symbol: "DOGE", now, ordersLimit: 20, ...thresholds })).toMatchObject({
+      found: false,
+      reason: "no_symbol",
+    });
   });
 
   it("reads by index, never by scanning a table", () => {
@@ -218,7 +231,10 @@ describe("20 days of history", () => {
     // A bot that reconciles AAPL every 10 s for 20 days (172,800 cycles), and another bot on the same
     // file whose AAPL drifts all along (it must not leak into bot-a's chart).
     w.transaction(() => {
-      w.prepare(`INSERT INTO bots VALUES ('bot-a', 'sim', 'qa', ?), ('bot-b', 'sim', 'qb', ?)`).run(new Date(T0 + N * EVERY).toISOString(), new Date(T0).toISOString());
+      w.prepare(`INSERT INTO bots VALUES ('bot-a', 'sim', 'qa', ?), ('bot-b', 'sim', 'qb', ?)`).run(
+        new Date(T0 + N * EVERY).toISOString(),
+        new Date(T0).toISOString(),
+      );
       const rec = w.prepare(`INSERT INTO reconciliations (bot_id, at, outcome) VALUES (?, ?, ?)`);
       const pos = w.prepare(`INSERT INTO reconciliation_positions VALUES (?, ?, ?, ?, 1, 92)`);
       for (let i = 0; i < N; i++) {

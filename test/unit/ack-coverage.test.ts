@@ -21,7 +21,10 @@ describe("ackCovers", () => {
   });
 
   it("stops covering once the drift changes class", () => {
-    expect(ackCovers(ack, { ...line, drift: "unknown_position", ours: 0 }, now)).toEqual({ covers: false, why: "drift changed class (size_drift → unknown_position)" });
+    expect(ackCovers(ack, { ...line, drift: "unknown_position", ours: 0 }, now)).toEqual({
+      covers: false,
+      why: "drift changed class (size_drift → unknown_position)",
+    });
   });
 
   it("stops covering a new episode of the same drift", () => {

@@ -2,7 +2,16 @@ import { describe, expect, it } from "vitest";
 import { GENESIS, keyedEntryHash, unkeyedEntryHash, verifyChain, type AuditFields, type ChainEntry } from "@/lib/audit/chain";
 
 const KEY = "a-key-of-at-least-thirty-two-characters";
-const fields = (id: number): AuditFields => ({ id, at: `2026-08-10T15:00:0${id}.000Z`, actor: "operator:ana", action: "clear_halt", target: "alpha", outcome: "applied", code: null, detail: "{}" });
+const fields = (id: number): AuditFields => ({
+  id,
+  at: `2026-08-10T15:00:0${id}.000Z`,
+  actor: "operator:ana",
+  action: "clear_halt",
+  target: "alpha",
+  outcome: "applied",
+  code: null,
+  detail: "{}",
+});
 
 /** Entries 1..n, the first `unkeyed` of them hashed as before the key. */
 function chain(n: number, unkeyed: number, key = KEY): ChainEntry[] {
@@ -32,7 +41,12 @@ describe("the audit chain", () => {
     const c = chain(3, 0);
     const forged = fields(4);
     c.push({ ...forged, prevHash: c[2]!.hash, hash: unkeyedEntryHash(c[2]!.hash, forged) });
-    expect(verifyChain(c, { key: KEY })).toMatchObject({ ok: false, badId: 4, untrustedFrom: 4, problem: expect.stringContaining("unkeyed (plain SHA-256) after keyed entries") });
+    expect(verifyChain(c, { key: KEY })).toMatchObject({
+      ok: false,
+      badId: 4,
+      untrustedFrom: 4,
+      problem: expect.stringContaining("unkeyed (plain SHA-256) after keyed entries"),
+    });
   });
 
   it("refuses keyed entries under another key, and cannot check them without one", () => {
@@ -48,8 +62,17 @@ describe("the audit chain", () => {
 
   it("with an expected head: names the first missing entry when the tail was cut", () => {
     const c = chain(6, 0);
-    expect(verifyChain(c.slice(0, 4), { key: KEY, expectHead: { entries: 6, hash: c[5]!.hash } })).toMatchObject({ ok: false, badId: 5, brokenAt: null, untrustedFrom: 5 });
-    expect(verifyChain([], { key: KEY, expectHead: { entries: 1, hash: c[0]!.hash } })).toMatchObject({ ok: false, badId: 1, problem: expect.stringContaining("the log is empty") });
+    expect(verifyChain(c.slice(0, 4), { key: KEY, expectHead: { entries: 6, hash: c[5]!.hash } })).toMatchObject({
+      ok: false,
+      badId: 5,
+      brokenAt: null,
+      untrustedFrom: 5,
+    });
+    expect(verifyChain([], { key: KEY, expectHead: { entries: 1, hash: c[0]!.hash } })).toMatchObject({
+      ok: false,
+      badId: 1,
+      problem: expect.stringContaining("the log is empty"),
+    });
   });
 
   it("with an expected head: a chain recomputed without the key differs at the head, and nothing before it is vouched for", () => {
@@ -63,6 +86,10 @@ describe("the audit chain", () => {
     const c = chain(2, 2);
     const extra = fields(3);
     c.push({ ...extra, prevHash: c[1]!.hash, hash: unkeyedEntryHash(c[1]!.hash, extra) });
-    expect(verifyChain(c, { key: KEY, expectHead: { entries: 2, hash: c[1]!.hash } })).toMatchObject({ ok: false, badId: 3, problem: expect.stringContaining("after the published head #2") });
+    expect(verifyChain(c, { key: KEY, expectHead: { entries: 2, hash: c[1]!.hash } })).toMatchObject({
+      ok: false,
+      badId: 3,
+      problem: expect.stringContaining("after the published head #2"),
+    });
   });
 });

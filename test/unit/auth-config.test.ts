@@ -34,8 +34,12 @@ describe("accounts and session configuration", () => {
   });
 
   it("lowercases the SSO identity header name, and refuses one that is not a header name", () => {
-    expect(parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "X-Forwarded-User", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET }).trustedIdentityHeader).toBe("x-forwarded-user");
-    expect(() => parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "x forwarded user", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET })).toThrow(/DRIFTWATCH_TRUSTED_IDENTITY_HEADER must be an HTTP header name/);
+    expect(parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "X-Forwarded-User", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET }).trustedIdentityHeader).toBe(
+      "x-forwarded-user",
+    );
+    expect(() => parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "x forwarded user", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET })).toThrow(
+      /DRIFTWATCH_TRUSTED_IDENTITY_HEADER must be an HTTP header name/,
+    );
   });
 
   it("refuses the role header at start, whatever else is set: roles come from driftwatch's own accounts", () => {
@@ -48,7 +52,9 @@ describe("accounts and session configuration", () => {
 
   it("refuses an identity header without a proxy secret, and keeps the secret when both are set", () => {
     expect(() => parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "x-forwarded-user" })).toThrow(/DRIFTWATCH_TRUSTED_PROXY_SECRET is not.*Set both, or neither/);
-    expect(parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "x-forwarded-user", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET }).trustedProxySecret).toBe(PROXY_SECRET);
+    expect(parseEnv({ DRIFTWATCH_TRUSTED_IDENTITY_HEADER: "x-forwarded-user", DRIFTWATCH_TRUSTED_PROXY_SECRET: PROXY_SECRET }).trustedProxySecret).toBe(
+      PROXY_SECRET,
+    );
   });
 
   it("trusts no proxy hops unless told, and refuses a count that is not 0 to 10", () => {
@@ -86,7 +92,9 @@ describe("secret strength", () => {
       expect(attempt).toThrow(new RegExp(`${name} has only 1 distinct character`));
       expect(attempt).not.toThrow(/xxxx/);
     }
-    expect(() => parseEnv({ DRIFTWATCH_VENUE_URL: "http://127.0.0.1:9", DRIFTWATCH_VENUE_TOKEN: "tokentokentokentoken" })).toThrow(/DRIFTWATCH_VENUE_TOKEN has only 5 distinct characters/);
+    expect(() => parseEnv({ DRIFTWATCH_VENUE_URL: "http://127.0.0.1:9", DRIFTWATCH_VENUE_TOKEN: "tokentokentokentoken" })).toThrow(
+      /DRIFTWATCH_VENUE_TOKEN has only 5 distinct characters/,
+    );
     expect(parseEnv({ DRIFTWATCH_SESSION_SECRET: PROXY_SECRET }).sessionSecret).toBe(PROXY_SECRET);
   });
 });
@@ -97,7 +105,13 @@ describe("the session cookie", () => {
     expect(isHttps("https, http")).toBe(true);
     expect(isHttps("http")).toBe(false);
     expect(isHttps(null)).toBe(false);
-    expect(sessionCookieOptions({ forwardedProto: "http", maxAgeMs: 3600_000 })).toEqual({ httpOnly: true, sameSite: "strict", secure: false, path: "/", maxAge: 3600 });
+    expect(sessionCookieOptions({ forwardedProto: "http", maxAgeMs: 3600_000 })).toEqual({
+      httpOnly: true,
+      sameSite: "strict",
+      secure: false,
+      path: "/",
+      maxAge: 3600,
+    });
     expect(sessionCookieOptions({ forwardedProto: "https", maxAgeMs: 3600_000 }).secure).toBe(true);
   });
 });

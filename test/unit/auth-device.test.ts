@@ -35,7 +35,13 @@ describe("the device cookie", () => {
     expect(deviceIdFor(token, { name: "alice", secret, now: new Date(now.getTime() + DEVICE_TTL_MS) })).toBeNull();
   });
 
-  it.each([["missing", undefined], ["empty", ""], ["no dot", "abc"], ["three parts", "a.b.c"], ["huge", `${"a".repeat(2000)}.b`]])("is ignored when %s", (_label, token) => {
+  it.each([
+    ["missing", undefined],
+    ["empty", ""],
+    ["no dot", "abc"],
+    ["three parts", "a.b.c"],
+    ["huge", `${"a".repeat(2000)}.b`],
+  ])("is ignored when %s", (_label, token) => {
     expect(deviceIdFor(token, { name: "alice", secret, now })).toBeNull();
   });
 });

@@ -32,7 +32,14 @@ describe("password hashes", () => {
   });
 
   it("treats a stored value that is not one of its hashes as a mismatch, without throwing", async () => {
-    for (const stored of ["", "plaintext", "scrypt$15$8$1$c2FsdA==", "bcrypt$2b$10$abc", "scrypt$99$8$1$c2FsdHNhbHQ=$aGFzaGhhc2hoYXNoaGFzaA==", "scrypt$x$8$1$a$b"]) {
+    for (const stored of [
+      "",
+      "plaintext",
+      "scrypt$15$8$1$c2FsdA==",
+      "bcrypt$2b$10$abc",
+      "scrypt$99$8$1$c2FsdHNhbHQ=$aGFzaGhhc2hoYXNoaGFzaA==",
+      "scrypt$x$8$1$a$b",
+    ]) {
       expect(await verifyPassword("anything", stored)).toBe(false);
     }
   });

@@ -20,7 +20,9 @@ function failUntilAdmitted(limiter: LoginRateLimiter, keys: string[], n: number,
 describe("the sign-in delays", () => {
   it("cost nothing for five failures, then 1 s, 2 s, 4 s … capped at a minute", () => {
     expect([0, 1, 4].map((n) => delayAfterFailures(n))).toEqual([0, 0, 0]);
-    expect([5, 6, 7, 8, 9, 10, 11, 12, 50, 10_000].map((n) => delayAfterFailures(n))).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000]);
+    expect([5, 6, 7, 8, 9, 10, 11, 12, 50, 10_000].map((n) => delayAfterFailures(n))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000,
+    ]);
   });
 
   it("admit five failures at once, then refuse the sixth for a second, saying so", () => {

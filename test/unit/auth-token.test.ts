@@ -70,7 +70,8 @@ describe("session tokens", () => {
   });
 
   it("refuses a validly signed token issued further ahead than the clock skew allows", () => {
-    const ahead = (ms: number) => signSession(sessionPayload({ name: "alice", sessionsValidFrom: payload.sv, ttlMs: TTL, now: new Date(now.getTime() + ms) }), secret);
+    const ahead = (ms: number) =>
+      signSession(sessionPayload({ name: "alice", sessionsValidFrom: payload.sv, ttlMs: TTL, now: new Date(now.getTime() + ms) }), secret);
     expect(verifySession(ahead(MAX_CLOCK_SKEW_MS), secret, at(now)).ok).toBe(true);
     expect(verifySession(ahead(MAX_CLOCK_SKEW_MS + 1000), secret, at(now))).toEqual({ ok: false, reason: "not_yet_valid" });
     expect(verifySession(ahead(24 * 3600_000), secret, at(now))).toEqual({ ok: false, reason: "not_yet_valid" });

@@ -51,8 +51,14 @@ describe("diffLine", () => {
 describe("diffBooks", () => {
   it("covers every symbol either side knows and treats a missing side as flat", () => {
     const lines = diffBooks({
-      ours: new Map([["AAPL", 500], ["MSFT", 10]]),
-      theirs: new Map([["AAPL", 500], ["TSLA", 7]]),
+      ours: new Map([
+        ["AAPL", 500],
+        ["MSFT", 10],
+      ]),
+      theirs: new Map([
+        ["AAPL", 500],
+        ["TSLA", 7],
+      ]),
       specFor: () => ({ qtyStep: 1 }),
     });
     expect(lines.map((l) => [l.symbol, l.drift])).toEqual([

@@ -13,7 +13,16 @@ const ready: ClearFacts = {
   doubtfulOrders: 0,
   unacknowledgedDrifts: [],
 };
-const drift: UnacknowledgedDrift = { symbol: "ETHUSDT", drift: "unknown_position", reconciliationId: 9, at: "2026-08-10T15:25:00.000Z", ours: 0, theirs: 3, cycles: 2, ongoing: false };
+const drift: UnacknowledgedDrift = {
+  symbol: "ETHUSDT",
+  drift: "unknown_position",
+  reconciliationId: 9,
+  at: "2026-08-10T15:25:00.000Z",
+  ours: 0,
+  theirs: 3,
+  cycles: 2,
+  ongoing: false,
+};
 const blocking = (f: ClearFacts) => unmet(clearChecklist(f)).map((i) => i.key);
 
 describe("clearChecklist: may this halt be cleared", () => {
@@ -52,6 +61,11 @@ describe("clearChecklist: may this halt be cleared", () => {
   });
 
   it("lists every unmet item at once, so the operator sees all that is left to do", () => {
-    expect(blocking({ ...ready, lastReconciliation: null, doubtfulOrders: 1, unacknowledgedDrifts: [drift], heartbeatAt: null })).toEqual(["reconciliation", "doubtful", "drifts", "heartbeat"]);
+    expect(blocking({ ...ready, lastReconciliation: null, doubtfulOrders: 1, unacknowledgedDrifts: [drift], heartbeatAt: null })).toEqual([
+      "reconciliation",
+      "doubtful",
+      "drifts",
+      "heartbeat",
+    ]);
   });
 });

@@ -74,9 +74,7 @@ describe("downsample", () => {
     const n = (20 * DAY) / (10 * SECOND);
     const input = cycles(n, 10 * SECOND, (i) => (i === 123_456 ? [500, 499] : undefined));
     const out = downsample(input, { from: T0, to: T0 + 20 * DAY, maxPoints: 2000 });
-    expect(out.episodes).toEqual([
-      { kind: "size_drift", from: input[123_456]!.t, to: input[123_457]!.t, ongoing: false, samples: 1, merged: 1 },
-    ]);
+    expect(out.episodes).toEqual([{ kind: "size_drift", from: input[123_456]!.t, to: input[123_457]!.t, ongoing: false, samples: 1, merged: 1 }]);
   });
 
   it("ends an episode at the next cycle out of it, and marks a drift still going at the end", () => {

@@ -16,7 +16,17 @@ describe("the Host allow-list", () => {
 
   it("refuses a rebinding name, a missing Host and anything that is not a host", () => {
     const hosts = allowed("");
-    for (const h of ["evil.example:3031", "evil.example", "127.0.0.1.evil.example", "localhost.evil.example:3000", "", "localhost:3000:1", "user@localhost", "[::1", "localhost:99999x"]) {
+    for (const h of [
+      "evil.example:3031",
+      "evil.example",
+      "127.0.0.1.evil.example",
+      "localhost.evil.example:3000",
+      "",
+      "localhost:3000:1",
+      "user@localhost",
+      "[::1",
+      "localhost:99999x",
+    ]) {
       expect(hostAllowed(h, hosts), h).toBe(false);
     }
     expect(hostAllowed(null, hosts)).toBe(false);

@@ -41,7 +41,10 @@ describe("the rate-limited server log for refusals", () => {
     for (let i = 0; i < 1000; i++) log.line(`refused ${i}`, t0 + i);
     expect(lines).toEqual(["refused 0", "refused 1", "refused 2"]);
     log.line("refused later", t0 + 60_000);
-    expect(lines.slice(3)).toEqual([expect.stringMatching(/^driftwatch: 997 more refused action posts were not logged \(at most 3 lines every 60 s\)$/), "refused later"]);
+    expect(lines.slice(3)).toEqual([
+      expect.stringMatching(/^driftwatch: 997 more refused action posts were not logged \(at most 3 lines every 60 s\)$/),
+      "refused later",
+    ]);
   });
 
   it("bounds every line and replaces control and bidi characters, so a line cannot forge another or hide its text", () => {
@@ -53,7 +56,14 @@ describe("the rate-limited server log for refusals", () => {
   });
 
   it("never throws, even when writing fails", () => {
-    const log = new LimitedLog({ linesPerWindow: 3, windowMs: 60_000, maxLineChars: 80, write: () => { throw new Error("disk full"); } });
+    const log = new LimitedLog({
+      linesPerWindow: 3,
+      windowMs: 60_000,
+      maxLineChars: 80,
+      write: () => {
+        throw new Error("disk full");
+      },
+    });
     expect(() => log.line("refused", t0)).not.toThrow();
   });
 });

@@ -35,7 +35,10 @@ describe("toIncidentEvent", () => {
   it("reads a skipped cycle, a failed one and a drift with no recorded symbol plainly", () => {
     const rec = (kind: string, extra: Partial<IncidentRow> = {}) => toIncidentEvent(row({ source: "reconciliation", kind, actor: "bot", ...extra }));
     expect(rec("skipped", { ordersInFlight: 2 }).summary).toBe("reconciliation skipped: 2 orders in flight");
-    expect(rec("error", { reason: "fetch positions failed: 502" })).toMatchObject({ summary: "reconciliation failed: fetch positions failed: 502", severity: "warning" });
+    expect(rec("error", { reason: "fetch positions failed: 502" })).toMatchObject({
+      summary: "reconciliation failed: fetch positions failed: 502",
+      severity: "warning",
+    });
     expect(rec("drift")).toMatchObject({ summary: "DRIFT on 0 symbols: no drifting symbol recorded", severity: "warning" });
   });
 
@@ -47,8 +50,14 @@ describe("toIncidentEvent", () => {
   });
 
   it("words an audited action by its actor, action, target and outcome; a refusal is a warning", () => {
-    const audit = (r: Partial<IncidentRow>) => toIncidentEvent(row({ source: "audit", actor: "operator:ana", kind: "clear_halt", target: "bot-a", detail: '{"reason":"ok"}', ...r }));
-    expect(audit({ outcome: "applied" })).toMatchObject({ summary: "operator:ana: clear halt on bot-a (applied)", severity: "notice", operator: true, detail: { reason: "ok" } });
+    const audit = (r: Partial<IncidentRow>) =>
+      toIncidentEvent(row({ source: "audit", actor: "operator:ana", kind: "clear_halt", target: "bot-a", detail: '{"reason":"ok"}', ...r }));
+    expect(audit({ outcome: "applied" })).toMatchObject({
+      summary: "operator:ana: clear halt on bot-a (applied)",
+      severity: "notice",
+      operator: true,
+      detail: { reason: "ok" },
+    });
     expect(audit({ outcome: "refused", reason: "conflict", actor: "anonymous" })).toMatchObject({
       summary: "anonymous: clear halt on bot-a REFUSED (conflict)",
       severity: "warning",
@@ -57,7 +66,10 @@ describe("toIncidentEvent", () => {
   });
 
   it("flags operators by the actor prefix alone", () => {
-    expect(toIncidentEvent(row({ source: "breaker", kind: "clear", actor: "operator:ana", reason: "ok" }))).toMatchObject({ operator: true, summary: "breaker cleared by operator:ana: ok" });
+    expect(toIncidentEvent(row({ source: "breaker", kind: "clear", actor: "operator:ana", reason: "ok" }))).toMatchObject({
+      operator: true,
+      summary: "breaker cleared by operator:ana: ok",
+    });
     expect(toIncidentEvent(row({ actor: "bot" })).operator).toBe(false);
   });
 });

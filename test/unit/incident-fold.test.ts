@@ -29,7 +29,8 @@ function event(source: IncidentEvent["source"], kind: string, severity: Incident
     detail: null,
   };
 }
-const routine = (k: number) => Array.from({ length: k }, (_, i) => (i % 3 === 0 ? event("reconciliation", "clean", "info") : event("order", i % 3 === 1 ? "intent" : "send", "info")));
+const routine = (k: number) =>
+  Array.from({ length: k }, (_, i) => (i % 3 === 0 ? event("reconciliation", "clean", "info") : event("order", i % 3 === 1 ? "intent" : "send", "info")));
 
 describe("folding a busy minute", () => {
   it("shows a minute whole up to the threshold, and folds it above", () => {
@@ -53,14 +54,29 @@ describe("folding a busy minute", () => {
   });
 
   it("counts the routine rest by kind, most frequent first, in words", () => {
-    const events = [...Array.from({ length: 12 }, () => event("order", "intent", "info")), ...Array.from({ length: 11 }, () => event("order", "send", "info")), event("reconciliation", "clean", "info"), event("order", "made_up_kind", "info")];
-    expect(foldMinute(events)!.routineKinds.map((k) => k.words)).toEqual(["12 order intents", "11 orders sent", "1 order made up kind", "1 clean reconciliation"]);
+    const events = [
+      ...Array.from({ length: 12 }, () => event("order", "intent", "info")),
+      ...Array.from({ length: 11 }, () => event("order", "send", "info")),
+      event("reconciliation", "clean", "info"),
+      event("order", "made_up_kind", "info"),
+    ];
+    expect(foldMinute(events)!.routineKinds.map((k) => k.words)).toEqual([
+      "12 order intents",
+      "11 orders sent",
+      "1 order made up kind",
+      "1 clean reconciliation",
+    ]);
   });
 
   it("partitions any minute: every event is notable or counted, none twice", () => {
     const severity = fc.constantFrom<IncidentSeverity>("emergency", "warning", "notice", "info");
     const anEvent = fc
-      .tuple(fc.constantFrom<IncidentEvent["source"]>("order", "reconciliation", "breaker", "audit"), fc.constantFrom("intent", "send", "clean", "trip", "status"), severity, fc.constantFrom("bot", "operator:ana"))
+      .tuple(
+        fc.constantFrom<IncidentEvent["source"]>("order", "reconciliation", "breaker", "audit"),
+        fc.constantFrom("intent", "send", "clean", "trip", "status"),
+        severity,
+        fc.constantFrom("bot", "operator:ana"),
+      )
       .map(([s, k, sev, actor]) => event(s, k, sev, actor));
     fc.assert(
       fc.property(fc.array(anEvent, { maxLength: 80 }), (events) => {
@@ -101,4 +117,3 @@ describe("folding a busy minute", () => {
     expect(fold.routineKinds.find((k) => k.words.includes("unchanged"))?.words).toBe("2 drift cycles unchanged from the one before");
   });
 });
-

@@ -44,7 +44,10 @@ describe("parseIncidentQuery", () => {
 
   it("refuses a parameter given twice and an unknown kind", () => {
     expect(q("from=2026-08-10T15:00:00Z&from=2026-08-10T16:00:00Z")).toMatchObject({ ok: false, message: expect.stringMatching(/from give from once/) });
-    expect(q("kind=order&kind=trades")).toMatchObject({ ok: false, message: expect.stringMatching(/^kind must be one of order, reconciliation, breaker, operator/) });
+    expect(q("kind=order&kind=trades")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^kind must be one of order, reconciliation, breaker, operator/),
+    });
   });
 
   it("completes a window given by one end to an hour, and leaves an absent one to the journal", () => {
@@ -75,7 +78,10 @@ describe("incidentWindowAround", () => {
   });
 
   it("runs to now while the halt is open, and at least 15 min past the trip", () => {
-    expect(incidentWindowAround({ tripAt: "2026-08-10T17:00:00.000Z", endAt: null, now })).toEqual({ from: "2026-08-10T16:45:00.000Z", to: "2026-08-10T18:00:00.000Z" });
+    expect(incidentWindowAround({ tripAt: "2026-08-10T17:00:00.000Z", endAt: null, now })).toEqual({
+      from: "2026-08-10T16:45:00.000Z",
+      to: "2026-08-10T18:00:00.000Z",
+    });
     expect(incidentWindowAround({ tripAt: "2026-08-10T17:59:00.000Z", endAt: null, now }).to).toBe("2026-08-10T18:14:00.000Z");
   });
 

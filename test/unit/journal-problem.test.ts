@@ -3,7 +3,12 @@ import { JournalError } from "@/lib/db/journal-file";
 import { journalProblemFor, PATH_HIDDEN_NOTE } from "@/lib/http/journal-problem";
 
 const file = "/home/trader/bots/alpha/journal.db";
-const locked = new JournalError("locked", file, "is locked by another process (since 2026-12-01T03:00:00.000Z), so nothing can be read from it", `find the process holding it ("fuser ${file}" or "lsof ${file}")`);
+const locked = new JournalError(
+  "locked",
+  file,
+  "is locked by another process (since 2026-12-01T03:00:00.000Z), so nothing can be read from it",
+  `find the process holding it ("fuser ${file}" or "lsof ${file}")`,
+);
 
 describe("a journal problem as a reader sees it", () => {
   it("gives a signed-in reader the whole path, unchanged", () => {
@@ -20,7 +25,12 @@ describe("a journal problem as a reader sees it", () => {
   });
 
   it("hides the folder where a message names it without the file", () => {
-    const e = new JournalError("unreadable", file, "cannot be opened (EACCES: permission denied, open '/home/trader/bots/alpha')", "check the folder's permissions");
+    const e = new JournalError(
+      "unreadable",
+      file,
+      "cannot be opened (EACCES: permission denied, open '/home/trader/bots/alpha')",
+      "check the folder's permissions",
+    );
     const shown = journalProblemFor(e, { signedIn: false });
     expect(shown.problem).toBe("cannot be opened (EACCES: permission denied, open '…')");
     expect(JSON.stringify(shown)).not.toContain("/home/trader");

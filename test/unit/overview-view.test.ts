@@ -3,8 +3,21 @@ import { applyOverviewView, parseOverviewView, viewToQuery } from "@/lib/url-sta
 import type { OverviewLine } from "@/lib/queries/overview";
 
 const line = (botId: string, symbol: string, drift: OverviewLine["drift"], driftNotional: number | null, driftForMs: number | null = null): OverviewLine => ({
-  botId, symbol, drift, driftNotional, driftForMs,
-  ours: 0, theirs: 0, difference: 0, steps: 0, qtyStep: 1, markPrice: null, driftSince: null, at: "2026-08-10T00:00:00.000Z", ack: null, ackLapsed: null,
+  botId,
+  symbol,
+  drift,
+  driftNotional,
+  driftForMs,
+  ours: 0,
+  theirs: 0,
+  difference: 0,
+  steps: 0,
+  qtyStep: 1,
+  markPrice: null,
+  driftSince: null,
+  at: "2026-08-10T00:00:00.000Z",
+  ack: null,
+  ackLapsed: null,
 });
 
 const lines = [

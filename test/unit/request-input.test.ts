@@ -7,9 +7,12 @@ import { parseBotFilter, parsePathId } from "@/lib/url-state/path-ids";
 describe("ids from a URL", () => {
   it("accepts any printable id up to the actions' bounds, as written", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== "" && !/[\u0000-\u001f\u007f]/.test(s)), (s) => {
-        expect(parsePathId("bot id", s)).toEqual({ ok: true, value: s });
-      }),
+      fc.property(
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 60 }).filter((s) => s.trim() !== "" && !/[\u0000-\u001f\u007f]/.test(s)),
+        (s) => {
+          expect(parsePathId("bot id", s)).toEqual({ ok: true, value: s });
+        },
+      ),
     );
     expect(parsePathId("bot id", "'; DROP TABLE orders; --")).toEqual({ ok: true, value: "'; DROP TABLE orders; --" });
     expect(parsePathId("symbol", "x".repeat(SYMBOL_MAX)).ok).toBe(true);
@@ -18,7 +21,10 @@ describe("ids from a URL", () => {
   it("refuses a missing, over-long or control-character id with a sentence naming it", () => {
     expect(parsePathId("bot id", "")).toEqual({ ok: false, message: "the bot id is missing" });
     expect(parsePathId("symbol", " ")).toMatchObject({ ok: false });
-    expect(parsePathId("bot id", "b".repeat(BOT_ID_MAX + 1))).toEqual({ ok: false, message: `the bot id is ${BOT_ID_MAX + 1} characters long; no bot id is longer than ${BOT_ID_MAX}` });
+    expect(parsePathId("bot id", "b".repeat(BOT_ID_MAX + 1))).toEqual({
+      ok: false,
+      message: `the bot id is ${BOT_ID_MAX + 1} characters long; no bot id is longer than ${BOT_ID_MAX}`,
+    });
     expect(parsePathId("symbol", "AAPL\u0000")).toMatchObject({ ok: false, message: expect.stringMatching(/control character/) });
     expect(parsePathId("symbol", "A\r\nB").ok).toBe(false);
   });
@@ -76,7 +82,10 @@ describe("server-action posts Next would answer with a 500", () => {
     for (const type of ["application/json", "multipart/form-data", "multipart/form-data; charset=utf-8", "multipart/mixed; boundary=x", ""]) {
       const h: Record<string, string> = { "next-action": "60ab" };
       if (type) h["content-type"] = type;
-      expect(rejectActionHeaders(headers(h)), type).toMatchObject({ status: 400, message: expect.stringMatching(/multipart\/form-data with a boundary.*Nothing was changed/) });
+      expect(rejectActionHeaders(headers(h)), type).toMatchObject({
+        status: 400,
+        message: expect.stringMatching(/multipart\/form-data with a boundary.*Nothing was changed/),
+      });
     }
     // text/plain is how an action that reads no argument (sign-out) is posted; its body is checked.
     expect(rejectActionHeaders(headers({ "content-type": "text/plain;charset=UTF-8", "next-action": "00ab" }))).toBeNull();
@@ -90,7 +99,8 @@ describe("server-action posts Next would answer with a 500", () => {
     expect(rejectActionForm(null, false)?.status).toBe(400);
     expect(rejectActionForm(form({ "1_note": "x" }), true)?.status).toBe(400);
     expect(rejectActionForm(form({ "0": "not json" }), true)?.status).toBe(400);
-    for (const ref of ["$@3", "$Q7", "$W1", "$B2", "$5", "$F1", "$T", "$h1", "$i1"]) expect(rejectActionForm(form({ "0": JSON.stringify([ref, "$K1"]) }), true), ref).toMatchObject({ status: 400 });
+    for (const ref of ["$@3", "$Q7", "$W1", "$B2", "$5", "$F1", "$T", "$h1", "$i1"])
+      expect(rejectActionForm(form({ "0": JSON.stringify([ref, "$K1"]) }), true), ref).toMatchObject({ status: 400 });
     expect(rejectActionForm(form({ "0": `${"[".repeat(40)}${"]".repeat(40)}` }), true)?.status).toBe(400);
   });
 
@@ -104,7 +114,12 @@ describe("server-action posts Next would answer with a 500", () => {
     expect(rejectActionForm(form({ "0": '["$K1"]' }), true)).toBeNull();
     expect(rejectActionForm(form({ "0": '[null,"$K1"]' }), true)).toBeNull();
     expect(rejectActionForm(form({ "0": '["$undefined","$K1"]' }), true)).toBeNull();
-    expect(rejectActionForm(form({ "0": JSON.stringify([{ ok: false, code: "invalid", message: "$$5 off", at: "$D2026-08-10T12:00:00.000Z", n: "$n12" }, "$K1"]) }), true)).toBeNull();
+    expect(
+      rejectActionForm(
+        form({ "0": JSON.stringify([{ ok: false, code: "invalid", message: "$$5 off", at: "$D2026-08-10T12:00:00.000Z", n: "$n12" }, "$K1"]) }),
+        true,
+      ),
+    ).toBeNull();
     // Without Next-Action (a form posted without JavaScript) Next reads its own $ACTION_ fields.
     expect(rejectActionForm(form({ $ACTION_ID_60ab: "" }), false)).toBeNull();
   });

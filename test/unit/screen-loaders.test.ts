@@ -23,7 +23,10 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
 
 const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"@\/lib\/queries\/screens"/;
 const callsLoader = (text: string, loader: string) => {
-  const imported = SCREENS_MODULE.exec(text)?.[1]?.split(",").map((s) => s.trim()) ?? [];
+  const imported =
+    SCREENS_MODULE.exec(text)?.[1]
+      ?.split(",")
+      .map((s) => s.trim()) ?? [];
   return imported.includes(loader) && new RegExp(`\\b${loader}\\(`).test(text);
 };
 

@@ -26,11 +26,16 @@ describe("sqliteErrorKind", () => {
     expect(sqliteErrorKind(coded(code))).toBeNull();
   });
 
-  it.each([null, undefined, "SQLITE_BUSY", 5, new Error("no code"), coded(5), { code: { toString: () => "SQLITE_BUSY" } }])("a thrown %s without a text code is not a file problem", (thrown) => {
-    expect(sqliteErrorKind(thrown)).toBeNull();
-  });
+  it.each([null, undefined, "SQLITE_BUSY", 5, new Error("no code"), coded(5), { code: { toString: () => "SQLITE_BUSY" } }])(
+    "a thrown %s without a text code is not a file problem",
+    (thrown) => {
+      expect(sqliteErrorKind(thrown)).toBeNull();
+    },
+  );
 
   it("damaged means corrupt pages or not a database at all", () => {
-    expect(["corrupt", "not_sqlite", "locked", "full", "readonly", "io", "cantopen", null].filter((k) => isDamaged(k as Parameters<typeof isDamaged>[0]))).toEqual(["corrupt", "not_sqlite"]);
+    expect(
+      ["corrupt", "not_sqlite", "locked", "full", "readonly", "io", "cantopen", null].filter((k) => isDamaged(k as Parameters<typeof isDamaged>[0])),
+    ).toEqual(["corrupt", "not_sqlite"]);
   });
 });

@@ -43,7 +43,12 @@ describe("parseSymbolRange", () => {
   });
 
   it("round-trips through the query string", () => {
-    const ranges: SymbolRange[] = [{ kind: "15m" }, { kind: "1h" }, { kind: "day" }, { kind: "custom", from: "2026-08-10T15:00:00.000Z", to: "2026-08-10T16:00:00.000Z" }];
+    const ranges: SymbolRange[] = [
+      { kind: "15m" },
+      { kind: "1h" },
+      { kind: "day" },
+      { kind: "custom", from: "2026-08-10T15:00:00.000Z", to: "2026-08-10T16:00:00.000Z" },
+    ];
     for (const r of ranges) expect(parseSymbolRange(new URLSearchParams(rangeToQuery(r)))).toEqual({ ok: true, range: r });
   });
 });
@@ -55,8 +60,16 @@ describe("resolveWindow", () => {
   });
 
   it("starts the trading day at 00:00 UTC of the latest data's day: today while live, that whole day under review", () => {
-    expect(resolveWindow({ kind: "day" }, { now, latestAt: "2026-08-10T15:31:01.000Z" })).toEqual({ from: "2026-08-10T00:00:00.000Z", to: now.toISOString(), live: true });
-    expect(resolveWindow({ kind: "day" }, { now, latestAt: "2026-08-07T09:00:00.000Z" })).toEqual({ from: "2026-08-07T00:00:00.000Z", to: "2026-08-08T00:00:00.000Z", live: false });
+    expect(resolveWindow({ kind: "day" }, { now, latestAt: "2026-08-10T15:31:01.000Z" })).toEqual({
+      from: "2026-08-10T00:00:00.000Z",
+      to: now.toISOString(),
+      live: true,
+    });
+    expect(resolveWindow({ kind: "day" }, { now, latestAt: "2026-08-07T09:00:00.000Z" })).toEqual({
+      from: "2026-08-07T00:00:00.000Z",
+      to: "2026-08-08T00:00:00.000Z",
+      live: false,
+    });
     expect(resolveWindow({ kind: "day" }, { now, latestAt: null }).from).toBe("2026-08-10T00:00:00.000Z");
   });
 

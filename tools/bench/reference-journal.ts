@@ -151,9 +151,13 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
 
   const bulk = opts.bulk ?? true;
   const deferred = bulk
-    ? (db.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN (${BULK_DEFERRED.map(() => "?").join(", ")})`).all(...BULK_DEFERRED) as { name: string; sql: string }[])
+    ? (db.prepare(`SELECT name, sql FROM sqlite_master WHERE name IN (${BULK_DEFERRED.map(() => "?").join(", ")})`).all(...BULK_DEFERRED) as {
+        name: string;
+        sql: string;
+      }[])
     : [];
-  if (deferred.length !== (bulk ? BULK_DEFERRED.length : 0)) throw new Error(`the journal schema lacks one of ${BULK_DEFERRED.join(", ")}: is drizzle/ up to date?`);
+  if (deferred.length !== (bulk ? BULK_DEFERRED.length : 0))
+    throw new Error(`the journal schema lacks one of ${BULK_DEFERRED.join(", ")}: is drizzle/ up to date?`);
   for (const d of deferred) db.exec(d.sql.startsWith("CREATE TRIGGER") ? `DROP TRIGGER "${d.name}"` : `DROP INDEX "${d.name}"`);
 
   const bots = Array.from({ length: opts.bots ?? 2 }, (_, i) => makeBot(i, symbolsPerBot, seed));
@@ -253,15 +257,31 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
       const ours = size(s.steps, s.qtyStep);
       const theirs = size(e.kind === "unknown_position" ? e.offset : s.steps + e.offset, s.qtyStep);
       const at = iso(t + 3_000);
-      st.ack.run(b.botId, s.symbol, e.kind, ours, theirs, rid, iso(e.startedAt), "looking at it with the venue", "operator:oncall", at, iso(t + 3_000 + HOUR_MS));
-      appendAudit(db, {
+      st.ack.run(
+        b.botId,
+        s.symbol,
+        e.kind,
+        ours,
+        theirs,
+        rid,
+        iso(e.startedAt),
+        "looking at it with the venue",
+        "operator:oncall",
         at,
-        actor: "operator:oncall",
-        action: "acknowledge_drift",
-        target: `${b.botId}/${s.symbol}`,
-        outcome: "applied",
-        detail: { drift: e.kind, ours, theirs, reconciliationId: rid, note: "looking at it with the venue" },
-      }, consoleAuditKey());
+        iso(t + 3_000 + HOUR_MS),
+      );
+      appendAudit(
+        db,
+        {
+          at,
+          actor: "operator:oncall",
+          action: "acknowledge_drift",
+          target: `${b.botId}/${s.symbol}`,
+          outcome: "applied",
+          detail: { drift: e.kind, ours, theirs, reconciliationId: rid, note: "looking at it with the venue" },
+        },
+        consoleAuditKey(),
+      );
       e.acked = true;
       report.acknowledgements += 1;
       report.auditEntries += 1;
@@ -271,14 +291,18 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
       const version = b.breakerVersion;
       st.trip.run(b.botId, at, "clear", "books agree again; venue confirmed", "operator:oncall", null);
       st.breakerSet.run(0, null, at, "operator:oncall", b.botId);
-      appendAudit(db, {
-        at,
-        actor: "operator:oncall",
-        action: "clear_halt",
-        target: b.botId,
-        outcome: "applied",
-        detail: { breakerVersion: version, reason: "books agree again; venue confirmed" },
-      }, consoleAuditKey());
+      appendAudit(
+        db,
+        {
+          at,
+          actor: "operator:oncall",
+          action: "clear_halt",
+          target: b.botId,
+          outcome: "applied",
+          detail: { breakerVersion: version, reason: "books agree again; venue confirmed" },
+        },
+        consoleAuditKey(),
+      );
       b.halted = false;
       b.clearAt = null;
       b.breakerVersion += 1;
@@ -300,7 +324,9 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
     const day = Math.floor(((c0 - 1) * cycleMs) / DAY_MS);
     if (day !== lastDay) {
       lastDay = day;
-      opts.onProgress?.(`day ${day + 1}/${Math.ceil(opts.days)}: ${report.positionRows.toLocaleString("en")} position rows, ${report.orders.toLocaleString("en")} orders`);
+      opts.onProgress?.(
+        `day ${day + 1}/${Math.ceil(opts.days)}: ${report.positionRows.toLocaleString("en")} position rows, ${report.orders.toLocaleString("en")} orders`,
+      );
     }
   }
 

@@ -11,13 +11,22 @@ export const root = path.resolve(import.meta.dirname, "../..");
 export const benchDir = path.join(root, ".bench");
 
 export function generatorVersion(): string {
-  const inputs = ["tools/bench/reference-journal.ts", ...fs.readdirSync(path.join(root, "drizzle")).filter((f) => f.endsWith(".sql")).map((f) => `drizzle/${f}`)];
+  const inputs = [
+    "tools/bench/reference-journal.ts",
+    ...fs
+      .readdirSync(path.join(root, "drizzle"))
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => `drizzle/${f}`),
+  ];
   const hash = crypto.createHash("sha256");
   for (const f of inputs) hash.update(fs.readFileSync(path.join(root, f)));
   return hash.digest("hex").slice(0, 16);
 }
 
-export function referenceJournal(days: number, opts: { force?: boolean; symbols?: number; seed?: number; out?: string } = {}): { file: string; report: ReferenceReport } {
+export function referenceJournal(
+  days: number,
+  opts: { force?: boolean; symbols?: number; seed?: number; out?: string } = {},
+): { file: string; report: ReferenceReport } {
   const file = opts.out ?? path.join(benchDir, `reference-${days}d.sqlite`);
   const meta = `${file}.json`;
   const version = generatorVersion();

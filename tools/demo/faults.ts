@@ -94,7 +94,11 @@ export function applyFault(world: DemoWorld, botId: string, fault: DemoFault): s
       const busy = new Set(bot.writer.unsettledOrders().map((o) => o.symbol));
       const book = bot.writer.book();
       const flat = bot.spec.markets.find(
-        (m) => (!fault.symbol || m.symbol === fault.symbol) && sim.position(m.symbol) === 0 && Math.abs(book.get(m.symbol) ?? 0) < m.qtyStep / 2 && !busy.has(m.symbol),
+        (m) =>
+          (!fault.symbol || m.symbol === fault.symbol) &&
+          sim.position(m.symbol) === 0 &&
+          Math.abs(book.get(m.symbol) ?? 0) < m.qtyStep / 2 &&
+          !busy.has(m.symbol),
       );
       if (!flat) return null;
       const size = floorToStep((fault.units * flat.notional) / sim.price(flat.symbol), flat.qtyStep);

@@ -27,8 +27,7 @@ export function clearHalt(db: Database.Database, c: ClearHalt): boolean {
   return db
     .transaction(() => {
       const breaker = db.prepare(`SELECT halted, reason, changed_at AS changedAt, version FROM breakers WHERE bot_id = ?`).get(c.botId) as
-        | { halted: number; reason: string | null; changedAt: string; version: number }
-        | undefined;
+        { halted: number; reason: string | null; changedAt: string; version: number } | undefined;
       if (!breaker || breaker.halted !== 1) return false;
       db.prepare(
         `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1
@@ -40,14 +39,18 @@ export function clearHalt(db: Database.Database, c: ClearHalt): boolean {
         c.reason,
         c.actor,
       );
-      appendAudit(db, {
-        at: c.at,
-        actor: c.actor,
-        action: "clear_halt",
-        target: c.botId,
-        outcome: "applied",
-        detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: c.reason, breakerVersion: breaker.version, simulated: true },
-      }, consoleAuditKey());
+      appendAudit(
+        db,
+        {
+          at: c.at,
+          actor: c.actor,
+          action: "clear_halt",
+          target: c.botId,
+          outcome: "applied",
+          detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: c.reason, breakerVersion: breaker.version, simulated: true },
+        },
+        consoleAuditKey(),
+      );
       return true;
     })
     .immediate();
@@ -127,8 +130,7 @@ export class SimulatedOnCall {
 
   private lastOutcome(botId: string): string | undefined {
     const row = this.db.prepare(`SELECT outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as
-      | { outcome: string }
-      | undefined;
+      { outcome: string } | undefined;
     return row?.outcome;
   }
 }

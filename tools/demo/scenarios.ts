@@ -158,7 +158,16 @@ class Run {
           injected: Object.fromEntries(this.world.injected(bot.botId)),
         };
       });
-      return { name: this.name, file: this.world.file, from: this.from, to: this.world.now().toISOString(), cycles: this.cycles, bots, story: this.story, facts: this.facts };
+      return {
+        name: this.name,
+        file: this.world.file,
+        from: this.from,
+        to: this.world.now().toISOString(),
+        cycles: this.cycles,
+        bots,
+        story: this.story,
+        facts: this.facts,
+      };
     } finally {
       this.world.close();
     }
@@ -253,7 +262,10 @@ const unknownPosition: Scenario = {
     await run.world.foreignOrder("alpha", { clientOrderId: "web-7f3a9c", symbol: "SOLUSDT", side: "sell", qty: 25, fillRatio: 0.5 });
     run.say("someone sold 25 SOLUSDT by hand (order web-7f3a9c): 12.5 filled, 12.5 resting");
     await run.cycle();
-    run.facts.foreignOrder = run.world.exchange("alpha").orders().find((o) => o.clientOrderId === "web-7f3a9c");
+    run.facts.foreignOrder = run.world
+      .exchange("alpha")
+      .orders()
+      .find((o) => o.clientOrderId === "web-7f3a9c");
     await run.untilNextBar();
     script.set("ETHUSDT", 1).set("BTCUSDT", 0);
     await run.untilNextBar();

@@ -160,7 +160,9 @@ export async function runSoakBot(opts: SoakBotOptions): Promise<SoakBotReport> {
     // Buy, then sell it back reduce-only: the book stays flat, and a halted bot still writes its sells.
     const buy = n % 2 === 0;
     n++;
-    await attempt(async () => confirm((await writer.sendOnce({ strategy: "soak", symbol: "AAPL", side: buy ? "buy" : "sell", qty: 1, bar }, { reduceOnly: !buy })).order));
+    await attempt(async () =>
+      confirm((await writer.sendOnce({ strategy: "soak", symbol: "AAPL", side: buy ? "buy" : "sell", qty: 1, bar }, { reduceOnly: !buy })).order),
+    );
   }
   const stopped = Date.now();
   report.stoppedAt = new Date(stopped).toISOString();

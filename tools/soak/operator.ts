@@ -55,7 +55,14 @@ export class BrowserOperator {
     private readonly outcomeTimeoutMs: number,
   ) {}
 
-  static async signIn(opts: { browser: Browser; baseUrl: string; botId: string; name: string; password: string; outcomeTimeoutMs?: number }): Promise<BrowserOperator> {
+  static async signIn(opts: {
+    browser: Browser;
+    baseUrl: string;
+    botId: string;
+    name: string;
+    password: string;
+    outcomeTimeoutMs?: number;
+  }): Promise<BrowserOperator> {
     const page = await opts.browser.newPage();
     // Generous: on a starved machine a page can take many seconds, and a slow page is not a lost action.
     page.setDefaultTimeout(60_000);

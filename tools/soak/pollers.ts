@@ -33,7 +33,14 @@ export function soakRoutes(botId: string): string[] {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs `clients` polling loops until `until()` says stop; resolves when every loop has finished its request. */
-export async function poll(opts: { baseUrl: string; routes: string[]; clients: number; intervalMs: number; until: () => boolean; timeoutMs?: number }): Promise<PollStats> {
+export async function poll(opts: {
+  baseUrl: string;
+  routes: string[];
+  clients: number;
+  intervalMs: number;
+  until: () => boolean;
+  timeoutMs?: number;
+}): Promise<PollStats> {
   const stats: PollStats = { requests: 0, served: 0, errors: 0, byStatus: {}, latenciesMs: [], byRoute: {}, errorSamples: [] };
   const fail = (why: string) => {
     stats.errors++;

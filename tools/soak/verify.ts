@@ -34,7 +34,10 @@ export function verifyBotRows(db: Database.Database, report: SoakBotReport): Row
     }
   }
   const versions = new Map(
-    (db.prepare(`SELECT client_order_id AS id, version FROM orders WHERE bot_id = ?`).all(report.botId) as { id: string; version: number }[]).map((r) => [r.id, r.version]),
+    (db.prepare(`SELECT client_order_id AS id, version FROM orders WHERE bot_id = ?`).all(report.botId) as { id: string; version: number }[]).map((r) => [
+      r.id,
+      r.version,
+    ]),
   );
   for (const [id, version] of Object.entries(report.orders)) {
     const found = versions.get(id);

@@ -14,7 +14,11 @@ export default function BotNotFound() {
     <section className="space-y-2">
       <h1 className="text-xl font-bold">{botId === null ? "No such bot" : `No bot ${botId}`}</h1>
       <p>
-        This journal has no bot by that id. <Link href="/" className="underline">Back to the bots</Link>.
+        This journal has no bot by that id.{" "}
+        <Link href="/" className="underline">
+          Back to the bots
+        </Link>
+        .
       </p>
     </section>
   );

@@ -44,7 +44,9 @@ export async function healthyJournal(): Promise<{ file: string; beat: () => void
 }
 
 /** Two bots on one journal; `alpha` meets a position it never opened, `beta` a lost reply it cannot settle. */
-export async function incidentJournal(opts: { startMsAgo?: number } = {}): Promise<{ file: string; bots: Record<"alpha" | "beta", LiveBot>; close: () => void }> {
+export async function incidentJournal(
+  opts: { startMsAgo?: number } = {},
+): Promise<{ file: string; bots: Record<"alpha" | "beta", LiveBot>; close: () => void }> {
   const file = `${tempDir("e2e")}/journal.db`;
   migrateJournal(file, { migrationsDir });
   const { db } = openJournalWriter(file, { migrationsDir });
@@ -99,7 +101,15 @@ export async function lostReplyJournal(): Promise<{ file: string; bot: LiveBot; 
   const { db } = openJournalWriter(file, { migrationsDir });
   const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
   const sim = new SimExchange({ seed: 5, symbols: SYMBOLS, startAt: new Date(Date.now() - 3 * 60_000) });
-  const writer = new JournalWriter({ db, botId: "beta", prefix: "be1", exchange: sim, qtyStepFor: (s) => steps.get(s), clock: () => sim.now(), sleep: async (ms) => sim.advance(ms) });
+  const writer = new JournalWriter({
+    db,
+    botId: "beta",
+    prefix: "be1",
+    exchange: sim,
+    qtyStepFor: (s) => steps.get(s),
+    clock: () => sim.now(),
+    sleep: async (ms) => sim.advance(ms),
+  });
   writer.register();
   const symbols = SYMBOLS.map((s) => s.symbol);
   const cycle = async () => {

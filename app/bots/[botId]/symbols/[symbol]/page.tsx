@@ -35,7 +35,10 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
-  const { data: { state, chart }, journal } = read;
+  const {
+    data: { state, chart },
+    journal,
+  } = read;
   if (!state.found) return <SymbolNotFound {...state} />;
 
   // The server's reads seed the client's cache, so the first paint is data, not a spinner.
