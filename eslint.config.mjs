@@ -2,7 +2,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
 
-// The layers (STYLE.md: one direction), checked on the resolved file, so "@/…" and "../../…"
+// The layers (../shared/STYLE.md, the house style: one direction), checked on the resolved file, so "@/…" and "../../…"
 // imports are caught alike. The product is app/, components/, lib/ and the two root modules Next
 // loads (and its config); tooling is tools/ and scripts/; tests are test/.
 const PRODUCT = ["./app", "./components", "./lib", "./proxy.ts", "./instrumentation.ts", "./next.config.ts"];

@@ -5,6 +5,7 @@ import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
+import { BOT_ID_MAX } from "@/lib/journal/ids";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import { readScreen } from "@/lib/queries/read";
 import { loadDoubtfulOrders } from "@/lib/queries/screens";
@@ -14,7 +15,7 @@ export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };
 export default async function DoubtfulPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await connection();
   const raw = (await searchParams).bot;
-  const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, 200) : null;
+  const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, BOT_ID_MAX) : null;
   const names = await readerSeesNames();
   const read = readScreen((ctx) => loadDoubtfulOrders({ ...ctx, names, botId: bot }));
   if (!read.ok) {

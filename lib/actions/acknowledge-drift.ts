@@ -1,11 +1,11 @@
 import "server-only";
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
-import { withoutInvisible } from "./text-field";
+import { noteField } from "./text-field";
 import { botIdField, symbolField } from "../journal/ids";
 import { getCurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
-import { classifyDrift } from "../reconcile/diff";
+import { classifyDrift, driftTolerance } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
 
 const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
@@ -22,12 +22,7 @@ const schema = z.object({
     .max(40)
     .optional()
     .transform((v) => (v ? v : null)),
-  note: z
-    .string()
-    .trim()
-    .min(5, "Say what you checked (at least 5 characters)")
-    .max(1000, "Keep the note under 1000 characters")
-    .superRefine(withoutInvisible("note")),
+  note: noteField({ field: "note", ask: "Say what you checked" }),
 });
 
 export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, { expiresAt: string }> {
@@ -42,7 +37,7 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
       const changed: string[] = [];
       if (line.drift !== input.drift) changed.push(`class ${input.drift} → ${line.drift}`);
       if (line.driftSince !== input.driftSince) changed.push("a new drift episode started");
-      if (Math.abs(line.ours - input.ours) >= line.qtyStep / 2 || Math.abs(line.theirs - input.theirs) >= line.qtyStep / 2) {
+      if (Math.abs(line.ours - input.ours) >= driftTolerance(line.qtyStep) || Math.abs(line.theirs - input.theirs) >= driftTolerance(line.qtyStep)) {
         changed.push(`sizes ours ${input.ours} → ${line.ours}, theirs ${input.theirs} → ${line.theirs}`);
       }
       if (changed.length > 0)
@@ -77,12 +72,7 @@ const endedSchema = z.object({
   symbol: symbolField,
   /** The latest drifting cycle the operator saw: a newer one means it drifted again. */
   reconciliationId: z.coerce.number({ error: "Missing cycle" }).int().positive("Missing cycle"),
-  note: z
-    .string()
-    .trim()
-    .min(5, "Say what you checked (at least 5 characters)")
-    .max(1000, "Keep the note under 1000 characters")
-    .superRefine(withoutInvisible("note")),
+  note: noteField({ field: "note", ask: "Say what you checked" }),
 });
 
 /**

@@ -6,7 +6,7 @@ import "server-only";
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { withoutInvisible } from "./text-field";
+import { noteField } from "./text-field";
 import { BOT_ID_MAX, botIdField } from "../journal/ids";
 import { unmet } from "../breaker/clear-checklist";
 import { getClearChecklist } from "../queries/clear-checklist";
@@ -26,12 +26,7 @@ const clearSchema = z
   .object({
     botId,
     breakerVersion,
-    reason: z
-      .string()
-      .trim()
-      .min(5, "Say why it is safe to resume (at least 5 characters)")
-      .max(1000, "Keep the reason under 1000 characters")
-      .superRefine(withoutInvisible("reason")),
+    reason: noteField({ field: "reason", ask: "Say why it is safe to resume" }),
     confirmBotId: z.string().trim().max(BOT_ID_MAX, "Type the bot id exactly to confirm"),
   })
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });

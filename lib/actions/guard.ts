@@ -21,6 +21,7 @@ import "server-only";
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { BOT_ID_MAX, CLIENT_ORDER_ID_MAX, SYMBOL_MAX } from "../journal/ids";
 import type { AuditHead } from "../audit/chain";
 import { appendAudit } from "../audit/log";
 import { JournalError } from "../db/journal-file";
@@ -266,7 +267,7 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
   };
   const rawTarget = () => {
     const candidate = raw.clientOrderId ?? raw.botId ?? raw.requestId ?? "";
-    return `${asText(candidate, 200)}${raw.symbol ? `/${asText(raw.symbol, 50)}` : ""}` || "(none)";
+    return `${asText(candidate, Math.max(BOT_ID_MAX, CLIENT_ORDER_ID_MAX))}${raw.symbol ? `/${asText(raw.symbol, SYMBOL_MAX)}` : ""}` || "(none)";
   };
   const notAudited = (code: ActionCode, message: string, target: string, why: string): ActionResult<T> => {
     // Greppable: the only record of this attempt is the server log.

@@ -7,7 +7,7 @@ import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import type { OrderRow as OrdersTableRow } from "../db/schema";
 import { z } from "zod";
-import { withoutInvisible } from "./text-field";
+import { noteField } from "./text-field";
 import { clientOrderIdField } from "../journal/ids";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
@@ -137,12 +137,7 @@ const manualSchema = z
       (v) => (v === "" || v === undefined ? undefined : v),
       z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional(),
     ),
-    note: z
-      .string()
-      .trim()
-      .min(5, "Say what you saw and where (at least 5 characters)")
-      .max(1000, "Keep the note under 1000 characters")
-      .superRefine(withoutInvisible("note")),
+    note: noteField({ field: "note", ask: "Say what you saw and where" }),
   })
   .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), {
     path: ["filledQty"],

@@ -10,3 +10,20 @@ export const withoutInvisible = (field: string) => (value: string, ctx: z.Refine
   const found = firstInvisible(value);
   if (found) ctx.addIssue({ code: "custom", message: `The ${field} contains an invisible direction or control character (${found}); remove it.` });
 };
+
+/** The bounds of every note and reason an operator writes: long enough to say something, short enough to read. */
+export const NOTE_MIN = 5;
+export const NOTE_MAX = 1000;
+
+/**
+ * A note or reason: trimmed, NOTE_MIN to NOTE_MAX characters, no invisible characters. `ask` says
+ * what to write, for the too-short message ("Say what you checked").
+ */
+export function noteField(opts: { field: "note" | "reason"; ask: string }) {
+  return z
+    .string()
+    .trim()
+    .min(NOTE_MIN, `${opts.ask} (at least ${NOTE_MIN} characters)`)
+    .max(NOTE_MAX, `Keep the ${opts.field} under ${NOTE_MAX} characters`)
+    .superRefine(withoutInvisible(opts.field));
+}

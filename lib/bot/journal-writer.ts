@@ -14,7 +14,8 @@
 import type Database from "better-sqlite3";
 import type { BreakerRow } from "../db/schema";
 import type { Actor, OrderSide, OrderState } from "../journal/contract";
-import { SETTLED_STATES } from "../journal/contract";
+import { ORDER_STATES, SETTLED_STATES } from "../journal/contract";
+import { ALWAYS_DOUBTFUL_STATES } from "../journal/order-state";
 import { clientOrderId, decisionSeed, type Decision } from "../journal/client-order-id";
 import { diffBooks, type BookDiff } from "../reconcile/diff";
 import {
@@ -110,7 +111,11 @@ export type ReconcileReport =
 
 const SETTLED_SQL = SETTLED_STATES.map((s) => `'${s}'`).join(", ");
 /** Not settled and not already doubtful: the exchange may still be changing the position. */
-const IN_FLIGHT_SQL = `('created', 'sent', 'open', 'partially_filled')`;
+const IN_FLIGHT_SQL = `(${ORDER_STATES.filter(
+  (s) => !(SETTLED_STATES as readonly string[]).includes(s) && !(ALWAYS_DOUBTFUL_STATES as readonly string[]).includes(s),
+)
+  .map((s) => `'${s}'`)
+  .join(", ")})`;
 
 const ORDER_COLUMNS = `client_order_id AS clientOrderId, bot_id AS botId, strategy, symbol, side, qty, bar, state,
   exchange_order_id AS exchangeOrderId, filled_qty AS filledQty, avg_price AS avgPrice, attempts,

@@ -13,11 +13,6 @@ const alwaysDoubtful: ReadonlySet<OrderState> = new Set(ALWAYS_DOUBTFUL_STATES);
 const doubtfulAfterGrace: ReadonlySet<OrderState> = new Set(DOUBTFUL_AFTER_GRACE_STATES);
 
 /**
- * settled: final on the exchange. doubtful: nobody knows whether the exchange has it, so a person
- * or a lookup must settle it: `unknown` always, and `created`/`sent` left without an update for
- * longer than the grace period (the bot died between the intent and the reply). live: the rest.
- */
-/**
  * A journal time as docs/journal.md writes it: UTC, milliseconds, `Z`. Only such text compares as
  * time (the SQL below compares text); anything else is no proof of freshness.
  */
@@ -25,6 +20,11 @@ export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The same pattern for SQLite's GLOB, which has no `\d` and reads `.` literally. */
 const CANONICAL_TIME_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z";
 
+/**
+ * settled: final on the exchange. doubtful: nobody knows whether the exchange has it, so a person
+ * or a lookup must settle it: `unknown` always, and `created`/`sent` left without an update for
+ * longer than the grace period (the bot died between the intent and the reply). live: the rest.
+ */
 export function classifyOrder(order: { state: OrderState; updatedAt: string }, opts: { now: Date; graceMs: number }): OrderClass {
   if (settled.has(order.state)) return "settled";
   if (alwaysDoubtful.has(order.state)) return "doubtful";

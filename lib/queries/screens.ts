@@ -18,7 +18,7 @@ import type { ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
 import { getSymbolChart } from "./symbol-chart";
 
-/** false: a reader who is not signed in; every operator's name becomes its role (lib/actor-names.ts). */
+/** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
 type Loader<P = object> = ReadContext & { names: boolean } & P;
 
 /** `/` and GET /api/overview. */

@@ -3,7 +3,7 @@
  * never silences forever (docs/journal.md, drift_acknowledgements): it stops at its expiry, and
  * earlier once the drift changes class, grows, or a new episode starts.
  */
-import type { DriftClass } from "./diff";
+import { driftTolerance, type DriftClass } from "./diff";
 
 /** The book line as it is now, as lib/queries/book-line.ts and the overview read it. */
 export interface CoveredLine {
@@ -32,6 +32,6 @@ export function ackCovers(ack: AckSeen, line: CoveredLine, now: Date): { covers:
   if (Date.parse(ack.expiresAt) <= now.getTime()) return { covers: false, why: "acknowledgement expired" };
   if (ack.drift !== line.drift) return { covers: false, why: `drift changed class (${ack.drift} → ${line.drift})` };
   if (ack.driftSince !== line.driftSince) return { covers: false, why: "a new drift episode started" };
-  if (Math.abs(line.theirs - line.ours) > Math.abs(ack.theirs - ack.ours) + line.qtyStep / 2) return { covers: false, why: "the drift grew" };
+  if (Math.abs(line.theirs - line.ours) > Math.abs(ack.theirs - ack.ours) + driftTolerance(line.qtyStep)) return { covers: false, why: "the drift grew" };
   return { covers: true, why: "acknowledged" };
 }

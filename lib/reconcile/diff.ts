@@ -27,8 +27,13 @@ export interface BookDiff extends BookLine {
   theirsNotional: number | null;
 }
 
+/** Half a quantity step: a difference this size or more is a drift; less is rounding. */
+export function driftTolerance(qtyStep: number): number {
+  return qtyStep / 2;
+}
+
 export function isDrift(line: Pick<BookLine, "ours" | "theirs" | "qtyStep">): boolean {
-  return Math.abs(line.ours - line.theirs) >= line.qtyStep / 2;
+  return Math.abs(line.ours - line.theirs) >= driftTolerance(line.qtyStep);
 }
 
 /**
@@ -48,7 +53,7 @@ export function driftSql(cols: { ours: string; theirs: string; qtyStep: string }
 export function classifyDrift(line: Pick<BookLine, "ours" | "theirs" | "qtyStep">): DriftClass {
   if (!(line.qtyStep > 0)) throw new RangeError(`qty_step must be above 0, got ${line.qtyStep}`);
   if (!isDrift(line)) return "none";
-  return Math.abs(line.ours) < line.qtyStep / 2 ? "unknown_position" : "size_drift";
+  return Math.abs(line.ours) < driftTolerance(line.qtyStep) ? "unknown_position" : "size_drift";
 }
 
 export function diffLine(line: BookLine): BookDiff {

@@ -1,5 +1,5 @@
 /**
- * STYLE.md: every module that touches a secret, writes, or talks to the exchange starts with
+ * The house style (../shared/STYLE.md): every module that touches a secret, writes, or talks to the exchange starts with
  * `import "server-only"`, so a client component that imports it by mistake fails the build instead
  * of shipping it to browsers. The exceptions are modules the CLIs and tools import (run with tsx,
  * outside Next, where that import throws): each says so in its opening lines, and each must really

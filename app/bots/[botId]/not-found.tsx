@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
 import { useParams } from "next/navigation";
+import { BOT_ID_MAX } from "@/lib/journal/ids";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 
 /**
@@ -9,7 +10,7 @@ import { decodePageParam } from "@/lib/url-state/path-ids";
  */
 export default function BotNotFound() {
   const raw = useParams<{ botId?: string }>().botId;
-  const botId = typeof raw === "string" ? decodePageParam(raw).slice(0, 200) : null;
+  const botId = typeof raw === "string" ? decodePageParam(raw).slice(0, BOT_ID_MAX) : null;
   return (
     <section className="space-y-2">
       <h1 className="text-xl font-bold">{botId === null ? "No such bot" : `No bot ${botId}`}</h1>

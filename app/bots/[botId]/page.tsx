@@ -8,6 +8,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
+import { BOT_ID_MAX } from "@/lib/journal/ids";
 import { readScreen } from "@/lib/queries/read";
 import { loadBotClear } from "@/lib/queries/screens";
 
@@ -18,7 +19,7 @@ export async function generateMetadata({ params }: { params: Promise<{ botId: st
 
 export default async function BotPage({ params }: { params: Promise<{ botId: string }> }) {
   await connection();
-  const botId = decodePageParam((await params).botId).slice(0, 200);
+  const botId = decodePageParam((await params).botId).slice(0, BOT_ID_MAX);
   const names = await readerSeesNames();
   const read = readScreen((ctx) => loadBotClear({ ...ctx, names, botId }));
   if (!read.ok) {
