@@ -2,7 +2,7 @@ import "server-only";
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import { connectionOf } from "../db/statements";
-import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
+import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 
 export interface CurrentBookLine {
@@ -25,7 +25,7 @@ export function getCurrentBookLine(params: { db: JournalDb | Database.Database; 
   const row = connectionOf(params.db)
     .prepare(
       `SELECT p.bot_id AS botId, p.symbol, p.ours, p.theirs, p.qty_step AS qtyStep, p.drift_since AS driftSince, p.reconciliation_id AS reconciliationId, p.at,
-              (SELECT r.id FROM reconciliations r WHERE r.bot_id = p.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL} ORDER BY r.at DESC, r.id DESC LIMIT 1) AS latestId
+              ${latestComparedCycleSql("p.bot_id")} AS latestId
        FROM latest_positions p WHERE p.bot_id = ? AND p.symbol = ?`,
     )
     .get(params.botId, params.symbol) as (Omit<CurrentBookLine, "drift"> & { at: string; latestId: number | null }) | undefined;

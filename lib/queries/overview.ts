@@ -3,7 +3,7 @@ import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 import { ackCovers } from "../reconcile/ack-coverage";
-import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
+import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
 
@@ -52,8 +52,7 @@ const DOUBTFUL_COUNT_SQL = `
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
 const LINES_SQL = `
   WITH latest AS MATERIALIZED (
-    SELECT b.bot_id, (SELECT r.id FROM reconciliations r WHERE r.bot_id = b.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
-                      ORDER BY r.at DESC, r.id DESC LIMIT 1) AS id
+    SELECT b.bot_id, ${latestComparedCycleSql("b.bot_id")} AS id
     FROM bots b
   )
   SELECT p.bot_id AS botId, p.symbol, p.reconciliation_id AS reconciliationId, p.at, p.ours, p.theirs,

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import type { OrderEventRow, OrderRow } from "../db/schema";
 import { classifyOrder, type OrderClass } from "../journal/order-state";
-import { COMPARED_OUTCOMES_SQL, lineAsOfLatestCycle } from "../reconcile/current-line";
+import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine } from "../reconcile/diff";
 import { MAX_ORDERS } from "../url-state/symbol";
 import { listBots, type BotSummary } from "./bots";
@@ -54,8 +54,6 @@ export interface SymbolState {
   moreOrders: boolean;
 }
 
-const COMPARED = sql.raw(COMPARED_OUTCOMES_SQL);
-
 /**
  * Whether the bot exists and has ever had this symbol: a book line (latest_positions, one row per
  * bot and symbol) or an order (an index seek on orders (bot_id, symbol, created_at)).
@@ -77,8 +75,8 @@ export function findBotSymbol(params: { db: JournalDb; botId: string; symbol: st
 export function latestComparedCycle(params: { db: JournalDb; botId: string }): { id: number; at: string } | null {
   return (
     params.db.get<{ id: number; at: string } | undefined>(sql`
-      SELECT id, at FROM reconciliations WHERE bot_id = ${params.botId} AND outcome IN ${COMPARED}
-      ORDER BY at DESC, id DESC LIMIT 1`) ?? null
+      SELECT r0.id AS id, r0.at AS at FROM (SELECT ${params.botId} AS bot_id) b0
+      JOIN reconciliations r0 ON r0.id = ${sql.raw(latestComparedCycleSql("b0.bot_id"))}`) ?? null
   );
 }
 

@@ -12,6 +12,16 @@ export const COMPARED_OUTCOMES = ["clean", "drift"] as const satisfies readonly 
 /** `('clean', 'drift')`, for `outcome IN …` in the queries that find a bot's latest compared cycle. */
 export const COMPARED_OUTCOMES_SQL = `(${COMPARED_OUTCOMES.map((o) => `'${o}'`).join(", ")})`;
 
+/**
+ * "The bot's latest compared cycle" as a SQL scalar: the id of the newest reconciliation that
+ * compared the books, for the bot named by `botIdSql` (a column of the caller's query). One
+ * backward seek on reconciliations (bot_id, at). The overview, the book line the actions read and
+ * the symbol page all take their latest cycle from here, so lineAsOfLatestCycle sees the same one.
+ */
+export function latestComparedCycleSql(botIdSql: string): string {
+  return `(SELECT r.id FROM reconciliations r WHERE r.bot_id = ${botIdSql} AND r.outcome IN ${COMPARED_OUTCOMES_SQL} ORDER BY r.at DESC, r.id DESC LIMIT 1)`;
+}
+
 export interface StoredLine {
   /** The cycle that last mentioned the symbol, and its time. */
   reconciliationId: number;
