@@ -151,6 +151,8 @@ const QUOTED_FIELDS = new Set([
   "requestId",
   "reconciliationId",
   "version",
+  "seenState",
+  "seenFilledQty",
   "breakerVersion",
   "status",
   "drift",

@@ -11,7 +11,7 @@ import { noteField } from "./text-field";
 import { clientOrderIdField } from "../journal/ids";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
-import type { OrderState } from "../journal/contract";
+import { ORDER_STATES, type OrderState } from "../journal/contract";
 import { Refusal, type ActionSpec } from "./guard";
 
 type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
@@ -28,16 +28,61 @@ function loadOrder(db: Database.Database, clientOrderId: string): OrderRow | und
     .get(clientOrderId) as OrderRow | undefined;
 }
 
-/** The order must exist, be the version the operator saw, and still be doubtful. */
-function checkStillDoubtful(db: Database.Database, input: { clientOrderId: string; version: number }, now: Date, graceMs: number): OrderRow {
+/**
+ * What the operator saw of the order when they chose to act: its state and filled quantity, the
+ * facts the card shows and a resolution rests on. Optional so that a post carrying only the
+ * version (an older page) is still checked, strictly, on the version.
+ */
+const seenState = z.preprocess((v) => (v === "" ? undefined : v), z.enum(ORDER_STATES, { error: "Unknown order state seen" }).optional());
+const seenFilledQty = z.preprocess(
+  (v) => (v === "" ? undefined : v),
+  z.coerce.number({ error: "Seen filled quantity must be a number" }).min(0, "Seen filled quantity cannot be negative").optional(),
+);
+
+interface Seen {
+  clientOrderId: string;
+  version: number;
+  seenState?: OrderState;
+  seenFilledQty?: number;
+}
+
+/** The order as it was seen and as it is now, for the audit log. */
+function seenAndNow(order: OrderRow, input: Seen) {
+  return {
+    seen: { version: input.version, state: input.seenState ?? null, filledQty: input.seenFilledQty ?? null },
+    now: { version: order.version, state: order.state, filledQty: order.filledQty },
+  };
+}
+
+/**
+ * The order must exist, be as the operator saw it, and still be doubtful. "As they saw it" means
+ * its state and filled quantity: a bot retrying a lookup raises the version (attempts, last error)
+ * every few seconds without changing anything a resolution rests on, and must not win that race.
+ * Without the seen state the version alone decides, as before.
+ */
+function checkStillDoubtful(db: Database.Database, input: Seen, now: Date, graceMs: number): OrderRow {
   const order = loadOrder(db, input.clientOrderId);
   if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
   if (order.version !== input.version) {
-    throw new Refusal(
-      "conflict",
-      `Order ${order.clientOrderId} changed since you looked (version ${input.version}, now ${order.version}, state ${order.state}). Look again before acting.`,
-      [`version ${input.version} seen, ${order.version} now`],
-    );
+    if (input.seenState === undefined || input.seenFilledQty === undefined) {
+      throw new Refusal(
+        "conflict",
+        `Order ${order.clientOrderId} changed since you looked (version ${input.version}, now ${order.version}, state ${order.state}). Look again before acting.`,
+        [`version ${input.version} seen, ${order.version} now`],
+        seenAndNow(order, input),
+      );
+    }
+    const changes: string[] = [];
+    if (order.state !== input.seenState) changes.push(`state ${input.seenState} → ${order.state}`);
+    if (Math.abs(order.filledQty - input.seenFilledQty) > 1e-12) changes.push(`filled ${input.seenFilledQty} → ${order.filledQty}`);
+    if (changes.length > 0) {
+      throw new Refusal(
+        "conflict",
+        `Order ${order.clientOrderId} changed since you looked: ${changes.join("; ")}. Look at it again, then resolve it from what it shows now.`,
+        changes,
+        seenAndNow(order, input),
+      );
+    }
   }
   if (classifyOrder(order, { now, graceMs }) !== "doubtful") {
     throw new Refusal("refused", `Order ${order.clientOrderId} is no longer doubtful (state ${order.state}).`, [`state ${order.state}`]);
@@ -66,7 +111,7 @@ function writeResolution(
   );
 }
 
-const lookupSchema = z.object({ clientOrderId: id, version });
+const lookupSchema = z.object({ clientOrderId: id, version, seenState, seenFilledQty });
 
 export function resolveByLookupSpec(deps: {
   lookup: OrderLookup | null;
@@ -107,7 +152,12 @@ export function resolveByLookupSpec(deps: {
         );
         return {
           data: { state: o.status },
-          detail: { before: { state: order.state, version: order.version }, after: { state: o.status, filledQty: o.filledQty }, lookup: "found" },
+          detail: {
+            ...seenAndNow(order, input),
+            before: { state: order.state, version: order.version },
+            after: { state: o.status, filledQty: o.filledQty },
+            lookup: "found",
+          },
         };
       }
       writeResolution(
@@ -117,7 +167,10 @@ export function resolveByLookupSpec(deps: {
         { kind: "lookup_absent", actor, detail: { during: "operator check" } },
         now,
       );
-      return { data: { state: "absent" }, detail: { before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" } };
+      return {
+        data: { state: "absent" },
+        detail: { ...seenAndNow(order, input), before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" },
+      };
     },
   };
 }
@@ -128,6 +181,8 @@ const manualSchema = z
   .object({
     clientOrderId: id,
     version,
+    seenState,
+    seenFilledQty,
     status: z.enum(MANUAL_STATES, { error: "Choose the status the exchange shows" }),
     filledQty: z.preprocess(
       (v) => (v === "" || v === undefined ? undefined : v),
@@ -170,7 +225,12 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
       );
       return {
         data: { state: input.status },
-        detail: { before: { state: order.state, version: order.version }, after: { state: input.status, filledQty: filled }, note: input.note },
+        detail: {
+          ...seenAndNow(order, input),
+          before: { state: order.state, version: order.version },
+          after: { state: input.status, filledQty: filled },
+          note: input.note,
+        },
       };
     },
   };
