@@ -1,17 +1,18 @@
 "use client";
-import { useActionState, useId } from "react";
+import { useId } from "react";
 import { acknowledgeDriftAction } from "@/lib/actions/server";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
+import { useKeptForm } from "./use-kept-form";
 
 /** Acknowledge one drift as the operator sees it now; a changed drift is refused, not silenced. */
 export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
-  const [result, action, pending] = useActionState(acknowledgeDriftAction, null);
+  const { result, action, pending, value, key } = useKeptForm(acknowledgeDriftAction);
   const id = useId();
   return (
     <details className="text-sm">
       <summary className="cursor-pointer py-1 font-semibold underline">{line.ack ? "Acknowledge again" : "Acknowledge"}</summary>
-      <form action={action} className="mt-2 space-y-2">
+      <form key={key} action={action} className="mt-2 space-y-2">
         <input type="hidden" name="botId" value={line.botId} />
         <input type="hidden" name="symbol" value={line.symbol} />
         <input type="hidden" name="drift" value={line.drift} />
@@ -24,6 +25,7 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
         <textarea
           id={`${id}-note`}
           name="note"
+          defaultValue={value("note")}
           rows={2}
           className={inputClass}
           aria-invalid={!!fieldErrors(result, "note")}

@@ -1,7 +1,9 @@
 "use client";
-import { useActionState, useEffect, useEffectEvent, useId } from "react";
+import { useEffect, useEffectEvent, useId } from "react";
 import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/server";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
+import { useKeptForm } from "./use-kept-form";
+import type { OrderState } from "@/lib/journal/contract";
 
 const STATUSES = [
   ["filled", "filled"],
@@ -16,12 +18,17 @@ const STATUSES = [
 export function ResolveOrderActions({
   clientOrderId,
   version,
+  state,
+  filledQty,
   canAct,
   onResolved,
   onBusy,
 }: {
   clientOrderId: string;
   version: number;
+  /** What the operator sees of the order: a resolution is refused only when these changed meanwhile. */
+  state: OrderState;
+  filledQty: number;
   canAct: boolean;
   /** A resolved order leaves the list on the next poll, taking this form with it: say it above. */
   onResolved?: (message: string) => void;
@@ -31,8 +38,10 @@ export function ResolveOrderActions({
    */
   onBusy?: (busy: boolean, ok?: boolean) => void;
 }) {
-  const [lookup, lookupAction, lookupPending] = useActionState(resolveByLookupAction, null);
-  const [manual, manualAction, manualPending] = useActionState(resolveManuallyAction, null);
+  const lookupForm = useKeptForm(resolveByLookupAction);
+  const { result: lookup, action: lookupAction, pending: lookupPending } = lookupForm;
+  const manualForm = useKeptForm(resolveManuallyAction);
+  const { result: manual, action: manualAction, pending: manualPending, value } = manualForm;
   // Once per answer: the callbacks may be new functions on every render of the list.
   const answered = useEffectEvent((ok: boolean, message: string) => {
     if (ok) onResolved?.(message);
@@ -48,9 +57,11 @@ export function ResolveOrderActions({
   const err = (name: string) => fieldErrors(manual, name);
   return (
     <div className="mt-3 space-y-2 border-t border-slate-200 pt-3 dark:border-slate-700">
-      <form action={lookupAction} onSubmit={() => onBusy?.(true)}>
+      <form key={lookupForm.key} action={lookupAction} onSubmit={() => onBusy?.(true)}>
         <input type="hidden" name="clientOrderId" value={clientOrderId} />
         <input type="hidden" name="version" value={version} />
+        <input type="hidden" name="seenState" value={state} />
+        <input type="hidden" name="seenFilledQty" value={filledQty} />
         <button type="submit" disabled={!canAct || lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
           {lookupPending ? "Asking the exchange…" : "Check on exchange"}
         </button>
@@ -58,9 +69,11 @@ export function ResolveOrderActions({
       </form>
       <details>
         <summary className="cursor-pointer text-sm font-semibold">Resolve by hand</summary>
-        <form action={manualAction} onSubmit={() => onBusy?.(true)} className="mt-2 space-y-2">
+        <form key={manualForm.key} action={manualAction} onSubmit={() => onBusy?.(true)} className="mt-2 space-y-2">
           <input type="hidden" name="clientOrderId" value={clientOrderId} />
           <input type="hidden" name="version" value={version} />
+          <input type="hidden" name="seenState" value={state} />
+          <input type="hidden" name="seenFilledQty" value={filledQty} />
           <div>
             <label htmlFor={`${id}-status`} className="text-sm font-semibold">
               Status on the exchange&apos;s own screen
@@ -68,7 +81,7 @@ export function ResolveOrderActions({
             <select
               id={`${id}-status`}
               name="status"
-              defaultValue=""
+              defaultValue={value("status")}
               className={inputClass}
               aria-invalid={!!err("status")}
               aria-describedby={`${id}-status-err`}
@@ -92,6 +105,7 @@ export function ResolveOrderActions({
               <input
                 id={`${id}-filled`}
                 name="filledQty"
+                defaultValue={value("filledQty")}
                 inputMode="decimal"
                 className={inputClass}
                 aria-invalid={!!err("filledQty")}
@@ -106,6 +120,7 @@ export function ResolveOrderActions({
               <input
                 id={`${id}-price`}
                 name="avgPrice"
+                defaultValue={value("avgPrice")}
                 inputMode="decimal"
                 className={inputClass}
                 aria-invalid={!!err("avgPrice")}
@@ -118,7 +133,15 @@ export function ResolveOrderActions({
             <label htmlFor={`${id}-note`} className="text-sm font-semibold">
               Note (required): what you saw, where
             </label>
-            <textarea id={`${id}-note`} name="note" rows={2} className={inputClass} aria-invalid={!!err("note")} aria-describedby={`${id}-note-err`} />
+            <textarea
+              id={`${id}-note`}
+              name="note"
+              defaultValue={value("note")}
+              rows={2}
+              className={inputClass}
+              aria-invalid={!!err("note")}
+              aria-describedby={`${id}-note-err`}
+            />
             <FieldError id={`${id}-note-err`} errors={err("note")} />
           </div>
           <button type="submit" disabled={!canAct || manualPending} className={`${buttonClass} bg-slate-800 hover:bg-slate-900 dark:bg-slate-600`}>

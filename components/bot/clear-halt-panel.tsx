@@ -1,7 +1,8 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
-import { useActionState, useId, useState } from "react";
+import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
+import { useKeptForm } from "@/components/actions/use-kept-form";
 import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -19,8 +20,9 @@ import { visibleText } from "@/lib/text/visible-text";
  */
 export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId: string; loadedBreakerVersion: number | null; canAct: boolean }) {
   const query = useQuery(botClearQuery(botId));
-  const [result, action, pending] = useActionState(clearHaltAction, null);
-  const [approval, approve, approving] = useActionState(approveClearAction, null);
+  const clear = useKeptForm(clearHaltAction);
+  const { result, action, pending } = clear;
+  const approval = useKeptForm(approveClearAction);
   const id = useId();
   // A drift whose form was sent stays listed (with its answer) after the poll stops listing it.
   const [sent, setSent] = useState<ReadonlyMap<string, UnacknowledgedDrift>>(new Map());
@@ -57,7 +59,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
               : ""
           }
         />
-        <ActionMessage result={approval} success="Approved and cleared." />
+        <ActionMessage result={approval.result} success="Approved and cleared." />
         {!halted ? (
           <p data-testid="not-halted">This bot is not halted. Nothing to clear.</p>
         ) : (
@@ -91,7 +93,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
               </p>
             )}
             {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} />}
-            <form action={action} className="space-y-2">
+            <form key={clear.key} action={action} className="space-y-2">
               <input type="hidden" name="botId" value={botId} />
               <input type="hidden" name="breakerVersion" value={loadedBreakerVersion ?? ""} />
               <div>
@@ -101,6 +103,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 <textarea
                   id={`${id}-reason`}
                   name="reason"
+                  defaultValue={clear.value("reason")}
                   rows={2}
                   className={inputClass}
                   aria-invalid={!!fieldErrors(result, "reason")}
@@ -115,6 +118,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 <input
                   id={`${id}-confirm`}
                   name="confirmBotId"
+                  defaultValue={clear.value("confirmBotId")}
                   autoComplete="off"
                   className={inputClass}
                   aria-invalid={!!fieldErrors(result, "confirmBotId")}
@@ -140,14 +144,14 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
               <div className="space-y-2">
                 <h3 className="font-semibold">Waiting for a second operator</h3>
                 {view.pending.map((p) => (
-                  <form key={p.id} action={approve} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
+                  <form key={`${p.id}-${approval.key}`} action={approval.action} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
                     <p>
                       #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{visibleText(p.reason)}” (until <UtcTime iso={p.expiresAt} />)
                     </p>
                     <input type="hidden" name="requestId" value={p.id} />
                     <input type="hidden" name="botId" value={botId} />
                     <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
-                    <button type="submit" disabled={!canAct || approving} className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}>
+                    <button type="submit" disabled={!canAct || approval.pending} className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}>
                       Approve and clear
                     </button>
                   </form>

@@ -1,7 +1,8 @@
 "use client";
 import Link from "next/link";
-import { useActionState, useId } from "react";
+import { useId } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "@/components/actions/action-message";
+import { useKeptForm } from "@/components/actions/use-kept-form";
 import { UtcTime } from "@/components/ui/utc-time";
 import { acknowledgeEndedDriftAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
@@ -13,7 +14,7 @@ import { signedQty } from "@/lib/incidents/events";
  * sizes are live.
  */
 export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: string; drift: UnacknowledgedDrift; canAct: boolean; onSubmit: () => void }) {
-  const [result, action, pending] = useActionState(acknowledgeEndedDriftAction, null);
+  const { result, action, pending, value, key } = useKeptForm(acknowledgeEndedDriftAction);
   const id = useId();
   return (
     <li data-testid="unacknowledged-drift" data-symbol={d.symbol} className="rounded border border-amber-600 p-2 text-sm">
@@ -31,7 +32,7 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
           , where its sizes are live.
         </p>
       ) : (
-        <form action={action} onSubmit={onSubmit} className="mt-2 space-y-2">
+        <form key={key} action={action} onSubmit={onSubmit} className="mt-2 space-y-2">
           <input type="hidden" name="botId" value={botId} />
           <input type="hidden" name="symbol" value={d.symbol} />
           <input type="hidden" name="reconciliationId" value={d.reconciliationId} />
@@ -41,6 +42,7 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
           <textarea
             id={`${id}-note`}
             name="note"
+            defaultValue={value("note")}
             rows={2}
             className={inputClass}
             aria-invalid={!!fieldErrors(result, "note")}

@@ -116,6 +116,8 @@ export function DoubtfulOrderCard({
       <ResolveOrderActions
         clientOrderId={order.clientOrderId}
         version={order.version}
+        state={order.state}
+        filledQty={order.filledQty}
         canAct={canAct}
         onResolved={onResolved}
         onBusy={onBusy ? (busy, ok) => onBusy(order, busy, ok) : undefined}
