@@ -13,11 +13,15 @@ const LATEST_TRIP_SQL = `
 
 const CAUSE_LINES_SQL = `SELECT symbol, ours, theirs, qty_step AS qtyStep FROM reconciliation_positions WHERE reconciliation_id = ?`;
 
-/** The symbol's last drifting cycle of this bot since the cause: a seek on reconciliation_positions (symbol, reconciliation_id). */
+/**
+ * The symbol's last drifting cycle of this bot since the cause: walks reconciliation_positions
+ * (symbol, reconciliation_id) backwards from the newest and stops at the first drifting line, so it
+ * reads only the cycles that listed the symbol since it came back (none once it is flat both sides).
+ */
 const LAST_DRIFTING_SQL = `
   SELECT r.id, r.at FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id
   WHERE p.symbol = ? AND p.reconciliation_id >= ? AND r.bot_id = ? AND ${DRIFTING}
-  ORDER BY r.at DESC, r.id DESC LIMIT 1`;
+  ORDER BY p.reconciliation_id DESC LIMIT 1`;
 
 /** The first cycle after it that compared the books: one that listed the symbol in sync, or left it out (flat both sides). */
 const FIRST_COMPARED_AFTER_SQL = `
@@ -28,8 +32,8 @@ const FIRST_COMPARED_AFTER_SQL = `
 /**
  * When the cause of a bot's current halt went away: the time every symbol that drifted in the
  * tripping cycle was first seen in sync after its last drifting cycle; null while any of them still
- * drifts, or when the trip names no cycle (a halt by hand) or no drifting symbol. Costs the cycles
- * since the trip that carried those symbols, and only for a halted bot.
+ * drifts, or when the trip names no cycle (a halt by hand) or no drifting symbol. Costs, for a halted
+ * bot only, the cycles that listed those symbols since they were last seen drifting.
  */
 export function getCauseInSyncSince(params: { db: JournalDb; botId: string }): string | null {
   const { db, botId } = params;
