@@ -1,7 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import { AccountNav } from "@/components/auth/account-nav";
-import { Favicon } from "@/components/live/halt-signal";
+import { Favicon, HaltSignal } from "@/components/live/halt-signal";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
@@ -30,46 +30,49 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
         >
           Skip to content
         </a>
-        <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-          <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-            <Link href="/" className="font-semibold tracking-tight">
-              driftwatch
-            </Link>
-            <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-              <li>
-                <Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">
-                  Overview
-                </Link>
-              </li>
-              <li>
-                <Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">
-                  Doubtful orders
-                </Link>
-              </li>
-              <li>
-                <Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">
-                  Breakers
-                </Link>
-              </li>
-              <li>
-                <Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">
-                  Incidents
-                </Link>
-              </li>
-              <li>
-                <Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">
-                  Audit log
-                </Link>
-              </li>
-            </ul>
-            <div className="ml-auto">
-              <AccountNav />
-            </div>
-          </nav>
-        </header>
-        <main id="main" className="mx-auto max-w-6xl px-4 py-6">
-          <Providers>{children}</Providers>
-        </main>
+        <Providers>
+          <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
+            <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+              <Link href="/" className="font-semibold tracking-tight">
+                driftwatch
+              </Link>
+              <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
+                <li>
+                  <Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">
+                    Overview
+                  </Link>
+                </li>
+                <li>
+                  <Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">
+                    Doubtful orders
+                  </Link>
+                </li>
+                <li>
+                  <Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">
+                    Breakers
+                  </Link>
+                </li>
+                <li>
+                  <Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">
+                    Incidents
+                  </Link>
+                </li>
+                <li>
+                  <Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">
+                    Audit log
+                  </Link>
+                </li>
+              </ul>
+              <div className="ml-auto">
+                <AccountNav />
+              </div>
+            </nav>
+          </header>
+          <HaltSignal />
+          <main id="main" className="mx-auto max-w-6xl px-4 py-6">
+            {children}
+          </main>
+        </Providers>
       </body>
     </html>
   );

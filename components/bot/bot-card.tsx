@@ -3,6 +3,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
+import { haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -36,7 +37,7 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
 
       {halted && bot.breaker && (
         <p className="mt-3 rounded bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100" data-testid="halt-reason">
-          <strong>Halted:</strong> {visibleText(bot.breaker.reason ?? "no reason recorded")}
+          <strong>Halted:</strong> {visibleText(haltCauseText({ reason: bot.breaker.reason, inSyncSince: bot.breaker.causeInSyncSince }))}
           <br />
           since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
           <br />

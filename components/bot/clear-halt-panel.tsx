@@ -11,6 +11,7 @@ import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
+import { signedQty } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
 
 /**
@@ -32,8 +33,10 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
   const missing = view.items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = loadedBreakerVersion !== null && currentVersion !== loadedBreakerVersion;
-  const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol))].sort((a, b) =>
-    a.symbol < b.symbol ? -1 : 1,
+  // Once the poll lists a sent drift as acknowledged, it moves there: no form, no button, who and when.
+  const acknowledged = new Set(view.acknowledged.map((a) => a.symbol));
+  const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol) && !acknowledged.has(d.symbol))].sort(
+    (a, b) => (a.symbol < b.symbol ? -1 : 1),
   );
   return (
     <div className="space-y-5">
@@ -83,6 +86,30 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                 <ul className="space-y-2">
                   {drifts.map((d) => (
                     <EndedDriftForm key={d.symbol} botId={botId} drift={d} canAct={canAct} onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))} />
+                  ))}
+                </ul>
+              </div>
+            )}
+            {view.acknowledged.length > 0 && (
+              <div className="space-y-2">
+                <h3 className="font-semibold">Acknowledged since the trip</h3>
+                <ul className="space-y-2">
+                  {view.acknowledged.map((a) => (
+                    <li
+                      key={a.symbol}
+                      data-testid="acknowledged-drift"
+                      data-symbol={a.symbol}
+                      className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600"
+                    >
+                      <p>
+                        <span className="font-mono font-semibold">{a.symbol}</span>:{" "}
+                        {a.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
+                        <span className="font-mono">{signedQty(a.ours)}</span> / theirs <span className="font-mono">{signedQty(a.theirs)}</span>.
+                      </p>
+                      <p>
+                        Acknowledged by <span className="break-all">{a.by}</span> at <UtcTime iso={a.at} />: “{visibleText(a.note)}”
+                      </p>
+                    </li>
                   ))}
                 </ul>
               </div>

@@ -2,7 +2,6 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
-import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
@@ -26,11 +25,9 @@ export function BreakersLive({ view }: { view: BreakersView }) {
       ? [`the page has not been updated for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`]
       : [];
   const unsure = causes.length > 0;
-  const halted = data?.bots.filter((b) => b.breaker?.halted).map((b) => b.botId) ?? [];
 
   return (
     <div className="space-y-5">
-      <HaltSignal halted={halted} unsure={unsure} title="Breakers · driftwatch" />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />

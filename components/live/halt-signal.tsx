@@ -1,16 +1,34 @@
 "use client";
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
 import { useEffect, useSyncExternalStore } from "react";
+import { haltCauseText } from "@/lib/breaker/halt-cause";
+import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { overviewQuery } from "@/lib/query-options/overview";
+import { visibleText } from "@/lib/text/visible-text";
+import { useHydrated } from "./use-hydrated";
+import { useNow } from "./use-now";
 
 /**
- * A background tab must tell a halt at a glance: the title and the favicon change while any bot
- * is halted, and the title turns to "?" (never a plain, healthy one) while the console cannot tell.
+ * A tab must tell a halt at a glance, whichever page it shows and whether or not it is in front:
+ * while any bot is halted the title starts "HALTED · ", the favicon turns red and a slim banner
+ * names each halted bot with a link to its page; while the console cannot tell (the journal
+ * unreadable, the poll failing or stopped, a bot's heartbeat or cycles stale) the title starts
+ * "? · ", the favicon shows "?" and the banner says UNKNOWN, never a plain, healthy tab.
  *
- * The favicon has one owner, <Favicon/> in the root layout: a page's <HaltSignal/> only says which
- * icon it wants. Changing a <link> that React rendered from outside React loses the change when
- * React hydrates or re-renders that link (two icons, the healthy one last).
+ * One home, the root layout, fed by the overview's query (O(bots + symbols)), which keeps polling
+ * in a background tab. The favicon has one owner, <Favicon/>: changing a <link> React rendered from
+ * outside React loses the change when React hydrates or re-renders it (two icons, the healthy one last).
  */
 const PLAIN = "/favicon.svg";
 const HALTED = "/favicon-halted.svg";
+const UNKNOWN = "/favicon-unknown.svg";
+/** Slower than a page's own poll: it also runs in background tabs, which browsers throttle anyway. */
+const SIGNAL_INTERVAL_MS = 2_000;
+/** No answer for this long: the poll has stopped, and the console cannot tell. */
+const TOO_OLD_MS = 8_000;
+const PREFIX = /^(HALTED · |\? · )+/;
 
 let wanted = PLAIN;
 const listeners = new Set<() => void>();
@@ -34,22 +52,68 @@ export function Favicon() {
   return <link rel="icon" type="image/svg+xml" href={href} />;
 }
 
-export function HaltSignal({ halted, unsure, title = "driftwatch" }: { halted: string[]; unsure: boolean; title?: string }) {
-  const isHalted = halted.length > 0;
+/** The halt signal of the whole console: title, favicon and banner. Rendered once, in the root layout. */
+export function HaltSignal() {
+  const pathname = usePathname();
+  // The sign-in page reads nothing: it must not poll, nor alarm a reader who is not signed in yet.
+  const active = pathname !== "/login";
+  const query = useQuery({ ...overviewQuery(), enabled: active, refetchInterval: SIGNAL_INTERVAL_MS, refetchIntervalInBackground: true });
+  const now = useNow();
+  const hydrated = useHydrated();
+  const data = active ? query.data : undefined;
+  const halted = data?.bots.filter((b) => b.breaker?.halted) ?? [];
+  const causes: string[] = [];
+  if (active && query.error) {
+    const fix = query.error instanceof LiveReadError && query.error.fix ? ` (${query.error.fix})` : "";
+    causes.push(`cannot read right now: ${query.error.message}${fix}`);
+  } else if (active && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS) {
+    causes.push(`no update for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
+  }
+  if (data) causes.push(...data.alarms);
+  // Only the browser knows whether the data is current; the server's HTML and hydration show nothing.
+  const state = !hydrated || !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
+
   useEffect(() => {
-    want(isHalted ? HALTED : PLAIN);
-    // The title belongs to Next's metadata, which may arrive (streamed) or be rendered again after
-    // this runs: keep putting this one back whenever the head changes, until the page goes.
-    const text = isHalted ? `HALTED · ${title}` : unsure ? `? · ${title}` : title;
+    want(state === "halted" ? HALTED : state === "unknown" ? UNKNOWN : PLAIN);
+    const prefix = state === "halted" ? "HALTED · " : state === "unknown" ? "? · " : "";
+    // The title belongs to Next's metadata, which may arrive (streamed) or change with the page after
+    // this runs: keep putting the prefix back on whatever title the page has whenever the head changes.
     const apply = () => {
+      const text = prefix + document.title.replace(PREFIX, "");
       if (document.title !== text) document.title = text;
     };
     apply();
     const observer = new MutationObserver(apply);
     observer.observe(document.head, { childList: true, subtree: true, characterData: true });
     return () => observer.disconnect();
-  }, [isHalted, unsure, title]);
-  // A page that does not watch the breakers (audit, login) shows the plain icon, not a stale halt.
-  useEffect(() => () => want(PLAIN), []);
-  return null;
+  }, [state]);
+
+  // The overview shows the same, at length, in its own summary and alarm banner.
+  const banner = (state === "halted" || state === "unknown") && pathname !== "/";
+  return (
+    <div data-testid="halt-signal" data-state={state} className={banner ? "mx-auto max-w-6xl px-4 pt-3" : undefined}>
+      {!banner ? null : state === "halted" ? (
+        <p data-testid="halt-banner" className="rounded bg-red-700 px-3 py-1 text-sm font-semibold text-white">
+          HALTED:{" "}
+          {halted.map((b, i) => (
+            <span key={b.botId}>
+              {i > 0 && ", "}
+              <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
+                {b.botId}
+              </Link>{" "}
+              <span className="break-words font-normal">
+                ({visibleText(haltCauseText({ reason: b.breaker?.reason ?? null, inSyncSince: b.breaker?.causeInSyncSince ?? null }))})
+              </span>
+            </span>
+          ))}
+          {causes.length > 0 && <span className="font-normal">. Not current: {causes.join("; ")}</span>}
+        </p>
+      ) : (
+        <p data-testid="halt-banner" className="rounded bg-amber-700 px-3 py-1 text-sm font-semibold text-white">
+          UNKNOWN: the console cannot tell whether any bot is halted: <span className="font-normal">{causes.join("; ")}</span>. Treat every bot as possibly
+          halted until this clears.
+        </p>
+      )}
+    </div>
+  );
 }

@@ -6,7 +6,6 @@ import { useState } from "react";
 import { BotCard } from "@/components/bot/bot-card";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
-import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
@@ -72,7 +71,6 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   return (
     <div className="space-y-5">
-      <HaltSignal halted={halted} unsure={unsure || data.alarms.length > 0} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Bots</h1>
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />

@@ -5,7 +5,6 @@ import { useState } from "react";
 import { PositionChart } from "@/components/charts/position-chart";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
-import { HaltSignal } from "@/components/live/halt-signal";
 import { LiveStatus } from "@/components/live/live-status";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
@@ -21,6 +20,7 @@ import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
 import { useHydrated } from "@/components/live/use-hydrated";
+import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { visibleText } from "@/lib/text/visible-text";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
@@ -79,7 +79,6 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
 
   return (
     <div className="space-y-5">
-      <HaltSignal halted={halted ? [botId] : []} unsure={unsure} title={`${symbol} on ${botId} · driftwatch`} />
       <nav aria-label="Breadcrumb" className="text-sm">
         <ol className="flex flex-wrap gap-1">
           <li>
@@ -111,8 +110,8 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       />
       {halted && data.bot.breaker && (
         <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">
-          <strong>{botId} is halted:</strong> {visibleText(data.bot.breaker.reason ?? "no reason recorded")}, since <UtcTime iso={data.bot.breaker.changedAt} />{" "}
-          by {data.bot.breaker.changedBy}.
+          <strong>{botId} is halted:</strong> {visibleText(haltCauseText({ reason: data.bot.breaker.reason, inSyncSince: data.bot.breaker.causeInSyncSince }))},
+          since <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
         </p>
       )}
       <BookLine line={data.line} unsure={unsure} />

@@ -11,7 +11,7 @@
 export type ReadGate = { kind: "pass" } | { kind: "sign_in"; location: string } | { kind: "unauthorized"; message: string };
 
 /** Paths anyone may load: the sign-in page itself and what it needs. */
-const OPEN_PATHS = ["/login", "/favicon.svg", "/favicon-halted.svg"];
+const OPEN_PATHS = ["/login", "/favicon.svg", "/favicon-halted.svg", "/favicon-unknown.svg"];
 
 export const SIGN_IN_REQUIRED_MESSAGE = "Sign in to read this console (it runs with DRIFTWATCH_REQUIRE_SIGN_IN=1).";
 

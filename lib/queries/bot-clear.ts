@@ -8,11 +8,35 @@ import { getClearChecklist } from "./clear-checklist";
 
 export type ClearRequestView = Pick<ClearRequestRow, "id" | "requestedBy" | "requestedAt" | "expiresAt" | "reason" | "breakerVersion">;
 
+/** A drift since the trip that an operator acknowledged: the latest acknowledgement of its symbol. */
+export interface AcknowledgedDrift {
+  symbol: string;
+  drift: "size_drift" | "unknown_position";
+  ours: number;
+  theirs: number;
+  by: string;
+  at: string;
+  note: string;
+}
+
+/**
+ * Acknowledgements that count for the current halt, the latest per symbol: the same rule as the
+ * checklist's (made on a cycle since the trip, or recorded since it), over the index on
+ * drift_acknowledgements (bot_id, …); bounded, as a halt sees a handful of symbols.
+ */
+const ACKNOWLEDGED_SINCE_TRIP_SQL = `
+  SELECT a.symbol, a.drift, a.ours, a.theirs, a.acknowledged_by AS by, a.acknowledged_at AS at, a.note
+  FROM drift_acknowledgements a LEFT JOIN reconciliations ar ON ar.id = a.reconciliation_id
+  WHERE a.bot_id = ? AND (ar.at >= ? OR a.acknowledged_at >= ?)
+  ORDER BY a.id DESC LIMIT 200`;
+
 export interface BotClearView {
   bot: BotSummary;
   items: ChecklistItem[];
   /** Drifts since the trip that nobody acknowledged, for the forms beside the checklist. */
   drifts: UnacknowledgedDrift[];
+  /** Drifts since the trip that were acknowledged, by symbol; empty while not halted. */
+  acknowledged: AcknowledgedDrift[];
   twoPersonClear: boolean;
   pending: ClearRequestView[];
 }
@@ -35,5 +59,19 @@ export function getBotClearView(params: {
     `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
        FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND expires_at > ? ORDER BY id DESC LIMIT 10`,
   ).all(params.botId, params.now.toISOString()) as ClearRequestView[];
-  return { bot, items, drifts: facts.unacknowledgedDrifts, twoPersonClear: params.twoPersonClear, pending };
+  const trippedAt = bot.breaker?.halted ? bot.breaker.changedAt : null;
+  const acknowledged = new Map<string, AcknowledgedDrift>();
+  if (trippedAt !== null) {
+    for (const a of statement(params.db, ACKNOWLEDGED_SINCE_TRIP_SQL).all(params.botId, trippedAt, trippedAt) as AcknowledgedDrift[]) {
+      if (!acknowledged.has(a.symbol)) acknowledged.set(a.symbol, a);
+    }
+  }
+  return {
+    bot,
+    items,
+    drifts: facts.unacknowledgedDrifts,
+    acknowledged: [...acknowledged.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)),
+    twoPersonClear: params.twoPersonClear,
+    pending,
+  };
 }

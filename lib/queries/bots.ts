@@ -2,6 +2,7 @@ import "server-only";
 import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
+import { getCauseInSyncSince } from "./halt-cause";
 import { observeHeartbeat } from "./heartbeat-motion";
 
 export interface BotSummary {
@@ -12,7 +13,15 @@ export interface BotSummary {
   reasons: string[];
   heartbeatAt: string | null;
   heartbeatAgeMs: number | null;
-  breaker: { halted: boolean; reason: string | null; changedAt: string; changedBy: string; version: number } | null;
+  breaker: {
+    halted: boolean;
+    reason: string | null;
+    changedAt: string;
+    changedBy: string;
+    version: number;
+    /** Halted, and every symbol that tripped it back in sync since this time (getCauseInSyncSince); else null. */
+    causeInSyncSince: string | null;
+  } | null;
   lastReconciliation: { at: string; outcome: string; ageMs: number | null } | null;
 }
 
@@ -48,7 +57,14 @@ export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: n
     const breaker =
       r.halted === null || r.changedAt === null || r.changedBy === null || r.breakerVersion === null
         ? null
-        : { halted: r.halted === 1, reason: r.reason, changedAt: r.changedAt, changedBy: r.changedBy, version: r.breakerVersion };
+        : {
+            halted: r.halted === 1,
+            reason: r.reason,
+            changedAt: r.changedAt,
+            changedBy: r.changedBy,
+            version: r.breakerVersion,
+            causeInSyncSince: r.halted === 1 ? getCauseInSyncSince({ db: params.db, botId: r.botId }) : null,
+          };
     const lastRec = r.lastReconciliation ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string }) : null;
     const s = botStatus({
       now,

@@ -139,7 +139,12 @@ test.describe("operator actions on a lost reply", () => {
     await expect(ended).toContainText("back in sync since");
     await ended.getByLabel("What you checked").fill("a fill landed between two cycles; back in sync on the next");
     await ended.getByRole("button", { name: "Acknowledge BTCUSDT" }).click();
-    await expect(ended.getByTestId("action-ok")).toContainText("Acknowledged");
+    // Without a reload, it moves to the acknowledged list: who, when and the note, and no form.
+    const acknowledged = page.locator('[data-testid="acknowledged-drift"][data-symbol="BTCUSDT"]');
+    await expect(acknowledged).toContainText("Acknowledged by operator:ana at");
+    await expect(acknowledged).toContainText("“a fill landed between two cycles; back in sync on the next”");
+    await expect(acknowledged.getByRole("button")).toHaveCount(0);
+    await expect(ended).toHaveCount(0);
     await expect(checklist.locator('li[data-met="false"]')).toHaveCount(0);
 
     // 4. Clear: a reason, and the bot id typed out.

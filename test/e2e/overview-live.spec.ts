@@ -51,11 +51,12 @@ test.describe("overview after an unknown position and a lost reply", () => {
     // Hydration must not fail (a mismatch makes React re-render the page and lose focus).
     expect(errors.filter((e) => /418|[Hh]ydrat/.test(e))).toEqual([]);
 
-    // The audit log does not watch the breakers: its tab shows neither a halt nor a stale one.
+    // Every page carries the halt signal, the audit log too (issue 16: it used to read as healthy).
     const nav = page.getByRole("navigation", { name: "Main" });
     await nav.getByRole("link", { name: "Audit log" }).click();
     await expect(page).toHaveURL(`${server.url}/audit`);
-    await expect(icon).toHaveAttribute("href", "/favicon.svg");
+    await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
+    await expect(icon).toHaveAttribute("href", "/favicon-halted.svg");
     await nav.getByRole("link", { name: "Overview" }).click();
     await expect(page).toHaveTitle("HALTED · driftwatch");
     await expect(icon).toHaveAttribute("href", "/favicon-halted.svg");

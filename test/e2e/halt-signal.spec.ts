@@ -1,0 +1,114 @@
+/**
+ * The halt signal on every page: while any bot is halted, each page's tab says so (title and
+ * favicon) and a slim banner names the halted bots with a link to each; with none halted, no page
+ * does; and when the console cannot tell, the tab says "?" and the banner UNKNOWN, never healthy,
+ * in a background tab too.
+ */
+import { expect, test, type Page } from "@playwright/test";
+import { healthyJournal, incidentJournal } from "../helpers/e2e/journals";
+import { sqliteCli } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+const PAGES = ["/bots/alpha", "/doubtful", "/incidents", "/audit"] as const;
+
+async function signalSettled(page: Page, state: "halted" | "plain" | "unknown") {
+  await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", state);
+}
+
+test.describe("with halted bots", () => {
+  let server: ConsoleServer;
+  let close: () => void;
+  test.beforeAll(async () => {
+    const j = await incidentJournal();
+    close = j.close;
+    server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    close?.();
+  });
+
+  for (const path of PAGES) {
+    test(`${path} shows the banner, the HALTED title and the halted favicon`, async ({ page }) => {
+      await page.goto(server.url + path);
+      await signalSettled(page, "halted");
+      const banner = page.getByTestId("halt-banner");
+      await expect(banner).toContainText(/^HALTED: alpha \(unknown position ETHUSDT \+3\), beta \(.+\)$/);
+      await expect(banner.getByRole("link", { name: "alpha" })).toHaveAttribute("href", "/bots/alpha");
+      await expect(banner.getByRole("link", { name: "beta" })).toHaveAttribute("href", "/bots/beta");
+      await expect(page).toHaveTitle(/^HALTED · .*driftwatch$/);
+      await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+    });
+  }
+
+  test("the banner's link leads to the halted bot's page, which keeps the signal", async ({ page }) => {
+    await page.goto(`${server.url}/audit`);
+    await page.getByTestId("halt-banner").getByRole("link", { name: "beta" }).click();
+    await expect(page).toHaveURL(`${server.url}/bots/beta`);
+    await expect(page).toHaveTitle("HALTED · beta · driftwatch");
+    await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+  });
+
+  test("when the console cannot be reached, the banner keeps the last halt and says it is not current", async ({ page }) => {
+    await page.goto(`${server.url}/audit`);
+    await signalSettled(page, "halted");
+    await page.route("**/api/overview", (route) => route.abort());
+    // The halt last seen stays on show, with why it may be out of date.
+    await expect(page.getByTestId("halt-banner")).toContainText("Not current: cannot read right now: the console server cannot be reached");
+    await expect(page).toHaveTitle(/^HALTED · /);
+  });
+});
+
+test.describe("with no bot halted", () => {
+  test("no page shows a banner, a HALTED title or the halted favicon; a halt in a background tab turns it", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+    try {
+      for (const path of ["/bots/gamma", "/doubtful", "/incidents", "/audit"]) {
+        await page.goto(server.url + path);
+        await signalSettled(page, "plain");
+        await expect(page.getByTestId("halt-banner")).toHaveCount(0);
+        await expect(page).not.toHaveTitle(/HALTED|\?/);
+        await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon.svg");
+      }
+
+      // The tab goes to the background (the page's own polls pause there); the bot trips meanwhile.
+      await page.evaluate(() => {
+        Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+        Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+        document.dispatchEvent(new Event("visibilitychange"));
+      });
+      sqliteCli(
+        j.file,
+        `UPDATE breakers SET halted = 1, reason = 'halted by hand in a test', changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'gamma';`,
+      );
+      await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
+      await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+      await expect(page.getByTestId("halt-banner")).toHaveText("HALTED: gamma (halted by hand in a test)");
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+
+  test("when the journal cannot be read, the tab says ? with the unknown favicon and the banner UNKNOWN", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+    try {
+      await page.goto(`${server.url}/incidents`);
+      await signalSettled(page, "plain");
+      await page.route("**/api/overview", (route) =>
+        route.fulfill({ status: 503, json: { ok: false, error: { code: "unreadable", message: "the journal cannot be read", fix: "check the file" } } }),
+      );
+      await signalSettled(page, "unknown");
+      await expect(page.getByTestId("halt-banner")).toContainText(
+        "UNKNOWN: the console cannot tell whether any bot is halted: cannot read right now: the journal cannot be read",
+      );
+      await expect(page).toHaveTitle("? · Incident review · driftwatch");
+      await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-unknown.svg");
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+});
