@@ -9,9 +9,11 @@
  *
  * The password is asked twice on a terminal, without echo; with --password-stdin it is the first
  * line of standard input (for scripts: never put a password in an argument, where ps shows it).
- * The file is DRIFTWATCH_ACCOUNTS_DB (./data/accounts.db), created on first use.
+ * The file is DRIFTWATCH_ACCOUNTS_DB (./data/accounts.db), created by the first add; every other
+ * command refuses a missing file (naming the demo's when that is what exists) rather than create one.
  * Exit codes: 0 done, 1 refused (the line says why), 2 wrong usage.
  */
+import fs from "node:fs";
 import { parseArgs } from "node:util";
 import {
   AccountError,
@@ -28,6 +30,7 @@ import {
 } from "../lib/auth/accounts";
 import { AccountsFileError, openAccountsDb } from "../lib/db/accounts-file";
 import { env, EnvError } from "../lib/env";
+import { demoFileHint } from "./cli-files";
 
 const usage = `usage: npm run accounts -- add <name> --role viewer|operator [--password-stdin]
        npm run accounts -- passwd <name> [--password-stdin]
@@ -35,6 +38,7 @@ const usage = `usage: npm run accounts -- add <name> --role viewer|operator [--p
        npm run accounts -- disable <name> | enable <name> | list`;
 
 class UsageError extends Error {}
+class MissingFile extends Error {}
 
 async function readStdinLine(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -132,7 +136,21 @@ async function main(argv: string[]): Promise<number> {
   if (!command) throw new UsageError("no command given");
   const config = env();
   const fromStdin = values["password-stdin"];
+  // Only add creates the file: listing or changing accounts in a file that is not there would leave
+  // an empty accounts file behind (and, during the demo, hide that the demo's is elsewhere).
   const open = () => openAccountsDb(config.accountsDbPath);
+  const openExisting = () => {
+    if (!fs.existsSync(config.accountsDbPath)) {
+      const hint = demoFileHint("accounts", config.accountsDbPath, { script: "accounts", args: argv });
+      if (hint) throw new MissingFile(hint);
+      throw new AccountsFileError(
+        config.accountsDbPath,
+        "not found",
+        "set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file, or create this one with npm run accounts -- add <name> --role operator",
+      );
+    }
+    return open();
+  };
 
   switch (command) {
     case "add": {
@@ -153,7 +171,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "passwd": {
       const name = one(rest, "passwd");
-      const { db, sqlite } = open();
+      const { db, sqlite } = openExisting();
       try {
         // Refuse an unknown name before asking for a password nobody will use.
         if (!getAccount(db, { name })) throw new AccountError("not_found", `no account named ${JSON.stringify(name)} (npm run accounts -- list shows them)`);
@@ -168,7 +186,7 @@ async function main(argv: string[]): Promise<number> {
     case "role": {
       if (rest.length !== 2) throw new UsageError("role takes an account name and a role: role <name> viewer|operator");
       const name = checkAccountName(rest[0]!);
-      const { db, sqlite } = open();
+      const { db, sqlite } = openExisting();
       try {
         console.log(`${describe(setAccountRole(db, { name, role: rest[1]! }))}: the new role applies from its next request`);
       } finally {
@@ -179,7 +197,7 @@ async function main(argv: string[]): Promise<number> {
     case "disable":
     case "enable": {
       const name = one(rest, command);
-      const { db, sqlite } = open();
+      const { db, sqlite } = openExisting();
       try {
         const account = setAccountDisabled(db, { name, disabled: command === "disable" });
         console.log(
@@ -194,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "list": {
       if (rest.length > 0) throw new UsageError("list takes no arguments");
-      const { db, sqlite } = open();
+      const { db, sqlite } = openExisting();
       try {
         const all = listAccounts(db);
         if (all.length === 0) console.log(`no accounts in ${config.accountsDbPath} yet: npm run accounts -- add <name> --role operator`);
@@ -220,7 +238,7 @@ try {
     console.error(`driftwatch: ${(error as Error).message} (npm run accounts -- help shows the usage)`);
     process.exitCode = 2;
   } else {
-    const known = error instanceof AccountError || error instanceof AccountsFileError || error instanceof EnvError;
+    const known = error instanceof AccountError || error instanceof AccountsFileError || error instanceof MissingFile || error instanceof EnvError;
     console.error(`driftwatch: ${known ? "" : "unexpected error: "}${(error as Error).message}`);
     process.exitCode = 1;
   }

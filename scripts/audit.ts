@@ -7,7 +7,8 @@
  * console published outside the journal (DRIFTWATCH_AUDIT_HEAD_FILE), or the one given as N:HASH:
  * that catches a removed tail and a chain rewritten by whoever could write the journal.
  * Exit 0 with the head when everything holds; 1 naming the first bad entry; 2 for a usage error.
- * The file defaults to DRIFTWATCH_JOURNAL.
+ * The file defaults to DRIFTWATCH_JOURNAL. When that default (or the accounts file the key is
+ * kept beside) is missing and the demo's exists, it names the demo's files and the command for them.
  */
 import path from "node:path";
 import type { AuditHead } from "../lib/audit/chain";
@@ -16,6 +17,7 @@ import { auditKeyFile, findAuditKey } from "../lib/audit/key";
 import { verifyAuditLog } from "../lib/audit/log";
 import { openJournalReader } from "../lib/db/journal-file";
 import { env } from "../lib/env";
+import { demoFileHint } from "./cli-files";
 
 const USAGE = "usage: npm run audit -- verify [file] [--expect-head [N:HASH]]";
 
@@ -53,6 +55,13 @@ function main(argv: string[]): number {
   }
   const c = env();
   const journalPath = path.resolve(args.file ?? c.journalPath);
+  // During the demo the defaults are not its files: name the demo's, and the command for them.
+  const alsoReads = { kind: "accounts" as const, file: c.accountsDbPath };
+  const hint = args.file === undefined ? demoFileHint("journal", journalPath, { script: "audit", args: argv, alsoReads }) : undefined;
+  if (hint) {
+    console.error(`driftwatch: ${hint}`);
+    return 1;
+  }
   // The journal first: a wrong path is the likeliest mistake, and says so in one line.
   const { db, info } = openJournalReader(journalPath);
   let expectHead: AuditHead | undefined;
@@ -62,6 +71,11 @@ function main(argv: string[]): number {
   if (key === null && keyed) {
     // A missing setting, not a broken chain: say where the key was looked for.
     db.close();
+    const accountsHint = demoFileHint("accounts", c.accountsDbPath, { script: "audit", args: argv });
+    if (accountsHint) {
+      console.error(`driftwatch: ${accountsHint}`);
+      return 2;
+    }
     console.error(
       `audit log of ${info.file}: its entries are keyed, and no audit key was found (DRIFTWATCH_AUDIT_KEY is unset and there is no ${auditKeyFile(c.accountsDbPath)}). Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the key is kept beside it), or DRIFTWATCH_AUDIT_KEY to the console's key`,
     );

@@ -1,49 +1,77 @@
-// npm run demo [-- --speed N] [-- --seed S] [-- --on-call]
+// npm run demo [-- --speed N] [-- --seed S] [-- --on-call] [-- --dev]
 //
-// The console and two demo bots, together, on a fresh journal: ./data/demo.db is recreated and
-// migrated, and a fresh accounts file (./data/demo-accounts/) gets one operator, "demo", with a
-// new random password printed below the URL. The console is built if the build is missing or older
-// than the sources, then the bots (scripts/demo-bots.ts) and the console (next start on 127.0.0.1)
-// start, each in its own process group. Ctrl-C or SIGTERM stops both: the bots finish their current
-// write and close the journal, the console's whole group is ended, and nothing is left running.
+// The console and two demo bots, together, on a fresh journal. In this order, so that nothing of the
+// previous run is erased before the demo can start: the ports are checked (the console's and the
+// venue gateway's; either taken is one line and exit 2), the production console is built if the
+// build is missing or older than the sources (--dev serves the development server instead), the
+// ports are checked again, then ./data/demo.db is recreated and migrated and a fresh accounts file
+// (./data/demo-accounts/) gets one operator, "demo", with a new random password printed below the
+// URL. The bots (scripts/demo-bots.ts) and the console (on 127.0.0.1) start, each in its own process
+// group. Ctrl-C or SIGTERM stops both: the bots finish their current write and close the journal,
+// the console's whole group is ended, and nothing is left running.
 //
 // Environment: DRIFTWATCH_DEMO_PORT (default 3000), DRIFTWATCH_DEMO_VENUE_PORT (default the port + 1),
-// DRIFTWATCH_DEMO_DIR (default ./data).
+// DRIFTWATCH_DEMO_DIR (default ./data), DRIFTWATCH_DEMO_SERVER (start, the default, or dev: as --dev).
 // Plain Node on purpose: it must run before anything is built or compiled.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildState } from "../tools/lib/build-state.mjs";
 
+let stopping = false;
+/** The child processes: the build while it runs, then the bots and the console. */
+let building;
+const children = [];
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = (name) => path.join(root, "node_modules/.bin", name);
 const say = (line) => console.log(`demo: ${line}`);
+const fail = (line, code) => {
+  console.error(`demo: ${line}`);
+  process.exit(code);
+};
 
 const { values } = parseArgs({
   options: {
     speed: { type: "string", default: "1" },
     seed: { type: "string", default: "1" },
     "on-call": { type: "boolean", default: false },
+    dev: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
 if (values.help) {
-  console.log("usage: npm run demo [-- --speed N] [--seed S] [--on-call]\nenv: DRIFTWATCH_DEMO_PORT (3000), DRIFTWATCH_DEMO_DIR (./data)");
+  console.log(
+    "usage: npm run demo [-- --speed N] [--seed S] [--on-call] [--dev]\n" +
+      "env: DRIFTWATCH_DEMO_PORT (3000), DRIFTWATCH_DEMO_VENUE_PORT (the port + 1), DRIFTWATCH_DEMO_DIR (./data), DRIFTWATCH_DEMO_SERVER (start|dev)",
+  );
   process.exit(0);
 }
 const speed = Number(values.speed);
-if (!(speed > 0) || !Number.isFinite(speed)) {
-  console.error(`demo: --speed must be a number above 0, got ${values.speed}`);
-  process.exit(2);
-}
-const port = Number(process.env.DRIFTWATCH_DEMO_PORT ?? 3000);
-if (!Number.isInteger(port) || port < 1 || port > 65535) {
-  console.error(`demo: DRIFTWATCH_DEMO_PORT must be a port number, got ${process.env.DRIFTWATCH_DEMO_PORT}`);
-  process.exit(2);
-}
+if (!(speed > 0) || !Number.isFinite(speed)) fail(`--speed must be a number above 0, got ${values.speed}`, 2);
+
+const portFrom = (name, fallback) => {
+  const raw = process.env[name];
+  const n = Number(raw ?? fallback);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) fail(`${name} must be a port number (1 to 65535), got ${raw}`, 2);
+  return n;
+};
+const port = portFrom("DRIFTWATCH_DEMO_PORT", 3000);
+// The console asks the bots' simulated venues about an order through the venue gateway.
+const venuePort = portFrom("DRIFTWATCH_DEMO_VENUE_PORT", port + 1);
+if (venuePort === port) fail(`DRIFTWATCH_DEMO_VENUE_PORT must differ from the console's port ${port}`, 2);
+
+// DRIFTWATCH_DEMO_SERVER: "start" (the default) serves the production build, building it first if
+// it is missing or older than the sources; "dev" (or --dev) the development server, for working on
+// the console: each page compiles on its first visit and Next's badge sits over the page.
+const envServer = process.env.DRIFTWATCH_DEMO_SERVER;
+if (envServer !== undefined && envServer !== "start" && envServer !== "dev") fail(`DRIFTWATCH_DEMO_SERVER must be "start" or "dev", got ${envServer}`, 2);
+if (values.dev && envServer === "start") fail("--dev and DRIFTWATCH_DEMO_SERVER=start disagree: drop one", 2);
+const serverMode = values.dev ? "dev" : (envServer ?? "start");
+
 const dataDir = path.resolve(root, process.env.DRIFTWATCH_DEMO_DIR ?? "data");
 const journal = path.join(dataDir, "demo.db");
 // A folder of its own: the console keeps its generated session secret beside the accounts file.
@@ -51,14 +79,129 @@ const accountsDir = path.join(dataDir, "demo-accounts");
 const accounts = path.join(accountsDir, "accounts.db");
 const url = `http://127.0.0.1:${port}`;
 
+// ---- both ports free, before any file is touched ---------------------------------------------------
+
+/** Whether 127.0.0.1:port can be listened on, as the console and the gateway will. */
+const portFree = (p) =>
+  new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen({ port: p, host: "127.0.0.1", exclusive: true }, () => server.close(() => resolve(true)));
+  });
+
+/**
+ * Which process listens on the port, when Linux's /proc says so cheaply (a process of another user
+ * hides its sockets: then nothing is named).
+ */
+function portHolder(p) {
+  try {
+    const hex = p.toString(16).toUpperCase().padStart(4, "0");
+    const inodes = new Set();
+    for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+      let text = "";
+      try {
+        text = fs.readFileSync(table, "utf8");
+      } catch {
+        continue;
+      }
+      for (const line of text.split("\n").slice(1)) {
+        const f = line.trim().split(/\s+/);
+        // local address "ADDR:PORT", state 0A = LISTEN, inode in column 10
+        if (f.length > 9 && f[1]?.endsWith(`:${hex}`) && f[3] === "0A") inodes.add(`socket:[${f[9]}]`);
+      }
+    }
+    if (inodes.size === 0) return undefined;
+    for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      let fds;
+      try {
+        fds = fs.readdirSync(`/proc/${pid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        let target;
+        try {
+          target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        } catch {
+          continue;
+        }
+        if (inodes.has(target)) {
+          const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " ").trim();
+          return `process ${pid} (${cmd.length > 80 ? `${cmd.slice(0, 77)}...` : cmd})`;
+        }
+      }
+    }
+  } catch {
+    // not Linux, or /proc unreadable: the port alone is named
+  }
+  return undefined;
+}
+
+async function checkPorts() {
+  const other = (p) => (p + 100 <= 65535 ? p + 100 : p - 100);
+  for (const [p, what, fix] of [
+    [
+      port,
+      "for the console",
+      `DRIFTWATCH_DEMO_PORT=${other(port)} npm run demo (the venue gateway then takes ${other(port) + 1} unless DRIFTWATCH_DEMO_VENUE_PORT is set)`,
+    ],
+    [
+      venuePort,
+      `for the venue gateway${process.env.DRIFTWATCH_DEMO_VENUE_PORT ? "" : ", the console's port + 1"}`,
+      `DRIFTWATCH_DEMO_VENUE_PORT=${other(venuePort)} npm run demo, or DRIFTWATCH_DEMO_PORT=${other(port)} to move both`,
+    ],
+  ]) {
+    if (await portFree(p)) continue;
+    const holder = portHolder(p);
+    fail(`port ${p} (${what}) is taken${holder ? ` by ${holder}` : ""}; nothing was changed. Choose another: ${fix}`, 2);
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// A second Ctrl-C while stopping changes nothing: the bots are already finishing their write.
+process.on("SIGINT", () => void shutdown(0));
+process.on("SIGTERM", () => void shutdown(0));
+process.on("SIGHUP", () => void shutdown(0));
+
+await checkPorts();
+say(`the console on port ${port}, the venue gateway on port ${venuePort}`);
+
+// ---- the production console, built once ------------------------------------------------------------
+// Built before anything is erased: a build that fails leaves the previous run's journal as it was.
+if (serverMode === "dev") {
+  say("serving the console with the development server (--dev: each page compiles on its first visit)");
+} else {
+  const { builtAt, current } = buildState(root);
+  if (!current) {
+    say(
+      builtAt === 0
+        ? "building the production console, once (30 to 60 s on a quiet machine; --dev skips it)"
+        : "the sources changed since the last build: rebuilding the production console",
+    );
+    const startedAt = Date.now();
+    building = spawn(bin("next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+    // Next is silent for long stretches while it compiles: a line every 10 s says it is still going.
+    const ticker = setInterval(() => say(`still building (${Math.round((Date.now() - startedAt) / 1000)} s)`), 10_000);
+    const { code, signal } = await new Promise((resolve) => building.once("exit", (c, sig) => resolve({ code: c, signal: sig })));
+    clearInterval(ticker);
+    building = undefined;
+    if (stopping) process.exit(0);
+    if (code !== 0)
+      fail(
+        `the console did not build (${signal ?? `exit code ${code}`}); fix the error above and run npm run demo again (the previous run's files are untouched)`,
+        1,
+      );
+    say(`built in ${Math.round((Date.now() - startedAt) / 1000)} s`);
+  }
+}
+// Again, cheaply: something may have taken a port during the build.
+await checkPorts();
+
 // ---- a fresh journal ------------------------------------------------------------------------------
 fs.mkdirSync(dataDir, { recursive: true });
 for (const f of [journal, `${journal}-wal`, `${journal}-shm`]) fs.rmSync(f, { force: true });
 const migrate = spawnSync(process.execPath, ["--import", "tsx", "scripts/journal.ts", "migrate", journal], { cwd: root, stdio: "inherit" });
-if (migrate.status !== 0) {
-  console.error("demo: could not create the demo journal");
-  process.exit(1);
-}
+if (migrate.status !== 0) fail("could not create the demo journal", 1);
 
 // ---- a fresh operator account to sign in with ---------------------------------------------------
 fs.rmSync(accountsDir, { recursive: true, force: true });
@@ -70,36 +213,9 @@ const addAccount = spawnSync(process.execPath, ["--import", "tsx", "scripts/acco
   stdio: ["pipe", "inherit", "inherit"],
   env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accounts },
 });
-if (addAccount.status !== 0) {
-  console.error("demo: could not create the demo operator account");
-  process.exit(1);
-}
-
-// ---- a build no older than the sources -------------------------------------------------------------
-const { builtAt, sourcesAt } = buildState(root);
-// DRIFTWATCH_DEMO_SERVER: "start" serves the production build (building it first if needed),
-// "dev" the development server. Unset: the build when it is up to date, else the development
-// server, which answers in seconds where a first build takes a minute: a fresh clone's demo is up
-// quickly, and `npm run build` once makes every later run the production console.
-const serverMode = process.env.DRIFTWATCH_DEMO_SERVER ?? (builtAt >= sourcesAt ? "start" : "dev");
-if (serverMode !== "start" && serverMode !== "dev") {
-  console.error(`demo: DRIFTWATCH_DEMO_SERVER must be "start" or "dev", got ${serverMode}`);
-  process.exit(2);
-}
-if (serverMode === "dev") {
-  say("serving the console with the development server (each page compiles on its first visit; run `npm run build` once for the production server)");
-} else if (builtAt < sourcesAt) {
-  say(builtAt === 0 ? "no build of the console yet: building it (a minute or two, once)" : "the sources changed since the last build: rebuilding the console");
-  const build = spawnSync(bin("next"), ["build"], { cwd: root, stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-  if (build.status !== 0) {
-    console.error("demo: the console did not build; fix the error above and run npm run demo again");
-    process.exit(1);
-  }
-}
+if (addAccount.status !== 0) fail("could not create the demo operator account", 1);
 
 // ---- the bots and the console, each in its own process group ---------------------------------------
-const children = [];
-
 function start(name, command, args, env) {
   const child = spawn(command, args, {
     cwd: root,
@@ -150,11 +266,15 @@ const signalGroup = (pid, signal) => {
   }
 };
 
-let stopping = false;
-
 async function shutdown(code) {
   if (stopping) return;
   stopping = true;
+  if (building) {
+    // Interrupted while building: end the build; nothing has been erased yet.
+    say("stopping the build; the previous run's files are untouched");
+    building.kill("SIGTERM");
+    return;
+  }
   say("stopping: the bots finish their current write, then the console stops");
   const bots = children.find((c) => c.name === "bots");
   const console_ = children.find((c) => c.name === "console");
@@ -177,15 +297,7 @@ async function shutdown(code) {
   process.exit(code);
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// A second Ctrl-C while stopping changes nothing: the bots are already finishing their write.
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
-process.on("SIGHUP", () => void shutdown(0));
-
-// The console asks the bots' simulated venues about an order through the venue gateway, with a
-// fresh token each run.
-const venuePort = Number(process.env.DRIFTWATCH_DEMO_VENUE_PORT ?? port + 1);
+// The gateway's token: a fresh one each run.
 const venueToken = randomBytes(24).toString("base64url");
 const botArgs = [
   "--import",
@@ -226,6 +338,11 @@ if (!stopping) {
   say(`open ${url}  (journal ${journal}, speed ${speed}; Ctrl-C stops everything)`);
   say(`to clear a halt or resolve an order, sign in as "demo" with password ${password} (a new one every run)`);
   // The CLIs default to ./data/journal.db and ./data/accounts.db: name the demo's own files.
-  const rel = (f) => path.relative(process.cwd(), f) || f;
-  say(`to verify its audit log: DRIFTWATCH_JOURNAL=${rel(journal)} DRIFTWATCH_ACCOUNTS_DB=${rel(accounts)} npm run audit -- verify --expect-head`);
+  const rel = (f) => {
+    const r = path.relative(process.cwd(), f);
+    return r === "" || r.startsWith("..") ? f : `./${r}`;
+  };
+  say(`to check its journal:     DRIFTWATCH_JOURNAL=${rel(journal)} npm run journal -- check`);
+  say(`to list its accounts:     DRIFTWATCH_ACCOUNTS_DB=${rel(accounts)} npm run accounts -- list`);
+  say(`to verify its audit log:  DRIFTWATCH_JOURNAL=${rel(journal)} DRIFTWATCH_ACCOUNTS_DB=${rel(accounts)} npm run audit -- verify --expect-head`);
 }

@@ -6,9 +6,11 @@
  *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
  *
- * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db).
+ * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db). When that default is missing and the
+ * demo's journal exists, check and version name the demo's and the command for it (scripts/cli-files.ts).
  */
 import { env, EnvError } from "../lib/env";
+import { demoFileHint } from "./cli-files";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader } from "../lib/db/journal-file";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]`;
@@ -20,6 +22,13 @@ function main(argv: string[]): number {
     return command === "help" || command === "--help" ? 0 : 2;
   }
   const file = fileArg ?? env().journalPath;
+  // Reading a default that is not there while the demo's journal is: say so, not "migrate" (which
+  // would create an empty journal beside the demo's).
+  const hint = fileArg === undefined && command !== "migrate" ? demoFileHint("journal", file, { script: "journal", args: [command] }) : undefined;
+  if (hint) {
+    console.error(`driftwatch: ${hint}`);
+    return 1;
+  }
   switch (command) {
     case "migrate": {
       const r = migrateJournal(file);

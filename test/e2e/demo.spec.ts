@@ -3,11 +3,13 @@
  * temporary data folder, must serve the console with both bots, write a trip into the journal, and
  * leave no process and an intact journal behind once interrupted.
  *
- * Needs a production build no older than the sources (scripts/test.mjs builds before the browser
- * tests); otherwise the demo builds first, which the generous timeout allows for.
+ * The default is the production console: with a build no older than the sources (scripts/test.mjs
+ * builds before the browser tests) it starts at once, otherwise it builds first, which the generous
+ * timeout allows for. `--dev` serves the development server instead.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
@@ -58,9 +60,11 @@ test.describe("npm run demo", () => {
     }
   });
 
-  // "start": the production build the test run made. "dev": what a fresh clone gets before any build.
+  // "start": the default, the production console (built by the test run). "dev": --dev, for working on the console.
   for (const server of ["start", "dev"] as const)
-    test(`serves the console (next ${server}) with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal`, async ({ page }) => {
+    test(`serves the console (${server === "start" ? "by default the production build" : "with --dev the development server"}) with both bots and writes a trip; Ctrl-C stops everything and leaves an intact journal`, async ({
+      page,
+    }) => {
       test.setTimeout(6 * 60_000);
       const startedAt = Date.now();
       const dir = tempDir("demo");
@@ -68,10 +72,14 @@ test.describe("npm run demo", () => {
       const url = `http://127.0.0.1:${port}`;
       output = "";
       // Its own process group, as a terminal gives a command: Ctrl-C is SIGINT to that whole group.
-      demo = spawn("npm", ["run", "demo", "--", "--speed", "3"], {
+      const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, FORCE_COLOR: "0" };
+      // The default as a newcomer gets it: nothing set.
+      delete env.DRIFTWATCH_DEMO_SERVER;
+      delete env.DRIFTWATCH_DEMO_VENUE_PORT;
+      demo = spawn("npm", ["run", "demo", "--", "--speed", "3", ...(server === "dev" ? ["--dev"] : [])], {
         cwd: root,
         detached: true,
-        env: { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, DRIFTWATCH_DEMO_SERVER: server, FORCE_COLOR: "0" },
+        env,
         stdio: ["ignore", "pipe", "pipe"],
       });
       demo.stdout?.on("data", (d) => (output += d));
@@ -90,6 +98,12 @@ test.describe("npm run demo", () => {
       console.log(`demo (next ${server}): two bot cards ${((Date.now() - startedAt) / 1000).toFixed(1)} s after npm run demo`);
       await expect(page.locator('[data-testid="bot-card"][data-bot="alpha"]')).toBeVisible();
       await expect(page.locator('[data-testid="bot-card"][data-bot="beta"]')).toBeVisible();
+      // The development server's badge (Next's dev overlay, in its <nextjs-portal>) sits over the
+      // page; the production console has none.
+      await expect(page.locator("nextjs-portal")).toHaveCount(server === "dev" ? 1 : 0);
+      // It printed the commands for its own files (the CLIs' defaults are not the demo's).
+      expect(output).toContain(`DRIFTWATCH_JOURNAL=${path.join(dir, "demo.db")} npm run journal -- check`);
+      expect(output).toContain(`DRIFTWATCH_ACCOUNTS_DB=${path.join(dir, "demo-accounts/accounts.db")} npm run accounts -- list`);
 
       // The sign-in it prints works: an operator who can clear the halt the demo is about to cause.
       const password = output.match(/sign in as "demo" with password (\S+)/)?.[1];
@@ -149,6 +163,46 @@ test.describe("npm run demo", () => {
         expect(perBot.every((r) => r.n > 0)).toBe(true);
       } finally {
         db.close();
+      }
+    });
+
+  // A port held by someone else: one line naming it and how to choose others, exit 2, and the
+  // previous run's journal untouched (it used to be erased first, then the console failed to start).
+  for (const which of ["console", "venue gateway"] as const)
+    test(`a busy ${which} port stops the demo before it touches the previous run's files`, async () => {
+      const dir = tempDir("demo-busy");
+      const journal = path.join(dir, "demo.db");
+      fs.writeFileSync(journal, "the previous run's journal\n");
+      const before = fs.statSync(journal).mtimeMs;
+      const port = await freePort();
+      const held = which === "console" ? port : port + 1;
+      const holder = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        holder.once("error", reject);
+        holder.listen(held, "127.0.0.1", resolve);
+      });
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, FORCE_COLOR: "0" };
+        delete env.DRIFTWATCH_DEMO_VENUE_PORT;
+        delete env.DRIFTWATCH_DEMO_SERVER;
+        const child = spawn("npm", ["run", "demo"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+        expect(code).toBe(2);
+        // This test process holds the port: it is named.
+        const named = `port ${held} (for the ${which === "console" ? "console" : "venue gateway, the console's port + 1"}) is taken by process ${process.pid} (`;
+        expect(out).toContain(`demo: ${named}`);
+        expect(out).toContain("nothing was changed. Choose another: ");
+        expect(out).toContain(which === "console" ? "DRIFTWATCH_DEMO_PORT=" : "DRIFTWATCH_DEMO_VENUE_PORT=");
+        expect(out).not.toContain("demo: open");
+        expect(out).not.toContain("stopped unexpectedly");
+        expect(fs.readFileSync(journal, "utf8")).toBe("the previous run's journal\n");
+        expect(fs.statSync(journal).mtimeMs).toBe(before);
+        expect(fs.readdirSync(dir)).toEqual(["demo.db"]);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
       }
     });
 });

@@ -136,6 +136,8 @@ describe("npm run accounts", () => {
 
   it("passwd, disable and role on an unknown name: one line, exit 1", () => {
     const file = path.join(tempDir("cli"), "accounts.db");
+    // An accounts file that exists (a missing one is refused before any name is looked up).
+    expect(accountsCli(file, ["add", "alice", "--role", "viewer", "--password-stdin"], "a good long password\n").code).toBe(0);
     for (const args of [
       ["passwd", "ghost", "--password-stdin"],
       ["disable", "ghost"],
