@@ -1,3 +1,4 @@
+"use client";
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -6,14 +7,18 @@ import type { BotStatus } from "@/lib/breaker/bot-status";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import { visibleText } from "@/lib/text/visible-text";
+import { useLiveAge } from "@/components/live/use-now";
 
 type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
 
 /**
  * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
- * on the card may read as running.
+ * on the card may read as running. `receivedAt` is when the data arrived (the query's
+ * dataUpdatedAt): the ages keep counting from it while no new answer comes.
  */
-export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolean }) {
+export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; unsure?: boolean; receivedAt?: number }) {
+  const heartbeatAge = useLiveAge(bot.heartbeatAgeMs, receivedAt);
+  const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
   const halted = bot.breaker?.halted ?? false;
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   return (
@@ -49,10 +54,11 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
 
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600 dark:text-slate-300">Heartbeat</dt>
-        <dd data-testid="heartbeat-age">
+        {/* The server renders its own now; the browser's differs by the load time. */}
+        <dd data-testid="heartbeat-age" suppressHydrationWarning>
           {bot.heartbeatAt ? (
             <>
-              {formatAgo(bot.heartbeatAgeMs)} · <UtcTime iso={bot.heartbeatAt} />
+              {formatAgo(heartbeatAge)} · <UtcTime iso={bot.heartbeatAt} />
             </>
           ) : (
             "never"
@@ -61,10 +67,10 @@ export function BotCard({ bot, unsure = false }: { bot: CardBot; unsure?: boolea
         <dt className="text-slate-600 dark:text-slate-300">Breaker</dt>
         <dd data-testid="breaker-state">{bot.breaker === null ? "unknown (no breaker row)" : halted ? "halted" : "not halted"}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
-        <dd data-testid="reconciled">
+        <dd data-testid="reconciled" suppressHydrationWarning>
           {bot.lastReconciliation ? (
             <>
-              {bot.lastReconciliation.outcome}, {formatAgo(bot.lastReconciliation.ageMs)}
+              {bot.lastReconciliation.outcome}, {formatAgo(reconciledAge)}
             </>
           ) : (
             "never"

@@ -45,7 +45,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
         <LiveStatus updatedAt={query.dataUpdatedAt} failing={query.isError} />
       </div>
       {query.isError && <AlarmBanner title="Not updating" causes={[query.error.message]} />}
-      <BotCard bot={view.bot} unsure={query.isError} />
+      <BotCard bot={view.bot} unsure={query.isError} receivedAt={query.dataUpdatedAt} />
 
       <section aria-labelledby="clear-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
         <h2 id="clear-title" className="text-xl font-bold">

@@ -10,3 +10,15 @@ export function useNow(everyMs = 1_000): number {
   }, [everyMs]);
   return now;
 }
+
+/**
+ * An age the server measured when it answered, kept counting on this clock: the server's age plus
+ * the time since the answer arrived (`receivedAt`, the query's dataUpdatedAt). Counting from the
+ * answer, not from the timestamp itself, keeps a browser whose clock is off out of the sum. Null
+ * stays null (no age to tell); without `receivedAt` the server's age is shown as it was.
+ */
+export function useLiveAge(serverAgeMs: number | null, receivedAt: number | undefined): number | null {
+  const now = useNow();
+  if (serverAgeMs === null || !receivedAt) return serverAgeMs;
+  return serverAgeMs + Math.max(0, now - receivedAt);
+}

@@ -9,7 +9,7 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
-import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
 import { overviewQuery } from "@/lib/query-options/overview";
 import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
@@ -48,7 +48,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   };
 
   const data = query.data;
-  const error = query.error instanceof LiveReadError ? query.error : query.error ? new LiveReadError(query.error.message, "unknown") : null;
+  const error = asLiveReadError(query.error);
   // Only the browser knows how old the data is; the server and hydration must render the same.
   const hydrated = useHydrated();
   const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
@@ -100,14 +100,14 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         </p>
       )}
       <AlarmBanner
-        title={error ? "The console cannot read the journal right now" : "Not everything here is current"}
+        title={error ? liveFailureTitle(error) : "Not everything here is current"}
         causes={causes}
         fix={error?.fix ?? (causes.length ? "Until this clears, treat every bot below as unverified." : undefined)}
       />
       <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
         {data.bots.map((bot) => (
           <li key={bot.botId}>
-            <BotCard bot={bot} unsure={unsure} />
+            <BotCard bot={bot} unsure={unsure} receivedAt={query.dataUpdatedAt} />
           </li>
         ))}
       </ul>

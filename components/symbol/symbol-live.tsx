@@ -9,7 +9,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
-import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
 import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/query-options/symbol";
 import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/url-state/symbol";
 import { BookLine } from "./book-line";
@@ -27,7 +27,7 @@ import { visibleText } from "@/lib/text/visible-text";
 const TOO_OLD_MS = 5_000;
 const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
-const asLiveError = (e: Error | null) => (e instanceof LiveReadError ? e : e ? new LiveReadError(e.message, "unknown") : null);
+const asLiveError = asLiveReadError;
 
 /**
  * Screen 2: one bot's book against the exchange's for one symbol, over a range, with that symbol's
@@ -104,7 +104,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
         {hydrated ? <LiveStatus updatedAt={updatedAt} failing={unsure} /> : <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>}
       </div>
       <AlarmBanner
-        title={error ? "The console cannot read the journal right now" : "This page is not current"}
+        title={error ? liveFailureTitle(error) : "This page is not current"}
         causes={causes}
         fix={error?.fix ?? (causes.length ? "Until this clears, treat the book and orders below as unverified." : undefined)}
       />

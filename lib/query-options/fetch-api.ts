@@ -8,6 +8,12 @@ import type { ApiResult } from "../http/api-result";
 
 export const LIVE_INTERVAL_MS = 1_000;
 
+/**
+ * Why a read failed, for the banner's headline: the browser could not reach the console at all,
+ * the console answered that the journal cannot be read (503), or the console failed otherwise.
+ */
+export type LiveFailureKind = "unreachable" | "journal" | "server";
+
 /** A failed read: the journal's own reason when the server gave one. */
 export class LiveReadError extends Error {
   override name = "LiveReadError";
@@ -15,9 +21,51 @@ export class LiveReadError extends Error {
     message: string,
     readonly code: string,
     readonly fix?: string,
+    readonly kind: LiveFailureKind = "server",
   ) {
     super(message);
   }
+}
+
+/** The failure of a fetch that never got an answer (server down, network gone). */
+export function unreachableError(): LiveReadError {
+  return new LiveReadError(
+    "the console server cannot be reached",
+    "unreachable",
+    "check that driftwatch is still running and that this device can reach it",
+    "unreachable",
+  );
+}
+
+/**
+ * The failure an answer stands for: a 503 carrying a journal error is the journal's problem, with
+ * its own message and fix; anything else is the server's ("the server answered HTTP 500").
+ */
+export function answerError(status: number, body: unknown): LiveReadError {
+  const error = (body as { ok?: unknown; error?: { code?: unknown; message?: unknown; fix?: unknown } } | null)?.error;
+  const code = typeof error?.code === "string" ? error.code : "bad_response";
+  const message = typeof error?.message === "string" ? error.message : null;
+  const fix = typeof error?.fix === "string" ? error.fix : undefined;
+  if (status === 503 && message !== null) return new LiveReadError(message, code, fix, "journal");
+  if (status >= 400 && status < 500 && message !== null) return new LiveReadError(message, code, fix, "server");
+  return new LiveReadError(
+    `the server answered HTTP ${status}${message !== null ? ` (${message})` : " without data"}`,
+    code,
+    fix ?? "reload the page; if it persists, read the console server's log",
+    "server",
+  );
+}
+
+/** The banner's headline for a failed read. */
+export function liveFailureTitle(error: LiveReadError): string {
+  if (error.kind === "unreachable") return "The console server cannot be reached";
+  if (error.kind === "journal") return "The console cannot read the journal right now";
+  return "The console server failed to answer";
+}
+
+/** Any query error as a LiveReadError (an unexpected one counts as the server's). */
+export function asLiveReadError(e: Error | null): LiveReadError | null {
+  return e instanceof LiveReadError ? e : e ? new LiveReadError(e.message, "unknown") : null;
 }
 
 export async function fetchApi<T>(url: string): Promise<T> {
@@ -25,14 +73,14 @@ export async function fetchApi<T>(url: string): Promise<T> {
   try {
     res = await fetch(url, { cache: "no-store", headers: { accept: "application/json" } });
   } catch {
-    throw new LiveReadError("the console server cannot be reached", "unreachable", "check that driftwatch is still running");
+    throw unreachableError();
   }
-  let body: ApiResult<T>;
+  let body: ApiResult<T> | null;
   try {
     body = (await res.json()) as ApiResult<T>;
   } catch {
-    throw new LiveReadError(`the console answered ${res.status} without data`, "bad_response");
+    body = null;
   }
-  if (!body.ok) throw new LiveReadError(body.error.message, body.error.code, body.error.fix);
-  return body.data;
+  if (body?.ok === true && res.ok) return body.data;
+  throw answerError(res.status, body);
 }
