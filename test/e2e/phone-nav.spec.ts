@@ -1,0 +1,87 @@
+import { expect, test } from "@playwright/test";
+import { incidentJournal } from "../helpers/e2e/journals";
+import { noHorizontalScroll } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+const LINKS = [
+  ["Overview", "/"],
+  ["Doubtful orders", "/doubtful"],
+  ["Breakers", "/breakers"],
+  ["Incidents", "/incidents"],
+  ["Audit log", "/audit"],
+] as const;
+
+test.describe("the main navigation on a phone (390 × 844)", () => {
+  let server: ConsoleServer;
+  let close: () => void;
+
+  test.beforeAll(async () => {
+    const j = await incidentJournal();
+    close = j.close;
+    server = await startConsole({ journal: j.file });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    close?.();
+  });
+
+  test.beforeEach(async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+
+  test("keeps the header to one row of at most 80 px, with the name, a Menu button and Sign in", async ({ page }) => {
+    await page.goto(server.url);
+    const header = page.locator("header").first();
+    const box = await header.boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(80);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "driftwatch" })).toBeVisible();
+    await expect(nav.getByText("Menu", { exact: true })).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Sign in" })).toBeVisible();
+    // The links wait behind the menu, so the halted card stays in the first screen.
+    await expect(nav.getByRole("link", { name: "Audit log" })).toBeHidden();
+    await noHorizontalScroll(page);
+  });
+
+  test("reaches every main link through the menu, and the menu closes after each", async ({ page }) => {
+    await page.goto(server.url + "/login");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const [name, path] of LINKS) {
+      await nav.getByText("Menu", { exact: true }).click();
+      await nav.getByRole("link", { name, exact: true }).click();
+      await expect(page).toHaveURL(server.url + path);
+      await expect(nav.getByRole("link", { name, exact: true })).toBeHidden();
+      await noHorizontalScroll(page);
+    }
+  });
+
+  test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
+    await page.goto(server.url);
+    const summary = page.getByRole("navigation", { name: "Main" }).locator("summary");
+    await summary.focus();
+    await page.keyboard.press("Enter");
+    const audit = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" });
+    await expect(audit).toBeVisible();
+    for (let i = 0; i < 5 && !(await audit.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(audit).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(server.url + "/audit");
+  });
+});
+
+test.describe("the main navigation on a wide screen", () => {
+  test("shows every link in the row, with no Menu button", async ({ page }) => {
+    const j = await incidentJournal();
+    const server = await startConsole({ journal: j.file });
+    try {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(server.url);
+      const nav = page.getByRole("navigation", { name: "Main" });
+      for (const [name] of LINKS) await expect(nav.getByRole("link", { name, exact: true })).toBeVisible();
+      await expect(nav.getByText("Menu", { exact: true })).toBeHidden();
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+});
