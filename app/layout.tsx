@@ -33,7 +33,7 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
         </a>
         <Providers>
           <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-            <nav aria-label="Main" className="relative mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 sm:gap-x-6">
+            <nav aria-label="Main" className="relative mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-2 px-4 py-3 sm:gap-x-6">
               <Link href="/" className="font-semibold tracking-tight">
                 driftwatch
               </Link>

@@ -1,6 +1,9 @@
+import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
+import { repoRoot, tempDir } from "../helpers/journal";
 import { incidentJournal } from "../helpers/e2e/journals";
-import { noHorizontalScroll } from "../helpers/e2e/a11y";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 const LINKS = [
@@ -11,6 +14,9 @@ const LINKS = [
   ["Audit log", "/audit"],
 ] as const;
 
+const SECRET = "phone-nav-spec-session-secret-longer-than-32";
+const operator = { name: "ana-on-call", password: "ana's long password here" };
+
 test.describe("the main navigation on a phone (390 × 844)", () => {
   let server: ConsoleServer;
   let close: () => void;
@@ -18,7 +24,15 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
   test.beforeAll(async () => {
     const j = await incidentJournal();
     close = j.close;
-    server = await startConsole({ journal: j.file });
+    const accountsDb = path.join(tempDir("e2e-phone-acc"), "accounts.db");
+    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", operator.name, "--role", "operator", "--password-stdin"], {
+      cwd: repoRoot,
+      input: `${operator.password}\n`,
+      encoding: "utf8",
+      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    server = await startConsole({ journal: j.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
   });
   test.afterAll(async () => {
     await server?.stop();
@@ -53,6 +67,27 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
       await expect(nav.getByRole("link", { name, exact: true })).toBeHidden();
       await noHorizontalScroll(page);
     }
+  });
+
+  test("with the menu open, axe finds no serious violation and nothing scrolls sideways", async ({ page }) => {
+    await page.goto(server.url);
+    await page.getByRole("navigation", { name: "Main" }).getByText("Menu", { exact: true }).click();
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" })).toBeVisible();
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+  });
+
+  test("signed in, the header still fits in 80 px with the account and Sign out", async ({ page }) => {
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Account name").fill(operator.name);
+    await page.getByLabel("Password").fill(operator.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByTestId("signed-in-as")).toContainText(operator.name);
+    await page.goto(server.url);
+    const box = await page.locator("header").first().boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(80);
+    await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+    await noHorizontalScroll(page);
   });
 
   test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
