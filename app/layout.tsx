@@ -1,5 +1,6 @@
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
+import { MainLinks } from "@/components/nav/main-links";
 import { AccountNav } from "@/components/auth/account-nav";
 import { Favicon, HaltSignal } from "@/components/live/halt-signal";
 import { Providers } from "@/components/providers";
@@ -32,37 +33,11 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
         </a>
         <Providers>
           <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
-            <nav aria-label="Main" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+            <nav aria-label="Main" className="relative mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-2 px-4 py-3 sm:gap-x-6">
               <Link href="/" className="font-semibold tracking-tight">
                 driftwatch
               </Link>
-              <ul className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
-                <li>
-                  <Link href="/" className="inline-block py-1 underline-offset-4 hover:underline">
-                    Overview
-                  </Link>
-                </li>
-                <li>
-                  <Link href="/doubtful" className="inline-block py-1 underline-offset-4 hover:underline">
-                    Doubtful orders
-                  </Link>
-                </li>
-                <li>
-                  <Link href="/breakers" className="inline-block py-1 underline-offset-4 hover:underline">
-                    Breakers
-                  </Link>
-                </li>
-                <li>
-                  <Link href="/incidents" className="inline-block py-1 underline-offset-4 hover:underline">
-                    Incidents
-                  </Link>
-                </li>
-                <li>
-                  <Link href="/audit" className="inline-block py-1 underline-offset-4 hover:underline">
-                    Audit log
-                  </Link>
-                </li>
-              </ul>
+              <MainLinks />
               <div className="ml-auto">
                 <AccountNav />
               </div>

@@ -13,11 +13,15 @@ export async function AccountNav() {
     );
   }
   return (
-    <div className="flex items-center gap-3 text-sm">
+    <div className="flex items-center gap-2 text-sm sm:gap-3">
       <span data-testid="signed-in-as">
         <span className="sr-only">Signed in as </span>
-        <span className="font-semibold">{actor.name}</span>{" "}
-        <span className="text-slate-600 dark:text-slate-300">
+        {/* On a phone the header keeps to one row: a long name is cut (in full on hover and for a
+            screen reader) and the role is read out but not shown; from sm up, both as before. */}
+        <span title={actor.name} className="inline-block max-w-[7rem] truncate align-bottom font-semibold sm:inline sm:max-w-none">
+          {actor.name}
+        </span>{" "}
+        <span className="sr-only text-slate-600 sm:not-sr-only dark:text-slate-300">
           ({actor.role}
           {actor.via === "sso" ? ", SSO" : ""})
         </span>

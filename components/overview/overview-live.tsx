@@ -11,7 +11,7 @@ import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
 import { overviewQuery } from "@/lib/query-options/overview";
-import { SORTS, applyOverviewView, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
+import { SORTS, applyOverviewView, orderBotsForOverview, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
 
 /** Data older than this means polling has stopped working: nothing may look healthy. */
@@ -105,7 +105,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         fix={error?.fix ?? (causes.length ? "Until this clears, treat every bot below as unverified." : undefined)}
       />
       <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
-        {data.bots.map((bot) => (
+        {orderBotsForOverview(data.bots).map((bot) => (
           <li key={bot.botId}>
             <BotCard bot={bot} unsure={unsure} receivedAt={query.dataUpdatedAt} />
           </li>

@@ -2,6 +2,7 @@
  * Sorting and filtering of the overview's symbol lines, driven by the URL so a view can be shared
  * and survives a reload. Pure: the server and the client apply the same rules.
  */
+import type { BotStatus } from "../breaker/bot-status";
 import type { OverviewLine } from "../queries/overview";
 import { firstValue, searchParamsRecord, type SearchParamsInput } from "./search-params";
 
@@ -52,4 +53,19 @@ export function applyOverviewView(lines: readonly OverviewLine[], view: Overview
     age: (a, b) => (b.driftForMs ?? -1) - (a.driftForMs ?? -1) || tie(a, b),
   };
   return [...kept].sort(cmp[view.sort]);
+}
+
+const botGroup = (b: { status: BotStatus; breaker: { halted: boolean } | null }) =>
+  b.status === "halted" || b.breaker?.halted ? 0 : b.status === "stale" || b.status === "unknown" ? 1 : 2;
+
+/**
+ * The order of the overview's bot cards: halted first, so on a phone a halted card is above the
+ * fold; then the ones the console cannot vouch for (stale, unknown); then the rest. Each group
+ * keeps the order it came in (by bot id from the journal). The symbol table's URL sort is separate.
+ */
+export function orderBotsForOverview<T extends { status: BotStatus; breaker: { halted: boolean } | null }>(bots: readonly T[]): T[] {
+  return bots
+    .map((b, i) => ({ b, i, g: botGroup(b) }))
+    .sort((x, y) => x.g - y.g || x.i - y.i)
+    .map((x) => x.b);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyOverviewView, parseOverviewView, viewToQuery } from "@/lib/url-state/overview";
+import { applyOverviewView, orderBotsForOverview, parseOverviewView, viewToQuery } from "@/lib/url-state/overview";
+import type { BotStatus } from "@/lib/breaker/bot-status";
 import type { OverviewLine } from "@/lib/queries/overview";
 
 const line = (botId: string, symbol: string, drift: OverviewLine["drift"], driftNotional: number | null, driftForMs: number | null = null): OverviewLine => ({
@@ -48,5 +49,25 @@ describe("overview view", () => {
   it("writes only what differs from the default into the URL", () => {
     expect(viewToQuery({ sort: "severity", bot: null, driftOnly: false })).toBe("");
     expect(viewToQuery({ sort: "notional", bot: "b", driftOnly: true })).toBe("?sort=notional&bot=b&drift=1");
+  });
+});
+
+describe("orderBotsForOverview", () => {
+  const bot = (botId: string, status: BotStatus, halted = status === "halted") => ({ botId, status, breaker: { halted } });
+
+  it("puts a halted bot first even when its id sorts last, then stale and unknown, then the rest, each group in the order given", () => {
+    const given = [bot("alpha", "running"), bot("beta", "drift"), bot("delta", "unknown"), bot("gamma", "stale"), bot("zulu", "halted")];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "delta", "gamma", "alpha", "beta"]);
+  });
+
+  it("counts a halted breaker as halted whatever the status word, and a bot without a breaker row by its status", () => {
+    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null }, bot("b", "stale", true)];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["b", "a"]);
+  });
+
+  it("leaves the list it was given untouched", () => {
+    const given = [bot("a", "running"), bot("z", "halted")];
+    orderBotsForOverview(given);
+    expect(given.map((b) => b.botId)).toEqual(["a", "z"]);
   });
 });

@@ -1,0 +1,122 @@
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { expect, test } from "@playwright/test";
+import { repoRoot, tempDir } from "../helpers/journal";
+import { incidentJournal } from "../helpers/e2e/journals";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+const LINKS = [
+  ["Overview", "/"],
+  ["Doubtful orders", "/doubtful"],
+  ["Breakers", "/breakers"],
+  ["Incidents", "/incidents"],
+  ["Audit log", "/audit"],
+] as const;
+
+const SECRET = "phone-nav-spec-session-secret-longer-than-32";
+const operator = { name: "ana-on-call", password: "ana's long password here" };
+
+test.describe("the main navigation on a phone (390 × 844)", () => {
+  let server: ConsoleServer;
+  let close: () => void;
+
+  test.beforeAll(async () => {
+    const j = await incidentJournal();
+    close = j.close;
+    const accountsDb = path.join(tempDir("e2e-phone-acc"), "accounts.db");
+    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", operator.name, "--role", "operator", "--password-stdin"], {
+      cwd: repoRoot,
+      input: `${operator.password}\n`,
+      encoding: "utf8",
+      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    server = await startConsole({ journal: j.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    close?.();
+  });
+
+  test.beforeEach(async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+  });
+
+  test("keeps the header to one row of at most 80 px, with the name, a Menu button and Sign in", async ({ page }) => {
+    await page.goto(server.url);
+    const header = page.locator("header").first();
+    const box = await header.boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(80);
+    const nav = page.getByRole("navigation", { name: "Main" });
+    await expect(nav.getByRole("link", { name: "driftwatch" })).toBeVisible();
+    await expect(nav.getByText("Menu", { exact: true })).toBeVisible();
+    await expect(nav.getByRole("link", { name: "Sign in" })).toBeVisible();
+    // The links wait behind the menu, so the halted card stays in the first screen.
+    await expect(nav.getByRole("link", { name: "Audit log" })).toBeHidden();
+    await noHorizontalScroll(page);
+  });
+
+  test("reaches every main link through the menu, and the menu closes after each", async ({ page }) => {
+    await page.goto(server.url + "/login");
+    const nav = page.getByRole("navigation", { name: "Main" });
+    for (const [name, path] of LINKS) {
+      await nav.getByText("Menu", { exact: true }).click();
+      await nav.getByRole("link", { name, exact: true }).click();
+      await expect(page).toHaveURL(server.url + path);
+      await expect(nav.getByRole("link", { name, exact: true })).toBeHidden();
+      await noHorizontalScroll(page);
+    }
+  });
+
+  test("with the menu open, axe finds no serious violation and nothing scrolls sideways", async ({ page }) => {
+    await page.goto(server.url);
+    await page.getByRole("navigation", { name: "Main" }).getByText("Menu", { exact: true }).click();
+    await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" })).toBeVisible();
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+  });
+
+  test("signed in, the header still fits in 80 px with the account and Sign out", async ({ page }) => {
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Account name").fill(operator.name);
+    await page.getByLabel("Password").fill(operator.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByTestId("signed-in-as")).toContainText(operator.name);
+    await page.goto(server.url);
+    const box = await page.locator("header").first().boundingBox();
+    expect(box?.height).toBeLessThanOrEqual(80);
+    await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+    await noHorizontalScroll(page);
+  });
+
+  test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
+    await page.goto(server.url);
+    const summary = page.getByRole("navigation", { name: "Main" }).locator("summary");
+    await summary.focus();
+    await page.keyboard.press("Enter");
+    const audit = page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" });
+    await expect(audit).toBeVisible();
+    for (let i = 0; i < 5 && !(await audit.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(audit).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(server.url + "/audit");
+  });
+});
+
+test.describe("the main navigation on a wide screen", () => {
+  test("shows every link in the row, with no Menu button", async ({ page }) => {
+    const j = await incidentJournal();
+    const server = await startConsole({ journal: j.file });
+    try {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.goto(server.url);
+      const nav = page.getByRole("navigation", { name: "Main" });
+      for (const [name] of LINKS) await expect(nav.getByRole("link", { name, exact: true })).toBeVisible();
+      await expect(nav.getByText("Menu", { exact: true })).toBeHidden();
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+});
