@@ -129,7 +129,7 @@ test.describe("who and what a reader sees of operators' actions", () => {
 
   test("a right-to-left override in a note, a target or a reason shows as a marker, never as reordered text", async ({ page }) => {
     await page.goto(`${server.url}/audit`);
-    for (const d of await page.locator("details").all()) await d.locator("summary").click();
+    for (const d of await page.locator("main details").all()) await d.locator("summary").click();
     const audit = await page.locator("main").innerText();
     expect(audit).toContain("checked ⟨U+202E⟩ahpla deraelc with the desk");
     expect(audit).toContain("beta⟨U+202E⟩");
