@@ -28,6 +28,7 @@ import { SOAK_BOT_ID, type SoakBotReport } from "../tools/soak/bot";
 import { BrowserOperator, type OperatorStats } from "../tools/soak/operator";
 import { percentile, poll, soakRoutes } from "../tools/soak/pollers";
 import { verifyActions, verifyBotRows } from "../tools/soak/verify";
+import { buildState } from "../tools/lib/build-state.mjs";
 import { startConsole, type ConsoleServer } from "../tools/lib/console-server";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -35,36 +36,10 @@ const MIN_WRITE_RATE = 200;
 const OPERATOR = { name: "soak", password: randomBytes(12).toString("hex") };
 const say = (line: string) => console.log(`soak: ${line}`);
 
-const SOURCES = [
-  "app",
-  "components",
-  "lib",
-  "public",
-  "instrumentation.ts",
-  "proxy.ts",
-  "next.config.ts",
-  "postcss.config.mjs",
-  "tsconfig.json",
-  "package.json",
-  "package-lock.json",
-];
-function newestMtime(p: string): number {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(p);
-  } catch {
-    return 0;
-  }
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return fs.readdirSync(p).reduce((m, e) => Math.max(m, newestMtime(path.join(p, e))), stat.mtimeMs);
-}
-
 /** The soak measures the production build; a missing one is built only when asked, a stale one is named. */
 function checkBuild(build: boolean): string | null {
-  const buildId = path.join(root, ".next", "BUILD_ID");
-  const builtAt = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  const stale = builtAt < Math.max(...SOURCES.map((s) => newestMtime(path.join(root, s))));
-  if (!stale) return null;
+  const { builtAt, current } = buildState(root);
+  if (current) return null;
   if (!build) {
     if (builtAt === 0) return "no production build: run `npm run build` first (or pass --build)";
     say("warning: the build is older than the sources; measuring it anyway (pass --build to rebuild first)");

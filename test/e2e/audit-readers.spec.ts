@@ -13,6 +13,7 @@ import { appendAudit } from "@/lib/audit/log";
 import { repoRoot, tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
 
 const SECRET = "audit-readers-spec-session-secret-longer-than-32";
 const AUDIT_KEY = "audit-readers-spec-audit-key-longer-than-32";
@@ -27,13 +28,7 @@ test.describe("who and what a reader sees of operators' actions", () => {
   test.beforeAll(async () => {
     journal = await lostReplyJournal();
     accountsDb = path.join(tempDir("e2e-readers"), "accounts.db");
-    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", OPERATOR.name, "--role", "operator", "--password-stdin"], {
-      cwd: repoRoot,
-      input: `${OPERATOR.password}\n`,
-      encoding: "utf8",
-      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
-    });
-    expect(r.status, r.stderr).toBe(0);
+    addAccountWithCli(accountsDb, { name: OPERATOR.name, role: "operator", password: OPERATOR.password });
     const db = new Database(journal.file);
     const now = new Date().toISOString();
     db.transaction(() => {

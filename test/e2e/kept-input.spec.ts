@@ -6,11 +6,11 @@
  * and the resolution is accepted.
  */
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { expect, test, type Page } from "@playwright/test";
-import { repoRoot, tempDir } from "../helpers/journal";
+import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
 
 const SECRET = "kept-input-spec-session-secret-longer-than-32";
 const ana = { name: "ana", password: "ana's long password here" };
@@ -34,13 +34,7 @@ test.describe("refused forms keep what was typed", () => {
   test.beforeAll(async () => {
     journal = await lostReplyJournal();
     const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
-    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", ana.name, "--role", "operator", "--password-stdin"], {
-      cwd: repoRoot,
-      input: `${ana.password}\n`,
-      encoding: "utf8",
-      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
-    });
-    expect(r.status, r.stderr).toBe(0);
+    addAccountWithCli(accountsDb, { name: ana.name, role: "operator", password: ana.password });
     server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
   });
   test.afterAll(async () => {

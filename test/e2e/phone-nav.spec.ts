@@ -1,10 +1,10 @@
 import path from "node:path";
-import { spawnSync } from "node:child_process";
 import { expect, test } from "@playwright/test";
-import { repoRoot, tempDir } from "../helpers/journal";
+import { tempDir } from "../helpers/journal";
 import { incidentJournal } from "../helpers/e2e/journals";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
 
 const LINKS = [
   ["Overview", "/"],
@@ -25,13 +25,7 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
     const j = await incidentJournal();
     close = j.close;
     const accountsDb = path.join(tempDir("e2e-phone-acc"), "accounts.db");
-    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", operator.name, "--role", "operator", "--password-stdin"], {
-      cwd: repoRoot,
-      input: `${operator.password}\n`,
-      encoding: "utf8",
-      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
-    });
-    expect(r.status, r.stderr).toBe(0);
+    addAccountWithCli(accountsDb, { name: operator.name, role: "operator", password: operator.password });
     server = await startConsole({ journal: j.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
   });
   test.afterAll(async () => {

@@ -2,25 +2,19 @@
  * What a reader who is not signed in can learn: not the journal's absolute path (it says where the
  * bot runs and as whom), and not a page for a bot that does not exist (a 404, never a 200).
  */
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
-import { repoRoot, tempDir } from "../helpers/journal";
+import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { healthyJournal } from "../helpers/e2e/journals";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
 
 const SECRET = "reader-exposure-spec-session-secret-over-32";
 const VIEWER = { name: "vic", password: "vic's long password here" };
 
 function accountsWithViewer(): string {
   const accountsDb = path.join(tempDir("e2e-reader-acc"), "accounts.db");
-  const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", VIEWER.name, "--role", "viewer", "--password-stdin"], {
-    cwd: repoRoot,
-    input: `${VIEWER.password}\n`,
-    encoding: "utf8",
-    env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
-  });
-  expect(r.status, r.stderr).toBe(0);
+  addAccountWithCli(accountsDb, { name: VIEWER.name, role: "viewer", password: VIEWER.password });
   return accountsDb;
 }
 

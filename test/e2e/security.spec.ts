@@ -4,14 +4,14 @@
  * action runs: nothing changes and nothing is even audited. The same request from the console's
  * own origin goes through, which shows the replay itself is sound.
  */
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { expect, test, type Page, type Request } from "@playwright/test";
-import { repoRoot, tempDir } from "../helpers/journal";
+import { tempDir } from "../helpers/journal";
 import { captureResolvePost as captureResolvePostAt } from "../helpers/e2e/capture-post";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
 
 const SECRET = "security-spec-session-secret-longer-than-32";
 const OPERATOR = { name: "ana", password: "ana's long password here" };
@@ -23,13 +23,7 @@ test.describe("cross-origin posts to server actions", () => {
   test.beforeAll(async () => {
     journal = await lostReplyJournal();
     const accountsDb = path.join(tempDir("e2e-sec"), "accounts.db");
-    const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/accounts.ts", "add", OPERATOR.name, "--role", "operator", "--password-stdin"], {
-      cwd: repoRoot,
-      input: `${OPERATOR.password}\n`,
-      encoding: "utf8",
-      env: { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accountsDb },
-    });
-    expect(r.status, r.stderr).toBe(0);
+    addAccountWithCli(accountsDb, { name: OPERATOR.name, role: "operator", password: OPERATOR.password });
     server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
   });
   test.afterAll(async () => {
