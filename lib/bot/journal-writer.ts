@@ -427,14 +427,22 @@ export class JournalWriter {
 
   // --- books and reconciliation -----------------------------------------------------------------
 
-  /** The bot's own book, from the fills of its strategies' orders (reconcile closes excluded). */
+  /**
+   * The bot's own book: the fills of its strategies' orders (reconcile closes excluded), plus every
+   * book correction an operator wrote for this bot (docs/journal.md, "Book corrections"). Read from
+   * the journal each time, so a correction counts from the bot's next cycle on.
+   */
   book(): Map<string, number> {
     const rows = this.db
       .prepare(
-        `SELECT symbol, sum(CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END) AS size
-         FROM orders WHERE bot_id = ? AND strategy <> '${RECONCILE_STRATEGY}' GROUP BY symbol`,
+        `SELECT symbol, sum(size) AS size FROM (
+           SELECT symbol, CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END AS size
+             FROM orders WHERE bot_id = ? AND strategy <> '${RECONCILE_STRATEGY}'
+           UNION ALL
+           SELECT symbol, delta AS size FROM book_corrections WHERE bot_id = ?
+         ) GROUP BY symbol`,
       )
-      .all(this.botId) as { symbol: string; size: number }[];
+      .all(this.botId, this.botId) as { symbol: string; size: number }[];
     return new Map(rows.map((r) => [r.symbol, r.size]));
   }
 

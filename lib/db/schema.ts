@@ -247,6 +247,36 @@ export const driftAcknowledgements = sqliteTable(
   ],
 );
 
+/**
+ * A correction of the bot's book for one symbol, written by an operator (never by a bot): the bot
+ * adds `delta` to its book for that symbol from its next cycle on. `adopt_exchange`: the exchange's
+ * position is the truth (`delta = theirs - ours`); `flattened_on_venue`: the operator closed the
+ * position on the venue by hand (`delta = -ours`). Append-only (triggers), like the audit log: an
+ * edited correction would silently move the bot's book.
+ */
+export const bookCorrections = sqliteTable(
+  "book_corrections",
+  {
+    id: integer("id").primaryKey(),
+    botId: text("bot_id").notNull(),
+    symbol: text("symbol").notNull(),
+    kind: text("kind", { enum: ["adopt_exchange", "flattened_on_venue"] }).notNull(),
+    /** What the operator saw: both sizes, and the cycle they came from. */
+    ours: real("ours").notNull(),
+    theirs: real("theirs").notNull(),
+    reconciliationId: integer("reconciliation_id").notNull(),
+    /** Added to the bot's book for the symbol from now on. */
+    delta: real("delta").notNull(),
+    note: text("note").notNull(),
+    correctedBy: text("corrected_by").notNull(),
+    correctedAt: text("corrected_at").notNull(),
+  },
+  (t) => [
+    check("book_corrections_kind_check", sql`${t.kind} in ('adopt_exchange', 'flattened_on_venue')`),
+    index("book_corrections_bot_symbol_idx").on(t.botId, t.symbol, t.id),
+  ],
+);
+
 /** A request to clear a halt under the two-person rule, waiting for a second operator. */
 export const clearRequests = sqliteTable(
   "clear_requests",
@@ -309,5 +339,6 @@ export type BreakerEventRow = typeof breakerEvents.$inferSelect;
 export type LatestPositionRow = typeof latestPositions.$inferSelect;
 export type PositionRollupRow = typeof positionRollups.$inferSelect;
 export type DriftAcknowledgementRow = typeof driftAcknowledgements.$inferSelect;
+export type BookCorrectionRow = typeof bookCorrections.$inferSelect;
 export type ClearRequestRow = typeof clearRequests.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;

@@ -202,6 +202,25 @@ describe("reconcile", () => {
     expect(breakerEvents()).toHaveLength(1);
   });
 
+  it("counts an operator's book correction from its next cycle: the size drift reconciles clean and stays clean after new fills", async () => {
+    bot = botOnSim();
+    await bot.writer.sendOnce(buy500);
+    bot.sim.setPositionBehindBot("AAPL", 300);
+    const drift = await bot.writer.reconcile();
+    expect(drift.outcome).toBe("drift");
+    // What the console writes when the operator adopts the exchange's size (docs/journal.md).
+    bot.db
+      .prepare(
+        `INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at)
+         VALUES ('bot-a', 'AAPL', 'adopt_exchange', 500, 300, ?, -200, 'closed 200 by hand on the venue', 'operator:ana', ?)`,
+      )
+      .run(drift.reconciliationId, bot.sim.now().toISOString());
+    expect(bot.writer.book().get("AAPL")).toBe(300);
+    expect((await bot.writer.reconcile()).outcome).toBe("clean");
+    expect(() => bot.db.prepare(`DELETE FROM book_corrections`).run()).toThrow(/append-only/);
+    expect(() => bot.db.prepare(`UPDATE book_corrections SET delta = 0`).run()).toThrow(/append-only/);
+  });
+
   it("records an error, not a clean cycle, when positions cannot be fetched", async () => {
     bot = botOnSim();
     bot.sim.inject({ on: "positions", fault: "fetch_fail" });
