@@ -102,7 +102,16 @@ export function HaltSignal() {
                 {b.botId}
               </Link>{" "}
               <span className="break-words font-normal">
-                ({visibleText(haltCauseText({ reason: b.breaker?.reason ?? null, inSyncSince: b.breaker?.causeInSyncSince ?? null }))})
+                (
+                {visibleText(
+                  haltCauseText({
+                    reason: b.breaker?.reason ?? null,
+                    inSyncSince: b.breaker?.causeInSyncSince ?? null,
+                    changedBy: b.breaker?.changedBy,
+                    changedAt: b.breaker?.changedAt,
+                  }),
+                )}
+                )
               </span>
             </span>
           ))}

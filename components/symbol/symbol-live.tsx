@@ -110,8 +110,16 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       />
       {halted && data.bot.breaker && (
         <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">
-          <strong>{botId} is halted:</strong> {visibleText(haltCauseText({ reason: data.bot.breaker.reason, inSyncSince: data.bot.breaker.causeInSyncSince }))},
-          since <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
+          <strong>{botId} is halted:</strong>{" "}
+          {visibleText(
+            haltCauseText({
+              reason: data.bot.breaker.reason,
+              inSyncSince: data.bot.breaker.causeInSyncSince,
+              changedBy: data.bot.breaker.changedBy,
+              changedAt: data.bot.breaker.changedAt,
+            }),
+          )}
+          , since <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
         </p>
       )}
       <BookLine line={data.line} unsure={unsure} />

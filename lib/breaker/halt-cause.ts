@@ -2,7 +2,13 @@
  * How a halt's cause reads once it is gone. A breaker's reason is written when it trips and never
  * changes; shown as it is after the symbol came back in sync, it reads as a live emergency. The
  * bot card, the bot page and the banner on every page all word it through this one function.
+ *
+ * A halt made by hand (the console's "Halt now": `changed_by` is `operator:<name>`, the trip names
+ * no reconciliation) has no cause that can go away: it reads as who halted it, when, and why.
  */
+
+/** What the console writes before an operator's own words in the reason of a hand-made halt. */
+export const HAND_HALT_PREFIX = "halted by hand: ";
 
 /** `03:12 UTC` from an ISO timestamp; null when it does not parse. */
 function hhmmUtc(iso: string): string | null {
@@ -11,11 +17,31 @@ function hhmmUtc(iso: string): string | null {
 }
 
 /**
- * The halt's cause as the reader should take it now: the recorded reason while its cause may still
- * be there; "tripped on …; in sync since 03:12 UTC" once every symbol that tripped it is back in sync
- * (`inSyncSince`, from the first compared cycle after its last drifting one).
+ * Whether the breaker was last changed by an operator rather than the bot: `operator:<name>`, or
+ * `operator` alone where the reader may not see names (lib/auth/actor-names.ts).
  */
-export function haltCauseText(p: { reason: string | null; inSyncSince: string | null }): string {
+export function changedByOperator(changedBy: string | null | undefined): boolean {
+  return changedBy === "operator" || (changedBy?.startsWith("operator:") ?? false);
+}
+
+/** `halted by hand by ana at 05:31 UTC: <reason>`; "an operator" where the name is hidden. */
+function handMadeText(p: { reason: string | null; changedBy: string; changedAt: string | null }): string {
+  const name = p.changedBy.startsWith("operator:") ? p.changedBy.slice("operator:".length) : "";
+  const who = name ? name : "an operator";
+  const at = p.changedAt ? hhmmUtc(p.changedAt) : null;
+  let why = p.reason?.trim() ?? "";
+  if (why.startsWith(HAND_HALT_PREFIX.trim())) why = why.slice(HAND_HALT_PREFIX.trim().length).trim();
+  return `halted by hand by ${who}${at ? ` at ${at}` : ""}: ${why || "no reason recorded"}`;
+}
+
+/**
+ * The halt's cause as the reader should take it now: for a hand-made halt, who made it, when and
+ * why; otherwise the recorded reason while its cause may still be there, and "tripped on …; in
+ * sync since 03:12 UTC" once every symbol that tripped it is back in sync (`inSyncSince`, from the
+ * first compared cycle after its last drifting one).
+ */
+export function haltCauseText(p: { reason: string | null; inSyncSince: string | null; changedBy?: string | null; changedAt?: string | null }): string {
+  if (p.changedBy && changedByOperator(p.changedBy)) return handMadeText({ reason: p.reason, changedBy: p.changedBy, changedAt: p.changedAt ?? null });
   const reason = p.reason?.trim() ? p.reason.trim() : "no reason recorded";
   if (p.inSyncSince === null) return reason;
   const since = hhmmUtc(p.inSyncSince);

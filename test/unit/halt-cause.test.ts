@@ -21,3 +21,30 @@ describe("haltCauseText", () => {
     expect(haltCauseText({ reason: "size drift NVDA", inSyncSince: "not a time" })).toBe("tripped on size drift NVDA; in sync since then");
   });
 });
+
+describe("haltCauseText for a halt made by hand", () => {
+  const hand = { reason: "halted by hand: venue maintenance at 06:00", changedBy: "operator:ana", changedAt: "2026-12-01T05:31:07.000Z" };
+
+  it("says who halted it by hand, when in UTC, and their own words", () => {
+    expect(haltCauseText({ ...hand, inSyncSince: null })).toBe("halted by hand by ana at 05:31 UTC: venue maintenance at 06:00");
+  });
+
+  it("never says the cause is gone: a hand-made halt has no cause that comes back in sync", () => {
+    const text = haltCauseText({ ...hand, inSyncSince: "2026-12-01T05:40:00.000Z" });
+    expect(text).toBe("halted by hand by ana at 05:31 UTC: venue maintenance at 06:00");
+    expect(text).not.toMatch(/in sync|tripped on/);
+  });
+
+  it("names no one to a reader who may not see names, and still says it was by hand", () => {
+    expect(haltCauseText({ ...hand, changedBy: "operator", inSyncSince: null })).toBe("halted by hand by an operator at 05:31 UTC: venue maintenance at 06:00");
+  });
+
+  it("keeps the words of a reason written without the console's prefix, and names a missing one", () => {
+    expect(haltCauseText({ ...hand, reason: "stop it", inSyncSince: null })).toBe("halted by hand by ana at 05:31 UTC: stop it");
+    expect(haltCauseText({ ...hand, reason: null, changedAt: "not a time", inSyncSince: null })).toBe("halted by hand by ana: no reason recorded");
+  });
+
+  it("reads a trip by the bot as before, whatever changed_at says", () => {
+    expect(haltCauseText({ reason: "size drift NVDA", inSyncSince: null, changedBy: "bot", changedAt: hand.changedAt })).toBe("size drift NVDA");
+  });
+});
