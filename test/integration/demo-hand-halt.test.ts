@@ -1,0 +1,107 @@
+/**
+ * The demo world honours a halt made by hand through the console's own action: the demo bot, which
+ * reads its breaker from the journal before every entry, makes no new entry on the cycles after it
+ * (only its reduction goes out), and trades again once the halt is cleared through the usual
+ * checklist.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { clearHaltSpec } from "@/lib/actions/clear-halt";
+import { haltBotSpec } from "@/lib/actions/halt-bot";
+import type { Activity } from "@/tools/demo/bot";
+import { ALPHA, withOverrides } from "@/tools/demo/markets";
+import { ScriptedStrategy } from "@/tools/demo/strategies";
+import { DemoWorld } from "@/tools/demo/world";
+import { act, ana, consoleWriter } from "../helpers/actions";
+import { JournalView } from "../helpers/demo-journal";
+import { migratedJournal, migrationsDir } from "../helpers/journal";
+
+const START = new Date("2026-08-10T12:00:00.000Z");
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+async function cycles(w: DemoWorld, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    w.advance(w.cycleMs);
+    await w.cycle();
+  }
+}
+
+async function untilNextBar(w: DemoWorld): Promise<void> {
+  const next = Math.floor(w.now().getTime() / w.barMs) * w.barMs + w.barMs;
+  while (w.now().getTime() < next) await cycles(w, 1);
+}
+
+describe("the demo bot after Halt now", () => {
+  it("makes no new entry on its next cycles, still reduces, and trades again after the clear", async () => {
+    const script = new ScriptedStrategy("sma_cross");
+    const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
+    const activity: Activity[] = [];
+    const w = await DemoWorld.open({
+      file: migratedJournal("demo-hand-halt"),
+      seed: 3,
+      start: START,
+      specs: [spec],
+      barMs: 60_000,
+      cycleMs: 10_000,
+      migrationsDir,
+      onActivity: (a) => activity.push(a),
+    });
+    const consoleDb = consoleWriter(w.file);
+    cleanups.push(
+      () => w.close(),
+      () => consoleDb.close(),
+    );
+
+    script.set("BTCUSDT", 1);
+    await w.cycle(); // an entry while running
+    await cycles(w, 1);
+    const version = consoleDb.prepare(`SELECT version FROM breakers WHERE bot_id = 'alpha'`).pluck().get() as number;
+    const halted = await act(
+      consoleDb,
+      haltBotSpec(),
+      ana,
+      { botId: "alpha", reason: "exchange status page reports degraded fills", breakerVersion: String(version) },
+      w.now(),
+    );
+    expect(halted).toMatchObject({ ok: true });
+    const haltedAt = w.now().toISOString();
+
+    // Next bar: the strategy wants a new ETHUSDT entry and the BTCUSDT exit.
+    script.set("ETHUSDT", 1);
+    script.set("BTCUSDT", 0);
+    await untilNextBar(w);
+    await cycles(w, 3);
+
+    let view = new JournalView(w.file);
+    cleanups.push(() => view.close());
+    const sinceHalt = view.orders("alpha", `created_at > '${haltedAt}'`);
+    expect(sinceHalt.map((o) => [o.symbol, o.side])).toEqual([["BTCUSDT", "sell"]]);
+    expect(activity.filter((a) => a.kind === "blocked").map((a) => a.message)).toEqual([
+      expect.stringMatching(/^no new buy of [\d.]+ ETHUSDT \(sma_cross\): halted, halted by hand: exchange status page reports degraded fills$/),
+    ]);
+    expect(w.bot("alpha").writer.breaker().halted).toBe(true);
+
+    // Cleared through the usual checklist (clean cycles since the halt, nothing in doubt).
+    const clear = clearHaltSpec({ heartbeatStaleMs: 60_000, doubtfulGraceMs: 30_000, twoPersonClear: false, twoPersonWindowMs: 600_000 });
+    const cleared = await act(
+      consoleDb,
+      clear,
+      ana,
+      { botId: "alpha", breakerVersion: String(version + 1), reason: "fills normal again on the venue", confirmBotId: "alpha" },
+      w.now(),
+    );
+    expect(cleared).toEqual({ ok: true, data: { cleared: true } });
+    const clearedAt = w.now().toISOString();
+    await untilNextBar(w);
+
+    view.close();
+    view = new JournalView(w.file);
+    expect(view.orders("alpha", `created_at > '${clearedAt}'`).map((o) => [o.symbol, o.side])).toEqual([["ETHUSDT", "buy"]]);
+    expect(view.breakerEvents("alpha").map((e) => [e.kind, e.actor])).toEqual([
+      ["trip", "operator:ana"],
+      ["clear", "operator:ana"],
+    ]);
+  });
+});
