@@ -11,6 +11,8 @@ import { breakersQuery } from "@/lib/query-options/breakers";
 import { readScreen } from "@/lib/queries/read";
 import { loadBreakerBoard } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
+import { CanActProvider } from "@/components/auth/can-act";
+import { canAct, getActor } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Breakers · driftwatch" };
 
@@ -58,7 +60,9 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
-        <BreakersLive view={view} />
+        <CanActProvider canAct={canAct(await getActor())}>
+          <BreakersLive view={view} />
+        </CanActProvider>
       </HydrationBoundary>
     </div>
   );

@@ -8,6 +8,8 @@ import { haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import { visibleText } from "@/lib/text/visible-text";
 import { useLiveAge } from "@/components/live/use-now";
+import { useCanAct } from "@/components/auth/can-act";
+import { HaltNowForm } from "./halt-now-form";
 
 type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
 
@@ -20,6 +22,8 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
   const heartbeatAge = useLiveAge(bot.heartbeatAgeMs, receivedAt);
   const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
   const halted = bot.breaker?.halted ?? false;
+  const canAct = useCanAct();
+  const botHref = `/bots/${encodeURIComponent(bot.botId)}`;
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   return (
     <article
@@ -42,15 +46,37 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
 
       {halted && bot.breaker && (
         <p className="mt-3 rounded bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100" data-testid="halt-reason">
-          <strong>Halted:</strong> {visibleText(haltCauseText({ reason: bot.breaker.reason, inSyncSince: bot.breaker.causeInSyncSince }))}
+          <strong>Halted:</strong>{" "}
+          {visibleText(
+            haltCauseText({
+              reason: bot.breaker.reason,
+              inSyncSince: bot.breaker.causeInSyncSince,
+              changedBy: bot.breaker.changedBy,
+              changedAt: bot.breaker.changedAt,
+            }),
+          )}
           <br />
           since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
           <br />
-          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="mt-1 inline-block py-1 font-semibold underline">
-            Review and clear
-          </Link>
+          {canAct ? (
+            <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
+              Review and clear
+            </Link>
+          ) : (
+            // A visitor or viewer may review, but no clear is promised to someone who cannot make it.
+            <span data-testid="sign-in-to-clear">
+              <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
+                Review
+              </Link>{" "}
+              ·{" "}
+              <a href={`/login?next=${encodeURIComponent(botHref)}`} className="inline-block py-1 underline">
+                sign in as an operator to clear
+              </a>
+            </span>
+          )}
         </p>
       )}
+      {canAct && bot.breaker && <HaltNowForm botId={bot.botId} version={bot.breaker.version} halted={halted} />}
 
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600 dark:text-slate-300">Heartbeat</dt>

@@ -6,6 +6,8 @@ import type { BreakerBotView } from "@/lib/queries/breakers";
 import { BreakerEventItem } from "./breaker-event-item";
 import { HaltedFor } from "./halted-for";
 import { visibleText } from "@/lib/text/visible-text";
+import { haltCauseText } from "@/lib/breaker/halt-cause";
+import { useCanAct } from "@/components/auth/can-act";
 
 /**
  * One bot: its breaker now (a halt counting up), then its trips and clears, newest first. Memoised:
@@ -14,6 +16,8 @@ import { visibleText } from "@/lib/text/visible-text";
 export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { bot: BreakerBotView; unsure: boolean; paged: boolean }) {
   const b = bot.breaker;
   const headingId = `breakers-${bot.botId}`;
+  const canAct = useCanAct();
+  const botHref = `/bots/${encodeURIComponent(bot.botId)}`;
   return (
     <section aria-labelledby={headingId} data-testid="bot-breakers" data-bot={bot.botId} className="space-y-3">
       <div
@@ -42,13 +46,26 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             <strong>
               Halted for <HaltedFor since={b.changedAt} />
             </strong>
-            : {visibleText(b.reason ?? "no reason recorded")}
+            : {visibleText(haltCauseText({ reason: b.reason, inSyncSince: null, changedBy: b.changedBy, changedAt: b.changedAt }))}
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
-            <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
-              Review and clear<span className="sr-only"> the halt of {bot.botId}</span>
-            </Link>
+            {canAct ? (
+              <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
+                Review and clear<span className="sr-only"> the halt of {bot.botId}</span>
+              </Link>
+            ) : (
+              // A visitor or viewer may review, but no clear is promised to someone who cannot make it.
+              <span data-testid="sign-in-to-clear">
+                <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
+                  Review<span className="sr-only"> the halt of {bot.botId}</span>
+                </Link>{" "}
+                ·{" "}
+                <a href={`/login?next=${encodeURIComponent(botHref)}`} className="inline-block py-1 underline">
+                  sign in as an operator to clear
+                </a>
+              </span>
+            )}
           </p>
         ) : (
           <p className="mt-2 whitespace-pre-line text-sm text-slate-700 [overflow-wrap:anywhere] dark:text-slate-200">

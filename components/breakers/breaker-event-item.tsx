@@ -5,6 +5,7 @@ import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
 import { visibleText } from "@/lib/text/visible-text";
+import { changedByOperator } from "@/lib/breaker/halt-cause";
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
 export function BreakerEventItem({ event }: { event: BreakerEventView }) {
@@ -45,6 +46,11 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
       <p className="mt-1 whitespace-pre-line font-semibold [overflow-wrap:anywhere]" data-testid="breaker-reason">
         {visibleText(event.reason)}
       </p>
+      {!event.cause && changedByOperator(event.actor) && (
+        <p className="mt-2" data-testid="breaker-cause">
+          Halted by hand (Halt now): no reconciliation caused it. It is cleared like any other halt.
+        </p>
+      )}
       {event.cause && (
         <div className="mt-2" data-testid="breaker-cause">
           <p>

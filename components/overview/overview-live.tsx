@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useState } from "react";
 import { BotCard } from "@/components/bot/bot-card";
+import { CanActProvider } from "@/components/auth/can-act";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -107,7 +108,9 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
       <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
         {orderBotsForOverview(data.bots).map((bot) => (
           <li key={bot.botId}>
-            <BotCard bot={bot} unsure={unsure} receivedAt={query.dataUpdatedAt} />
+            <CanActProvider canAct={canAct}>
+              <BotCard bot={bot} unsure={unsure} receivedAt={query.dataUpdatedAt} />
+            </CanActProvider>
           </li>
         ))}
       </ul>

@@ -4,6 +4,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
+import { CanActProvider } from "@/components/auth/can-act";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
@@ -28,11 +29,15 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   const view = read.data;
   // A 404, not a page that answers 200 for any id: app/bots/[botId]/not-found.tsx says what is missing.
   if (!view) notFound();
+  const operator = canAct(await getActor());
   const client = new QueryClient();
   client.setQueryData(botClearQuery(botId).queryKey, view);
   return (
     <HydrationBoundary state={dehydrate(client)}>
-      <ClearHaltPanel botId={botId} loadedBreakerVersion={view.bot.breaker?.version ?? null} canAct={canAct(await getActor())} />
+      {/* The card inside shows "Halt now" to operators: it reads canAct from this provider. */}
+      <CanActProvider canAct={operator}>
+        <ClearHaltPanel botId={botId} loadedBreakerVersion={view.bot.breaker?.version ?? null} canAct={operator} />
+      </CanActProvider>
     </HydrationBoundary>
   );
 }
