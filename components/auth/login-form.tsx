@@ -1,7 +1,7 @@
 "use client";
-import { useActionState } from "react";
+import { useActionState, useEffect, useState } from "react";
 import { loginAction } from "@/lib/auth/actions";
-import type { LoginState } from "@/lib/auth/login-state";
+import { secondsLeft, waitText, type LoginState } from "@/lib/auth/login-state";
 
 const input =
   "w-full rounded border border-slate-400 bg-white px-2 py-1.5 text-base dark:bg-slate-900 aria-[invalid=true]:border-2 aria-[invalid=true]:border-red-700";
@@ -13,6 +13,7 @@ const input =
  */
 export function LoginForm({ next }: { next: string }) {
   const [state, action, pending] = useActionState<LoginState, FormData>(loginAction, null);
+  const wait = useHeldBackSeconds(state);
   const nameErrors = state?.fieldErrors?.name;
   const passwordErrors = state?.fieldErrors?.password;
   const formError = state && !state.fieldErrors ? state.message : null;
@@ -72,11 +73,43 @@ export function LoginForm({ next }: { next: string }) {
       </div>
       <button
         type="submit"
-        disabled={pending}
+        disabled={pending || wait > 0}
+        aria-describedby={wait > 0 ? "login-wait" : undefined}
         className="rounded bg-slate-800 px-4 py-2 text-sm font-semibold text-white hover:bg-slate-900 focus-visible:outline-2 disabled:opacity-60 dark:bg-slate-200 dark:text-slate-900"
       >
         {pending ? "Signing in…" : "Sign in"}
       </button>
+      {wait > 0 && (
+        <p id="login-wait" data-testid="login-wait" className="text-sm font-semibold">
+          {waitText(wait)}
+        </p>
+      )}
     </form>
   );
+}
+
+/**
+ * Seconds until a held-back sign-in may try again, counting down from the answer's arrival on this
+ * browser's clock; 0 when nothing holds it back. Before the first tick it is the answer's own figure.
+ */
+function useHeldBackSeconds(state: LoginState): number {
+  const [tick, setTick] = useState<{ state: LoginState; left: number } | null>(null);
+  useEffect(() => {
+    const ms = state?.retryAfterMs;
+    if (!ms) return;
+    const until = Date.now() + ms;
+    const update = () => {
+      const left = secondsLeft(until, Date.now());
+      setTick({ state, left });
+      if (left === 0) clearInterval(id);
+    };
+    const id = setInterval(update, 250);
+    const first = setTimeout(update, 0);
+    return () => {
+      clearInterval(id);
+      clearTimeout(first);
+    };
+  }, [state]);
+  if (!state?.retryAfterMs) return 0;
+  return tick?.state === state ? tick.left : secondsLeft(state.retryAfterMs, 0);
 }

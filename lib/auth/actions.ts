@@ -99,6 +99,7 @@ export async function loginAction(_previous: LoginState, form: FormData): Promis
       code: "refused",
       message: `Too many failed attempts: wait ${seconds} s, then sign in again. A browser that signed in to this account before is not made to wait.`,
       name,
+      retryAfterMs: outcome.retryAfterMs,
     };
   }
   SIGN_IN_LOG.line(`driftwatch: sign-in failed for "${name}" from ${address}`);
