@@ -129,6 +129,14 @@ test.describe("SSO headers and sign-in against a production build", () => {
       await expect(alert).toHaveText(
         /^Too many failed attempts: wait \d+ s, then sign in again\. A browser that signed in to this account before is not made to wait\.$/,
       );
+      // The wait counts down under the button, which stays disabled until it is over.
+      const waitSeconds = Number(/wait (\d+) s/.exec((await alert.textContent()) ?? "")![1]);
+      await expect(theirs.getByTestId("login-wait")).toHaveText(/^try again in \d+ s$/);
+      const shown = Number(/(\d+) s$/.exec((await theirs.getByTestId("login-wait").textContent()) ?? "")![1]);
+      expect(shown).toBeLessThanOrEqual(waitSeconds);
+      await expect(theirs.getByRole("button", { name: "Sign in" })).toBeDisabled();
+      await expect(theirs.getByTestId("login-wait")).toHaveCount(0, { timeout: (waitSeconds + 5) * 1000 });
+      await expect(theirs.getByRole("button", { name: "Sign in" })).toBeEnabled();
 
       // The operator, from the browser she signed in on before, is in straight away.
       await mine.getByLabel("Account name").fill(OLGA.name);

@@ -1,0 +1,138 @@
+/**
+ * Halt now, in Chromium against the production build: only an operator is offered the button (on the
+ * overview's card and on the bot page); a refused halt keeps its reason; an applied one turns the
+ * card HALTED with the hand-made reason and the tab's halt signal on, and the bot, writing the same
+ * journal, refuses its next entry while it may still reduce.
+ */
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { BreakerHaltedError } from "@/lib/bot/journal-writer";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { botOnSim, SYMBOLS } from "../helpers/bot";
+import { tempDir } from "../helpers/journal";
+
+const SECRET = "halt-now-spec-session-secret-longer-than-32";
+const ana = { name: "ana", password: "ana's long password here" };
+const vic = { name: "vic", password: "vic's long password here" };
+const REASON = "venue announced maintenance, stop entries";
+
+async function signIn(page: Page, url: string, who: { name: string; password: string }) {
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Account name").fill(who.name);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toContainText(who.name);
+}
+
+test.describe.configure({ mode: "serial" });
+
+test.describe("Halt now", () => {
+  let server: ConsoleServer;
+  let bot: ReturnType<typeof botOnSim>;
+
+  test.beforeAll(async () => {
+    // A running bot: a position, then clean cycles up to the wall clock.
+    bot = botOnSim({ startAt: new Date(Date.now() - 2 * 60_000) });
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: bot.sim.now().toISOString() });
+    while (bot.sim.now().getTime() < Date.now() - 1_000) {
+      await bot.writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
+      bot.writer.heartbeat();
+      bot.sim.advance(Math.min(15_000, Math.max(1, Date.now() - 1_000 - bot.sim.now().getTime())));
+    }
+    await bot.writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
+    bot.writer.heartbeat();
+    const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
+    addAccountWithCli(accountsDb, { name: ana.name, role: "operator", password: ana.password });
+    addAccountWithCli(accountsDb, { name: vic.name, role: "viewer", password: vic.password });
+    server = await startConsole({
+      journal: bot.file,
+      env: {
+        DRIFTWATCH_ACCOUNTS_DB: accountsDb,
+        DRIFTWATCH_SESSION_SECRET: SECRET,
+        DRIFTWATCH_HEARTBEAT_STALE_MS: "600000",
+        DRIFTWATCH_RECONCILIATION_STALE_MS: "600000",
+      },
+    });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    bot?.close();
+  });
+
+  test("visitors and viewers are offered nothing to click", async ({ page }) => {
+    await page.goto(server.url);
+    const card = page.locator('main [data-testid="bot-card"][data-bot="bot-a"]');
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+    await expect(card.getByTestId("halt-now")).toHaveCount(0);
+    await signIn(page, server.url, vic);
+    for (const p of ["/", "/bots/bot-a"]) {
+      await page.goto(server.url + p);
+      await expect(page.locator("main").getByTestId("breaker-state")).toHaveText("not halted");
+      await expect(page.locator("main").getByTestId("halt-now")).toHaveCount(0);
+    }
+  });
+
+  test("an operator halts a running bot from its card; the bot refuses its next entry, and may still reduce", async ({ page }) => {
+    await signIn(page, server.url, ana);
+    // Offered on the bot page too.
+    await page.goto(`${server.url}/bots/bot-a`);
+    await expect(page.locator("main").getByTestId("halt-now")).toBeVisible();
+
+    await page.goto(server.url);
+    const card = page.locator('main [data-testid="bot-card"][data-bot="bot-a"]');
+    const form = card.getByTestId("halt-now");
+    await form.getByText("Halt now").click();
+    await expect(form).toContainText("The bot stops opening new positions on its next cycle, until someone clears the halt.");
+    // Too short: refused, and what was typed stays.
+    await form.getByLabel("Why halt it").fill("no");
+    await form.getByRole("button", { name: "Halt bot-a" }).click();
+    await expect(form.getByTestId("action-refused")).toHaveAttribute("data-code", "invalid");
+    await expect(form.getByLabel("Why halt it")).toHaveValue("no");
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+
+    await form.getByLabel("Why halt it").fill(REASON);
+    await form.getByRole("button", { name: "Halt bot-a" }).click();
+    await expect(card.getByTestId("action-ok")).toContainText("Halted.");
+    await expect(card.getByTestId("breaker-state")).toHaveText("halted");
+    await expect(card.locator("[data-status]").first()).toHaveText("HALTED");
+    await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by ana at \\d\\d:\\d\\d UTC: ${REASON}`));
+    await expect(card.getByTestId("halt-reason")).not.toContainText("in sync since");
+    await expect(card.getByTestId("halt-now")).toHaveCount(0);
+    await expect(card.getByTestId("review-and-clear")).toHaveText("Review and clear");
+    // The tab's halt signal, from the same breakers the bot reads.
+    await expect(page).toHaveTitle(/^HALTED · /);
+    await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+
+    // The bot, cycling against the same journal, honours it on its next entry.
+    bot.sim.advance(Math.max(0, Date.now() - bot.sim.now().getTime()));
+    await bot.writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
+    bot.writer.heartbeat();
+    await expect(bot.writer.sendOnce({ strategy: "trend", symbol: "ETHUSDT", side: "buy", qty: 1, bar: bot.sim.now().toISOString() })).rejects.toThrow(
+      BreakerHaltedError,
+    );
+    const close = await bot.writer.sendOnce(
+      { strategy: "trend", symbol: "AAPL", side: "sell", qty: 10, bar: bot.sim.now().toISOString() },
+      { reduceOnly: true },
+    );
+    expect(close.order).toMatchObject({ symbol: "AAPL", side: "sell", state: "filled" });
+
+    // On the breakers page: the trip names the operator and says it was made by hand.
+    await page.goto(`${server.url}/breakers`);
+    const trip = page.locator('main [data-testid="breaker-event"][data-kind="trip"]');
+    await expect(trip).toContainText("by operator:ana");
+    await expect(trip.getByTestId("breaker-cause")).toContainText("Halted by hand (Halt now)");
+  });
+
+  test("a visitor sees the hand-made halt without names, and is told to sign in to clear rather than offered a clear", async ({ page }) => {
+    await page.goto(server.url);
+    const card = page.locator('main [data-testid="bot-card"][data-bot="bot-a"]');
+    await expect(card.getByTestId("halt-reason")).toContainText(`halted by hand by an operator at`);
+    await expect(card.getByTestId("halt-reason")).not.toContainText("ana");
+    await expect(card.getByTestId("sign-in-to-clear")).toContainText("sign in as an operator to clear");
+    await expect(card.getByTestId("review-and-clear")).toHaveText("Review");
+    await expect(card.getByTestId("review-and-clear")).toHaveAttribute("href", "/bots/bot-a");
+    await page.goto(`${server.url}/breakers`);
+    await expect(page.locator("main").getByTestId("sign-in-to-clear")).toContainText("sign in as an operator to clear");
+  });
+});
