@@ -84,7 +84,8 @@ test.describe("with no bot halted", () => {
       );
       await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
-      await expect(page.getByTestId("halt-banner")).toHaveText("HALTED: gamma (halted by hand in a test)");
+      // Changed by an operator: a hand-made halt, worded as who (a visitor sees only the role), when and why.
+      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma \(halted by hand by an operator at \d\d:\d\d UTC: halted by hand in a test\)$/);
     } finally {
       await server.stop();
       j.close();
