@@ -9,6 +9,7 @@ import { expect, test, type Page } from "@playwright/test";
 import { BreakerHaltedError } from "@/lib/bot/journal-writer";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { tempDir } from "../helpers/journal";
 
@@ -84,6 +85,10 @@ test.describe("Halt now", () => {
     const form = card.getByTestId("halt-now");
     await form.getByText("Halt now").click();
     await expect(form).toContainText("The bot stops opening new positions on its next cycle, until someone clears the halt.");
+    // The open form fits a phone and passes axe.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
     // Too short: refused, and what was typed stays.
     await form.getByLabel("Why halt it").fill("no");
     await form.getByRole("button", { name: "Halt bot-a" }).click();
@@ -100,6 +105,8 @@ test.describe("Halt now", () => {
     await expect(card.getByTestId("halt-reason")).not.toContainText("in sync since");
     await expect(card.getByTestId("halt-now")).toHaveCount(0);
     await expect(card.getByTestId("review-and-clear")).toHaveText("Review and clear");
+    await page.screenshot({ path: "test-results/screenshots/halt-now-phone.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     // The tab's halt signal, from the same breakers the bot reads.
     await expect(page).toHaveTitle(/^HALTED · /);
     await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
