@@ -15,6 +15,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 const SENSITIVE: Record<string, string> = {
   "lib/actions/acknowledge-drift.ts": "writes the journal",
   "lib/actions/clear-halt.ts": "writes the journal",
+  "lib/actions/halt-bot.ts": "writes the journal",
   "lib/actions/guard.ts": "writes the journal and the audit log",
   "lib/actions/resolve-order.ts": "writes the journal",
   "lib/actions/server.ts": "the server actions: write connection, audit key, venue gateway",
