@@ -9,6 +9,8 @@ import { clearHaltSpec } from "@/lib/actions/clear-halt";
 import { haltBotSpec } from "@/lib/actions/halt-bot";
 import type { Activity } from "@/tools/demo/bot";
 import { ALPHA, withOverrides } from "@/tools/demo/markets";
+import { SimulatedOnCall } from "@/tools/demo/operator";
+import { seededRng } from "@/tools/demo/random";
 import { ScriptedStrategy } from "@/tools/demo/strategies";
 import { DemoWorld } from "@/tools/demo/world";
 import { act, ana, consoleWriter } from "../helpers/actions";
@@ -20,6 +22,27 @@ const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
+
+async function openAlpha(file: string, activity: Activity[] = []) {
+  const script = new ScriptedStrategy("sma_cross");
+  const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
+  const w = await DemoWorld.open({
+    file,
+    seed: 3,
+    start: START,
+    specs: [spec],
+    barMs: 60_000,
+    cycleMs: 10_000,
+    migrationsDir,
+    onActivity: (a) => activity.push(a),
+  });
+  const consoleDb = consoleWriter(w.file);
+  cleanups.push(
+    () => w.close(),
+    () => consoleDb.close(),
+  );
+  return { w, script, consoleDb };
+}
 
 async function cycles(w: DemoWorld, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -35,24 +58,8 @@ async function untilNextBar(w: DemoWorld): Promise<void> {
 
 describe("the demo bot after Halt now", () => {
   it("makes no new entry on its next cycles, still reduces, and trades again after the clear", async () => {
-    const script = new ScriptedStrategy("sma_cross");
-    const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
     const activity: Activity[] = [];
-    const w = await DemoWorld.open({
-      file: migratedJournal("demo-hand-halt"),
-      seed: 3,
-      start: START,
-      specs: [spec],
-      barMs: 60_000,
-      cycleMs: 10_000,
-      migrationsDir,
-      onActivity: (a) => activity.push(a),
-    });
-    const consoleDb = consoleWriter(w.file);
-    cleanups.push(
-      () => w.close(),
-      () => consoleDb.close(),
-    );
+    const { w, script, consoleDb } = await openAlpha(migratedJournal("demo-hand-halt"), activity);
 
     script.set("BTCUSDT", 1);
     await w.cycle(); // an entry while running
@@ -103,5 +110,20 @@ describe("the demo bot after Halt now", () => {
       ["trip", "operator:ana"],
       ["clear", "operator:ana"],
     ]);
+  });
+
+  it("is left to the person who made it by the simulated on-call of --on-call, who clears only the bot's own trips", async () => {
+    const { w, consoleDb } = await openAlpha(migratedJournal("demo-hand-halt-on-call"));
+    await w.cycle();
+    const onCall = new SimulatedOnCall({ world: w, rng: seededRng(5), respondAfterMs: [10_000, 20_000] });
+    const version = consoleDb.prepare(`SELECT version FROM breakers WHERE bot_id = 'alpha'`).pluck().get() as number;
+    await act(consoleDb, haltBotSpec(), ana, { botId: "alpha", reason: "holding it for the venue's maintenance", breakerVersion: String(version) }, w.now());
+    const done: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      await cycles(w, 1);
+      done.push(...onCall.tick());
+    }
+    expect(done).toEqual([]);
+    expect(w.bot("alpha").writer.breaker()).toMatchObject({ halted: true, reason: "halted by hand: holding it for the venue's maintenance" });
   });
 });

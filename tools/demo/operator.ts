@@ -91,6 +91,8 @@ export class SimulatedOnCall {
         this.lookAt.delete(bot.botId);
         continue;
       }
+      // A halt a person made by hand (the console's Halt now) is theirs to clear, not the simulated on-call's.
+      if (this.haltedByHand(bot.botId)) continue;
       const due = this.lookAt.get(bot.botId);
       if (due === undefined) {
         this.lookAt.set(bot.botId, now + this.rng.int(this.respondAfterMs[0], this.respondAfterMs[1]));
@@ -126,6 +128,11 @@ export class SimulatedOnCall {
       done.push(`${this.actor} restored ${m.symbol} on ${botId}'s account from ${theirs} to ${ours}`);
     }
     return done;
+  }
+
+  private haltedByHand(botId: string): boolean {
+    const by = this.db.prepare(`SELECT changed_by FROM breakers WHERE bot_id = ? AND halted = 1`).pluck().get(botId) as string | undefined;
+    return by?.startsWith("operator:") ?? false;
   }
 
   private lastOutcome(botId: string): string | undefined {
