@@ -124,6 +124,12 @@ test.describe("Halt now", () => {
     );
     expect(close.order).toMatchObject({ symbol: "AAPL", side: "sell", state: "filled" });
 
+    // The bot page reads it the same way, and offers the usual clear checklist for it.
+    await page.goto(`${server.url}/bots/bot-a`);
+    await expect(page.locator("main").getByTestId("halt-reason")).toContainText(`halted by hand by ana at`);
+    await expect(page.locator("main").getByTestId("checklist")).toBeVisible();
+    await page.screenshot({ path: "test-results/screenshots/halt-now-bot-page.png", fullPage: true });
+
     // On the breakers page: the trip names the operator and says it was made by hand.
     await page.goto(`${server.url}/breakers`);
     const trip = page.locator('main [data-testid="breaker-event"][data-kind="trip"]');
