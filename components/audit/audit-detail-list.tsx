@@ -1,3 +1,4 @@
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { UtcTime } from "@/components/ui/utc-time";
 import { auditDetailItems } from "@/lib/text/audit-detail";
 import { visibleText } from "@/lib/text/visible-text";
@@ -15,13 +16,13 @@ export function AuditDetailList({ detail }: { detail: string }) {
       {items.map((item) => (
         <div key={item.key} className="contents">
           <dt className="font-semibold text-slate-700 dark:text-slate-200">{visibleText(item.label)}</dt>
-          <dd className="min-w-0 whitespace-pre-wrap [overflow-wrap:break-word] max-sm:mb-1">
+          <dd className="min-w-0 whitespace-pre-wrap break-words max-sm:mb-1">
             {item.value.kind === "time" ? (
               <UtcTime iso={item.value.iso} />
             ) : item.value.kind === "id" ? (
               <code className="font-mono [overflow-wrap:anywhere]">{visibleText(item.value.text)}</code>
             ) : (
-              visibleText(item.value.text)
+              <WrappingText text={item.value.text} />
             )}
           </dd>
         </div>
