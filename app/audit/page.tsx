@@ -4,10 +4,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import { z } from "zod";
+import { AuditDetailList } from "@/components/audit/audit-detail-list";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readScreen } from "@/lib/queries/read";
 import { loadAudit } from "@/lib/queries/screens";
+import { actionLabel } from "@/lib/text/audit-detail";
 import { visibleText } from "@/lib/text/visible-text";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
@@ -42,7 +44,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
       <h1 className="text-2xl font-bold">Audit log</h1>
       <p className="text-sm">
         Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash: {view.head.entries} entries, head{" "}
-        <code className="break-all font-mono text-xs" data-testid="audit-head">
+        <code className="font-mono text-xs [overflow-wrap:anywhere]" data-testid="audit-head">
           {view.head.hash}
         </code>
         . Verify it against the heads the console published outside the journal with <code>npm run audit -- verify --expect-head</code>.
@@ -69,7 +71,9 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           >
             <option value="">all actions</option>
             {view.actions.map((a) => (
-              <option key={a}>{a}</option>
+              <option key={a} value={a}>
+                {visibleText(actionLabel(a))}
+              </option>
             ))}
           </select>
         </div>
@@ -90,9 +94,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               data-outcome={e.outcome}
               className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}
             >
+              <p className="font-semibold" data-testid="audit-action-label">
+                {visibleText(actionLabel(e.action))}:{" "}
+                <span className={e.outcome === "refused" ? "text-amber-800 dark:text-amber-300" : undefined}>{e.outcome}</span>
+              </p>
               <p>
-                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> · {e.action} ·{" "}
-                <span className="break-all font-mono">{visibleText(e.target)}</span> ·{" "}
+                <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> ·{" "}
+                <code className="font-mono text-xs">{visibleText(e.action)}</code> ·{" "}
+                <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code> ·{" "}
                 <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
                   {e.outcome}
                   {e.code ? ` (${e.code})` : ""}
@@ -100,7 +109,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               </p>
               <details className="mt-1">
                 <summary className="cursor-pointer">Detail</summary>
-                <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all text-xs">{visibleText(JSON.stringify(JSON.parse(e.detail), null, 2))}</pre>
+                <AuditDetailList detail={e.detail} />
               </details>
             </li>
           ))}

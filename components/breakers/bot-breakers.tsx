@@ -1,11 +1,11 @@
 import Link from "next/link";
 import { memo } from "react";
 import { UtcTime } from "@/components/ui/utc-time";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { breakersViewToQuery } from "@/lib/url-state/breakers";
 import type { BreakerBotView } from "@/lib/queries/breakers";
 import { BreakerEventItem } from "./breaker-event-item";
 import { HaltedFor } from "./halted-for";
-import { visibleText } from "@/lib/text/visible-text";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
 
@@ -42,11 +42,11 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             This bot has no row in <code>breakers</code>, so nobody can say whether it may trade. A bot writes that row when it starts.
           </p>
         ) : b.halted ? (
-          <p className="mt-2 whitespace-pre-line text-sm [overflow-wrap:anywhere]" data-testid="halted-for">
+          <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="halted-for">
             <strong>
               Halted for <HaltedFor since={b.changedAt} />
             </strong>
-            : {visibleText(haltCauseText({ reason: b.reason, inSyncSince: null, changedBy: b.changedBy, changedAt: b.changedAt }))}
+            : <WrappingText text={haltCauseText({ reason: b.reason, inSyncSince: null, changedBy: b.changedBy, changedAt: b.changedAt })} />
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
@@ -68,9 +68,16 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             )}
           </p>
         ) : (
-          <p className="mt-2 whitespace-pre-line text-sm text-slate-700 [overflow-wrap:anywhere] dark:text-slate-200">
+          <p className="mt-2 whitespace-pre-line break-words text-sm text-slate-700 dark:text-slate-200">
             Last changed <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
-            {b.reason ? `: ${visibleText(b.reason)}` : ""}.
+            {b.reason ? (
+              <>
+                : <WrappingText text={b.reason} />
+              </>
+            ) : (
+              ""
+            )}
+            .
           </p>
         )}
       </div>

@@ -1,10 +1,10 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { formatDuration, formatUtc } from "@/lib/text/format";
 import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
-import { visibleText } from "@/lib/text/visible-text";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
@@ -19,7 +19,9 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
             by <span className="font-mono">{event.actor}</span>
           </span>
         </header>
-        <p className="mt-1 whitespace-pre-line [overflow-wrap:anywhere]">{visibleText(event.reason)}</p>
+        <p className="mt-1 whitespace-pre-line break-words">
+          <WrappingText text={event.reason} />
+        </p>
         <p className="mt-1 text-slate-700 dark:text-slate-200" data-testid="breaker-duration">
           {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatDuration(event.durationMs)}.`}
         </p>
@@ -43,8 +45,8 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
           by <span className="font-mono">{event.actor}</span>
         </span>
       </header>
-      <p className="mt-1 whitespace-pre-line font-semibold [overflow-wrap:anywhere]" data-testid="breaker-reason">
-        {visibleText(event.reason)}
+      <p className="mt-1 whitespace-pre-line break-words font-semibold" data-testid="breaker-reason">
+        <WrappingText text={event.reason} />
       </p>
       {!event.cause && changedByOperator(event.actor) && (
         <p className="mt-2" data-testid="breaker-cause">

@@ -6,6 +6,7 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
@@ -58,8 +59,8 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
           className="space-y-1 rounded bg-emerald-50 p-3 text-sm text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50"
         >
           {resolved.map((m) => (
-            <li key={m} className="break-all">
-              Resolved: {m}
+            <li key={m} className="break-words">
+              Resolved: <WrappingText text={m} />
             </li>
           ))}
         </ul>

@@ -1,5 +1,6 @@
 import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
 import { UtcTime } from "@/components/ui/utc-time";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { formatAge } from "@/lib/text/format";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
@@ -82,15 +83,15 @@ export function DoubtfulOrderCard({
       </div>
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600 dark:text-slate-300">Decision</dt>
-        <dd className="break-all">
-          {order.strategy} · bar <span className="font-mono">{order.bar}</span>
+        <dd className="break-words">
+          <span className="[overflow-wrap:anywhere]">{order.strategy}</span> · bar <span className="font-mono">{order.bar}</span>
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Attempts</dt>
         <dd>{order.attempts}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Last error</dt>
-        <dd className="break-all">{order.lastError ?? "none recorded"}</dd>
+        <dd className="break-words">{order.lastError ? <WrappingText text={order.lastError} /> : "none recorded"}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Exchange id</dt>
-        <dd className="break-all font-mono">{order.exchangeOrderId ?? "none (never acknowledged)"}</dd>
+        <dd className="font-mono [overflow-wrap:anywhere]">{order.exchangeOrderId ?? "none (never acknowledged)"}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Filled</dt>
         <dd>{order.filledQty}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Intent written</dt>
@@ -106,7 +107,7 @@ export function DoubtfulOrderCard({
         <summary className="cursor-pointer font-semibold">History ({order.events.length} events)</summary>
         <ol className="mt-2 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
           {order.events.map((e) => (
-            <li key={e.id} data-testid="order-event" className="break-all">
+            <li key={e.id} data-testid="order-event" className="break-words">
               <UtcTime iso={e.at} className="font-mono" /> · <strong>{e.kind}</strong> · {e.actor}
               {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
             </li>

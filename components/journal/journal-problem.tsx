@@ -1,3 +1,4 @@
+import { WrappingText } from "@/components/ui/wrapping-text";
 import type { JournalError } from "@/lib/db/journal-file";
 
 /**
@@ -14,8 +15,8 @@ export function JournalProblem({ error }: { error: Pick<JournalError, "code" | "
       <h1 id="journal-problem-title" className="text-xl font-bold">
         The journal cannot be read
       </h1>
-      <p className="mt-2 break-all font-mono text-sm" data-testid="journal-error">
-        {error.message}
+      <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="journal-error">
+        <WrappingText text={error.message} />
       </p>
       <dl className="mt-4 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
         <dt className="font-semibold">File</dt>

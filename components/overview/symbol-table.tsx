@@ -1,13 +1,14 @@
 "use client";
 import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
+import { Notional } from "@/components/ui/notional";
+import { UtcTime } from "@/components/ui/utc-time";
 import { formatDuration } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
 
 const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
 const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
-const money = (n: number | null) => (n === null ? "no mark" : n.toLocaleString("en-US", { maximumFractionDigits: 0 }));
 
 function DriftCell({ line }: { line: OverviewLine }) {
   if (line.drift === "unknown_position")
@@ -27,7 +28,7 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
     <div className="space-y-1" data-testid="ack-cell">
       {line.ack ? (
         <p title={visibleText(line.ack.note)}>
-          yes, by {line.ack.by.replace(/^operator:/, "")} until {line.ack.expiresAt.slice(11, 16)} UTC
+          yes, by {line.ack.by.replace(/^operator:/, "")} until <UtcTime iso={line.ack.expiresAt} />
         </p>
       ) : (
         <p className="font-semibold">no{line.ackLapsed ? ` (lapsed: ${line.ackLapsed})` : ""}</p>
@@ -107,7 +108,7 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
               {l.drift === "none" ? "0" : `${signed(l.difference)} (${signed(Math.round(l.steps * 100) / 100)} steps)`}
             </td>
             <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">
-              {l.drift === "none" ? "—" : money(l.driftNotional)}
+              {l.drift === "none" ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}
             </td>
             <td className={cell} data-label="Drift">
               <DriftCell line={l} />

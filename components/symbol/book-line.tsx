@@ -1,10 +1,10 @@
+import { Notional } from "@/components/ui/notional";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatDuration } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
-const money = (n: number | null) => (n === null ? "no mark price" : n.toLocaleString("en-US", { maximumFractionDigits: 0 }));
 
 const driftBadge = {
   unknown_position: <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>,
@@ -15,7 +15,7 @@ const driftBadge = {
 };
 
 /** The symbol's current book line: what the bot holds, what the exchange holds, and the gap. */
-export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: boolean }) {
+export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; symbol: string; unsure: boolean }) {
   if (!line) {
     return (
       <p className="rounded border border-dashed border-slate-400 p-3 text-sm" data-testid="book-line">
@@ -63,7 +63,9 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Notional of the gap</dt>
-          <dd className="font-mono">{line.drift === "none" ? "—" : money(line.driftNotional)}</dd>
+          <dd className="font-mono" data-testid="book-notional">
+            {line.drift === "none" ? "—" : <Notional size={line.difference} symbol={symbol} mark={line.markPrice} markAt={line.markAt} />}
+          </dd>
         </div>
       </dl>
       <p className="mt-2 text-sm text-slate-700 dark:text-slate-200">
@@ -75,7 +77,18 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
           </>
         )}{" "}
         · step {num(line.qtyStep)}
-        {line.markPrice !== null && <> · mark {num(line.markPrice)}</>}
+        {line.markPrice !== null && (
+          <>
+            {" "}
+            · mark {num(line.markPrice)}
+            {line.markAt && (
+              <>
+                {" "}
+                from <UtcTime iso={line.markAt} />
+              </>
+            )}
+          </>
+        )}
       </p>
     </section>
   );

@@ -1,4 +1,5 @@
 import { UtcTime } from "@/components/ui/utc-time";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import type { SymbolOrder } from "@/lib/queries/symbol";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -57,7 +58,7 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
           <>
             <dt className="text-slate-600 dark:text-slate-300">Last error</dt>
             <dd className="break-words text-red-800 sm:col-span-3 dark:text-red-200" data-testid="order-error">
-              {order.lastError}
+              <WrappingText text={order.lastError} />
             </dd>
           </>
         )}
@@ -68,7 +69,7 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
           {order.events.map((e) => (
             <li key={e.id} data-testid="order-event" data-kind={e.kind}>
               <UtcTime iso={e.at} className="font-mono text-xs" /> <strong>{e.kind}</strong> by {e.actor}
-              {e.detail !== "{}" && <code className="block break-all text-xs text-slate-700 dark:text-slate-300">{visibleText(e.detail)}</code>}
+              {e.detail !== "{}" && <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(e.detail)}</code>}
             </li>
           ))}
         </ol>

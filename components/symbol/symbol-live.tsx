@@ -122,7 +122,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           , since <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
         </p>
       )}
-      <BookLine line={data.line} unsure={unsure} />
+      <BookLine line={data.line} symbol={data.symbol} unsure={unsure} />
 
       <section
         aria-labelledby="chart-title"

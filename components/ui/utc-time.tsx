@@ -3,10 +3,15 @@ import { useEffect, useState } from "react";
 import { formatUtc } from "@/lib/text/format";
 
 /**
- * A time shown in UTC (what the journal and the team speak), with the reader's local time on hover.
- * `children` replaces the shown text where the context already says the date (a minute header).
+ * A time shown the console's one way (lib/text/format.ts formatUtc: "05:31:02 UTC" today,
+ * "Nov 30 05:31:02 UTC" another day), the full ISO in `dateTime` and the title, and the reader's
+ * local time added to the title once in the browser. `children` replaces the shown text where the
+ * context already says the date (a minute header).
  */
 export function UtcTime({ iso, className, children }: { iso: string; className?: string; children?: React.ReactNode }) {
+  // Which day is "today" is read once, when the time is first drawn; the server and the browser
+  // disagree only across midnight, and then the server's text stays (suppressHydrationWarning).
+  const [now] = useState(() => Date.now());
   const [local, setLocal] = useState<string | undefined>(undefined);
   useEffect(() => {
     const t = Date.parse(iso);
@@ -15,8 +20,8 @@ export function UtcTime({ iso, className, children }: { iso: string; className?:
     if (!Number.isNaN(t)) setLocal(`${new Date(t).toLocaleString()} (your local time)`);
   }, [iso]);
   return (
-    <time dateTime={iso} title={local} className={className}>
-      {children ?? formatUtc(iso)}
+    <time dateTime={iso} title={local ? `${iso} · ${local}` : iso} className={className} suppressHydrationWarning>
+      {children ?? formatUtc(iso, now)}
     </time>
   );
 }

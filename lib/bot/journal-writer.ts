@@ -489,6 +489,17 @@ export class JournalWriter {
     for (const symbol of opts.symbols ?? []) if (!ours.has(symbol)) ours.set(symbol, 0);
     const theirs = new Map(positions.map((p) => [p.symbol, p.size]));
     const marks = new Map(positions.map((p) => [p.symbol, p.markPrice]));
+    // A symbol the exchange holds flat has no position, so no mark from fetchPositions; without one
+    // the bot's side of an unknown or shrunk position has no value on the console. Ask for it.
+    const unpriced = [...new Set([...ours.keys(), ...theirs.keys()])].filter((s) => marks.get(s) == null);
+    if (unpriced.length > 0) {
+      try {
+        for (const [symbol, mark] of await this.exchange.fetchMarkPrices(unpriced)) marks.set(symbol, mark);
+      } catch (error) {
+        // A missing mark costs the console a value, not the cycle its comparison.
+        this.alert({ kind: "reconciliation_error", message: `fetch mark prices failed: ${errorText(error)}` });
+      }
+    }
     const lines = diffBooks({ ours, theirs, specFor: (s) => ({ qtyStep: this.stepFor(s), markPrice: marks.get(s) ?? null }) });
     const drifts = lines.filter((l) => l.drift !== "none");
     const outcome = drifts.length > 0 ? "drift" : "clean";

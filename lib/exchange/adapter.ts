@@ -41,6 +41,12 @@ export interface ExchangeAdapter {
    */
   findOrder(query: { symbol: string; clientOrderId: string }): Promise<ExchangeOrder | null>;
   fetchPositions(): Promise<ExchangePosition[]>;
+  /**
+   * Mark prices of these symbols, held or flat: a position's mark comes with fetchPositions, but a
+   * symbol the venue holds flat still needs one to value the bot's side of a drift. A symbol the
+   * venue does not price is left out of the map.
+   */
+  fetchMarkPrices(symbols: readonly string[]): Promise<Map<string, number>>;
   /** Throws SendTimeoutError when the reply is lost: the order may or may not exist. */
   createOrder(order: NewOrder): Promise<ExchangeOrder>;
   /** Cancels every open order on a symbol; returns how many were canceled. */

@@ -194,6 +194,16 @@ export class SimExchange implements ExchangeAdapter {
     return out;
   }
 
+  /** Never faulted: the scripted faults on "positions" stay one per fetchPositions call. */
+  async fetchMarkPrices(symbols: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const symbol of symbols) {
+      const s = this.symbols.get(symbol);
+      if (s) out.set(symbol, s.price);
+    }
+    return out;
+  }
+
   async createOrder(order: NewOrder): Promise<ExchangeOrder> {
     return this.send("create", { ...order, reduceOnly: order.reduceOnly ?? false });
   }

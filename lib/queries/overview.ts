@@ -6,6 +6,7 @@ import { ackCovers } from "../reconcile/ack-coverage";
 import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
+import { markOfLine } from "./last-mark";
 
 export interface OverviewLine {
   botId: string;
@@ -17,6 +18,8 @@ export interface OverviewLine {
   steps: number;
   qtyStep: number;
   markPrice: number | null;
+  /** Time of the earlier cycle the mark comes from when the line's own cycle wrote none. */
+  markAt: string | null;
   /** |difference| at the mark price; null without a mark. */
   driftNotional: number | null;
   drift: DriftClass;
@@ -107,7 +110,10 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
 
   const lines: OverviewLine[] = rows.map((r) => {
     const { ours, theirs, at } = lineAsOfLatestCycle(r, r.latestId === null ? null : { id: r.latestId, at: r.latestAt });
-    const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
+    const drifting = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep }).drift !== "none";
+    // Only a drift shows a notional, so only a drift pays for looking up an older mark.
+    const mark = drifting ? markOfLine({ db, botId: r.botId, symbol: r.symbol, markPrice: r.markPrice }) : { markPrice: r.markPrice, markAt: null };
+    const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: mark.markPrice });
     const driftSince = d.drift === "none" ? null : r.driftSince;
     const since = driftSince === null ? NaN : Date.parse(driftSince);
     let ack: OverviewLine["ack"] = null;
@@ -128,7 +134,8 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
       difference: d.difference,
       steps: d.steps,
       qtyStep: r.qtyStep,
-      markPrice: r.markPrice,
+      markPrice: mark.markPrice,
+      markAt: mark.markAt,
       driftNotional: d.driftNotional,
       drift: d.drift,
       driftSince,

@@ -7,6 +7,7 @@ import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/curren
 import { diffLine } from "../reconcile/diff";
 import { MAX_ORDERS } from "../url-state/symbol";
 import { listBots, type BotSummary } from "./bots";
+import { markOfLine } from "./last-mark";
 import type { OverviewLine } from "./overview";
 
 /** One bot's book against the exchange's for one symbol, as of its latest compared cycle. */
@@ -89,7 +90,8 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     FROM latest_positions WHERE bot_id = ${botId} AND symbol = ${symbol}`);
   if (!r) return null;
   const { ours, theirs, at } = lineAsOfLatestCycle(r, latest);
-  const d = diffLine({ symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: r.markPrice });
+  const mark = markOfLine({ db, botId, symbol, markPrice: r.markPrice });
+  const d = diffLine({ symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: mark.markPrice });
   const driftSince = d.drift === "none" ? null : r.driftSince;
   const since = driftSince === null ? NaN : Date.parse(driftSince);
   return {
@@ -98,7 +100,8 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     difference: d.difference,
     steps: d.steps,
     qtyStep: r.qtyStep,
-    markPrice: r.markPrice,
+    markPrice: mark.markPrice,
+    markAt: mark.markAt,
     driftNotional: d.driftNotional,
     drift: d.drift,
     driftSince,

@@ -30,9 +30,22 @@ export function formatDuration(ms: number | null): string {
   return ms < 0 ? `unknown (it starts ${formatAge(-ms)} in the future: a clock ahead?)` : formatAge(ms);
 }
 
-/** `2026-08-10 15:31:02 UTC` from an ISO timestamp; the raw text when it does not parse. */
-export function formatUtc(iso: string): string {
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * The console's one way to show a time, always UTC (what the journal and the team speak):
+ * `05:31:02 UTC` on the reader's UTC day, `Nov 30 05:31:02 UTC` on another day of the year,
+ * `Nov 30 2025 05:31:02 UTC` in another year. Without `now` the day is always said (text that
+ * outlives the moment, such as a checklist line). The raw text when it does not parse. Screens
+ * put the full ISO in a `<time dateTime>` and a title (components/ui/utc-time.tsx).
+ */
+export function formatUtc(iso: string, now?: number | Date): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
-  return `${new Date(t).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  const d = new Date(t);
+  const clock = d.toISOString().slice(11, 19);
+  const ref = now === undefined ? null : new Date(now);
+  if (ref && !Number.isNaN(ref.getTime()) && ref.toISOString().slice(0, 10) === d.toISOString().slice(0, 10)) return `${clock} UTC`;
+  const year = ref && !Number.isNaN(ref.getTime()) && ref.getUTCFullYear() === d.getUTCFullYear() ? "" : ` ${d.getUTCFullYear()}`;
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}${year} ${clock} UTC`;
 }

@@ -108,7 +108,9 @@ test.describe("the symbol page of a bot trading now", () => {
     await page.getByLabel("To (UTC)").fill(to);
     await page.getByLabel("To (UTC)").press("Enter");
     await expect(page).toHaveURL(/range=custom&from=[^&]+&to=/);
-    await expect(page.getByTestId("chart-window")).toContainText(`${from} UTC`);
+    // Times read "05:31:02 UTC" today and "Nov 30 05:31:02 UTC" another day: the instant is in dateTime.
+    await expect(page.getByTestId("chart-window").locator("time").first()).toHaveAttribute("datetime", `${from.replace(" ", "T")}.000Z`);
+    await expect(page.getByTestId("chart-window").locator("time").first()).toContainText(`${from.slice(11)} UTC`);
     await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
   });
 
@@ -147,11 +149,11 @@ test.describe("the symbol page of a journal under review", () => {
     await page.goto(server.url + AAPL);
     await expect(page.getByTestId("live-status")).toBeVisible({ timeout: 20_000 });
     const notice = page.getByTestId("history-notice");
-    await expect(notice).toContainText("No data in the last 15 min: the bot's latest reconciliation is from 2026-08-10 15:33:0");
+    await expect(notice).toContainText(/No data in the last 15 min: the bot's latest reconciliation is from Aug 10 (2026 )?15:33:0/);
     await expect(page.getByTestId("chart-empty")).toBeVisible();
     await notice.getByRole("link", { name: "its trading day" }).click();
     await expect(page).toHaveURL(/\?range=day$/);
-    await expect(page.getByTestId("chart-window")).toContainText("2026-08-10 00:00:00 UTC to 2026-08-11 00:00:00 UTC");
+    await expect(page.getByTestId("chart-window")).toContainText(/Aug 10 (2026 )?00:00:00 UTC to Aug 11 (2026 )?00:00:00 UTC/);
     await expect(page.getByTestId("chart-window")).toContainText("history, not polled");
     await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
     await notice.waitFor({ state: "detached" });

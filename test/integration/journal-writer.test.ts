@@ -221,6 +221,23 @@ describe("reconcile", () => {
     expect(() => bot.db.prepare(`UPDATE book_corrections SET delta = 0`).run()).toThrow(/append-only/);
   });
 
+  it("writes the mark price of a symbol the exchange holds flat, so a drift against a flat exchange has a value", async () => {
+    bot = botOnSim();
+    await bot.writer.sendOnce(buy500);
+    bot.sim.setPositionBehindBot("AAPL", 0);
+    const r = await bot.writer.reconcile({ symbols: ["AAPL", "BTCUSDT"] });
+    expect(r.outcome).toBe("drift");
+    const rows = bot.rows<{ symbol: string; theirs: number; mark_price: number | null }>(
+      `SELECT symbol, theirs, mark_price FROM reconciliation_positions ORDER BY symbol`,
+    );
+    expect(rows.map((x) => [x.symbol, x.theirs, x.mark_price])).toEqual([
+      ["AAPL", 0, bot.sim.price("AAPL")],
+      ["BTCUSDT", 0, bot.sim.price("BTCUSDT")],
+    ]);
+    const aapl = r.outcome === "drift" ? r.lines.find((l) => l.symbol === "AAPL") : undefined;
+    expect(aapl?.driftNotional).toBe(500 * bot.sim.price("AAPL"));
+  });
+
   it("records an error, not a clean cycle, when positions cannot be fetched", async () => {
     bot = botOnSim();
     bot.sim.inject({ on: "positions", fault: "fetch_fail" });

@@ -41,6 +41,46 @@ describe("getOverview", () => {
     expect(o.alarms).toEqual([]);
   });
 
+  it("values a drift whose exchange side is flat at the mark the bot wrote for it", async () => {
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    bot.sim.setPositionBehindBot("AAPL", 0);
+    await bot.writer.reconcile({ symbols });
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({
+      theirs: 0,
+      drift: "size_drift",
+      markPrice: bot.sim.price("AAPL"),
+      markAt: null,
+      driftNotional: 10 * bot.sim.price("AAPL"),
+    });
+  });
+
+  it("falls back to the latest mark of an earlier cycle, and says when, for a bot that writes no mark for a flat symbol", async () => {
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "ETHUSDT", side: "buy", qty: 2, bar: "2026-08-10T15:30:00Z" });
+    bot.sim.setPositionBehindBot("ETHUSDT", 0);
+    // A writer that takes marks only from the exchange's positions, as this one did before.
+    bot.sim.fetchMarkPrices = async () => new Map();
+    await bot.writer.reconcile({ symbols });
+    const priced = bot.rows<{ at: string; mark: number }>(
+      `SELECT r.at, p.mark_price AS mark FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id WHERE p.symbol = 'AAPL'`,
+    )[0]!;
+    bot.sim.advance(60_000);
+    bot.sim.setPositionBehindBot("AAPL", 0);
+    await bot.writer.reconcile({ symbols });
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({
+      theirs: 0,
+      drift: "size_drift",
+      markPrice: priced.mark,
+      markAt: priced.at,
+      driftNotional: 10 * priced.mark,
+    });
+    expect(o.lines.find((l) => l.symbol === "ETHUSDT")).toMatchObject({ drift: "size_drift", markPrice: null, markAt: null, driftNotional: null });
+  });
+
   it("counts how long a drift has lasted from its first cycle", async () => {
     const bot = botOnSim();
     await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });

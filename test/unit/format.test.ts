@@ -30,6 +30,16 @@ describe("formatAgo and formatDuration: a time ahead of the reader's clock", () 
 });
 
 describe("formatUtc", () => {
-  it("writes UTC to the second", () => expect(formatUtc("2026-08-10T15:31:02.417Z")).toBe("2026-08-10 15:31:02 UTC"));
+  const now = Date.parse("2026-12-01T05:40:00Z");
+  it("writes only the UTC time, to the second, on the reader's UTC day", () => {
+    expect(formatUtc("2026-12-01T05:31:02.417Z", now)).toBe("05:31:02 UTC");
+    expect(formatUtc("2026-12-01T00:00:00.000Z", new Date(now))).toBe("00:00:00 UTC");
+  });
+  it("says the day on another day, and the year in another year", () => {
+    expect(formatUtc("2026-11-30T05:31:02.417Z", now)).toBe("Nov 30 05:31:02 UTC");
+    expect(formatUtc("2026-12-01T05:31:02.417+06:00", now)).toBe("Nov 30 23:31:02 UTC");
+    expect(formatUtc("2025-11-30T05:31:02.417Z", now)).toBe("Nov 30 2025 05:31:02 UTC");
+  });
+  it("always says the day and year without a reader's now", () => expect(formatUtc("2026-08-10T15:31:02.417Z")).toBe("Aug 10 2026 15:31:02 UTC"));
   it("shows an unreadable time as it is", () => expect(formatUtc("garbage")).toBe("garbage"));
 });

@@ -15,6 +15,7 @@ const line = (botId: string, symbol: string, drift: OverviewLine["drift"], drift
   steps: 0,
   qtyStep: 1,
   markPrice: null,
+  markAt: null,
   driftSince: null,
   at: "2026-08-10T00:00:00.000Z",
   ack: null,

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { splitIds } from "@/lib/text/wrap";
+
+describe("splitIds", () => {
+  it("puts each id of an error in its own piece and leaves the words around it as prose", () => {
+    const text = "lookup of beta-d802a55a0df8ed0d3231 failed: timeout after 10000 ms";
+    expect(splitIds(text)).toEqual([
+      { text: "lookup of ", id: false },
+      { text: "beta-d802a55a0df8ed0d3231", id: true },
+      { text: " failed: timeout after 10000 ms", id: false },
+    ]);
+  });
+
+  it("treats hashes, paths and column names as ids, and long words of prose as prose", () => {
+    const pieces = splitIds("head hmac-sha256:0123456789abcdef in /tmp/run/journal.db of reconciliation_positions, responsibilities unchanged");
+    expect(pieces.filter((p) => p.id).map((p) => p.text)).toEqual(["hmac-sha256:0123456789abcdef", "/tmp/run/journal.db", "reconciliation_positions,"]);
+  });
+
+  it("gives the text back exactly when joined", () => {
+    for (const t of ["", "plain words only", "  x-0000000000000  ", "a\nb beta-d802a55a0df8ed0d3231\n"])
+      expect(
+        splitIds(t)
+          .map((p) => p.text)
+          .join(""),
+      ).toBe(t);
+  });
+});
