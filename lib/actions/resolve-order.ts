@@ -134,7 +134,13 @@ export function resolveByLookupSpec(deps: {
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
       const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId });
       if (answer.kind === "failed") {
-        throw new Refusal("refused", `The exchange could not be asked: ${answer.error}. The order stays doubtful.`, [answer.error], { lookup: answer });
+        // The error once, with the next step: the card's form shows a repeat as "failed again at …".
+        throw new Refusal(
+          "refused",
+          `The exchange could not be asked: ${answer.error}. The order stays doubtful: try again, or resolve by hand with what the exchange's own page shows.`,
+          [],
+          { lookup: answer },
+        );
       }
       return { answer, botId: order.botId, symbol: order.symbol };
     },

@@ -175,6 +175,16 @@ export class SimExchange implements ExchangeAdapter {
       const afterMs = fault.afterMs ?? this.timeoutMs;
       throw new LookupFailedError(`lookup of ${query.clientOrderId} timed out`, { cause: new SendTimeoutError(afterMs) });
     }
+    return this.venueRecord(query);
+  }
+
+  /**
+   * The venue's own record of an order, as a service that reaches the venue by its own route reads
+   * it (the demo's venue gateway). The "find" faults stand for the bot's link to the venue failing,
+   * so they neither hit this read nor are used up by it: while the bot cannot get an answer, a
+   * person asking through the gateway can, as on a real desk.
+   */
+  venueRecord(query: { symbol: string; clientOrderId: string }): ExchangeOrder | null {
     const record = this.book.get(query.clientOrderId);
     // Venues look ids up per symbol: under another symbol the order is genuinely not there.
     if (!record || record.symbol !== query.symbol) return null;

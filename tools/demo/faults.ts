@@ -22,7 +22,10 @@ export type DemoFault =
   | { kind: "partial_fill"; fillRatio: number; completeAfterMs: number; symbol?: string }
   | { kind: "reject"; reason?: string; symbol?: string }
   | { kind: "rate_limit"; symbol?: string }
-  /** The next `times` lookups fail or time out (Infinity: until someone clears the faults). */
+  /**
+   * The bot's next `times` lookups fail (Infinity: until someone clears the faults): its link to
+   * the venue, not the venue, so the venue gateway still answers the console meanwhile.
+   */
   | { kind: "lookups_fail"; times: number; symbol?: string }
   /** The next `times` position reads fail. */
   | { kind: "positions_unreadable"; times: number }
@@ -74,7 +77,7 @@ export function applyFault(world: DemoWorld, botId: string, fault: DemoFault): s
       return `next order${on}: rate limited`;
     case "lookups_fail":
       sim.inject({ on: "find", ...only, fault: "lookup_fail", times: fault.times });
-      return `the next ${fault.times === Infinity ? "" : `${fault.times} `}lookups${on} fail`;
+      return `the bot's next ${fault.times === Infinity ? "" : `${fault.times} `}lookups${on} fail (the venue gateway still answers)`;
     case "positions_unreadable":
       sim.inject({ on: "positions", fault: "fetch_fail", times: fault.times });
       return `the next ${fault.times} position reads fail`;

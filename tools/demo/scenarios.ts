@@ -223,7 +223,9 @@ const lostReplyUnknown: Scenario = {
   botId: "alpha",
   demoIncident: [
     { kind: "lost_reply", fillRatio: 1 },
-    // Long enough for a person to open the doubtful list and settle it: about 5 min at speed 1.
+    // The bot's own lookups, one a cycle: about 5 min at speed 1 (under 2 at --speed 3) for a person
+    // to settle it from the doubtful list, whose "Check on exchange" the venue gateway answers
+    // meanwhile. After that the bot's next lookup settles it by itself.
     { kind: "lookups_fail", times: 120 },
   ],
   async run(opts) {
