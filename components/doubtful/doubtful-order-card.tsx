@@ -1,4 +1,6 @@
+"use client";
 import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
+import { useLiveAge } from "@/components/live/use-now";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/text/format";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
@@ -40,8 +42,11 @@ export function DoubtfulOrderCard({
   onBusy,
   goneFromList,
   onDismiss,
+  receivedAt,
 }: {
   order: DoubtfulOrder;
+  /** When the list's data arrived (the query's dataUpdatedAt): the age keeps counting from it when polls stop. */
+  receivedAt?: number;
   canAct: boolean;
   onResolved?: (message: string) => void;
   onBusy?: (order: DoubtfulOrder, busy: boolean, ok?: boolean) => void;
@@ -49,6 +54,7 @@ export function DoubtfulOrderCard({
   goneFromList?: boolean;
   onDismiss?: (clientOrderId: string) => void;
 }) {
+  const age = useLiveAge(order.ageMs, receivedAt);
   return (
     <article
       data-testid="doubtful-order"
@@ -62,9 +68,10 @@ export function DoubtfulOrderCard({
         </h2>
         <span className="rounded bg-red-700 px-2 py-0.5 text-sm font-bold uppercase text-white">{order.state}</span>
       </header>
-      <p className="mt-1 text-sm">
-        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> · {formatAge(order.ageMs)}{" "}
-        old
+      {/* The server renders its own now; the browser's differs by the load time. */}
+      <p className="mt-1 text-sm" suppressHydrationWarning>
+        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
+        <span data-testid="doubtful-age">{formatAge(age)}</span> old
       </p>
       {goneFromList && (
         <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">

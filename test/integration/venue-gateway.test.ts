@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveByLookupSpec } from "@/lib/actions/resolve-order";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
-import { applyFault } from "@/tools/demo/faults";
+import { applyFault, type DemoFault } from "@/tools/demo/faults";
 import { ALPHA, withOverrides } from "@/tools/demo/markets";
 import { SCENARIOS } from "@/tools/demo/scenarios";
 import { ScriptedStrategy } from "@/tools/demo/strategies";
@@ -111,8 +111,10 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
     cleanups.push(() => world.close());
     world.exchange("alpha").setPrice("BTCUSDT", 60_000);
     script.set("BTCUSDT", 1);
-    const incident = SCENARIOS["lost-reply-unknown"].demoIncident.map((f) => (f.kind === "lost_reply" && first === "never_arrived" ? { kind: first } : f));
-    for (const f of incident) expect(applyFault(world, "alpha", { ...f, symbol: "BTCUSDT" })).not.toBeNull();
+    const incident = SCENARIOS["lost-reply-unknown"].demoIncident.map((f): DemoFault =>
+      f.kind === "lost_reply" && first === "never_arrived" ? { kind: first } : f,
+    );
+    for (const f of incident) expect(applyFault(world, "alpha", f)).not.toBeNull();
     await world.cycle();
     for (let i = 0; i < 3; i++) {
       world.advance(world.cycleMs);
@@ -121,7 +123,7 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
     const gateway = await serveVenueGateway({ adapters: world.venueGatewaySources(), host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
     cleanups.push(() => closeServer(gateway));
     const db = consoleWriter(world.file);
-    cleanups.push(() => db.close());
+    cleanups.push(() => void db.close());
     const view = new JournalView(world.file);
     cleanups.push(() => view.close());
     const [order] = view.orders("alpha", "symbol = 'BTCUSDT'");
