@@ -1,8 +1,11 @@
 "use client";
 import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
+import Link from "next/link";
 import { useLiveAge } from "@/components/live/use-now";
+import { symbolPath } from "@/lib/query-options/symbol";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/text/format";
+import { formatSigned } from "@/lib/text/signed";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -33,6 +36,27 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
         </span>
       );
   }
+}
+
+/** The drift this order's fill would explain: settling the order is the first step towards clearing it. */
+function MayExplain({ botId, self, link }: { botId: string; self: string; link: NonNullable<DoubtfulOrder["mayExplain"]> }) {
+  const others = link.clientOrderIds.filter((id) => id !== self);
+  return (
+    <p data-testid="may-explain" className="mt-2 rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+      May explain the drift on{" "}
+      <Link href={symbolPath(botId, link.symbol)} className="font-mono font-semibold underline">
+        {link.symbol}
+      </Link>
+      : exchange {formatSigned(link.theirs)}, book {formatSigned(link.ours)}
+      {others.length > 0 && (
+        <>
+          {" "}
+          (if filled together with <span className="font-mono [overflow-wrap:anywhere]">{others.join(", ")}</span>)
+        </>
+      )}
+      .
+    </p>
+  );
 }
 
 export function DoubtfulOrderCard({
@@ -84,6 +108,7 @@ export function DoubtfulOrderCard({
         </p>
       )}
       <p className="mt-2 text-sm text-red-900 dark:text-red-200">{order.why}</p>
+      {order.mayExplain && <MayExplain botId={order.botId} self={order.clientOrderId} link={order.mayExplain} />}
       <div className="mt-2">
         <IdCheck check={order.idCheck} />
       </div>

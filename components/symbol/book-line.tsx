@@ -1,3 +1,4 @@
+import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatDuration } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
@@ -66,6 +67,7 @@ export function BookLine({ line, unsure }: { line: SymbolLine | null; unsure: bo
           <dd className="font-mono">{line.drift === "none" ? "—" : money(line.driftNotional)}</dd>
         </div>
       </dl>
+      <DriftExplained by={line.explainedBy} />
       <p className="mt-2 text-sm text-slate-700 dark:text-slate-200">
         As of the cycle at <UtcTime iso={line.at} />
         {line.driftSince && (
