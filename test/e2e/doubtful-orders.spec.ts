@@ -14,6 +14,7 @@ import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
 import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 
 const SECRET = "doubtful-orders-spec-session-secret-longer-than-32";
 const TOKEN = "venue-gateway-token-for-doubtful-spec";
@@ -89,6 +90,23 @@ test.describe("a doubtful order of a lost reply", () => {
     await book.getByRole("link", { name: "settle it first" }).click();
     await expect(page).toHaveURL(/\/doubtful\?bot=beta$/);
     await expect(page.getByTestId("doubtful-order")).toHaveCount(1);
+  });
+
+  test("the card, its drift link and its hand form fit a 390 px phone with no serious accessibility violations, light or dark", async ({ page }) => {
+    await signIn(page, server.url);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.getByTestId("doubtful-order");
+    await expect(card.getByTestId("may-explain")).toBeVisible();
+    await card.getByText("Resolve by hand").click();
+    await expect(card.getByLabel(/The price is right/)).toBeVisible();
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await noSeriousAxeViolations(page, { colorsOnly: true });
+    await page.goto(server.url);
+    await expect(page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]').getByTestId("drift-explained")).toBeVisible();
+    await noHorizontalScroll(page);
   });
 
   test("keeps counting the order's age when the list stops updating", async ({ page }) => {

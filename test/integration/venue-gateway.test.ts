@@ -11,7 +11,7 @@ import { SimExchange } from "@/lib/exchange/simulator";
 import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
 import { applyFault, type DemoFault } from "@/tools/demo/faults";
 import { ALPHA, withOverrides } from "@/tools/demo/markets";
-import { SCENARIOS } from "@/tools/demo/scenarios";
+import { LOST_REPLY_DOUBT_MS, SCENARIOS } from "@/tools/demo/scenarios";
 import { ScriptedStrategy } from "@/tools/demo/strategies";
 import { DemoWorld } from "@/tools/demo/world";
 import { act, ana, auditRows, consoleWriter } from "../helpers/actions";
@@ -111,9 +111,9 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
     cleanups.push(() => world.close());
     world.exchange("alpha").setPrice("BTCUSDT", 60_000);
     script.set("BTCUSDT", 1);
-    const incident = SCENARIOS["lost-reply-unknown"].demoIncident.map((f): DemoFault =>
-      f.kind === "lost_reply" && first === "never_arrived" ? { kind: first } : f,
-    );
+    // The demo's own incident for a lost reply; for one that never arrived, the same failing link.
+    const incident: DemoFault[] =
+      first === "lost_reply" ? SCENARIOS["lost-reply-unknown"].demoIncident : [{ kind: "never_arrived" }, { kind: "lookups_fail", times: 120 }];
     for (const f of incident) expect(applyFault(world, "alpha", f)).not.toBeNull();
     await world.cycle();
     for (let i = 0; i < 3; i++) {
@@ -158,6 +158,20 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
         .orders()
         .filter((o) => o.symbol === "BTCUSDT"),
     ).toHaveLength(1); // asked, never resent
+  });
+
+  it("stays beyond the bot's own lookups for the five minutes the README promises, then the bot settles it by itself", async () => {
+    const { world, view, order } = await demoLostReply("lost_reply");
+    const lostAt = Date.parse(order.created_at);
+    // Until five minutes after the lost reply, every cycle's lookup of it fails.
+    while (world.now().getTime() + world.cycleMs < lostAt + LOST_REPLY_DOUBT_MS) {
+      world.advance(world.cycleMs);
+      await world.cycle();
+    }
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "unknown" })]);
+    world.advance(2 * world.cycleMs);
+    await world.cycle();
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
   });
 
   it("marks absent an order the exchange never got, while the bot's own lookups keep failing", async () => {

@@ -11,9 +11,10 @@ import type { DemoWorld } from "./world";
 export type DemoFault =
   /**
    * The exchange took the next order (filled, or `fillRatio` of it, the rest `completeAfterMs`
-   * later, 20 s by default) and the reply was lost.
+   * later, 20 s by default) and the reply was lost. With `lookupsFailForMs`, the bot's own lookups
+   * of that order fail for so long after (its link, not the venue: the venue gateway answers).
    */
-  | { kind: "lost_reply"; fillRatio: number; completeAfterMs?: number; symbol?: string }
+  | { kind: "lost_reply"; fillRatio: number; completeAfterMs?: number; lookupsFailForMs?: number; symbol?: string }
   /** The next send timed out and never reached the exchange. */
   | { kind: "never_arrived"; symbol?: string }
   /** The next send times out and the order reaches the exchange `delayMs` later. */
@@ -58,8 +59,11 @@ export function applyFault(world: DemoWorld, botId: string, fault: DemoFault): s
         fillRatio: fault.fillRatio,
         // A remainder that never fills would keep every reconciliation skipped.
         completeAfterMs: fault.fillRatio < 1 ? (fault.completeAfterMs ?? 20_000) : undefined,
+        lookupsFailForMs: fault.lookupsFailForMs,
       });
-      return `next order${on}: accepted, reply lost`;
+      return `next order${on}: accepted, reply lost${
+        fault.lookupsFailForMs === undefined ? "" : `; the bot cannot look it up for ${fault.lookupsFailForMs / 1000} s (the venue gateway can)`
+      }`;
     case "never_arrived":
       sim.inject({ on: "create", ...only, fault: "timeout_not_received" });
       return `next order${on}: times out, never reaches the exchange`;
