@@ -12,6 +12,7 @@ import { clientOrderIdField } from "../journal/ids";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import { ORDER_STATES, type OrderState } from "../journal/contract";
+import { formatUtc } from "../text/format";
 import { Refusal, type ActionSpec } from "./guard";
 
 type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
@@ -242,7 +243,7 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
         throw new Refusal(
           "refused",
           `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
-          [`average price ${input.avgPrice}, last mark ${mark.markPrice} at ${mark.at}`],
+          [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at)}`],
           { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
         );
       }
