@@ -100,13 +100,14 @@ async function main(): Promise<number> {
     onActivity: print,
   });
   // The venue gateway: the console's "Check on exchange" asks these simulated venues, as it would
-  // ask a real team's gateway. Loopback only; the token comes from the environment, not argv.
+  // ask a real team's gateway, by its own route: the lookups the demo makes fail are the bots'.
+  // Loopback only; the token comes from the environment, not argv.
   const venuePort = values["venue-port"] ? Number(values["venue-port"]) : null;
   const gateway =
     venuePort === null
       ? null
       : await serveVenueGateway({
-          adapters: new Map(world.bots.map((b) => [b.botId, world.exchange(b.botId)])),
+          adapters: world.venueGatewaySources(),
           host: "127.0.0.1",
           port: venuePort,
           token: process.env.DRIFTWATCH_VENUE_TOKEN ?? null,

@@ -1,5 +1,6 @@
 "use client";
-import { useEffect, useEffectEvent, useId } from "react";
+import { useEffect, useEffectEvent, useId, useState } from "react";
+import { UtcTime } from "@/components/ui/utc-time";
 import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/server";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
 import { useKeptForm } from "./use-kept-form";
@@ -38,7 +39,15 @@ export function ResolveOrderActions({
    */
   onBusy?: (busy: boolean, ok?: boolean) => void;
 }) {
-  const lookupForm = useKeptForm(resolveByLookupAction);
+  // A check that fails the same way again shows its message once, and when it failed again: the
+  // operator sees the click did something without reading the same sentence twice.
+  const [lookupFailure, setLookupFailure] = useState<{ message: string; againAt: string | null } | null>(null);
+  const lookupForm = useKeptForm(async (_prev: null, form: FormData) => {
+    const result = await resolveByLookupAction(null, form);
+    const at = new Date().toISOString();
+    setLookupFailure((was) => (result.ok ? null : { message: result.message, againAt: was?.message === result.message ? at : null }));
+    return result;
+  });
   const { result: lookup, action: lookupAction, pending: lookupPending } = lookupForm;
   const manualForm = useKeptForm(resolveManuallyAction);
   const { result: manual, action: manualAction, pending: manualPending, value } = manualForm;
@@ -66,6 +75,11 @@ export function ResolveOrderActions({
           {lookupPending ? "Asking the exchange…" : "Check on exchange"}
         </button>
         <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${lookup.data.state}; the journal now says so.` : ""} />
+        {lookup && !lookup.ok && lookupFailure?.againAt && lookupFailure.message === lookup.message && (
+          <p role="status" data-testid="failed-again" className="mt-1 text-sm font-semibold text-red-900 dark:text-red-200">
+            Failed again at <UtcTime iso={lookupFailure.againAt}>{lookupFailure.againAt.slice(11, 19)} UTC</UtcTime>.
+          </p>
+        )}
       </form>
       <details>
         <summary className="cursor-pointer text-sm font-semibold">Resolve by hand</summary>
@@ -128,6 +142,22 @@ export function ResolveOrderActions({
               />
               <FieldError id={`${id}-price-err`} errors={err("avgPrice")} />
             </div>
+          </div>
+          <div className="flex items-start gap-2">
+            <input
+              id={`${id}-price-right`}
+              name="priceConfirmed"
+              type="checkbox"
+              defaultChecked={value("priceConfirmed") === "on"}
+              className="mt-1"
+              aria-describedby={`${id}-price-right-hint`}
+            />
+            <label htmlFor={`${id}-price-right`} className="text-sm">
+              <span className="font-semibold">The price is right</span>{" "}
+              <span id={`${id}-price-right-hint`} className="text-slate-600 dark:text-slate-300">
+                (record it even if it is more than ten times, or under a tenth of, the last mark)
+              </span>
+            </label>
           </div>
           <div>
             <label htmlFor={`${id}-note`} className="text-sm font-semibold">

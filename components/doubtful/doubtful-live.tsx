@@ -87,6 +87,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
                   // Held while its answer is on the way; after a refusal, only if the list has dropped it.
                   onBusy={(order, busy, ok) => hold(order, i, busy || (ok === false && !listed.has(order.clientOrderId)))}
                   goneFromList={goneFromList}
+                  receivedAt={query.dataUpdatedAt}
                   onDismiss={() => hold(o, i, false)}
                 />
               </li>

@@ -1,7 +1,12 @@
+"use client";
 import { ResolveOrderActions } from "@/components/actions/resolve-order-actions";
+import Link from "next/link";
+import { useLiveAge } from "@/components/live/use-now";
+import { symbolPath } from "@/lib/query-options/symbol";
 import { UtcTime } from "@/components/ui/utc-time";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { formatAge } from "@/lib/text/format";
+import { formatSigned } from "@/lib/text/signed";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -34,6 +39,27 @@ function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   }
 }
 
+/** The drift this order's fill would explain: settling the order is the first step towards clearing it. */
+function MayExplain({ botId, self, link }: { botId: string; self: string; link: NonNullable<DoubtfulOrder["mayExplain"]> }) {
+  const others = link.clientOrderIds.filter((id) => id !== self);
+  return (
+    <p data-testid="may-explain" className="mt-2 rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+      May explain the drift on{" "}
+      <Link href={symbolPath(botId, link.symbol)} className="font-mono font-semibold underline">
+        {link.symbol}
+      </Link>
+      : exchange {formatSigned(link.theirs)}, book {formatSigned(link.ours)}
+      {others.length > 0 && (
+        <>
+          {" "}
+          (if filled together with <span className="font-mono [overflow-wrap:anywhere]">{others.join(", ")}</span>)
+        </>
+      )}
+      .
+    </p>
+  );
+}
+
 export function DoubtfulOrderCard({
   order,
   canAct,
@@ -41,8 +67,11 @@ export function DoubtfulOrderCard({
   onBusy,
   goneFromList,
   onDismiss,
+  receivedAt,
 }: {
   order: DoubtfulOrder;
+  /** When the list's data arrived (the query's dataUpdatedAt): the age keeps counting from it when polls stop. */
+  receivedAt?: number;
   canAct: boolean;
   onResolved?: (message: string) => void;
   onBusy?: (order: DoubtfulOrder, busy: boolean, ok?: boolean) => void;
@@ -50,6 +79,7 @@ export function DoubtfulOrderCard({
   goneFromList?: boolean;
   onDismiss?: (clientOrderId: string) => void;
 }) {
+  const age = useLiveAge(order.ageMs, receivedAt);
   return (
     <article
       data-testid="doubtful-order"
@@ -63,9 +93,10 @@ export function DoubtfulOrderCard({
         </h2>
         <span className="rounded bg-red-700 px-2 py-0.5 text-sm font-bold uppercase text-white">{order.state}</span>
       </header>
-      <p className="mt-1 text-sm">
-        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> · {formatAge(order.ageMs)}{" "}
-        old
+      {/* The server renders its own now; the browser's differs by the load time. */}
+      <p className="mt-1 text-sm" suppressHydrationWarning>
+        <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
+        <span data-testid="doubtful-age">{formatAge(age)}</span> old
       </p>
       {goneFromList && (
         <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">
@@ -78,6 +109,7 @@ export function DoubtfulOrderCard({
         </p>
       )}
       <p className="mt-2 text-sm text-red-900 dark:text-red-200">{order.why}</p>
+      {order.mayExplain && <MayExplain botId={order.botId} self={order.clientOrderId} link={order.mayExplain} />}
       <div className="mt-2">
         <IdCheck check={order.idCheck} />
       </div>

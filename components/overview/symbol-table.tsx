@@ -3,6 +3,7 @@ import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
 import { Notional } from "@/components/ui/notional";
 import { UtcTime } from "@/components/ui/utc-time";
+import { DriftExplained } from "./drift-explained";
 import { formatDuration } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
@@ -112,6 +113,7 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
             </td>
             <td className={cell} data-label="Drift">
               <DriftCell line={l} />
+              <DriftExplained by={l.explainedBy} />
             </td>
             <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">
               {l.drift === "none" ? "—" : formatDuration(l.driftForMs)}

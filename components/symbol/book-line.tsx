@@ -1,4 +1,5 @@
 import { Notional } from "@/components/ui/notional";
+import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatDuration } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
@@ -68,6 +69,7 @@ export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; sy
           </dd>
         </div>
       </dl>
+      <DriftExplained by={line.explainedBy} />
       <p className="mt-2 text-sm text-slate-700 dark:text-slate-200">
         As of the cycle at <UtcTime iso={line.at} />
         {line.driftSince && (

@@ -12,6 +12,7 @@ import { clientOrderIdField } from "../journal/ids";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import { ORDER_STATES, type OrderState } from "../journal/contract";
+import { formatUtc } from "../text/format";
 import { Refusal, type ActionSpec } from "./guard";
 
 type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
@@ -134,7 +135,13 @@ export function resolveByLookupSpec(deps: {
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
       const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId });
       if (answer.kind === "failed") {
-        throw new Refusal("refused", `The exchange could not be asked: ${answer.error}. The order stays doubtful.`, [answer.error], { lookup: answer });
+        // The error once, with the next step: the card's form shows a repeat as "failed again at …".
+        throw new Refusal(
+          "refused",
+          `The exchange could not be asked: ${answer.error}. The order stays doubtful: try again, or resolve by hand with what the exchange's own page shows.`,
+          [],
+          { lookup: answer },
+        );
       }
       return { answer, botId: order.botId, symbol: order.symbol };
     },
@@ -193,11 +200,26 @@ const manualSchema = z
       z.coerce.number({ error: "Average price must be a number" }).positive("Average price must be above 0").optional(),
     ),
     note: noteField({ field: "note", ask: "Say what you saw and where" }),
+    /** Ticked: the average price is meant, however far from the last mark. */
+    priceConfirmed: z.preprocess((v) => v === "on" || v === "true", z.boolean()),
   })
   .refine((v) => !["partially_filled"].includes(v.status) || (v.filledQty !== undefined && v.filledQty > 0), {
     path: ["filledQty"],
     message: "A partial fill needs the filled quantity",
   });
+
+/**
+ * How far from the last mark an average price may be before it reads as a slipped decimal point:
+ * a fill at ten times or a tenth of the market is a typo far more often than a trade.
+ */
+const PRICE_SANITY_FACTOR = 10;
+
+/** The symbol's latest mark on the bot's latest line (one primary-key read), if the venue gave one. */
+function lastMark(db: Database.Database, order: OrderRow): { markPrice: number; at: string } | undefined {
+  const row = db.prepare(`SELECT mark_price AS markPrice, at FROM latest_positions WHERE bot_id = ? AND symbol = ?`).get(order.botId, order.symbol) as
+    { markPrice: number | null; at: string } | undefined;
+  return row && row.markPrice !== null && row.markPrice > 0 ? { markPrice: row.markPrice, at: row.at } : undefined;
+}
 
 export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, { state: OrderState }> {
   return {
@@ -212,6 +234,19 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
         throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
       if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
         throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
+      const mark = input.avgPrice === undefined || input.priceConfirmed ? undefined : lastMark(db, order);
+      if (
+        mark &&
+        input.avgPrice !== undefined &&
+        (input.avgPrice > mark.markPrice * PRICE_SANITY_FACTOR || input.avgPrice * PRICE_SANITY_FACTOR < mark.markPrice)
+      ) {
+        throw new Refusal(
+          "refused",
+          `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
+          [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at)}`],
+          { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
+        );
+      }
       writeResolution(
         db,
         order,
@@ -219,7 +254,14 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
         {
           kind: "operator",
           actor,
-          detail: { resolvedBy: "hand", status: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null, note: input.note },
+          detail: {
+            resolvedBy: "hand",
+            status: input.status,
+            filledQty: filled,
+            avgPrice: input.avgPrice ?? null,
+            note: input.note,
+            ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
+          },
         },
         now,
       );
@@ -230,6 +272,7 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
           before: { state: order.state, version: order.version },
           after: { state: input.status, filledQty: filled },
           note: input.note,
+          ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
         },
       };
     },

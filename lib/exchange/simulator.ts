@@ -44,6 +44,8 @@ export interface SimExchangeOptions {
 /** How many matching calls a fault affects (default 1; Infinity for "until cleared"). */
 interface Times {
   times?: number;
+  /** Simulated instant (ms) from which the fault no longer applies, however many calls it had left. */
+  untilMs?: number;
 }
 
 /** A fault with a filter only hits calls for that symbol and/or client order id. */
@@ -65,8 +67,12 @@ interface RateLimitFault {
 export type SendFault =
   /** The request never arrived: SendTimeoutError, and the exchange has nothing. */
   | { fault: "timeout_not_received"; afterMs?: number }
-  /** The exchange took the order (filled by default) and the reply was lost: SendTimeoutError. */
-  | { fault: "timeout_after_accept"; afterMs?: number; fillRatio?: number; completeAfterMs?: number }
+  /**
+   * The exchange took the order (filled by default) and the reply was lost: SendTimeoutError. With
+   * `lookupsFailForMs`, the bot's link cannot ask about this order either for that long (simulated
+   * time from the lost reply): its lookups of the id fail, while venueRecord still answers.
+   */
+  | { fault: "timeout_after_accept"; afterMs?: number; fillRatio?: number; completeAfterMs?: number; lookupsFailForMs?: number }
   /**
    * SendTimeoutError now; the order reaches the exchange only after `delayMs` of simulated time.
    * Until then lookups truthfully return null. If an order with the same id got there first, the
@@ -175,6 +181,16 @@ export class SimExchange implements ExchangeAdapter {
       const afterMs = fault.afterMs ?? this.timeoutMs;
       throw new LookupFailedError(`lookup of ${query.clientOrderId} timed out`, { cause: new SendTimeoutError(afterMs) });
     }
+    return this.venueRecord(query);
+  }
+
+  /**
+   * The venue's own record of an order, as a service that reaches the venue by its own route reads
+   * it (the demo's venue gateway). The "find" faults stand for the bot's link to the venue failing,
+   * so they neither hit this read nor are used up by it: while the bot cannot get an answer, a
+   * person asking through the gateway can, as on a real desk.
+   */
+  venueRecord(query: { symbol: string; clientOrderId: string }): ExchangeOrder | null {
     const record = this.book.get(query.clientOrderId);
     // Venues look ids up per symbol: under another symbol the order is genuinely not there.
     if (!record || record.symbol !== query.symbol) return null;
@@ -320,13 +336,14 @@ export class SimExchange implements ExchangeAdapter {
       }
       if (fault.fault === "delayed_appearance") positive(fault.delayMs, "delayMs");
       if ("completeAfterMs" in fault && fault.completeAfterMs !== undefined) positive(fault.completeAfterMs, "completeAfterMs");
+      if ("lookupsFailForMs" in fault && fault.lookupsFailForMs !== undefined) positive(fault.lookupsFailForMs, "lookupsFailForMs");
     }
     this.faults.push({ fault: { ...fault }, left: times });
   }
 
   /** Faults not used up yet, so a scenario can assert that its whole script ran. */
   pendingFaults(): SimFault[] {
-    return this.faults.map((q) => ({ ...q.fault }));
+    return this.faults.filter((q) => q.fault.untilMs === undefined || this.clockMs < q.fault.untilMs).map((q) => ({ ...q.fault }));
   }
 
   clearFaults(): void {
@@ -354,6 +371,12 @@ export class SimExchange implements ExchangeAdapter {
           this.receive(order, fault.fillRatio ?? 1, fault.completeAfterMs);
         } catch {
           // The exchange answered (refusal or duplicate), but the answer is what got lost.
+        }
+        if (fault.lookupsFailForMs !== undefined) {
+          this.faults.push({
+            fault: { on: "find", clientOrderId: order.clientOrderId, fault: "lookup_fail", untilMs: this.clockMs + fault.lookupsFailForMs },
+            left: Infinity,
+          });
         }
         throw new SendTimeoutError(fault.afterMs ?? this.timeoutMs);
       case "delayed_appearance": {
@@ -452,6 +475,10 @@ export class SimExchange implements ExchangeAdapter {
   }
 
   private takeFault(call: Call): SimFault | undefined {
+    for (let i = this.faults.length - 1; i >= 0; i--) {
+      const until = this.faults[i]!.fault.untilMs;
+      if (until !== undefined && this.clockMs >= until) this.faults.splice(i, 1);
+    }
     const index = this.faults.findIndex((q) => matches(q.fault, call));
     const queued = this.faults[index];
     if (!queued) return undefined;

@@ -48,7 +48,7 @@ export class VenueGatewayClient implements OrderLookup {
       return {
         kind: "failed",
         error:
-          e.name === "TimeoutError" ? `the venue gateway did not answer within ${this.timeoutMs} ms` : `the venue gateway cannot be reached (${e.message})`,
+          e.name === "TimeoutError" ? `the venue gateway did not answer in ${this.timeoutMs / 1000} s` : `the venue gateway cannot be reached (${e.message})`,
       };
     }
     let body: { found?: ExchangeOrder | null; error?: string };
@@ -57,7 +57,9 @@ export class VenueGatewayClient implements OrderLookup {
     } catch {
       return { kind: "failed", error: `the venue gateway answered ${res.status} without JSON` };
     }
-    if (res.status !== 200) return { kind: "failed", error: body.error ?? `the venue gateway answered ${res.status}` };
+    if (res.status === 502)
+      return { kind: "failed", error: `the venue gateway could not get an answer from the exchange (${body.error ?? "no reason given"})` };
+    if (res.status !== 200) return { kind: "failed", error: `the venue gateway answered ${res.status}${body.error ? ` (${body.error})` : ""}` };
     if (body.found === null) return { kind: "absent" };
     if (body.found && typeof body.found === "object" && body.found.clientOrderId === q.clientOrderId) return { kind: "found", order: body.found };
     return { kind: "failed", error: "the venue gateway's answer does not describe this order" };
@@ -66,7 +68,8 @@ export class VenueGatewayClient implements OrderLookup {
 
 /** The bots' side: serves lookups from their adapters. Returns the server; close it to stop. */
 export function serveVenueGateway(opts: {
-  adapters: ReadonlyMap<string, ExchangeAdapter>;
+  /** Per bot id, whatever answers "which order has this id on this symbol" from the venue's side. */
+  adapters: ReadonlyMap<string, Pick<ExchangeAdapter, "findOrder">>;
   host: string;
   port: number;
   token: string | null;

@@ -4,6 +4,7 @@ import type { JournalDb } from "../db/console";
 import type { OrderEventRow, OrderRow } from "../db/schema";
 import { checkClientOrderId, type ClientOrderIdCheck } from "../journal/client-order-id";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
+import { getDriftsDoubtfulOrdersMayExplain, type DriftItMayExplain } from "./drift-explained";
 
 export type DoubtfulOrderEvent = Pick<OrderEventRow, "id" | "at" | "kind" | "actor" | "detail">;
 
@@ -31,6 +32,8 @@ export interface DoubtfulOrder extends Pick<
   why: string;
   idCheck: ClientOrderIdCheck | { kind: "no_bot_row" };
   events: DoubtfulOrderEvent[];
+  /** The drift on its symbol that this order's fill (with the others named) would explain, if any. */
+  mayExplain: DriftItMayExplain | null;
 }
 
 /** The doubtful rule on `orders o`, split at its one parameter (the cutoff) to bind it through drizzle's sql template. */
@@ -53,7 +56,7 @@ export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: 
   const botFilter = params.botId ? sql`AND o.bot_id = ${params.botId}` : sql``;
   const where = sql`${doubtfulWhere(cutoff)} ${botFilter}`;
   const total = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM orders o WHERE ${where}`)?.n ?? 0;
-  const rows = db.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events"> & { prefix: string | null }>(sql`
+  const rows = db.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "mayExplain"> & { prefix: string | null }>(sql`
     SELECT o.client_order_id AS clientOrderId, o.bot_id AS botId, o.strategy, o.symbol, o.side, o.qty, o.bar, o.state,
            o.exchange_order_id AS exchangeOrderId, o.filled_qty AS filledQty, o.attempts, o.last_error AS lastError,
            o.created_at AS createdAt, o.updated_at AS updatedAt, o.version, b.client_id_prefix AS prefix
@@ -69,6 +72,8 @@ export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: 
       )
       .reverse();
 
+  const explains =
+    rows.length > 0 ? getDriftsDoubtfulOrdersMayExplain({ db, now, graceMs: params.graceMs, botId: params.botId }) : new Map<string, DriftItMayExplain>();
   const orders = rows.map(({ prefix, ...o }) => {
     const created = Date.parse(o.createdAt);
     const sinceUpdate = Math.round((now.getTime() - Date.parse(o.updatedAt)) / 1000);
@@ -82,6 +87,7 @@ export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: 
       why,
       idCheck: prefix === null ? ({ kind: "no_bot_row" } as const) : checkClientOrderId(o.clientOrderId, prefix, o),
       events: eventsOf(o.clientOrderId),
+      mayExplain: explains.get(o.clientOrderId) ?? null,
     };
   });
   return { orders, total };

@@ -7,6 +7,7 @@ import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/curren
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
 import { markOfLine } from "./last-mark";
+import type { DriftExplainedBy } from "./drift-explained";
 
 export interface OverviewLine {
   botId: string;
@@ -31,6 +32,8 @@ export interface OverviewLine {
   ack: { by: string; at: string; expiresAt: string; note: string } | null;
   /** Why the last acknowledgement no longer covers it (expired, grew, changed class…). */
   ackLapsed: string | null;
+  /** The doubtful orders whose fills would explain this drift (set by the screens' loaders). */
+  explainedBy?: DriftExplainedBy | null;
 }
 
 export interface OverviewBot extends BotSummary {

@@ -12,6 +12,7 @@ import { listAudit } from "./audit";
 import { getBotClearView } from "./bot-clear";
 import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
+import { DoubtfulSizes } from "./drift-explained";
 import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
 import type { ReadContext } from "./read";
@@ -23,16 +24,16 @@ type Loader<P = object> = ReadContext & { names: boolean } & P;
 
 /** `/` and GET /api/overview. */
 export function loadOverview({ db, config, now, names }: Loader) {
-  return forReader(
-    getOverview({
-      db,
-      now,
-      heartbeatStaleMs: config.heartbeatStaleMs,
-      reconciliationStaleMs: config.reconciliationStaleMs,
-      doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
-    names,
-  );
+  const overview = getOverview({
+    db,
+    now,
+    heartbeatStaleMs: config.heartbeatStaleMs,
+    reconciliationStaleMs: config.reconciliationStaleMs,
+    doubtfulGraceMs: config.doubtfulGraceMs,
+  });
+  const doubtful = DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs });
+  const lines = overview.lines.map((l) => (l.drift === "none" ? l : { ...l, explainedBy: doubtful.explain(l.botId, l.symbol, l) }));
+  return forReader({ ...overview, lines }, names);
 }
 
 /** `/bots/[botId]` and GET /api/bots/[botId]/clear: null when the journal has no such bot. */
@@ -63,19 +64,19 @@ export function loadDoubtfulOrders({ db, config, now, names, botId }: Loader<{ b
 
 /** `/bots/[botId]/symbols/[symbol]` and GET /api/bots/[botId]/symbols/[symbol]. */
 export function loadSymbolState({ db, config, now, names, botId, symbol, ordersLimit }: Loader<{ botId: string; symbol: string; ordersLimit: number }>) {
-  return forReader(
-    getSymbolState({
-      db,
-      botId,
-      symbol,
-      now,
-      ordersLimit,
-      heartbeatStaleMs: config.heartbeatStaleMs,
-      reconciliationStaleMs: config.reconciliationStaleMs,
-      doubtfulGraceMs: config.doubtfulGraceMs,
-    }),
-    names,
-  );
+  const state = getSymbolState({
+    db,
+    botId,
+    symbol,
+    now,
+    ordersLimit,
+    heartbeatStaleMs: config.heartbeatStaleMs,
+    reconciliationStaleMs: config.reconciliationStaleMs,
+    doubtfulGraceMs: config.doubtfulGraceMs,
+  });
+  if (!state.found || !state.line || state.line.drift === "none") return forReader(state, names);
+  const explainedBy = DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs, botId }).explain(botId, symbol, state.line);
+  return forReader({ ...state, line: { ...state.line, explainedBy } }, names);
 }
 
 /** The symbol page's chart and GET /api/bots/[botId]/symbols/[symbol]/chart. */

@@ -146,6 +146,49 @@ describe("resolve a doubtful order by hand", () => {
     expectRefusedAndUnchanged(bot.file, before, await act(db, spec, ana, input(out.order), bot.sim.now()), "refused", "resolve_order_manual");
   });
 
+  /** A lost reply on AAPL after a reconciled AAPL position: the latest line carries the mark (92). */
+  async function lostReplyWithMark() {
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 100, bar: "2026-08-10T15:29:00Z" });
+    await bot.writer.reconcile({ symbols });
+    bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 3 });
+    const out = await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 5, bar: "2026-08-10T15:30:00Z" });
+    const db = consoleWriter(bot.file);
+    cleanup.push(() => db.close(), bot.close);
+    const mark = bot.rows<{ mark: number }>(`SELECT mark_price AS mark FROM latest_positions WHERE symbol = 'AAPL'`)[0]!.mark;
+    return { bot, db, order: out.order, mark };
+  }
+
+  it.each([
+    ["ten times too high", 10.5],
+    ["a tenth too low", 0.095],
+  ])("refuses an average price %s against the last mark, showing the mark, and audits it", async (_, factor) => {
+    const { bot, db, order, mark } = await lostReplyWithMark();
+    expect(order.state).toBe("unknown");
+    const price = Number((mark * factor).toFixed(4));
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, spec, ana, { ...input(order), avgPrice: String(price) }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_manual");
+    expect(r.ok ? "" : r.message).toBe(
+      `${price} is far from the last mark ${mark} of AAPL: check the decimal point; tick "the price is right" to record it anyway.`,
+    );
+    expect(JSON.parse(auditRows(bot.file).at(-1)!.detail)).toMatchObject({ avgPrice: price, mark });
+  });
+
+  it("records a price near the mark, and a far one once the operator ticks that the price is right", async () => {
+    const near = await lostReplyWithMark();
+    expect(await act(near.db, spec, ana, { ...input(near.order), avgPrice: String(near.mark * 1.02) }, near.bot.sim.now())).toEqual({
+      ok: true,
+      data: { state: "filled" },
+    });
+    const far = await lostReplyWithMark();
+    const r = await act(far.db, spec, ana, { ...input(far.order), avgPrice: String(far.mark * 10.5), priceConfirmed: "on" }, far.bot.sim.now());
+    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(far.bot.writer.order(far.order.clientOrderId)).toMatchObject({ state: "filled", avgPrice: far.mark * 10.5 });
+    expect(JSON.parse(auditRows(far.bot.file).at(-1)!.detail)).toMatchObject({ priceConfirmed: true });
+  });
+
   it("refuses a fill larger than the order", async () => {
     const { bot, db, order } = await lostReply();
     const before = snapshotExceptAudit(bot.file);
@@ -200,6 +243,9 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_lookup");
     expect(r.ok ? "" : r.message).toMatch(/could not be asked: .*The order stays doubtful/);
+    // What to do next, and the error said once: not repeated as a reason under the message.
+    expect(r).toMatchObject({ ok: false, message: expect.stringMatching(/try again, or resolve by hand with what the exchange's own page shows\.$/) });
+    expect(r.ok ? [] : (r.reasons ?? [])).toEqual([]);
   });
 
   it("a double submit of a check is refused as a conflict once the first settled the order", async () => {

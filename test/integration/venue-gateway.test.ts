@@ -1,13 +1,24 @@
 /**
  * The bots' venue gateway (lib/exchange/venue-gateway.ts) on a real loopback port, asked by the
- * console's client and by raw requests a client would never send.
+ * console's client and by raw requests a client would never send; and the demo's gateway settling
+ * the opening act's lost reply through "Check on exchange" while the bot's own lookups still fail.
  */
-import type http from "node:http";
+import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resolveByLookupSpec } from "@/lib/actions/resolve-order";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
+import { applyFault, type DemoFault } from "@/tools/demo/faults";
+import { ALPHA, withOverrides } from "@/tools/demo/markets";
+import { LOST_REPLY_DOUBT_MS, SCENARIOS } from "@/tools/demo/scenarios";
+import { ScriptedStrategy } from "@/tools/demo/strategies";
+import { DemoWorld } from "@/tools/demo/world";
+import { act, ana, auditRows, consoleWriter } from "../helpers/actions";
 import { SYMBOLS } from "../helpers/bot";
+import { journalDbOf } from "../helpers/console-db";
+import { JournalView } from "../helpers/demo-journal";
+import { migratedJournal, migrationsDir } from "../helpers/journal";
 
 describe("the venue gateway", () => {
   let server: http.Server;
@@ -35,5 +46,138 @@ describe("the venue gateway", () => {
 
     const after = await new VenueGatewayClient(base, null).lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "dw-never-placed" });
     expect(after).toEqual({ kind: "absent" });
+  });
+});
+
+const listen = (server: http.Server) =>
+  new Promise<string>((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+const closeServer = (server: http.Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+describe("the venue gateway's failures, as the console's client words them", () => {
+  const servers: http.Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await closeServer(s);
+    }
+  });
+
+  it("says in seconds how long it waited for a gateway that never answers", async () => {
+    const silent = http.createServer(() => undefined);
+    servers.push(silent);
+    const answer = await new VenueGatewayClient(await listen(silent), null, 300).lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "dw-x" });
+    expect(answer).toEqual({ kind: "failed", error: "the venue gateway did not answer in 0.3 s" });
+  });
+
+  it("says the exchange could not be reached when the gateway's own lookup failed", async () => {
+    const sim = new SimExchange({ seed: 7, symbols: SYMBOLS, startAt: new Date("2026-08-10T15:30:00.000Z") });
+    sim.inject({ on: "find", fault: "lookup_fail", times: 1 });
+    const server = await serveVenueGateway({ adapters: new Map([["alpha", sim]]), host: "127.0.0.1", port: 0, token: null });
+    servers.push(server);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answer = await new VenueGatewayClient(base, null).lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "dw-x" });
+    expect(answer).toEqual({
+      kind: "failed",
+      error: "the venue gateway could not get an answer from the exchange (lookup failed: lookup of dw-x failed)",
+    });
+  });
+});
+
+describe("the demo's lost reply, settled through its venue gateway", () => {
+  const START = new Date("2026-08-10T12:00:00.000Z");
+  const GRACE = 30_000;
+  const cleanups: (() => void | Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  /**
+   * Alpha buys BTCUSDT with the demo's own "lost-reply-unknown" incident (the reply lost, then 120
+   * of the bot's lookups failing): the order goes unknown and the breaker trips. The demo's gateway
+   * serves the same world on a loopback port, as scripts/demo-bots.ts serves it.
+   */
+  async function demoLostReply(first: "lost_reply" | "never_arrived") {
+    const script = new ScriptedStrategy("sma_cross");
+    const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
+    const world = await DemoWorld.open({
+      file: migratedJournal("demo-gateway"),
+      seed: 3,
+      start: START,
+      specs: [spec],
+      barMs: 60_000,
+      cycleMs: 10_000,
+      migrationsDir,
+    });
+    cleanups.push(() => world.close());
+    world.exchange("alpha").setPrice("BTCUSDT", 60_000);
+    script.set("BTCUSDT", 1);
+    // The demo's own incident for a lost reply; for one that never arrived, the same failing link.
+    const incident: DemoFault[] =
+      first === "lost_reply" ? SCENARIOS["lost-reply-unknown"].demoIncident : [{ kind: "never_arrived" }, { kind: "lookups_fail", times: 120 }];
+    for (const f of incident) expect(applyFault(world, "alpha", f)).not.toBeNull();
+    await world.cycle();
+    for (let i = 0; i < 3; i++) {
+      world.advance(world.cycleMs);
+      await world.cycle();
+    }
+    const gateway = await serveVenueGateway({ adapters: world.venueGatewaySources(), host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
+    cleanups.push(() => closeServer(gateway));
+    const db = consoleWriter(world.file);
+    cleanups.push(() => void db.close());
+    const view = new JournalView(world.file);
+    cleanups.push(() => view.close());
+    const [order] = view.orders("alpha", "symbol = 'BTCUSDT'");
+    const spec_ = resolveByLookupSpec({
+      lookup: new VenueGatewayClient(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, "demo-gateway-token-16"),
+      graceMs: GRACE,
+      reader: () => journalDbOf(db),
+    });
+    const check = () => {
+      const now = view.orders("alpha", "symbol = 'BTCUSDT'")[0]!;
+      const version = db.prepare(`SELECT version FROM orders WHERE client_order_id = ?`).pluck().get(now.client_order_id) as number;
+      return act(db, spec_, ana, { clientOrderId: now.client_order_id, version, seenState: now.state, seenFilledQty: now.filled_qty }, world.now());
+    };
+    return { world, view, order: order!, check };
+  }
+
+  it("copies the fill the exchange has while the bot's own lookups keep failing", async () => {
+    const { world, view, order, check } = await demoLostReply("lost_reply");
+    // The bot is still in the dark: its order unknown, its breaker tripped, its last lookup failed.
+    expect(order).toMatchObject({ state: "unknown" });
+    expect(world.bot("alpha").writer.breaker().halted).toBe(true);
+    expect(world.bot("alpha").writer.order(order.client_order_id)?.lastError).toMatch(/lookup of .* failed/);
+
+    expect(await check()).toEqual({ ok: true, data: { state: "filled" } });
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
+    expect(auditRows(world.file).at(-1)).toMatchObject({ action: "resolve_order_lookup", outcome: "applied" });
+    // The console's check did not use up the bot's failing lookups: its link is still down.
+    await expect(world.exchange("alpha").findOrder({ symbol: "BTCUSDT", clientOrderId: order.client_order_id })).rejects.toThrow(/failed/);
+    expect(
+      world
+        .exchange("alpha")
+        .orders()
+        .filter((o) => o.symbol === "BTCUSDT"),
+    ).toHaveLength(1); // asked, never resent
+  });
+
+  it("stays beyond the bot's own lookups for the five minutes the README promises, then the bot settles it by itself", async () => {
+    const { world, view, order } = await demoLostReply("lost_reply");
+    const lostAt = Date.parse(order.created_at);
+    // Until five minutes after the lost reply, every cycle's lookup of it fails.
+    while (world.now().getTime() + world.cycleMs < lostAt + LOST_REPLY_DOUBT_MS) {
+      world.advance(world.cycleMs);
+      await world.cycle();
+    }
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "unknown" })]);
+    world.advance(2 * world.cycleMs);
+    await world.cycle();
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
+  });
+
+  it("marks absent an order the exchange never got, while the bot's own lookups keep failing", async () => {
+    const { view, order, check } = await demoLostReply("never_arrived");
+    expect(order).toMatchObject({ state: "unknown" });
+    expect(await check()).toEqual({ ok: true, data: { state: "absent" } });
+    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "absent", filled_qty: 0 })]);
   });
 });

@@ -348,6 +348,22 @@ describe("SimExchange: send faults", () => {
     expect(sim.position("BTCUSDT")).toBe(0.5);
   });
 
+  it("a lost reply with lookupsFailForMs fails the bot's lookups of that order only, for that long, while the venue's own record answers", async () => {
+    const sim = makeSim();
+    sim.inject({ on: "create", fault: "timeout_after_accept", lookupsFailForMs: 300_000 });
+    expect(await caught(sim.createOrder(buy("lost", 0.5)))).toBeInstanceOf(SendTimeoutError);
+    await sim.createOrder(buy("other", 0.1));
+    expect(await caught(sim.findOrder({ symbol: "BTCUSDT", clientOrderId: "lost" }))).toBeInstanceOf(LookupFailedError);
+    expect(await sim.findOrder({ symbol: "BTCUSDT", clientOrderId: "other" })).toMatchObject({ status: "filled" });
+    expect(sim.venueRecord({ symbol: "BTCUSDT", clientOrderId: "lost" })).toMatchObject({ status: "filled", filledQty: 0.5 });
+    sim.advance(299_999);
+    expect(await caught(sim.findOrder({ symbol: "BTCUSDT", clientOrderId: "lost" }))).toBeInstanceOf(LookupFailedError);
+    expect(sim.pendingFaults()).toHaveLength(1);
+    sim.advance(1);
+    expect(await sim.findOrder({ symbol: "BTCUSDT", clientOrderId: "lost" })).toMatchObject({ status: "filled", filledQty: 0.5 });
+    expect(sim.pendingFaults()).toEqual([]);
+  });
+
   it("timeout_after_accept can leave the order open instead of filled", async () => {
     const sim = makeSim();
     sim.inject({ on: "create", fault: "timeout_after_accept", fillRatio: 0 });

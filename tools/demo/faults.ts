@@ -11,9 +11,10 @@ import type { DemoWorld } from "./world";
 export type DemoFault =
   /**
    * The exchange took the next order (filled, or `fillRatio` of it, the rest `completeAfterMs`
-   * later, 20 s by default) and the reply was lost.
+   * later, 20 s by default) and the reply was lost. With `lookupsFailForMs`, the bot's own lookups
+   * of that order fail for so long after (its link, not the venue: the venue gateway answers).
    */
-  | { kind: "lost_reply"; fillRatio: number; completeAfterMs?: number; symbol?: string }
+  | { kind: "lost_reply"; fillRatio: number; completeAfterMs?: number; lookupsFailForMs?: number; symbol?: string }
   /** The next send timed out and never reached the exchange. */
   | { kind: "never_arrived"; symbol?: string }
   /** The next send times out and the order reaches the exchange `delayMs` later. */
@@ -22,7 +23,10 @@ export type DemoFault =
   | { kind: "partial_fill"; fillRatio: number; completeAfterMs: number; symbol?: string }
   | { kind: "reject"; reason?: string; symbol?: string }
   | { kind: "rate_limit"; symbol?: string }
-  /** The next `times` lookups fail or time out (Infinity: until someone clears the faults). */
+  /**
+   * The bot's next `times` lookups fail (Infinity: until someone clears the faults): its link to
+   * the venue, not the venue, so the venue gateway still answers the console meanwhile.
+   */
   | { kind: "lookups_fail"; times: number; symbol?: string }
   /** The next `times` position reads fail. */
   | { kind: "positions_unreadable"; times: number }
@@ -55,8 +59,11 @@ export function applyFault(world: DemoWorld, botId: string, fault: DemoFault): s
         fillRatio: fault.fillRatio,
         // A remainder that never fills would keep every reconciliation skipped.
         completeAfterMs: fault.fillRatio < 1 ? (fault.completeAfterMs ?? 20_000) : undefined,
+        lookupsFailForMs: fault.lookupsFailForMs,
       });
-      return `next order${on}: accepted, reply lost`;
+      return `next order${on}: accepted, reply lost${
+        fault.lookupsFailForMs === undefined ? "" : `; the bot cannot look it up for ${fault.lookupsFailForMs / 1000} s (the venue gateway can)`
+      }`;
     case "never_arrived":
       sim.inject({ on: "create", ...only, fault: "timeout_not_received" });
       return `next order${on}: times out, never reaches the exchange`;
@@ -74,7 +81,7 @@ export function applyFault(world: DemoWorld, botId: string, fault: DemoFault): s
       return `next order${on}: rate limited`;
     case "lookups_fail":
       sim.inject({ on: "find", ...only, fault: "lookup_fail", times: fault.times });
-      return `the next ${fault.times === Infinity ? "" : `${fault.times} `}lookups${on} fail`;
+      return `the bot's next ${fault.times === Infinity ? "" : `${fault.times} `}lookups${on} fail (the venue gateway still answers)`;
     case "positions_unreadable":
       sim.inject({ on: "positions", fault: "fetch_fail", times: fault.times });
       return `the next ${fault.times} position reads fail`;

@@ -213,6 +213,9 @@ const doubleBuyAvoided: Scenario = {
   },
 };
 
+/** How long the live demo's lost reply stays beyond the bot's own lookups. */
+export const LOST_REPLY_DOUBT_MS = 5 * 60_000;
+
 const lostReplyUnknown: Scenario = {
   name: "lost-reply-unknown",
   title: "A lost reply nobody can settle",
@@ -222,9 +225,12 @@ const lostReplyUnknown: Scenario = {
     "position it cannot prove is its own, no new entries. The doubtful order waits for a person.",
   botId: "alpha",
   demoIncident: [
-    { kind: "lost_reply", fillRatio: 1 },
-    // Long enough for a person to open the doubtful list and settle it: about 5 min at speed 1.
-    { kind: "lookups_fail", times: 120 },
+    // For five minutes of the venue's clock (the wall clock in the live demo, at any --speed) the
+    // bot cannot look this order up, and only this order: long enough for a person to settle it
+    // from the doubtful list, whose "Check on exchange" the venue gateway answers meanwhile. After
+    // that the bot's next lookup settles it by itself. (A count of failing lookups, as before, was
+    // used up by the bot's other lookups and by the console's own checks within a minute.)
+    { kind: "lost_reply", fillRatio: 1, lookupsFailForMs: LOST_REPLY_DOUBT_MS },
   ],
   async run(opts) {
     const { spec, script } = scripted(ALPHA, "sma_cross", { BTCUSDT: { notional: 30_000 } });

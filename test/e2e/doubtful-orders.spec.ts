@@ -1,0 +1,168 @@
+/**
+ * The doubtful order of a lost reply, in Chromium against the production build: it names the
+ * drift its fill explains (and the drift names it back), its age keeps counting when the list
+ * stops updating, a check the venue gateway cannot answer says what to do next once and then
+ * "failed again at", and a resolution by hand with a price ten times off the last mark is refused
+ * with the mark shown and every field kept, until the operator ticks that the price is right.
+ */
+import type http from "node:http";
+import path from "node:path";
+import { expect, test, type Locator, type Page } from "@playwright/test";
+import type { ExchangeAdapter } from "@/lib/exchange/adapter";
+import { serveVenueGateway } from "@/lib/exchange/venue-gateway";
+import { tempDir } from "../helpers/journal";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { lostReplyJournal } from "../helpers/e2e/journals";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+
+const SECRET = "doubtful-orders-spec-session-secret-longer-than-32";
+const TOKEN = "venue-gateway-token-for-doubtful-spec";
+const ana = { name: "ana", password: "ana's long password here" };
+
+async function signIn(page: Page, url: string) {
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Account name").fill(ana.name);
+  await page.getByLabel("Password").fill(ana.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toContainText(ana.name);
+}
+
+/** The seconds in "3 min 12 s"; null for anything else. */
+async function ageSeconds(cell: Locator): Promise<number | null> {
+  const m = /^(?:(\d+) min )?(\d+) s$/.exec(((await cell.textContent()) ?? "").trim());
+  return m ? Number(m[1] ?? 0) * 60 + Number(m[2]) : null;
+}
+
+test.describe.configure({ mode: "serial" });
+
+test.describe("a doubtful order of a lost reply", () => {
+  let server: ConsoleServer;
+  let gateway: http.Server;
+  let journal: Awaited<ReturnType<typeof lostReplyJournal>>;
+  // The gateway's venue for beta: unreachable at first (its own lookups fail).
+  const venues = new Map<string, Pick<ExchangeAdapter, "findOrder">>([
+    [
+      "beta",
+      {
+        findOrder: () => Promise.reject(new Error("venue timed out")),
+      },
+    ],
+  ]);
+
+  test.beforeAll(async () => {
+    journal = await lostReplyJournal();
+    const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
+    addAccountWithCli(accountsDb, { name: ana.name, role: "operator", password: ana.password });
+    gateway = await serveVenueGateway({ adapters: venues, host: "127.0.0.1", port: 0, token: TOKEN });
+    server = await startConsole({
+      journal: journal.file,
+      env: {
+        DRIFTWATCH_ACCOUNTS_DB: accountsDb,
+        DRIFTWATCH_SESSION_SECRET: SECRET,
+        DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${(gateway.address() as { port: number }).port}`,
+        DRIFTWATCH_VENUE_TOKEN: TOKEN,
+      },
+    });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    gateway?.close();
+    journal?.close();
+  });
+
+  test("names the drift its fill would explain, and the drift names it back on the overview and the symbol page", async ({ page }) => {
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.getByTestId("doubtful-order");
+    const id = (await card.getAttribute("data-order"))!;
+    await expect(card.getByTestId("may-explain")).toHaveText("May explain the drift on ETHUSDT: exchange +2, book 0.");
+
+    await page.goto(server.url);
+    const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
+    await expect(row.getByTestId("drift-explained")).toHaveText(`Explained if the doubtful order ${id} filled (+2): settle it first`);
+    await expect(page.locator('[data-testid="symbol-row"][data-symbol="BTCUSDT"]').getByTestId("drift-explained")).toHaveCount(0);
+
+    await page.goto(`${server.url}/doubtful`);
+    await page.getByRole("main").getByTestId("may-explain").getByRole("link", { name: "ETHUSDT" }).click();
+    await expect(page).toHaveURL(/\/bots\/beta\/symbols\/ETHUSDT$/);
+    const book = page.getByTestId("book-line");
+    await expect(book.getByTestId("drift-explained")).toContainText(`Explained if the doubtful order ${id} filled (+2)`);
+    await book.getByRole("link", { name: "settle it first" }).click();
+    await expect(page).toHaveURL(/\/doubtful\?bot=beta$/);
+    await expect(page.getByTestId("doubtful-order")).toHaveCount(1);
+  });
+
+  test("the card, its drift link and its hand form fit a 390 px phone with no serious accessibility violations, light or dark", async ({ page }) => {
+    await signIn(page, server.url);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.getByTestId("doubtful-order");
+    await expect(card.getByTestId("may-explain")).toBeVisible();
+    await card.getByText("Resolve by hand").click();
+    await expect(card.getByLabel(/The price is right/)).toBeVisible();
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+    await page.emulateMedia({ colorScheme: "dark" });
+    await noSeriousAxeViolations(page, { colorsOnly: true });
+    await page.goto(server.url);
+    await expect(page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]').getByTestId("drift-explained")).toBeVisible();
+    await noHorizontalScroll(page);
+  });
+
+  test("keeps counting the order's age when the list stops updating", async ({ page }) => {
+    await page.goto(`${server.url}/doubtful`);
+    const age = page.getByTestId("doubtful-age");
+    await expect.poll(() => ageSeconds(age)).not.toBeNull();
+    await page.route("**/api/doubtful*", (route) => route.abort());
+    await expect(page.getByRole("main").getByTestId("live-status")).toContainText("not updating", { timeout: 15_000 });
+    const stoppedAt = (await ageSeconds(age))!;
+    await expect.poll(() => ageSeconds(age), { timeout: 30_000 }).toBeGreaterThanOrEqual(stoppedAt + 5);
+    await page.unroute("**/api/doubtful*");
+  });
+
+  test("a check the gateway cannot answer says what to do next once, then when it failed again", async ({ page }) => {
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.getByTestId("doubtful-order");
+    const check = card.getByRole("button", { name: "Check on exchange" });
+    await check.click();
+    const refused = card.getByTestId("action-refused");
+    await expect(refused).toHaveText(
+      "The exchange could not be asked: the venue gateway could not get an answer from the exchange (lookup failed: venue timed out). " +
+        "The order stays doubtful: try again, or resolve by hand with what the exchange's own page shows.",
+    );
+    await expect(card.getByTestId("failed-again")).toHaveCount(0);
+    await check.click();
+    await expect(card.getByTestId("failed-again")).toHaveText(/^Failed again at \d\d:\d\d:\d\d UTC\.$/);
+    // The same sentence once, not stacked.
+    await expect(card.getByText("could not get an answer from the exchange")).toHaveCount(1);
+  });
+
+  test("refuses an average price ten times off the last mark, keeping every field, until the price is ticked as right", async ({ page }) => {
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.getByTestId("doubtful-order");
+    const id = (await card.getAttribute("data-order"))!;
+    await card.getByText("Resolve by hand").click();
+    await card.getByLabel("Status on the exchange's own screen").selectOption("filled");
+    await card.getByLabel("Filled quantity").fill("2");
+    await card.getByLabel("Average price").fill("245");
+    await card.getByLabel(/Note \(required\)/).fill("venue screen: filled 2 ETH at 245.0");
+    await card.getByRole("button", { name: "Record resolution" }).click();
+    const refused = card.getByTestId("action-refused");
+    await expect(refused).toHaveAttribute("data-code", "refused");
+    await expect(refused).toContainText(
+      /^245 is far from the last mark [\d.]+ of ETHUSDT: check the decimal point; tick "the price is right" to record it anyway\./,
+    );
+    await expect(card.getByLabel("Status on the exchange's own screen")).toHaveValue("filled");
+    await expect(card.getByLabel("Filled quantity")).toHaveValue("2");
+    await expect(card.getByLabel("Average price")).toHaveValue("245");
+    await expect(card.getByLabel(/Note \(required\)/)).toHaveValue("venue screen: filled 2 ETH at 245.0");
+    await expect(card.getByLabel(/The price is right/)).not.toBeChecked();
+
+    await card.getByLabel(/The price is right/).check();
+    await card.getByRole("button", { name: "Record resolution" }).click();
+    await expect(page.getByTestId("resolved-notice")).toContainText("recorded as filled");
+    expect(journal.bot.writer.order(id)).toMatchObject({ state: "filled", filledQty: 2, avgPrice: 245 });
+  });
+});
