@@ -17,6 +17,7 @@ import { clientAddress } from "../http/client-address";
 import { WindowLimiter } from "../http/rate-window";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
+import { correctBookSpec, type BookCorrected } from "./correct-book";
 import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
 import type { ActionResult } from "./result";
@@ -114,4 +115,8 @@ export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, 
 
 export async function approveClearAction(_prev: ActionResult<{ cleared: true }> | null, form: FormData) {
   return run(approveClearSpec(clearDeps()), form);
+}
+
+export async function correctBookAction(_prev: ActionResult<BookCorrected> | null, form: FormData) {
+  return run(correctBookSpec({ ackTtlMs: env().ackTtlMs }), form);
 }
