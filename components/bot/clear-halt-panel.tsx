@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
 import { useKeptForm } from "@/components/actions/use-kept-form";
@@ -76,6 +77,19 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                   <span>
                     <strong>{item.label}</strong>
                     <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {visibleText(item.detail)}
+                    {item.fix && (
+                      <span className="block" data-testid="checklist-fix">
+                        {item.fix}
+                        {item.link && (
+                          <>
+                            {" "}
+                            <Link href={item.link.href} className="font-semibold underline">
+                              {item.link.text}
+                            </Link>
+                          </>
+                        )}
+                      </span>
+                    )}
                   </span>
                 </li>
               ))}
