@@ -10,6 +10,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { BookSection } from "./book-section";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { signedQty } from "@/lib/incidents/events";
@@ -202,6 +203,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
           </>
         )}
       </section>
+      <BookSection botId={botId} book={view.book} canAct={canAct} />
     </div>
   );
 }

@@ -87,6 +87,12 @@ export function correctBookSpec(deps: { ackTtlMs: number }): ActionSpec<typeof s
       if (line.drift === "none") {
         throw new Refusal("refused", `${botId} ${symbol} is in sync (book ${signedQty(line.ours)}, exchange ${signedQty(line.theirs)}): nothing to correct.`);
       }
+      if (input.kind === "flattened_on_venue" && Math.abs(line.ours) < tolerance) {
+        throw new Refusal(
+          "refused",
+          `The bot's book of ${symbol} is already 0: a flatten on the venue needs no correction. Once the exchange shows 0 too, the bot's next cycle is clean.`,
+        );
+      }
       const unsettled = db
         .prepare(`SELECT client_order_id AS id, state FROM orders WHERE bot_id = ? AND symbol = ? AND ${UNSETTLED_SQL} ORDER BY created_at, id LIMIT 1`)
         .get(botId, symbol) as { id: string; state: string } | undefined;
