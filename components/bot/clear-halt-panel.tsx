@@ -78,6 +78,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                   <span>
                     <strong>{item.label}</strong>
                     <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {visibleText(item.detail)}
+                    {item.fix && " "}
                     {item.fix && (
                       <span className="block" data-testid="checklist-fix">
                         {item.fix}

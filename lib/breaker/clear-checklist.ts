@@ -60,11 +60,13 @@ const every = (cycleMs: number | null) => (cycleMs !== null && cycleMs > 0 ? `ev
 function reconciliationFix(f: ClearFacts, recAfter: boolean): Pick<ChecklistItem, "fix" | "link"> {
   const rec = f.lastReconciliation;
   const cadence = `the bot reconciles ${every(f.cycleMs)}`;
+  // The cycle that tripped is not newer than the trip, yet waiting for the next one is no fix
+  // while its books still disagree.
+  if (rec !== null && rec.outcome === "drift") {
+    return { fix: `Correct the book below, or put the position right on the venue; ${cadence}.` };
+  }
   if (rec === null || !recAfter) {
     return { fix: `Wait for the bot's next reconciliation (${cadence}); if none comes, the bot process is not running or cannot write: check it.` };
-  }
-  if (rec.outcome === "drift") {
-    return { fix: `Correct the book below, or put the position right on the venue; ${cadence}.` };
   }
   if (rec.outcome === "skipped") {
     return {
@@ -93,7 +95,7 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
         rec === null
           ? "no reconciliation yet"
           : !recAfter
-            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip`
+            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip${rec.outcome === "drift" && drifting ? `, and it drifted: ${drifting}` : ""}`
             : `the last one, at ${formatUtc(rec.at)}, was ${rec.outcome}${rec.outcome === "drift" && drifting ? `: ${drifting}` : ""}`,
       ...(recMet ? { fix: null } : reconciliationFix(f, recAfter)),
     },
