@@ -32,7 +32,7 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
         ).
       </p>
       {line.pending ? (
-        <p data-testid="correction-pending" className="rounded bg-slate-100 p-2 dark:bg-slate-800">
+        <p role="status" data-testid="correction-pending" className="rounded bg-emerald-50 p-2 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50">
           Corrected by {operatorName(line.pending.correctedBy)} at <UtcTime iso={line.pending.correctedAt} />: book {signedQty(line.pending.ours)} →{" "}
           {signedQty(line.pending.ours + line.pending.delta)}; the bot applies it on its next cycle.
         </p>
@@ -79,8 +79,9 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
           </button>
         </form>
       )}
+      {/* Once the poll shows the pending correction, it says the same with who made it: one message, not two. */}
       <ActionMessage
-        result={result}
+        result={line.pending && result?.ok ? null : result}
         success={
           result?.ok
             ? `Corrected at ${formatUtc(result.data.correctedAt)}: book ${signedQty(result.data.before)} → ${signedQty(result.data.after)}; the bot applies it on its next cycle.`

@@ -20,7 +20,12 @@ import { noteField } from "./text-field";
 export const BOOK_CORRECTION_KINDS = ["adopt_exchange", "flattened_on_venue"] as const;
 export type BookCorrectionKind = (typeof BOOK_CORRECTION_KINDS)[number];
 
-const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
+/** A size the form sent: blank or null is missing, never 0 (Number("") is 0, a size the line may well have). */
+const num = (what: string) =>
+  z.preprocess(
+    (v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v),
+    z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`),
+  );
 
 const schema = z.object({
   botId: botIdField,

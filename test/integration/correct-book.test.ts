@@ -6,6 +6,7 @@
  * operator) writes nothing but its audit entry; two processes correcting at once count it once.
  */
 import { spawn } from "node:child_process";
+import fc from "fast-check";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clearHaltSpec } from "@/lib/actions/clear-halt";
@@ -243,6 +244,53 @@ describe("correct the bot's book", () => {
         .map((a) => a.outcome)
         .sort(),
     ).toEqual(["applied", "refused"]);
+    expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
+  });
+
+  it("refuses any malformed field, and any well-formed line that is not the one drifting, with nothing written but the audit entry", async () => {
+    const { bot, db, adopt } = await sizeDrift();
+    const SQL = ["'; DROP TABLE book_corrections; --", "1 OR 1=1"];
+    const bad = fc.oneof(
+      fc.record({ kind: fc.oneof(fc.constantFrom("", "adopt", "ADOPT_EXCHANGE", ...SQL), fc.double(), fc.constant(null)) }),
+      fc.record({ reconciliationId: fc.constantFrom("", "0", "-1", "1.5", "abc", "1e400", ...SQL) }),
+      fc.record({ ours: fc.constantFrom("", "NaN", "Infinity", "lots", "1,5", ...SQL) }),
+      fc.record({ note: fc.constantFrom("", "x", "    ok  ", "y".repeat(1_001), "checked \u202e on the venue") }),
+      fc.record({ botId: fc.constantFrom("", " ", "b".repeat(300)) }),
+    );
+    const wrong = fc.oneof(
+      fc.record({ botId: fc.constantFrom("bot-b", "BOT-A", ...SQL) }),
+      fc.record({ symbol: fc.constantFrom("BTCUSDT", "aapl", "MSFT", ...SQL) }),
+      fc.record({
+        ours: fc
+          .integer({ min: -1e6, max: 1e6 })
+          .filter((n) => Math.abs(n - 500) >= 1)
+          .map(String),
+      }),
+      fc.record({
+        theirs: fc
+          .integer({ min: -1e6, max: 1e6 })
+          .filter((n) => Math.abs(n - 300) >= 1)
+          .map(String),
+      }),
+    );
+    const cases = fc.oneof(
+      bad.map((change) => ({ change, codes: ["invalid"] })),
+      wrong.map((change) => ({ change, codes: ["refused", "conflict"] })),
+    );
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ change, codes }) => {
+        const before = snapshotExceptAudit(bot.file);
+        const audits = auditCount(bot.file);
+        const r = await act(db, spec, ana, { ...adopt, ...change }, bot.sim.now());
+        expect(r.ok).toBe(false);
+        if (r.ok) return;
+        expect(codes).toContain(r.code);
+        expect(snapshotExceptAudit(bot.file)).toEqual(before);
+        expect(auditCount(bot.file)).toBe(audits + 1);
+        expect(auditRows(bot.file).at(-1)).toMatchObject({ action: "correct_book", outcome: "refused", code: r.code });
+      }),
+      { numRuns: 40 },
+    );
     expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
   });
 });
