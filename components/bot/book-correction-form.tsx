@@ -43,7 +43,7 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
           <input type="hidden" name="reconciliationId" value={line.reconciliationId} />
           <input type="hidden" name="ours" value={line.ours} />
           <input type="hidden" name="theirs" value={line.theirs} />
-          <fieldset className="space-y-1" aria-invalid={!!fieldErrors(result, "kind")} aria-describedby={`${id}-kind-err`}>
+          <fieldset className="space-y-1" aria-describedby={`${id}-kind-err`}>
             <legend className="font-semibold">Correct the bot&apos;s book of {line.symbol}</legend>
             <label className="flex items-start gap-2">
               <input type="radio" name="kind" value="adopt_exchange" defaultChecked={value("kind") === "adopt_exchange"} className="mt-1" />

@@ -12,6 +12,7 @@ import { JournalWriter } from "@/lib/bot/journal-writer";
 import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { addAccountWithCli } from "../helpers/e2e/accounts";
 import { migrationsDir, tempDir } from "../helpers/journal";
 
@@ -96,6 +97,10 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     await expect(line.getByTestId("action-refused")).toHaveAttribute("data-code", "invalid");
     await expect(line.getByText(/Choose how to correct the book/)).toBeVisible();
     await expect(line.getByLabel("What you checked on the venue")).toHaveValue("desk closed 59 AAPL by hand on the venue");
+    // Readable on a phone, the refusal and the kept note included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
   });
 
   test("the operator corrects the book, the bot reconciles clean, the halt is cleared and the bot trades again", async ({ page }) => {
@@ -110,6 +115,7 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     const correction = main.locator('[data-testid="book-correction"][data-symbol="AAPL"]');
     await expect(correction).toContainText("ana adopted the exchange's size for AAPL, book +148 → +89");
     await expect(correction).toContainText("“desk closed 59 AAPL by hand on the venue”");
+    await noSeriousAxeViolations(page);
     // The correction acknowledged the drift: only the reconciliation is left.
     const checklist = main.getByTestId("checklist");
     await expect(checklist.locator('li[data-met="false"]')).toHaveCount(1);
