@@ -97,6 +97,13 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     await expect(line.getByTestId("action-refused")).toHaveAttribute("data-code", "invalid");
     await expect(line.getByText(/Choose how to correct the book/)).toBeVisible();
     await expect(line.getByLabel("What you checked on the venue")).toHaveValue("desk closed 59 AAPL by hand on the venue");
+    // A choice made and a note too short: both stay.
+    await line.getByLabel(/I flattened it on the venue/).check();
+    await line.getByLabel("What you checked on the venue").fill("ok");
+    await line.getByRole("button", { name: "Correct the book of AAPL" }).click();
+    await expect(line.getByText(/Say what you checked on the venue/)).toBeVisible();
+    await expect(line.getByLabel(/I flattened it on the venue/)).toBeChecked();
+    await expect(line.getByLabel("What you checked on the venue")).toHaveValue("ok");
     // Readable on a phone, the refusal and the kept note included.
     await page.setViewportSize({ width: 390, height: 844 });
     await noHorizontalScroll(page);

@@ -124,6 +124,34 @@ describe("correct the bot's book", () => {
     expect(verifyAuditLog(db, consoleAuditKey()).ok).toBe(true);
   });
 
+  it("the bot page's book view: the drifting line offers no second correction until the bot counted the first, then says whether the drift ended", async () => {
+    const { bot, db, adopt } = await sizeDrift();
+    expect(getBookCorrections({ db, botId: "bot-a" })).toEqual({
+      drifting: [
+        {
+          symbol: "AAPL",
+          drift: "size_drift",
+          ours: 500,
+          theirs: 300,
+          qtyStep: 1,
+          reconciliationId: Number(adopt.reconciliationId),
+          at: bot.sim.now().toISOString(),
+          pending: null,
+        },
+      ],
+      corrections: [],
+    });
+    await act(db, spec, ana, adopt, bot.sim.now());
+    expect(getBookCorrections({ db, botId: "bot-a" }).drifting[0]!.pending).toMatchObject({ correctedBy: "operator:ana", ours: 500, delta: -200 });
+    // Meanwhile someone closes another 100 on the venue: the correction is counted, the symbol still drifts.
+    bot.sim.setPositionBehindBot("AAPL", 200);
+    await nextCycle(bot);
+    await nextCycle(bot);
+    const view = getBookCorrections({ db, botId: "bot-a" });
+    expect(view.drifting).toEqual([expect.objectContaining({ symbol: "AAPL", ours: 300, theirs: 200, pending: null })]);
+    expect(view.corrections).toEqual([expect.objectContaining({ symbol: "AAPL", after: 300, status: { state: "still_drifting" } })]);
+  });
+
   it("flattened on the venue takes the bot's book to 0; with the venue flat too, the next cycle is clean", async () => {
     const { bot, db, seen } = await sizeDrift();
     bot.sim.setPositionBehindBot("AAPL", 0); // the operator closed the rest on the venue
