@@ -58,6 +58,15 @@ describe("correct the bot's book", () => {
   it("adopting the exchange's size writes the correction, acknowledges the drift and audits it; the next cycle is clean and the halt clears", async () => {
     const { bot, db, adopt } = await sizeDrift();
     expect(bot.writer.breaker()).toMatchObject({ halted: true, reason: "size drift AAPL: book +500 vs exchange +300" });
+    const clearForm = () => ({
+      botId: "bot-a",
+      breakerVersion: String(db.prepare(`SELECT version FROM breakers WHERE bot_id = 'bot-a'`).pluck().get()),
+      reason: "book corrected to the venue's 300",
+      confirmBotId: "bot-a",
+    });
+    // Before the correction, the clear's refusal says what would fix it.
+    const early = await act(db, clearHaltSpec(clearDeps), ana, clearForm(), bot.sim.now());
+    expect(early.ok ? [] : early.reasons).toContainEqual(expect.stringContaining("AAPL book +500 vs exchange +300. Correct the book below"));
     const r = await act(db, spec, ana, adopt, bot.sim.now());
     expect(r).toEqual({
       ok: true,
@@ -110,14 +119,7 @@ describe("correct the bot's book", () => {
       corrections: [{ status: { state: "in_sync", since: bot.sim.now().toISOString() } }],
     });
     bot.writer.heartbeat();
-    const version = db.prepare(`SELECT version FROM breakers WHERE bot_id = 'bot-a'`).pluck().get() as number;
-    const clear = await act(
-      db,
-      clearHaltSpec(clearDeps),
-      ana,
-      { botId: "bot-a", breakerVersion: String(version), reason: "book corrected to the venue's 300", confirmBotId: "bot-a" },
-      bot.sim.now(),
-    );
+    const clear = await act(db, clearHaltSpec(clearDeps), ana, clearForm(), bot.sim.now());
     expect(clear).toEqual({ ok: true, data: { cleared: true } });
     const entry = await bot.writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.01, bar: "2026-08-10T15:32:00Z" });
     expect(entry.order.state).toBe("filled");
