@@ -1,5 +1,6 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
 import { useKeptForm } from "@/components/actions/use-kept-form";
@@ -9,6 +10,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { BookSection } from "./book-section";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { signedQty } from "@/lib/incidents/events";
@@ -76,6 +78,20 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
                   <span>
                     <strong>{item.label}</strong>
                     <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {visibleText(item.detail)}
+                    {item.fix && " "}
+                    {item.fix && (
+                      <span className="block" data-testid="checklist-fix">
+                        {item.fix}
+                        {item.link && (
+                          <>
+                            {" "}
+                            <Link href={item.link.href} className="font-semibold underline">
+                              {item.link.text}
+                            </Link>
+                          </>
+                        )}
+                      </span>
+                    )}
                   </span>
                 </li>
               ))}
@@ -188,6 +204,7 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
           </>
         )}
       </section>
+      <BookSection botId={botId} book={view.book} canAct={canAct} />
     </div>
   );
 }

@@ -29,7 +29,7 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
           <Link href={`/?bot=${encodeURIComponent(botId)}&drift=1`} className="font-semibold underline">
             overview
           </Link>
-          , where its sizes are live.
+          , where its sizes are live, or correct the bot&apos;s book below if the exchange is right (the correction acknowledges it).
         </p>
       ) : (
         <form key={key} action={action} onSubmit={onSubmit} className="mt-2 space-y-2">

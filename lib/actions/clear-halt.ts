@@ -48,7 +48,7 @@ function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: 
     throw new Refusal(
       "refused",
       `Not yet safe to clear ${input.botId}: ${missing.map((i) => i.label.toLowerCase()).join("; ")}.`,
-      missing.map((i) => `${i.label}: ${i.detail}`),
+      missing.map((i) => `${i.label}: ${i.detail}${i.fix ? `. ${i.fix}` : ""}`),
     );
   }
   return facts.breaker;

@@ -159,6 +159,7 @@ const QUOTED_FIELDS = new Set([
   "ours",
   "theirs",
   "driftSince",
+  "kind",
   "filledQty",
   "avgPrice",
   "exchangeOrderId",

@@ -18,6 +18,7 @@ import { WindowLimiter } from "../http/rate-window";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
 import { haltBotSpec } from "./halt-bot";
+import { correctBookSpec, type BookCorrected } from "./correct-book";
 import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
 import type { ActionResult } from "./result";
@@ -119,4 +120,8 @@ export async function approveClearAction(_prev: ActionResult<{ cleared: true }> 
 
 export async function haltBotAction(_prev: ActionResult<{ version: number }> | null, form: FormData) {
   return run(haltBotSpec(), form);
+}
+
+export async function correctBookAction(_prev: ActionResult<BookCorrected> | null, form: FormData) {
+  return run(correctBookSpec({ ackTtlMs: env().ackTtlMs }), form);
 }

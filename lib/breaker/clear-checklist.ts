@@ -3,13 +3,19 @@
  * lib/queries/clear-checklist.ts, and the same evaluation runs beside the button and again inside
  * the action's transaction.
  */
+import { signedQty } from "../incidents/events";
 import { formatUtc } from "../text/format";
 import { CLOCK_AHEAD_TOLERANCE_MS } from "./bot-status";
 
 export interface ClearFacts {
   now: Date;
+  botId: string;
   breaker: { halted: boolean; version: number; changedAt: string; reason: string | null } | null;
   lastReconciliation: { id: number; at: string; outcome: string } | null;
+  /** The lines that drift in the last reconciliation, when it drifted (the first few, by symbol). */
+  lastDrifts: { symbol: string; ours: number; theirs: number }[];
+  /** Between the bot's last two reconciliations: how often it reconciles; null before its second. */
+  cycleMs: number | null;
   heartbeatAt: string | null;
   heartbeatStaleMs: number;
   doubtfulOrders: number;
@@ -39,6 +45,36 @@ export interface ChecklistItem {
   label: string;
   met: boolean;
   detail: string;
+  /** While unmet: what puts it right, in words; null once met. */
+  fix: string | null;
+  /** Where to do it, when that is another page. */
+  link?: { href: string; text: string };
+}
+
+const doubtfulList = (botId: string) => ({ href: `/doubtful?bot=${encodeURIComponent(botId)}`, text: "Open the doubtful list" });
+
+/** "every 10 s", or nothing to go by yet. */
+const every = (cycleMs: number | null) => (cycleMs !== null && cycleMs > 0 ? `every ${Math.max(1, Math.round(cycleMs / 1000))} s` : "every cycle");
+
+/** What puts the reconciliation item right, from what the last one said. */
+function reconciliationFix(f: ClearFacts, recAfter: boolean): Pick<ChecklistItem, "fix" | "link"> {
+  const rec = f.lastReconciliation;
+  const cadence = `the bot reconciles ${every(f.cycleMs)}`;
+  // The cycle that tripped is not newer than the trip, yet waiting for the next one is no fix
+  // while its books still disagree.
+  if (rec !== null && rec.outcome === "drift") {
+    return { fix: `Correct the book below, or put the position right on the venue; ${cadence}.` };
+  }
+  if (rec === null || !recAfter) {
+    return { fix: `Wait for the bot's next reconciliation (${cadence}); if none comes, the bot process is not running or cannot write: check it.` };
+  }
+  if (rec.outcome === "skipped") {
+    return {
+      fix: `Wait: the bot skips reconciling while its orders settle (${cadence}); an order that does not settle is on the doubtful list.`,
+      link: doubtfulList(f.botId),
+    };
+  }
+  return { fix: `The bot could not read the exchange's positions: check its connection to the venue; ${cadence}.` };
 }
 
 export function clearChecklist(f: ClearFacts): ChecklistItem[] {
@@ -46,23 +82,31 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
   const rec = f.lastReconciliation;
   const recAfter = rec !== null && Date.parse(rec.at) > tripped;
   const beat = f.heartbeatAt === null ? NaN : f.now.getTime() - Date.parse(f.heartbeatAt);
+  const recMet = recAfter && rec?.outcome === "clean";
+  const drifting = f.lastDrifts.map((d) => `${d.symbol} book ${signedQty(d.ours)} vs exchange ${signedQty(d.theirs)}`).join("; ");
+  const beatMet = !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, f.heartbeatStaleMs);
+  const ongoing = f.unacknowledgedDrifts.some((d) => d.ongoing);
   return [
     {
       key: "reconciliation",
       label: "A reconciliation newer than the trip, and clean",
-      met: recAfter && rec?.outcome === "clean",
+      met: recMet,
       detail:
         rec === null
           ? "no reconciliation yet"
           : !recAfter
-            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip`
-            : `the last one, at ${formatUtc(rec.at)}, was ${rec.outcome}`,
+            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip${rec.outcome === "drift" && drifting ? `, and it drifted: ${drifting}` : ""}`
+            : `the last one, at ${formatUtc(rec.at)}, was ${rec.outcome}${rec.outcome === "drift" && drifting ? `: ${drifting}` : ""}`,
+      ...(recMet ? { fix: null } : reconciliationFix(f, recAfter)),
     },
     {
       key: "doubtful",
       label: "No doubtful orders for this bot",
       met: f.doubtfulOrders === 0,
       detail: f.doubtfulOrders === 0 ? "none" : `${f.doubtfulOrders} doubtful order${f.doubtfulOrders === 1 ? "" : "s"}: resolve them first`,
+      ...(f.doubtfulOrders === 0
+        ? { fix: null }
+        : { fix: "Settle each on the doubtful list: check it on the exchange, or resolve it by hand.", link: doubtfulList(f.botId) }),
     },
     {
       key: "drifts",
@@ -72,17 +116,30 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
         f.unacknowledgedDrifts.length === 0
           ? "all acknowledged"
           : `not acknowledged: ${f.unacknowledgedDrifts.map((d) => d.symbol).join(", ")} (each can be acknowledged below, or on the overview while it drifts)`,
+      ...(f.unacknowledgedDrifts.length === 0
+        ? { fix: null }
+        : ongoing
+          ? {
+              fix: "A drift that ended: acknowledge it below. One that still drifts: acknowledge it on the overview, or correct the book below (a correction counts as its acknowledgement).",
+              link: { href: `/?bot=${encodeURIComponent(f.botId)}&drift=1`, text: "Open the overview" },
+            }
+          : { fix: "Acknowledge each below, saying what you checked." }),
     },
     {
       key: "heartbeat",
       label: "A fresh heartbeat",
       // A heartbeat from the future proves nothing about the bot now: its clock is ahead.
-      met: !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, f.heartbeatStaleMs),
+      met: beatMet,
       detail: Number.isNaN(beat)
         ? "no heartbeat"
         : beat < 0
           ? `${Math.round(-beat / 1000)} s in the future (bot clock ahead?)`
           : `${Math.round(beat / 1000)} s old (limit ${Math.round(f.heartbeatStaleMs / 1000)} s)`,
+      fix: beatMet
+        ? null
+        : !Number.isNaN(beat) && beat < 0
+          ? "The bot's clock is ahead of the console's: set its clock right (NTP), then wait for its next heartbeat."
+          : "The bot process is not running or cannot write to the journal: check it.",
     },
   ];
 }

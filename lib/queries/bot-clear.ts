@@ -3,6 +3,7 @@ import type { ChecklistItem, UnacknowledgedDrift } from "../breaker/clear-checkl
 import type { JournalDb } from "../db/console";
 import type { ClearRequestRow } from "../db/schema";
 import { statement } from "../db/statements";
+import { getBookCorrections, type BookCorrectionsView } from "./book-corrections";
 import { listBots, type BotSummary } from "./bots";
 import { getClearChecklist } from "./clear-checklist";
 
@@ -39,6 +40,8 @@ export interface BotClearView {
   acknowledged: AcknowledgedDrift[];
   twoPersonClear: boolean;
   pending: ClearRequestView[];
+  /** The symbols that drift now (what a book correction may be made on) and the bot's corrections. */
+  book: BookCorrectionsView;
 }
 
 /** The bot page: its card, the clear checklist and any clear request waiting for approval. */
@@ -73,5 +76,6 @@ export function getBotClearView(params: {
     acknowledged: [...acknowledged.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)),
     twoPersonClear: params.twoPersonClear,
     pending,
+    book: getBookCorrections({ db: params.db, botId: params.botId }),
   };
 }

@@ -8,6 +8,8 @@ import { classifyDrift, driftSql } from "../reconcile/diff";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 
 const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
+/** The drifting lines of one reconciliation, the first few: what the checklist names. */
+const LAST_DRIFTS_SQL = `SELECT p.symbol, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliation_positions p WHERE p.reconciliation_id = ? AND ${DRIFTING} ORDER BY p.symbol LIMIT 5`;
 const DOUBTFUL_ORDERS_OF_BOT_SQL = `SELECT count(*) FROM orders WHERE bot_id = ? AND ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}`;
 
 /**
@@ -30,9 +32,18 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
   const db = connectionOf(params.db);
   const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as
     Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason"> | undefined;
-  const lastReconciliation =
-    (db.prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(botId) as
-      ClearFacts["lastReconciliation"] | undefined) ?? null;
+  // The last two: the newest is the checklist's, the gap between them is how often the bot reconciles.
+  const [last, previous] = db
+    .prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 2`)
+    .all(botId) as NonNullable<ClearFacts["lastReconciliation"]>[];
+  const lastReconciliation = last ?? null;
+  const cycleMs = last && previous ? Date.parse(last.at) - Date.parse(previous.at) : null;
+  const lastDrifts =
+    last?.outcome === "drift"
+      ? (db.prepare(LAST_DRIFTS_SQL).all(last.id) as (ClearFacts["lastDrifts"][number] & { qtyStep: number })[])
+          .filter((l) => classifyDrift(l) !== "none")
+          .map(({ symbol, ours, theirs }) => ({ symbol, ours, theirs }))
+      : [];
   const heartbeatAt = (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(botId) as string | null | undefined) ?? null;
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
   const doubtfulOrders = db.prepare(DOUBTFUL_ORDERS_OF_BOT_SQL).pluck().get(botId, cutoff) as number;
@@ -62,6 +73,9 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
   }
   return {
     now,
+    botId,
+    lastDrifts,
+    cycleMs: cycleMs !== null && Number.isFinite(cycleMs) && cycleMs > 0 ? cycleMs : null,
     breaker: breaker ? { halted: breaker.halted === 1, version: breaker.version, changedAt: breaker.changedAt, reason: breaker.reason } : null,
     lastReconciliation,
     heartbeatAt,

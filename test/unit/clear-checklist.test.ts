@@ -6,6 +6,9 @@ const trippedAt = "2026-08-10T15:20:00.000Z";
 /** A halted bot that may be cleared: every item holds. */
 const ready: ClearFacts = {
   now,
+  botId: "beta",
+  lastDrifts: [],
+  cycleMs: 10_000,
   breaker: { halted: true, version: 3, changedAt: trippedAt, reason: "unknown position ETHUSDT +3" },
   lastReconciliation: { id: 12, at: "2026-08-10T15:30:50.000Z", outcome: "clean" },
   heartbeatAt: "2026-08-10T15:30:55.000Z",
@@ -67,5 +70,70 @@ describe("clearChecklist: may this halt be cleared", () => {
       "drifts",
       "heartbeat",
     ]);
+  });
+
+  it("says what puts each unmet item right, and nothing once it is met", () => {
+    expect(clearChecklist(ready).map((i) => i.fix)).toEqual([null, null, null, null]);
+    const fixes = (f: ClearFacts) => Object.fromEntries(unmet(clearChecklist(f)).map((i) => [i.key, { fix: i.fix, href: i.link?.href }]));
+    const all = fixes({
+      ...ready,
+      lastReconciliation: { id: 12, at: "2026-08-10T15:30:50.000Z", outcome: "drift" },
+      lastDrifts: [{ symbol: "NVDA", ours: 148, theirs: 89 }],
+      doubtfulOrders: 1,
+      unacknowledgedDrifts: [{ ...drift, ongoing: true }],
+      heartbeatAt: null,
+    });
+    expect(all).toEqual({
+      reconciliation: { fix: "Correct the book below, or put the position right on the venue; the bot reconciles every 10 s.", href: undefined },
+      doubtful: { fix: expect.stringMatching(/^Settle each on the doubtful list/), href: "/doubtful?bot=beta" },
+      drifts: { fix: expect.stringContaining("correct the book below"), href: "/?bot=beta&drift=1" },
+      heartbeat: { fix: "The bot process is not running or cannot write to the journal: check it.", href: undefined },
+    });
+  });
+
+  it("names the drifting symbols with both sizes when the last reconciliation drifted", () => {
+    const [rec] = unmet(
+      clearChecklist({
+        ...ready,
+        lastReconciliation: { id: 12, at: "2026-08-10T15:30:50.000Z", outcome: "drift" },
+        lastDrifts: [
+          { symbol: "AAPL", ours: -2, theirs: 0 },
+          { symbol: "NVDA", ours: 148, theirs: 89 },
+        ],
+      }),
+    );
+    expect(rec!.detail).toBe("the last one, at 2026-08-10 15:30:50 UTC, was drift: AAPL book -2 vs exchange 0; NVDA book +148 vs exchange +89");
+  });
+
+  it("asks for a correction when the cycle that tripped drifted, though it is not newer than the trip", () => {
+    const [rec] = unmet(
+      clearChecklist({ ...ready, lastReconciliation: { id: 8, at: trippedAt, outcome: "drift" }, lastDrifts: [{ symbol: "NVDA", ours: 148, theirs: 89 }] }),
+    );
+    expect(rec).toMatchObject({
+      detail: "the last one (2026-08-10 15:20:00 UTC) is not newer than the trip, and it drifted: NVDA book +148 vs exchange +89",
+      fix: "Correct the book below, or put the position right on the venue; the bot reconciles every 10 s.",
+    });
+  });
+
+  it("says to wait for the next cycle, at the bot's pace, when no reconciliation is newer than the trip", () => {
+    const [rec] = unmet(clearChecklist({ ...ready, lastReconciliation: { id: 8, at: trippedAt, outcome: "clean" }, cycleMs: 2_500 }));
+    expect(rec!.fix).toBe(
+      "Wait for the bot's next reconciliation (the bot reconciles every 3 s); if none comes, the bot process is not running or cannot write: check it.",
+    );
+    const [first] = unmet(clearChecklist({ ...ready, lastReconciliation: null, cycleMs: null }));
+    expect(first!.fix).toContain("the bot reconciles every cycle");
+  });
+
+  it("points a skipped reconciliation at the doubtful list, and a failed one at the venue connection", () => {
+    const at = "2026-08-10T15:30:50.000Z";
+    const [skipped] = unmet(clearChecklist({ ...ready, lastReconciliation: { id: 12, at, outcome: "skipped" } }));
+    expect(skipped).toMatchObject({ fix: expect.stringContaining("while its orders settle"), link: { href: "/doubtful?bot=beta" } });
+    const [failed] = unmet(clearChecklist({ ...ready, lastReconciliation: { id: 12, at, outcome: "error" } }));
+    expect(failed!.fix).toContain("could not read the exchange's positions: check its connection to the venue");
+  });
+
+  it("a heartbeat from the future asks for the bot's clock to be set right", () => {
+    const [beat] = unmet(clearChecklist({ ...ready, heartbeatAt: "2026-08-10T15:35:00.000Z" }));
+    expect(beat!.fix).toMatch(/clock is ahead/);
   });
 });

@@ -14,6 +14,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** Every lib module that holds or reads a secret, writes a database, or talks to the venue gateway: what it does. */
 const SENSITIVE: Record<string, string> = {
   "lib/actions/acknowledge-drift.ts": "writes the journal",
+  "lib/actions/correct-book.ts": "writes the journal",
   "lib/actions/clear-halt.ts": "writes the journal",
   "lib/actions/halt-bot.ts": "writes the journal",
   "lib/actions/guard.ts": "writes the journal and the audit log",

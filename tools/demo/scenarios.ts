@@ -25,6 +25,11 @@ export interface ScenarioRunOptions {
   seed?: number;
   migrationsDir?: string;
   onActivity?: (a: Activity) => void;
+  /**
+   * What a person does once the incident has played out, before the world closes: act on the
+   * journal, then cycle the bots to see what they make of it (the tests' console side).
+   */
+  afterwards?: (run: { world: DemoWorld; cycle: (n?: number) => Promise<void> }) => Promise<void>;
 }
 
 export interface BotOutcome {
@@ -89,6 +94,7 @@ class Run {
     readonly name: ScenarioName,
     readonly world: DemoWorld,
     private readonly cycleMs: number,
+    private readonly afterwards?: ScenarioRunOptions["afterwards"],
   ) {
     this.from = world.now().toISOString();
   }
@@ -111,7 +117,7 @@ class Run {
       // A simulated run can be rewritten: no fsync per commit (see WorldOptions.synchronous).
       synchronous: "NORMAL",
     });
-    return new Run(name, world, cycleMs);
+    return new Run(name, world, cycleMs, opts.afterwards);
   }
 
   say(line: string): void {
@@ -143,8 +149,9 @@ class Run {
     while (this.world.now().getTime() < next) await this.cycle();
   }
 
-  finish(): ScenarioResult {
+  async finish(): Promise<ScenarioResult> {
     try {
+      await this.afterwards?.({ world: this.world, cycle: (n) => this.cycle(n) });
       const bots = this.world.bots.map((bot): BotOutcome => {
         const sim = this.world.exchange(bot.botId);
         const book = bot.writer.book();

@@ -1,0 +1,37 @@
+import type { BookCorrectionsView } from "@/lib/queries/book-corrections";
+import { BookCorrectionForm } from "./book-correction-form";
+import { BookCorrectionsList } from "./book-corrections-list";
+
+/**
+ * The bot's book against the exchange's: every symbol that drifts in the latest cycle, with the
+ * correction an operator may make, and the corrections made so far. A size drift whose exchange
+ * side is right ends here: no reconciliation comes out clean until the book says what the venue holds.
+ */
+export function BookSection({ botId, book, canAct }: { botId: string; book: BookCorrectionsView; canAct: boolean }) {
+  return (
+    <section aria-labelledby="book-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+      <h2 id="book-title" className="text-xl font-bold">
+        The bot&apos;s book
+      </h2>
+      {book.drifting.length === 0 ? (
+        <p data-testid="book-in-sync" className="text-sm">
+          Every symbol agrees with the exchange in the bot&apos;s latest cycle: nothing to correct.
+        </p>
+      ) : (
+        <>
+          <p className="text-sm">
+            When the exchange is right (a fill the bot never saw, a position changed by hand), correct the bot&apos;s book: the bot counts the correction from
+            its next cycle, and the correction acknowledges the drift. Settle any doubtful order on the symbol first.
+          </p>
+          <ul className="space-y-2">
+            {book.drifting.map((line) => (
+              <BookCorrectionForm key={line.symbol} botId={botId} line={line} canAct={canAct} />
+            ))}
+          </ul>
+        </>
+      )}
+      <h3 className="font-semibold">Corrections</h3>
+      <BookCorrectionsList corrections={book.corrections} />
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+import "server-only";
+/**
+ * Book corrections as the bot page shows them, and the rule for when the bot has surely counted
+ * one. The bot reads its book (with every correction) before it writes its cycle, in two steps, so
+ * the first cycle after the one a correction was made on may have read the book just before the
+ * correction landed; the second one cannot have. Until then a correction is pending, and a second
+ * correction of the same symbol would be counted twice.
+ */
+import type Database from "better-sqlite3";
+import type { JournalDb } from "../db/console";
+import type { BookCorrectionRow } from "../db/schema";
+import { statement } from "../db/statements";
+import { COMPARED_OUTCOMES_SQL, latestComparedCycleSql } from "../reconcile/current-line";
+import { classifyDrift, driftSql } from "../reconcile/diff";
+
+type Db = JournalDb | Database.Database;
+
+export type CorrectionRow = Pick<
+  BookCorrectionRow,
+  "id" | "symbol" | "kind" | "ours" | "theirs" | "delta" | "reconciliationId" | "note" | "correctedBy" | "correctedAt"
+>;
+
+const CORRECTION_COLUMNS = `id, symbol, kind, ours, theirs, delta, reconciliation_id AS reconciliationId, note, corrected_by AS correctedBy, corrected_at AS correctedAt`;
+
+/** Compared cycles of the bot after a given one, at most two: the index on (bot_id, at), never the history. */
+const CYCLES_AFTER_SQL = `
+  SELECT count(*) FROM (
+    SELECT 1 FROM reconciliations r
+    WHERE r.bot_id = ? AND r.at >= (SELECT at FROM reconciliations WHERE id = ?) AND r.id > ? AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
+    LIMIT 2)`;
+
+/** A correction the bot may not have counted yet: fewer than two compared cycles after its own. */
+function isPending(db: Db, botId: string, c: Pick<CorrectionRow, "reconciliationId">): boolean {
+  return (statement(db, CYCLES_AFTER_SQL).pluck().get(botId, c.reconciliationId, c.reconciliationId) as number) < 2;
+}
+
+/** The symbol's latest correction, when the bot may not have counted it yet; null otherwise. */
+export function pendingCorrection(params: { db: Db; botId: string; symbol: string }): CorrectionRow | null {
+  const latest = statement(params.db, `SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? AND symbol = ? ORDER BY id DESC LIMIT 1`).get(
+    params.botId,
+    params.symbol,
+  ) as CorrectionRow | undefined;
+  return latest && isPending(params.db, params.botId, latest) ? latest : null;
+}
+
+const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
+
+/** The first compared cycle after a correction's in which its symbol was in sync (absent: flat on both sides). */
+const IN_SYNC_AFTER_SQL = `
+  SELECT r.at FROM reconciliations r LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?
+  WHERE r.bot_id = ? AND r.at >= (SELECT at FROM reconciliations WHERE id = ?) AND r.id > ? AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
+    AND (p.symbol IS NULL OR NOT (${DRIFTING}))
+  ORDER BY r.at, r.id LIMIT 1`;
+
+/** The lines that drift in the bot's latest compared cycle: what a correction may be made on. */
+const DRIFTING_NOW_SQL = `
+  SELECT p.symbol, p.ours, p.theirs, p.qty_step AS qtyStep, r.id AS reconciliationId, r.at
+  FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
+  WHERE r.id = ${latestComparedCycleSql("?")} AND ${DRIFTING}
+  ORDER BY p.symbol`;
+
+export interface DriftingLine {
+  symbol: string;
+  drift: "size_drift" | "unknown_position";
+  ours: number;
+  theirs: number;
+  qtyStep: number;
+  /** The cycle the sizes are from, and its time (the bot's clock). */
+  reconciliationId: number;
+  at: string;
+  /** A correction of this symbol the bot has not surely counted yet: no form until it has. */
+  pending: CorrectionRow | null;
+}
+
+export type CorrectionStatus =
+  | { state: "pending" }
+  /** The first cycle after the correction in which the symbol was in sync. */
+  | { state: "in_sync"; since: string }
+  | { state: "still_drifting" };
+
+export interface CorrectionView extends CorrectionRow {
+  after: number;
+  status: CorrectionStatus;
+}
+
+export interface BookCorrectionsView {
+  drifting: DriftingLine[];
+  /** The bot's corrections, newest first (at most `limit`). */
+  corrections: CorrectionView[];
+}
+
+export function getBookCorrections(params: { db: Db; botId: string; limit?: number }): BookCorrectionsView {
+  const { db, botId } = params;
+  const lines = statement(db, DRIFTING_NOW_SQL).all(botId) as Omit<DriftingLine, "drift" | "pending">[];
+  const drifting = lines.flatMap((l): DriftingLine[] => {
+    const drift = classifyDrift(l);
+    return drift === "none" ? [] : [{ ...l, drift, pending: pendingCorrection({ db, botId, symbol: l.symbol }) }];
+  });
+  const rows = statement(db, `SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? ORDER BY id DESC LIMIT ?`).all(
+    botId,
+    params.limit ?? 20,
+  ) as CorrectionRow[];
+  const driftsNow = new Set(drifting.map((l) => l.symbol));
+  const seen = new Set<string>();
+  const corrections = rows.map((c): CorrectionView => {
+    const newest = !seen.has(c.symbol);
+    seen.add(c.symbol);
+    const pending = isPending(db, botId, c);
+    // The newest correction of a symbol that drifts now did not end the drift (yet), whatever came between.
+    const inSync =
+      newest && driftsNow.has(c.symbol)
+        ? undefined
+        : (statement(db, IN_SYNC_AFTER_SQL).pluck().get(c.symbol, botId, c.reconciliationId, c.reconciliationId) as string | undefined);
+    const status: CorrectionStatus = inSync !== undefined ? { state: "in_sync", since: inSync } : pending ? { state: "pending" } : { state: "still_drifting" };
+    return { ...c, after: c.ours + c.delta, status };
+  });
+  return { drifting, corrections };
+}

@@ -1,0 +1,147 @@
+/**
+ * A size-drift halt cleared through a book correction, in Chromium against the production build:
+ * the bot's book says +148 AAPL, the venue +89 (closed by hand), the breaker is tripped and no
+ * reconciliation can come out clean. The operator corrects the book on the bot page; the bot, a real
+ * JournalWriter cycling in this process on the same journal file, counts the correction and
+ * reconciles clean; the checklist turns met; the operator clears; the bot sends a new entry. A
+ * refused correction keeps its note.
+ */
+import path from "node:path";
+import { expect, test, type Page } from "@playwright/test";
+import { JournalWriter } from "@/lib/bot/journal-writer";
+import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
+import { SimExchange } from "@/lib/exchange/simulator";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { migrationsDir, tempDir } from "../helpers/journal";
+
+const SECRET = "book-correction-spec-session-secret-longer-than-32";
+const ana = { name: "ana", password: "ana's long password here" };
+const SYMBOLS = [
+  { symbol: "AAPL", qtyStep: 1, price: 190 },
+  { symbol: "BTCUSDT", qtyStep: 0.001, price: 60_000 },
+];
+
+/** Bot `beta` on a journal near the wall clock: +148 AAPL bought, 59 closed by hand, tripped on the drift. */
+async function sizeDriftJournal() {
+  const file = path.join(tempDir("e2e"), "journal.db");
+  migrateJournal(file, { migrationsDir });
+  const { db } = openJournalWriter(file, { migrationsDir });
+  const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
+  const sim = new SimExchange({ seed: 5, symbols: SYMBOLS, startAt: new Date(Date.now() - 5 * 60_000) });
+  const writer = new JournalWriter({
+    db,
+    botId: "beta",
+    prefix: "be1",
+    exchange: sim,
+    qtyStepFor: (s) => steps.get(s),
+    clock: () => sim.now(),
+    sleep: async (ms) => sim.advance(ms),
+  });
+  writer.register();
+  const symbols = SYMBOLS.map((s) => s.symbol);
+  await writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 148, bar: sim.now().toISOString() });
+  while (sim.now().getTime() < Date.now() - 60_000) {
+    await writer.reconcile({ symbols });
+    writer.heartbeat();
+    sim.advance(15_000);
+  }
+  sim.setPositionBehindBot("AAPL", 89);
+  /** One cycle of the bot at the wall clock's now: heartbeat and reconciliation. */
+  const cycle = async () => {
+    sim.advance(Math.max(1, Date.now() - sim.now().getTime()));
+    writer.heartbeat();
+    return writer.reconcile({ symbols });
+  };
+  await cycle();
+  return { file, writer, sim, cycle, close: () => db.close() };
+}
+
+async function signIn(page: Page, url: string) {
+  await page.goto(`${url}/login`);
+  await page.getByLabel("Account name").fill(ana.name);
+  await page.getByLabel("Password").fill(ana.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page.getByTestId("signed-in-as")).toContainText(ana.name);
+}
+
+test.describe.configure({ mode: "serial" });
+
+test.describe("a size-drift halt cleared through a book correction", () => {
+  let server: ConsoleServer;
+  let bot: Awaited<ReturnType<typeof sizeDriftJournal>>;
+
+  test.beforeAll(async () => {
+    bot = await sizeDriftJournal();
+    const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
+    addAccountWithCli(accountsDb, { name: ana.name, role: "operator", password: ana.password });
+    server = await startConsole({ journal: bot.file, env: { DRIFTWATCH_ACCOUNTS_DB: accountsDb, DRIFTWATCH_SESSION_SECRET: SECRET } });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    bot?.close();
+  });
+
+  test("a refused correction keeps the typed note", async ({ page }) => {
+    expect(bot.writer.breaker()).toMatchObject({ halted: true, reason: "size drift AAPL: book +148 vs exchange +89" });
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/bots/beta`);
+    const main = page.locator("main");
+    await expect(main.getByTestId("checklist")).toContainText("AAPL book +148 vs exchange +89");
+    await expect(main.getByTestId("checklist")).toContainText("Correct the book below, or put the position right on the venue");
+    const line = main.locator('[data-testid="book-line"][data-symbol="AAPL"]');
+    // No choice made: refused, and the note is still there to send again.
+    await line.getByLabel("What you checked on the venue").fill("desk closed 59 AAPL by hand on the venue");
+    await line.getByRole("button", { name: "Correct the book of AAPL" }).click();
+    await expect(line.getByTestId("action-refused")).toHaveAttribute("data-code", "invalid");
+    await expect(line.getByText(/Choose how to correct the book/)).toBeVisible();
+    await expect(line.getByLabel("What you checked on the venue")).toHaveValue("desk closed 59 AAPL by hand on the venue");
+    // A choice made and a note too short: both stay.
+    await line.getByLabel(/I flattened it on the venue/).check();
+    await line.getByLabel("What you checked on the venue").fill("ok");
+    await line.getByRole("button", { name: "Correct the book of AAPL" }).click();
+    await expect(line.getByText(/Say what you checked on the venue/)).toBeVisible();
+    await expect(line.getByLabel(/I flattened it on the venue/)).toBeChecked();
+    await expect(line.getByLabel("What you checked on the venue")).toHaveValue("ok");
+    // Readable on a phone, the refusal and the kept note included.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+  });
+
+  test("the operator corrects the book, the bot reconciles clean, the halt is cleared and the bot trades again", async ({ page }) => {
+    await signIn(page, server.url);
+    await page.goto(`${server.url}/bots/beta`);
+    const main = page.locator("main");
+    const line = main.locator('[data-testid="book-line"][data-symbol="AAPL"]');
+    await line.getByLabel("Adopt the exchange's +89: the bot's book goes from +148 to +89.").check();
+    await line.getByLabel("What you checked on the venue").fill("desk closed 59 AAPL by hand on the venue");
+    await line.getByRole("button", { name: "Correct the book of AAPL" }).click();
+    await expect(line.getByTestId("correction-pending")).toContainText(/^Corrected by ana at .+: book \+148 → \+89; the bot applies it on its next cycle\.$/);
+    const correction = main.locator('[data-testid="book-correction"][data-symbol="AAPL"]');
+    await expect(correction).toContainText("ana adopted the exchange's size for AAPL, book +148 → +89");
+    await expect(correction).toContainText("“desk closed 59 AAPL by hand on the venue”");
+    await noSeriousAxeViolations(page);
+    // The correction acknowledged the drift: only the reconciliation is left.
+    const checklist = main.getByTestId("checklist");
+    await expect(checklist.locator('li[data-met="false"]')).toHaveCount(1);
+
+    // The bot's next cycle counts the correction: clean.
+    expect((await bot.cycle()).outcome).toBe("clean");
+    await expect(correction.getByTestId("correction-status")).toContainText("Applied: in sync since");
+    await expect(main.getByTestId("book-in-sync")).toBeVisible();
+    await expect(checklist.locator('li[data-met="false"]')).toHaveCount(0);
+
+    await main.getByLabel("Why it is safe to resume").fill("book corrected to the venue's 89 AAPL; clean cycle since");
+    await main.getByLabel(/Type the bot id to confirm/).fill("beta");
+    await main.getByRole("button", { name: "Clear halt" }).click();
+    await expect(main.getByTestId("action-ok").filter({ hasText: "Cleared" })).toBeVisible();
+    await expect(main.getByTestId("not-halted")).toBeVisible();
+
+    // The bot's next entry goes through.
+    const next = await bot.writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.01, bar: new Date().toISOString() });
+    expect(next.kind).toBe("placed");
+    expect((await bot.cycle()).outcome).toBe("clean");
+  });
+});
