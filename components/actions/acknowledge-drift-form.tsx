@@ -1,4 +1,5 @@
 "use client";
+import { UtcTime } from "@/components/ui/utc-time";
 import { useId } from "react";
 import { acknowledgeDriftAction } from "@/lib/actions/server";
 import type { OverviewLine } from "@/lib/queries/overview";
@@ -37,7 +38,15 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
         </button>
         <ActionMessage
           result={result}
-          success={result?.ok ? `Acknowledged until ${result.data.expiresAt.slice(11, 19)} UTC, or until the drift changes.` : ""}
+          success={
+            result?.ok ? (
+              <>
+                Acknowledged until <UtcTime iso={result.data.expiresAt} />, or until the drift changes.
+              </>
+            ) : (
+              ""
+            )
+          }
         />
       </form>
     </details>

@@ -1,7 +1,7 @@
 import type { ActionResult } from "@/lib/actions/result";
 
 /** The outcome of an action, announced to screen readers; refusals say why and that nothing changed. */
-export function ActionMessage({ result, success }: { result: ActionResult<unknown> | null; success: string }) {
+export function ActionMessage({ result, success }: { result: ActionResult<unknown> | null; success: React.ReactNode }) {
   if (!result) return null;
   if (result.ok) {
     return (

@@ -77,7 +77,7 @@ export function ResolveOrderActions({
         <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${lookup.data.state}; the journal now says so.` : ""} />
         {lookup && !lookup.ok && lookupFailure?.againAt && lookupFailure.message === lookup.message && (
           <p role="status" data-testid="failed-again" className="mt-1 text-sm font-semibold text-red-900 dark:text-red-200">
-            Failed again at <UtcTime iso={lookupFailure.againAt}>{lookupFailure.againAt.slice(11, 19)} UTC</UtcTime>.
+            Failed again at <UtcTime iso={lookupFailure.againAt} />.
           </p>
         )}
       </form>

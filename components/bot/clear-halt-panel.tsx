@@ -57,11 +57,17 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
         <ActionMessage
           result={result}
           success={
-            result?.ok
-              ? result.data.cleared
-                ? "Cleared. The bot may open new positions on its next cycle."
-                : `Requested (#${result.data.requestId}); a second operator must approve before ${result.data.expiresAt.slice(11, 19)} UTC.`
-              : ""
+            result?.ok ? (
+              result.data.cleared ? (
+                "Cleared. The bot may open new positions on its next cycle."
+              ) : (
+                <>
+                  Requested (#{result.data.requestId}); a second operator must approve before <UtcTime iso={result.data.expiresAt} />.
+                </>
+              )
+            ) : (
+              ""
+            )
           }
         />
         <ActionMessage result={approval.result} success="Approved and cleared." />

@@ -95,8 +95,8 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
         rec === null
           ? "no reconciliation yet"
           : !recAfter
-            ? `the last one (${formatUtc(rec.at)}) is not newer than the trip${rec.outcome === "drift" && drifting ? `, and it drifted: ${drifting}` : ""}`
-            : `the last one, at ${formatUtc(rec.at)}, was ${rec.outcome}${rec.outcome === "drift" && drifting ? `: ${drifting}` : ""}`,
+            ? `the last one (${formatUtc(rec.at, f.now)}) is not newer than the trip${rec.outcome === "drift" && drifting ? `, and it drifted: ${drifting}` : ""}`
+            : `the last one, at ${formatUtc(rec.at, f.now)}, was ${rec.outcome}${rec.outcome === "drift" && drifting ? `: ${drifting}` : ""}`,
       ...(recMet ? { fix: null } : reconciliationFix(f, recAfter)),
     },
     {

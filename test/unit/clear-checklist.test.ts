@@ -102,7 +102,7 @@ describe("clearChecklist: may this halt be cleared", () => {
         ],
       }),
     );
-    expect(rec!.detail).toBe("the last one, at 2026-08-10 15:30:50 UTC, was drift: AAPL book -2 vs exchange 0; NVDA book +148 vs exchange +89");
+    expect(rec!.detail).toBe("the last one, at 15:30:50 UTC, was drift: AAPL book -2 vs exchange 0; NVDA book +148 vs exchange +89");
   });
 
   it("asks for a correction when the cycle that tripped drifted, though it is not newer than the trip", () => {
@@ -110,7 +110,7 @@ describe("clearChecklist: may this halt be cleared", () => {
       clearChecklist({ ...ready, lastReconciliation: { id: 8, at: trippedAt, outcome: "drift" }, lastDrifts: [{ symbol: "NVDA", ours: 148, theirs: 89 }] }),
     );
     expect(rec).toMatchObject({
-      detail: "the last one (2026-08-10 15:20:00 UTC) is not newer than the trip, and it drifted: NVDA book +148 vs exchange +89",
+      detail: "the last one (15:20:00 UTC) is not newer than the trip, and it drifted: NVDA book +148 vs exchange +89",
       fix: "Correct the book below, or put the position right on the venue; the bot reconciles every 10 s.",
     });
   });
