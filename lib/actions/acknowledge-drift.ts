@@ -1,14 +1,14 @@
 import "server-only";
 /** Acknowledging a drift: a person has looked. It lapses on its own; it never silences forever. */
 import { z } from "zod";
-import { noteField } from "./text-field";
+import { noteField, seenSizeField } from "./text-field";
 import { botIdField, symbolField } from "../journal/ids";
 import { getCurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
 import { classifyDrift, driftTolerance } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
 
-const num = (what: string) => z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`);
+const num = seenSizeField;
 
 const schema = z.object({
   botId: botIdField,

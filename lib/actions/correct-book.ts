@@ -15,17 +15,12 @@ import { getCurrentBookLine } from "../queries/book-line";
 import { pendingCorrection } from "../queries/book-corrections";
 import { driftTolerance } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
-import { noteField } from "./text-field";
+import { noteField, seenSizeField } from "./text-field";
 
 export const BOOK_CORRECTION_KINDS = ["adopt_exchange", "flattened_on_venue"] as const;
 export type BookCorrectionKind = (typeof BOOK_CORRECTION_KINDS)[number];
 
-/** A size the form sent: blank or null is missing, never 0 (Number("") is 0, a size the line may well have). */
-const num = (what: string) =>
-  z.preprocess(
-    (v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v),
-    z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`),
-  );
+const num = seenSizeField;
 
 const schema = z.object({
   botId: botIdField,

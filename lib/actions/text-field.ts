@@ -27,3 +27,13 @@ export function noteField(opts: { field: "note" | "reason"; ask: string }) {
     .max(NOTE_MAX, `Keep the ${opts.field} under ${NOTE_MAX} characters`)
     .superRefine(withoutInvisible(opts.field));
 }
+
+/**
+ * A size the operator saw, sent back by the form: blank or null is missing, never 0 (`Number("")` is
+ * 0, a size the line may well have), so a form that lost a field is refused, not read as "flat".
+ */
+export const seenSizeField = (what: string) =>
+  z.preprocess(
+    (v) => (v === null || (typeof v === "string" && v.trim() === "") ? undefined : v),
+    z.coerce.number({ error: `Missing ${what}` }).refine(Number.isFinite, `Missing ${what}`),
+  );

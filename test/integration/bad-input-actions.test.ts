@@ -334,7 +334,8 @@ describe("acknowledging a drift, given bad input", () => {
   });
 
   it("refuses malformed fields, naming them, and changes nothing", async () => {
-    const badNumber = fc.constantFrom("abc", "NaN", "Infinity", "-Infinity", "1e400", "1,5", ...SQL, NaN, Infinity, {}, Symbol("n") as unknown);
+    // A blank size is missing, not 0 (Number("") is 0).
+    const badNumber = fc.constantFrom("abc", "NaN", "Infinity", "-Infinity", "1e400", "1,5", "", "   ", ...SQL, NaN, Infinity, {}, Symbol("n") as unknown);
     const bad = {
       botId: badId(200),
       symbol: badId(100),
