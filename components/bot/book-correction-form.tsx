@@ -6,7 +6,6 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { correctBookAction } from "@/lib/actions/server";
 import { signedQty } from "@/lib/incidents/events";
 import type { DriftingLine } from "@/lib/queries/book-corrections";
-import { formatUtc } from "@/lib/text/format";
 
 /** `operator:ana` → `ana`; `operator` (names hidden from this reader) stays. */
 export const operatorName = (actor: string) => actor.replace(/^operator:/, "");
@@ -83,9 +82,14 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
       <ActionMessage
         result={line.pending && result?.ok ? null : result}
         success={
-          result?.ok
-            ? `Corrected at ${formatUtc(result.data.correctedAt)}: book ${signedQty(result.data.before)} → ${signedQty(result.data.after)}; the bot applies it on its next cycle.`
-            : ""
+          result?.ok ? (
+            <>
+              Corrected at <UtcTime iso={result.data.correctedAt} />: book {signedQty(result.data.before)} → {signedQty(result.data.after)}; the bot applies it
+              on its next cycle.
+            </>
+          ) : (
+            ""
+          )
         }
       />
     </li>

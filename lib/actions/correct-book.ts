@@ -67,7 +67,7 @@ export function correctBookSpec(deps: { ackTtlMs: number }): ActionSpec<typeof s
       if (pending) {
         throw new Refusal(
           "conflict",
-          `${pending.correctedBy} already corrected ${botId} ${symbol} at ${formatUtc(pending.correctedAt)} (book ${signedQty(pending.ours)} → ${signedQty(pending.ours + pending.delta)}), and the bot has not counted it yet. Nothing was changed; wait for the bot's next cycle, then look again.`,
+          `${pending.correctedBy} already corrected ${botId} ${symbol} at ${formatUtc(pending.correctedAt, now)} (book ${signedQty(pending.ours)} → ${signedQty(pending.ours + pending.delta)}), and the bot has not counted it yet. Nothing was changed; wait for the bot's next cycle, then look again.`,
           [`correction #${pending.id} made on cycle #${pending.reconciliationId} is not counted yet`],
         );
       }

@@ -60,7 +60,7 @@ export function haltBotSpec(): ActionSpec<typeof haltSchema, undefined, { versio
       if (breaker.halted === 1) {
         throw new Refusal(
           "refused",
-          `${input.botId} is already halted since ${formatUtc(breaker.changedAt)} by ${breaker.changedBy}: nothing to do. Its reason: ${breaker.reason ?? "none recorded"}.`,
+          `${input.botId} is already halted since ${formatUtc(breaker.changedAt, now)} by ${breaker.changedBy}: nothing to do. Its reason: ${breaker.reason ?? "none recorded"}.`,
           [],
           { breakerVersion: breaker.version },
         );
@@ -68,8 +68,8 @@ export function haltBotSpec(): ActionSpec<typeof haltSchema, undefined, { versio
       if (breaker.version !== input.breakerVersion) {
         throw new Refusal(
           "conflict",
-          `The breaker of ${input.botId} changed since you looked (version ${input.breakerVersion}, now ${breaker.version}): last changed at ${formatUtc(breaker.changedAt)} by ${breaker.changedBy}. Look again, then halt it if you still mean to.`,
-          [`breaker version ${input.breakerVersion} seen, ${breaker.version} now`, `last changed ${formatUtc(breaker.changedAt)} by ${breaker.changedBy}`],
+          `The breaker of ${input.botId} changed since you looked (version ${input.breakerVersion}, now ${breaker.version}): last changed at ${formatUtc(breaker.changedAt, now)} by ${breaker.changedBy}. Look again, then halt it if you still mean to.`,
+          [`breaker version ${input.breakerVersion} seen, ${breaker.version} now`, `last changed ${formatUtc(breaker.changedAt, now)} by ${breaker.changedBy}`],
         );
       }
       const at = now.toISOString();

@@ -243,7 +243,7 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
         throw new Refusal(
           "refused",
           `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
-          [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at)}`],
+          [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at, now)}`],
           { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
         );
       }
