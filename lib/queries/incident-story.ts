@@ -1,5 +1,4 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
 import { collapseTimeline, type CollapsedTimeline } from "../incidents/collapse";
@@ -36,11 +35,11 @@ const ORDER_EVENTS_CAP = 5_000;
 /** The chart over an incident draws at most this many points. */
 const STORY_CHART_POINTS = 600;
 
-const TRIP_SQL = `SELECT id, bot_id AS botId, at, reason, actor, reconciliation_id AS reconciliationId
+export const TRIP_SQL = `SELECT id, bot_id AS botId, at, reason, actor, reconciliation_id AS reconciliationId
   FROM breaker_events WHERE id = ? AND kind = 'trip'`;
 
 /** The first clear of the bot after the trip: one seek on (bot_id, at). A bot cannot trip twice without a clear between. */
-const CLEAR_SQL = `SELECT id, at, reason, actor FROM breaker_events
+export const CLEAR_SQL = `SELECT id, at, reason, actor FROM breaker_events
   WHERE bot_id = ? AND at >= ? AND kind = 'clear' AND (at > ? OR id > ?) ORDER BY at, id LIMIT 1`;
 
 const ORDER_COLUMNS = `client_order_id AS clientOrderId, symbol, side, qty, state`;
@@ -49,12 +48,23 @@ const ORDER_COLUMNS = `client_order_id AS clientOrderId, symbol, side, qty, stat
 const AIMED_AT_BOT = `(a.target = ? OR substr(a.target, 1, ?) = ? OR EXISTS (SELECT 1 FROM orders o WHERE o.client_order_id = a.target AND o.bot_id = ?))`;
 const aimedAt = (botId: string) => [botId, botId.length + 1, `${botId}/`, botId];
 
-const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outcome, a.detail FROM audit_log a
+export const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outcome, a.detail FROM audit_log a
   WHERE a.at >= ? AND a.at <= ? AND ${AIMED_AT_BOT} ORDER BY a.at, a.id LIMIT 1000`;
 
+// `+a.action`: the incident's time range on (at) is narrow; every response ever made, on (action, id), is not.
 const RESPONSES_SQL = RESPONSE_ACTIONS.map((a) => `'${a}'`).join(", ");
-const FIRST_RESPONSE_SQL = `SELECT min(a.at) FROM audit_log a
-  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND a.action IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
+export const FIRST_RESPONSE_SQL = `SELECT min(a.at) FROM audit_log a
+  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND +a.action IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
+
+/** Trips newest first, each with the clear that ended it (one seek on (bot_id, at)); one bot's over (bot_id, at), every bot's over (at). */
+export const listSql = (oneBot: boolean) => `
+  SELECT t.id, t.bot_id AS botId, t.reason, t.actor AS haltedBy, t.at AS startedAt, c.at AS clearedAt, c.actor AS clearedBy
+  FROM breaker_events t
+  LEFT JOIN breaker_events c ON c.id = (
+    SELECT n.id FROM breaker_events n
+    WHERE n.bot_id = t.bot_id AND n.at >= t.at AND n.kind = 'clear' AND (n.at > t.at OR n.id > t.id) ORDER BY n.at, n.id LIMIT 1)
+  WHERE t.kind = 'trip'${oneBot ? " AND t.bot_id = ?" : ""}
+  ORDER BY t.at DESC, t.id DESC LIMIT ?`;
 
 function ordersBehind(db: JournalDb, trip: TripFact, symbol: string | null): OrderFact[] {
   const client = db.$client;
@@ -156,14 +166,10 @@ export interface IncidentList {
 export function listIncidents(params: { db: JournalDb; bot: string | null; now: Date; limit?: number }): IncidentList {
   const { db, bot, now } = params;
   const limit = params.limit ?? INCIDENT_LIST_CAP;
-  const rows = db.all<Omit<IncidentListRow, "firstAuditAt">>(sql`
-    SELECT t.id, t.bot_id AS botId, t.reason, t.actor AS haltedBy, t.at AS startedAt, c.at AS clearedAt, c.actor AS clearedBy
-    FROM breaker_events t
-    LEFT JOIN breaker_events c ON c.id = (
-      SELECT n.id FROM breaker_events n
-      WHERE n.bot_id = t.bot_id AND n.at >= t.at AND n.kind = 'clear' AND (n.at > t.at OR n.id > t.id) ORDER BY n.at, n.id LIMIT 1)
-    WHERE t.kind = 'trip'${bot === null ? sql`` : sql` AND t.bot_id = ${bot}`}
-    ORDER BY t.at DESC, t.id DESC LIMIT ${limit + 1}`);
+  const rows = (bot === null ? statement(db.$client, listSql(false)).all(limit + 1) : statement(db.$client, listSql(true)).all(bot, limit + 1)) as Omit<
+    IncidentListRow,
+    "firstAuditAt"
+  >[];
   const capped = rows.length > limit;
   const first = statement(db.$client, FIRST_RESPONSE_SQL).pluck(true);
   const items = rows
