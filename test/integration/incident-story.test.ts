@@ -14,7 +14,7 @@ import { loadIncidentStory } from "@/lib/queries/screens";
 import { SCENARIOS } from "@/tools/demo/scenarios";
 import { act, ana, ben, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
-import { OPERATOR_REASON, writeIncidentScenario } from "../helpers/incident-journal";
+import { CLEAR_NOTE, LONG_STORY, OPERATOR_REASON, RESOLVE_NOTE, writeIncidentScenario } from "../helpers/incident-journal";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
 import { env } from "@/lib/env";
 
@@ -247,5 +247,31 @@ describe("the demo's scenarios as incidents", () => {
     const { story } = getIncidentStory({ db: c.db, id: items[0]!.id, now: new Date(result.to) })!;
     expect(story.cause.drift).toMatchObject({ symbol: "AAPL", ours: 100, theirs: 60, drift: "size_drift" });
     expect(story.order).toBeNull();
+  });
+});
+
+describe("the demo run's 39-minute lost order", () => {
+  it("times the hand resolution and the clear from the trip, and shows the failed lookups as one row", async () => {
+    const s = await writeIncidentScenario({ longLostOrder: true });
+    cleanup.push(s.close);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const { story, timeline } = getIncidentStory({ db: c.db, id: s.botB.tripId, now: new Date() })!;
+    expect(story.durations).toEqual({
+      toFirstActionMs: LONG_STORY.resolveAfterS * 1000,
+      toSettleMs: LONG_STORY.resolveAfterS * 1000,
+      toClearMs: LONG_STORY.clearAfterS * 1000,
+    });
+    expect(story.steps.map((x) => [x.actor, x.note])).toEqual([
+      ["operator:ana", RESOLVE_NOTE],
+      ["operator:ben", CLEAR_NOTE],
+    ]);
+    const failed = c.db.$client
+      .prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ? AND kind = 'error'`)
+      .pluck()
+      .get(s.botB.clientOrderId) as number;
+    expect(failed).toBeGreaterThanOrEqual(LONG_STORY.lookups);
+    expect(timeline.rows.filter((r) => r.event.kind === "error").map((r) => r.count)).toEqual([failed]);
+    expect(timeline.rows.length).toBeLessThan(12);
   });
 });
