@@ -151,7 +151,14 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
               className={m.kind === "trip" || m.kind === "clear" ? `breaker-${m.kind}` : `mark-${m.kind}`}
               label={
                 withLabel.has(m.id)
-                  ? { value: MARK_LABEL[m.kind], position: "insideTopLeft", fill: MARK_COLOUR[m.kind], fontSize: 12, fontWeight: 700 }
+                  ? {
+                      value: MARK_LABEL[m.kind],
+                      // Near the right edge a label set to the line's right would be cut off: it goes to the left.
+                      position: m.t > from + span * 0.85 ? "insideTopRight" : "insideTopLeft",
+                      fill: MARK_COLOUR[m.kind],
+                      fontSize: 12,
+                      fontWeight: 700,
+                    }
                   : undefined
               }
             />

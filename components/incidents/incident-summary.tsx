@@ -6,9 +6,9 @@ import { visibleText } from "@/lib/text/visible-text";
 
 function Duration({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
-    <div className="rounded border border-slate-300 p-2 dark:border-slate-600">
+    <div className="flex items-baseline justify-between gap-2 rounded border border-slate-300 px-2 py-1 sm:block sm:p-2 dark:border-slate-600">
       <dt className="text-xs font-semibold uppercase text-slate-700 dark:text-slate-200">{label}</dt>
-      <dd className="text-lg font-bold" data-testid={testId}>
+      <dd className="text-right font-bold sm:text-left sm:text-lg" data-testid={testId}>
         {value}
       </dd>
     </div>
@@ -66,7 +66,7 @@ export function IncidentSummary({ story, readAt }: { story: IncidentStory; readA
           </dd>
         </div>
       </dl>
-      <dl className="grid grid-cols-1 gap-2 sm:grid-cols-3">
+      <dl className="grid grid-cols-1 gap-1 sm:grid-cols-3 sm:gap-2">
         <Duration label="To first operator action" value={d.firstAction} testId="time-to-first-action" />
         <Duration label="To settle the doubtful order" value={d.settle} testId="time-to-settle" />
         <Duration label="To clear" value={d.clear} testId="time-to-clear" />

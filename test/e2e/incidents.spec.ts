@@ -130,7 +130,7 @@ test.describe("breakers and the incident review, after an unknown position, a lo
 
   for (const [name, path] of [
     ["breakers", "/breakers"],
-    ["incidents", "/incidents"],
+    ["incidents", "/incidents?view=window"],
   ] as const) {
     for (const colorScheme of ["light", "dark"] as const) {
       test(`${name}, ${colorScheme}: no horizontal scroll at 390 px, no serious axe violation, screenshot saved`, async ({ browser }) => {

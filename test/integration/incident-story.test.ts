@@ -14,7 +14,7 @@ import { loadIncidentStory } from "@/lib/queries/screens";
 import { SCENARIOS } from "@/tools/demo/scenarios";
 import { act, ana, ben, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
-import { CLEAR_NOTE, LONG_STORY, OPERATOR_REASON, RESOLVE_NOTE, writeIncidentScenario } from "../helpers/incident-journal";
+import { ACK_NOTE, CLEAR_NOTE, LONG_STORY, OPERATOR_REASON, RESOLVE_NOTE, writeIncidentScenario } from "../helpers/incident-journal";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
 import { env } from "@/lib/env";
 
@@ -258,11 +258,12 @@ describe("the demo run's 39-minute lost order", () => {
     cleanup.push(c.close);
     const { story, timeline } = getIncidentStory({ db: c.db, id: s.botB.tripId, now: new Date() })!;
     expect(story.durations).toEqual({
-      toFirstActionMs: LONG_STORY.resolveAfterS * 1000,
+      toFirstActionMs: LONG_STORY.ackAfterS * 1000,
       toSettleMs: LONG_STORY.resolveAfterS * 1000,
       toClearMs: LONG_STORY.clearAfterS * 1000,
     });
     expect(story.steps.map((x) => [x.actor, x.note])).toEqual([
+      ["operator:ana", ACK_NOTE],
       ["operator:ana", RESOLVE_NOTE],
       ["operator:ben", CLEAR_NOTE],
     ]);
