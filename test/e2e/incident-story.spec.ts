@@ -147,12 +147,16 @@ test.describe("the incident as a story", () => {
     expect((await request.get(`${server.url}/api/incidents/abc/postmortem`)).status()).toBe(400);
   });
 
-  test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident", async ({ page }) => {
+  test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {
     expect((await page.goto(`${server.url}/incidents/999999`))?.status()).toBe(404);
     expect((await page.goto(`${server.url}/incidents/12abc`))?.status()).toBe(404);
     await page.goto(`${server.url}/incidents/${scenario.botA.tripId}`);
     await page.locator("main").getByTestId("minute-by-minute").click();
     await expect(page).toHaveURL(/\/incidents\?from=.*&bot=bot-a$/);
     await expect(page.locator(`#breaker-${scenario.botA.tripId}`)).toContainText("BREAKER TRIPPED by bot: unknown position ETHUSDT +3");
+    // And back: the trip in the window links to its story.
+    await page.locator(`#breaker-${scenario.botA.tripId}`).getByTestId("incident-story-link").click();
+    await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));
+    await expect(page.locator("main").getByTestId("time-to-clear")).toHaveText("2 min 0 s");
   });
 });
