@@ -171,9 +171,15 @@ const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !=
 
 const ms = (from: string, to: string | null | undefined) => (to ? Math.max(0, Date.parse(to) - Date.parse(from)) : null);
 
-/** The order ids a trip's reason names ("order q500-… unknown: …"). */
+/**
+ * What in a trip's reason may be an order id: every word with a `-` and a digit ("order q500-… unknown",
+ * "2 order(s) unknown after startup recovery: a1-…, a1-…"). The query keeps those that are the bot's orders.
+ */
 export function orderIdsInReason(reason: string): string[] {
-  return [...reason.matchAll(/\border\(?s?\)? ([A-Za-z0-9][A-Za-z0-9._:-]*)/g)].map((m) => m[1]!).filter((id) => /\d/.test(id) && id.includes("-"));
+  return [...new Set(reason.match(/[A-Za-z0-9][A-Za-z0-9._:-]*/g) ?? [])]
+    .map((w) => w.replace(/[.:]+$/, ""))
+    .filter((w) => w.includes("-") && /\d/.test(w))
+    .slice(0, 20);
 }
 
 /** The drifting line a trip is about: the symbol its reason names, else an unknown position, else the first. */

@@ -105,6 +105,8 @@ describe("telling an incident", () => {
   it("finds the order a lost-order trip names, with no reconciliation behind it", () => {
     const id = "b700-0123456789abcdef0123";
     expect(orderIdsInReason(`order ${id} unknown: lookup failed`)).toEqual([id]);
+    expect(orderIdsInReason(`2 order(s) unknown after startup recovery: ${id}, a1-77`)).toEqual([id, "a1-77"]);
+    expect(orderIdsInReason("unknown position ETHUSDT +3")).toEqual([]);
     const s = tellIncident(
       facts({
         trip: { id: 3, botId: "beta", at: T0, reason: `order ${id} unknown: lookup failed`, actor: "bot", reconciliationId: null },
