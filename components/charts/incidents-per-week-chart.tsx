@@ -22,7 +22,7 @@ export function IncidentsPerWeekChart({ weeks, label }: { weeks: IncidentWeekPoi
           <XAxis dataKey="week" stroke="var(--c-axis)" tick={{ fill: "var(--c-axis)", fontSize: 12 }} tickFormatter={(w: string) => w.slice(5)} />
           <YAxis yAxisId="n" allowDecimals={false} width={32} stroke="var(--c-axis)" tick={{ fill: "var(--c-axis)", fontSize: 12 }} />
           <YAxis yAxisId="min" orientation="right" width={40} stroke="var(--c-axis)" tick={{ fill: "var(--c-axis)", fontSize: 12 }} unit="m" />
-          <Bar yAxisId="n" dataKey="incidents" name="incidents" fill="var(--c-bar)" isAnimationActive={false} />
+          <Bar yAxisId="n" dataKey="incidents" name="incidents" fill="var(--c-bar)" maxBarSize={48} isAnimationActive={false} />
           <Line
             yAxisId="min"
             dataKey="medianMinutes"

@@ -38,6 +38,8 @@ test.describe("the incident as a story", () => {
     const a = page.locator(`[data-testid="incident-row"][data-incident="${scenario.botA.tripId}"]`);
     await expect(a.getByTestId("row-clear")).toHaveText("cleared after 2 min 0 s");
     await expect(page.getByTestId("incidents-per-week").locator(".recharts-bar-rectangle").first()).toBeVisible();
+    fs.mkdirSync("test-results/screenshots", { recursive: true });
+    await page.screenshot({ path: "test-results/screenshots/incident-list.png", fullPage: true });
 
     await page.goto(`${server.url}/incidents?bot=bot-a`);
     await expect(rows).toHaveCount(1);
@@ -149,7 +151,10 @@ test.describe("the incident as a story", () => {
 
   test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {
     expect((await page.goto(`${server.url}/incidents/999999`))?.status()).toBe(404);
-    expect((await page.goto(`${server.url}/incidents/12abc`))?.status()).toBe(404);
+    for (const bad of ["12abc", "-1", "0", "1e3", "%00", "9".repeat(40)]) {
+      expect((await page.goto(`${server.url}/incidents/${bad}`))?.status(), bad).toBe(404);
+      expect((await page.request.get(`${server.url}/api/incidents/${bad}/postmortem`)).status(), bad).toBe(400);
+    }
     await page.goto(`${server.url}/incidents/${scenario.botA.tripId}`);
     await page.locator("main").getByTestId("minute-by-minute").click();
     await expect(page).toHaveURL(/\/incidents\?from=.*&bot=bot-a$/);
