@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { IncidentsPerWeekChart } from "@/components/charts/incidents-per-week-chart";
 import { UtcTime } from "@/components/ui/utc-time";
-import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
+import { isOperatorActor, type IncidentListItem, type IncidentWeek } from "@/lib/incidents/story";
 import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
@@ -86,7 +86,14 @@ export function IncidentList({
                     </span>
                     <UtcTime iso={i.startedAt} className="font-mono" />
                   </div>
-                  <p data-testid="incident-row-cause">{visibleText(i.cause)}</p>
+                  <p data-testid="incident-row-cause">
+                    {isOperatorActor(i.haltedBy) && (
+                      <>
+                        Halted by hand by <span className="font-mono">{i.haltedBy}</span>:{" "}
+                      </>
+                    )}
+                    {visibleText(i.cause)}
+                  </p>
                   <p className="text-slate-700 dark:text-slate-200">
                     First action <span data-testid="row-first-action">{i.toFirstActionMs === null ? "none yet" : `after ${formatAge(i.toFirstActionMs)}`}</span>
                     {" · "}

@@ -140,6 +140,35 @@ describe("one incident, told from the journal", () => {
     ]);
   });
 
+  it("a halt made by hand (Halt now): the operator and their reason as the cause, no drifting line, listed as by hand", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    const at = later(s.botA.endAt, 60).toISOString();
+    // As docs/journal.md has the console write it: the breakers row and a trip whose reconciliation_id is NULL.
+    const id = w
+      .transaction(() => {
+        w.prepare(`UPDATE breakers SET halted = 1, reason = ?, changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'bot-a'`).run(
+          "venue maintenance, stop new entries",
+          at,
+        );
+        return Number(
+          w
+            .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('bot-a', ?, 'trip', ?, 'operator:ana', NULL)`)
+            .run(at, "venue maintenance, stop new entries").lastInsertRowid,
+        );
+      })
+      .immediate();
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const { story, chart } = getIncidentStory({ db: c.db, id, now: later(at, 30) })!;
+    expect(story).toMatchObject({ status: "open", symbol: null, order: null, firstAction: null });
+    expect(story.cause).toEqual({ reason: "venue maintenance, stop new entries", haltedBy: "operator:ana", byHand: true, reconciliationId: null, drift: null });
+    expect(chart).toBeNull();
+    expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({ id, haltedBy: "operator:ana", status: "open" });
+  });
+
   it("is null for an id that is no trip", async () => {
     const { s, db } = await scenarioWithActions();
     expect(getIncidentStory({ db, id: s.botA.clearId, now: new Date() })).toBeNull();
