@@ -1,7 +1,8 @@
 import Link from "next/link";
 import { IncidentsPerWeekChart } from "@/components/charts/incidents-per-week-chart";
 import { UtcTime } from "@/components/ui/utc-time";
-import { isOperatorActor, type IncidentListItem, type IncidentWeek } from "@/lib/incidents/story";
+import { isOperator } from "@/lib/incidents/events";
+import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
 import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
@@ -87,7 +88,7 @@ export function IncidentList({
                     <UtcTime iso={i.startedAt} className="font-mono" />
                   </div>
                   <p data-testid="incident-row-cause">
-                    {isOperatorActor(i.haltedBy) && (
+                    {isOperator(i.haltedBy) && (
                       <>
                         Halted by hand by <span className="font-mono">{i.haltedBy}</span>:{" "}
                       </>

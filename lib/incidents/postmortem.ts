@@ -35,7 +35,7 @@ export function summaryDurations(story: IncidentStory, now: Date): { firstAction
   };
 }
 
-/** "1 h 2 min"-free clock time of a step, to the second: the summary's grain. */
+/** A step's time of day to the second: the date is in the summary above. */
 const clock = (iso: string) => formatUtc(iso).slice(11, 19);
 
 /** Markdown that renders as the text it is: no raw HTML, no accidental headings or lists from a note. */

@@ -5,7 +5,7 @@
  * each step took, so the page, the list and the Markdown post-mortem tell the same story.
  */
 import { SETTLED_STATES } from "../journal/contract";
-import type { IncidentDrift } from "./events";
+import { isOperator, type IncidentDrift } from "./events";
 
 /**
  * Applied audit actions that answer a halt: the first of them is the "first operator action".
@@ -155,8 +155,6 @@ export interface IncidentStory {
   steps: IncidentStep[];
 }
 
-export const isOperatorActor = (actor: string) => actor === "operator" || actor.startsWith("operator:");
-
 function parse(text: string | null): Record<string, unknown> {
   if (text === null) return {};
   try {
@@ -289,7 +287,7 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
 /** The story of one incident from its facts. What has not happened yet (an open incident's clear) stays null. */
 export function tellIncident(facts: IncidentFacts): IncidentStory {
   const { trip, clear } = facts;
-  const byHand = isOperatorActor(trip.actor);
+  const byHand = isOperator(trip.actor);
   const drift = trip.reconciliationId === null ? null : causeDrift(trip.reason, facts.drifts);
   const firstOrderGuess = drift?.symbol ?? null;
   const order = orderBehind(facts, firstOrderGuess);
@@ -301,7 +299,7 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
   for (const o of facts.orders) {
     if (auditedOrders.has(o.clientOrderId)) continue;
     for (const e of o.events) {
-      if (!isOperatorActor(e.actor) || e.at < trip.at || (clear !== null && e.at > clear.at)) continue;
+      if (!isOperator(e.actor) || e.at < trip.at || (clear !== null && e.at > clear.at)) continue;
       const d = parse(e.detail);
       steps.push({
         id: `order-${e.id}`,
@@ -367,7 +365,7 @@ export interface IncidentListItem {
 
 /** A list row's durations: the first action is the audit's first response, or an operator's clear made without the console. */
 export function listItem(r: IncidentListRow): IncidentListItem {
-  const clearByHand = r.clearedAt !== null && r.clearedBy !== null && isOperatorActor(r.clearedBy) ? r.clearedAt : null;
+  const clearByHand = r.clearedAt !== null && r.clearedBy !== null && isOperator(r.clearedBy) ? r.clearedAt : null;
   const first = [r.firstAuditAt, clearByHand].filter((t): t is string => t !== null).sort()[0] ?? null;
   return {
     id: r.id,
