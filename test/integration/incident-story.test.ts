@@ -4,6 +4,9 @@
  * and the demo's named scenarios. The durations are computed from what the journal holds.
  */
 import Database from "better-sqlite3";
+import { sql, type SQL } from "drizzle-orm";
+import { getIncidentTimeline } from "@/lib/queries/incidents";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { afterEach, describe, expect, it } from "vitest";
 import { acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { resolveManuallySpec } from "@/lib/actions/resolve-order";
@@ -234,6 +237,33 @@ describe("the list of incidents", () => {
     expect(plan(listSql(false)).match(/^SCAN.*$/gm)).toEqual(["SCAN t USING INDEX breaker_events_at_idx"]);
     expect(plan(AUDIT_SQL)).toMatch(/SEARCH a USING INDEX audit_log_at_idx/);
     expect(plan(FIRST_RESPONSE_SQL)).toMatch(/SEARCH a USING INDEX audit_log_at_idx/);
+  });
+});
+
+describe("the story's timeline, one bot's window", () => {
+  it("reads order events by their (at) index, never by walking every order of the bot", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    // The timeline's own statement, captured as it runs, then asked for its plan on the same journal.
+    const ran: SQL[] = [];
+    const recording = new Proxy(c.db, {
+      get: (target, key, receiver) =>
+        key === "all"
+          ? (query: SQL) => {
+              ran.push(query);
+              return target.all(query);
+            }
+          : (Reflect.get(target, key, receiver) as unknown),
+    });
+    getIncidentTimeline({ db: recording, window: { from: s.botA.tripAt, to: s.botA.endAt }, filters: { bot: "bot-b", kinds: [...INCIDENT_KINDS] } });
+    const plan = c.db
+      .all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${ran[0]!}`)
+      .map((r) => r.detail)
+      .join("\n");
+    expect(plan).toMatch(/SEARCH e USING INDEX order_events_at_idx/);
+    expect(plan).not.toMatch(/orders_bot_symbol_created_idx/);
   });
 });
 
