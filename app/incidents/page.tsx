@@ -7,11 +7,22 @@ import { IncidentWindowForm } from "@/components/incidents/incident-window-form"
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAge } from "@/lib/text/format";
-import { INCIDENT_KINDS, incidentExportHref, incidentHref, parseIncidentQuery, shiftWindow, type IncidentFilters } from "@/lib/url-state/incidents";
+import {
+  INCIDENT_KINDS,
+  incidentExportHref,
+  incidentHref,
+  incidentListHref,
+  parseIncidentQuery,
+  shiftWindow,
+  wantsWindow,
+  type IncidentFilters,
+} from "@/lib/url-state/incidents";
+import { IncidentList } from "@/components/incidents/incident-list";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
 import { readScreen } from "@/lib/queries/read";
-import { loadIncidentBots, loadIncidentWindow } from "@/lib/queries/screens";
+import { loadIncidentBots, loadIncidentList, loadIncidentWindow } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
+import { BOT_ID_MAX } from "@/lib/journal/ids";
 
 export const metadata: Metadata = { title: "Incident review · driftwatch" };
 
@@ -27,7 +38,11 @@ function Intro() {
       <h1 className="text-2xl font-bold">Incident review</h1>
       <p className="text-sm text-slate-700 dark:text-slate-200">
         Everything the journal recorded in a window, oldest first: order events, reconciliations and the drifts they found, trips and clears, and what operators
-        did. Times are UTC to the millisecond; on a computer, hover a time to see it in your own time zone.
+        did. Times are UTC to the millisecond; on a computer, hover a time to see it in your own time zone.{" "}
+        <Link href={incidentListHref(null)} className="underline">
+          The list of incidents
+        </Link>{" "}
+        tells each halt as a story.
       </p>
     </div>
   );
@@ -35,7 +50,22 @@ function Intro() {
 
 export default async function IncidentsPage({ searchParams }: PageProps<"/incidents">) {
   await connection();
-  const query = parseIncidentQuery(await searchParams);
+  const params = await searchParams;
+  // The bare address (or ?bot=) is the list of incidents; a window, a kind or view=window is the minute-by-minute review.
+  if (!wantsWindow(params)) {
+    const raw = params.bot;
+    const bot = (Array.isArray(raw) ? raw[0] : raw)?.slice(0, BOT_ID_MAX) || null;
+    const names = await readerSeesNames();
+    const list = readScreen((ctx) => loadIncidentList({ ...ctx, names, bot }));
+    if (!list.ok) return <JournalUnavailable error={list.error} />;
+    return (
+      <>
+        <JournalWarnings warnings={list.journal.warnings} />
+        <IncidentList {...list.data} bot={bot} />
+      </>
+    );
+  }
+  const query = parseIncidentQuery(params);
   const read = readScreen(loadIncidentBots);
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;

@@ -10,9 +10,18 @@ export interface ChartMarker {
   id: number;
   /** Epoch ms. */
   t: number;
-  kind: "trip" | "clear";
+  /** A breaker's trip or clear; on an incident's chart also an operator's acknowledgement or book correction. */
+  kind: "trip" | "clear" | "acknowledge" | "correction";
   reason: string;
 }
+
+const MARK_COLOUR: Record<ChartMarker["kind"], string> = {
+  trip: "var(--c-trip)",
+  clear: "var(--c-clear)",
+  acknowledge: "var(--c-ack)",
+  correction: "var(--c-fix)",
+};
+const MARK_LABEL: Record<ChartMarker["kind"], string> = { trip: "trip", clear: "clear", acknowledge: "ack", correction: "correction" };
 
 export interface PositionChartProps {
   points: ChartSample[];
@@ -28,6 +37,7 @@ export interface PositionChartProps {
 
 // Colours come from CSS variables set per theme on the wrapper, so one SVG serves light and dark.
 const theme =
+  "[--c-ack:#1d4ed8] [--c-fix:#a16207] dark:[--c-ack:#93c5fd] dark:[--c-fix:#fde047] " +
   "[--c-ours:#0369a1] [--c-theirs:#7c3aed] [--c-grid:#cbd5e1] [--c-axis:#475569] [--c-trip:#b91c1c] [--c-clear:#047857] [--c-size:#ea580c] [--c-unknown:#dc2626] " +
   "dark:[--c-ours:#7dd3fc] dark:[--c-theirs:#c4b5fd] dark:[--c-grid:#334155] dark:[--c-axis:#cbd5e1] dark:[--c-trip:#fca5a5] dark:[--c-clear:#6ee7b7] dark:[--c-size:#fb923c] dark:[--c-unknown:#f87171]";
 
@@ -134,14 +144,21 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
             <ReferenceLine
               key={m.id}
               x={m.t}
-              stroke={m.kind === "trip" ? "var(--c-trip)" : "var(--c-clear)"}
+              stroke={MARK_COLOUR[m.kind]}
               strokeWidth={2}
-              strokeDasharray={m.kind === "clear" ? "6 3" : undefined}
+              strokeDasharray={m.kind === "trip" ? undefined : m.kind === "clear" ? "6 3" : "2 3"}
               ifOverflow="hidden"
-              className={`breaker-${m.kind}`}
+              className={m.kind === "trip" || m.kind === "clear" ? `breaker-${m.kind}` : `mark-${m.kind}`}
               label={
                 withLabel.has(m.id)
-                  ? { value: m.kind, position: "insideTopLeft", fill: m.kind === "trip" ? "var(--c-trip)" : "var(--c-clear)", fontSize: 12, fontWeight: 700 }
+                  ? {
+                      value: MARK_LABEL[m.kind],
+                      // Near the right edge a label set to the line's right would be cut off: it goes to the left.
+                      position: m.t > from + span * 0.85 ? "insideTopRight" : "insideTopLeft",
+                      fill: MARK_COLOUR[m.kind],
+                      fontSize: 12,
+                      fontWeight: 700,
+                    }
                   : undefined
               }
             />

@@ -1,7 +1,9 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
 import type { IncidentEvent } from "@/lib/incidents/events";
+import Link from "next/link";
 import { visibleText } from "@/lib/text/visible-text";
+import { incidentStoryHref } from "@/lib/url-state/incidents";
 
 const rowStyle: Record<IncidentEvent["severity"], string> = {
   emergency: "border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50",
@@ -59,6 +61,13 @@ export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
           {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
         </div>
         <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{visibleText(e.summary)}</p>
+        {e.source === "breaker" && e.kind === "trip" && (
+          <p className="text-xs">
+            <Link href={incidentStoryHref(Number(e.id.slice("breaker-".length)))} className="font-semibold underline" data-testid="incident-story-link">
+              This incident as a story: summary, chart, post-mortem
+            </Link>
+          </p>
+        )}
         {e.clientOrderId && <p className="font-mono text-xs [overflow-wrap:anywhere]">{e.clientOrderId}</p>}
         {e.drifts.length > 0 && <DriftList drifts={e.drifts} label={`Symbols drifting in reconciliation #${e.reconciliationId}`} />}
         {hasDetail(e.detail) && (

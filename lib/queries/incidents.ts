@@ -54,6 +54,9 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
         : null,
   },
   {
+    // `+o.bot_id`: with a bot, the planner otherwise walks every order the bot ever placed (on
+    // orders' (bot_id, …) index) instead of the window's events on (at): 3 s instead of 5 ms for
+    // one bot's 20 minutes of the 20-day reference journal.
     source: "order",
     select: (f) => {
       if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
@@ -61,7 +64,7 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
                    e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
                    NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
                  FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
-                 WHERE e.at >= ${f.from} AND e.at < ${f.to}${f.bot === null ? sql`` : sql` AND o.bot_id = ${f.bot}`}${
+                 WHERE e.at >= ${f.from} AND e.at < ${f.to}${f.bot === null ? sql`` : sql` AND +o.bot_id = ${f.bot}`}${
                    f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`
                  }`;
     },

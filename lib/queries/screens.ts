@@ -13,6 +13,7 @@ import { getBotClearView } from "./bot-clear";
 import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
+import { getIncidentStory, listIncidents } from "./incident-story";
 import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
 import type { ReadContext } from "./read";
@@ -101,6 +102,16 @@ export function loadIncidentWindow({
 }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
   const window = resolveIncidentWindow({ db, now, from, to });
   return { window, timeline: getIncidentTimeline({ db, window, filters, limit, names }) };
+}
+
+/** `/incidents/[id]` and GET /api/incidents/[id]/postmortem: one incident told, as this reader may see it; null when no trip has this id. */
+export function loadIncidentStory({ db, now, names, id }: Loader<{ id: number }>) {
+  return forReader(getIncidentStory({ db, id, now, names }), names);
+}
+
+/** `/incidents` (the list; no polling route: incidents are reviewed, not watched). */
+export function loadIncidentList({ db, now, names, bot }: Loader<{ bot: string | null }>) {
+  return forReader({ ...listIncidents({ db, bot, now }), bots: listIncidentBots({ db }) }, names);
 }
 
 /** `/audit` (no polling route: the log is read on demand). */

@@ -158,3 +158,33 @@ export function shiftWindow(window: IncidentWindow, direction: -1 | 1): Incident
   const width = Date.parse(window.to) - from;
   return { from: new Date(from + direction * width).toISOString(), to: new Date(from + (direction + 1) * width).toISOString() };
 }
+
+/**
+ * Whether the URL asks for the minute-by-minute window (a time, a kind, or `view=window`); the bare
+ * `/incidents` and `/incidents?bot=` are the list of incidents. Links made before the list (the
+ * breakers' review links) carry a window, so they still open the window they named.
+ */
+export function wantsWindow(params: SearchParamsInput): boolean {
+  const record = searchParamsRecord(params);
+  return record.from !== undefined || record.to !== undefined || record.kind !== undefined || record.view !== undefined;
+}
+
+/** The minute-by-minute view of the last hour (or of the latest activity): the window view without a window. */
+export function lastHourHref(bot: string | null): string {
+  return `/incidents?view=window${bot ? `&bot=${encodeURIComponent(bot)}` : ""}`;
+}
+
+/** The list of incidents, for every bot or one. */
+export function incidentListHref(bot: string | null): string {
+  return bot ? `/incidents?bot=${encodeURIComponent(bot)}` : "/incidents";
+}
+
+/** An incident's id in a path: its trip's breaker_events id, a positive integer; null for anything else. */
+export function parseIncidentId(raw: string): number | null {
+  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+export const incidentStoryHref = (id: number) => `/incidents/${id}`;
+export const postmortemHref = (id: number) => `/api/incidents/${id}/postmortem`;

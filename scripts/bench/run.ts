@@ -299,6 +299,18 @@ async function main() {
     const page = { p50: quantile(incidentPage.latencies, 0.5), p95: quantile(incidentPage.latencies, 0.95), bytes: Buffer.byteLength(incidentPage.last) };
     figures.incidentPage = page;
     say(`figure: the incident page for that hour: p50 ${ms(page.p50)}, p95 ${ms(page.p95)}, ${(page.bytes / 1024).toFixed(0)} KB of HTML`);
+    // Not targets either: the list of every incident of the 20 days, and the newest one told as a story.
+    const list = await timeRequests(`${big20.url}/incidents`, 15);
+    const listed = { p50: quantile(list.latencies, 0.5), p95: quantile(list.latencies, 0.95), bytes: Buffer.byteLength(list.last) };
+    figures.incidentList = listed;
+    say(`figure: the list of incidents: p50 ${ms(listed.p50)}, p95 ${ms(listed.p95)}, ${(listed.bytes / 1024).toFixed(0)} KB`);
+    const newest = ref.prepare(`SELECT id FROM breaker_events WHERE kind = 'trip' ORDER BY at DESC LIMIT 1`).pluck().get() as number | undefined;
+    if (newest !== undefined) {
+      const story = await timeRequests(`${big20.url}/incidents/${newest}`, 15);
+      const told = { p50: quantile(story.latencies, 0.5), p95: quantile(story.latencies, 0.95), bytes: Buffer.byteLength(story.last) };
+      figures.incidentStory = told;
+      say(`figure: the newest incident's story: p50 ${ms(told.p50)}, p95 ${ms(told.p95)}, ${(told.bytes / 1024).toFixed(0)} KB`);
+    }
     ref.close();
 
     // --- Chromium: largest contentful paint, JavaScript, drift to screen ------------------------------

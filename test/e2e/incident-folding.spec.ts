@@ -43,7 +43,7 @@ test.describe("the incident review of a busy hour", () => {
   }
 
   test("busy minutes show every notable event and count the rest; every event of the hour is accounted for", async ({ page, request }) => {
-    await page.goto(`${server.url}/incidents`);
+    await page.goto(`${server.url}/incidents?view=window`);
     await expect(page.getByTestId("window-summary")).toContainText("showing the last hour");
     const all = await exported(page, request);
     const unchanged = unchangedDrifts(all);
@@ -70,7 +70,7 @@ test.describe("the incident review of a busy hour", () => {
   });
 
   test("opening a folded minute shows all its events in time order, as the export has them, and folds back", async ({ page, request }) => {
-    await page.goto(`${server.url}/incidents`);
+    await page.goto(`${server.url}/incidents?view=window`);
     const all = await exported(page, request);
     // By its heading: once open, the minute no longer holds a folded line.
     const heading = page
@@ -99,7 +99,7 @@ test.describe("the incident review of a busy hour", () => {
   });
 
   test("a minute that cannot be loaded says why, changes nothing, and loads on a retry", async ({ page }) => {
-    await page.goto(`${server.url}/incidents`);
+    await page.goto(`${server.url}/incidents?view=window`);
     const heading = page
       .getByTestId("incident-minute")
       .filter({ has: page.getByTestId("folded-routine") })
@@ -130,7 +130,7 @@ test.describe("the incident review of a busy hour", () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     try {
       const page = await context.newPage();
-      await page.goto(`${server.url}/incidents`);
+      await page.goto(`${server.url}/incidents?view=window`);
       await expect(page.getByTestId("fold-note")).toBeVisible();
       await noHorizontalScroll(page);
       await noSeriousAxeViolations(page);

@@ -60,7 +60,7 @@ test.describe("breakers and the incident review, after an unknown position, a lo
   });
 
   test("the incident review shows every event of the window in time order, minute by minute", async ({ page }) => {
-    await page.goto(`${server.url}/incidents`);
+    await page.goto(`${server.url}/incidents?view=window`);
     await expect(page.getByRole("heading", { name: "Incident review" })).toBeVisible();
     await expect(page.getByTestId("window-summary")).toContainText("showing the last hour");
     const events = page.getByTestId("incident-event");
@@ -88,7 +88,7 @@ test.describe("breakers and the incident review, after an unknown position, a lo
   });
 
   test("the exports of the window parse and hold the same events as the page", async ({ page, request }) => {
-    await page.goto(`${server.url}/incidents`);
+    await page.goto(`${server.url}/incidents?view=window`);
     const shown = await page.getByTestId("incident-event").count();
     expect(shown).toBeGreaterThan(0);
 
@@ -130,7 +130,7 @@ test.describe("breakers and the incident review, after an unknown position, a lo
 
   for (const [name, path] of [
     ["breakers", "/breakers"],
-    ["incidents", "/incidents"],
+    ["incidents", "/incidents?view=window"],
   ] as const) {
     for (const colorScheme of ["light", "dark"] as const) {
       test(`${name}, ${colorScheme}: no horizontal scroll at 390 px, no serious axe violation, screenshot saved`, async ({ browser }) => {

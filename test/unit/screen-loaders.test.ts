@@ -19,6 +19,8 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
   { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },
   { loader: "loadSymbolChart", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/chart/route.ts"] },
   { loader: "loadIncidentWindow", page: "app/incidents/page.tsx", routes: ["app/api/incidents/export/route.ts"] },
+  { loader: "loadIncidentList", page: "app/incidents/page.tsx", routes: [] },
+  { loader: "loadIncidentStory", page: "app/incidents/[id]/page.tsx", routes: ["app/api/incidents/[id]/postmortem/route.ts"] },
 ];
 
 const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"@\/lib\/queries\/screens"/;

@@ -1,0 +1,117 @@
+import { readerSeesNames } from "@/lib/auth/reader";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { connection } from "next/server";
+import { PositionChart, type ChartMarker } from "@/components/charts/position-chart";
+import { CollapsedTimeline } from "@/components/incidents/collapsed-timeline";
+import { IncidentSummary } from "@/components/incidents/incident-summary";
+import { JournalUnavailable } from "@/components/journal/journal-unavailable";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
+import { UtcTime } from "@/components/ui/utc-time";
+import { readScreen } from "@/lib/queries/read";
+import { loadIncidentStory } from "@/lib/queries/screens";
+import { visibleText } from "@/lib/text/visible-text";
+import { incidentHref, incidentListHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  return { title: `Incident ${(await params).id.slice(0, 16)} · driftwatch` };
+}
+
+export default async function IncidentPage({ params }: { params: Promise<{ id: string }> }) {
+  await connection();
+  const id = parseIncidentId((await params).id);
+  if (id === null) notFound();
+  const names = await readerSeesNames();
+  const read = readScreen((ctx) => loadIncidentStory({ ...ctx, names, id }));
+  if (!read.ok) return <JournalUnavailable error={read.error} />;
+  const view = read.data;
+  if (!view) notFound();
+  const { story, window, timeline, chart } = view;
+  const marks = story.steps.filter((s) => s.mark === "acknowledge" || s.mark === "correction");
+  const markers: ChartMarker[] = [
+    { id: 0, t: Date.parse(story.startedAt), kind: "trip", reason: story.cause.reason },
+    ...marks.map((s, i) => ({ id: i + 1, t: Date.parse(s.at), kind: s.mark as "acknowledge" | "correction", reason: visibleText(s.what) })),
+    ...(story.clearedAt ? [{ id: marks.length + 1, t: Date.parse(story.clearedAt), kind: "clear" as const, reason: "cleared" }] : []),
+  ];
+
+  return (
+    <div className="space-y-4">
+      <JournalWarnings warnings={read.journal.warnings} />
+      <header className="space-y-1">
+        <p className="text-sm">
+          <Link href={incidentListHref(null)} className="underline">
+            ← All incidents
+          </Link>
+        </p>
+        <h1 className="text-2xl font-bold">
+          Incident {story.id}: <span className="font-mono [overflow-wrap:anywhere]">{story.botId}</span>{" "}
+          {story.status === "open" ? (
+            <span className="rounded bg-red-700 px-2 text-white" data-testid="incident-status">
+              OPEN
+            </span>
+          ) : (
+            <span className="rounded bg-emerald-800 px-2 text-white" data-testid="incident-status">
+              cleared
+            </span>
+          )}
+        </h1>
+        <p className="text-sm">
+          Halted <UtcTime iso={story.startedAt} className="font-mono" />
+          {story.clearedAt ? (
+            <>
+              , cleared <UtcTime iso={story.clearedAt} className="font-mono" />
+            </>
+          ) : (
+            <>
+              , still halted:{" "}
+              <Link href={`/bots/${encodeURIComponent(story.botId)}`} className="font-semibold underline">
+                review and clear it
+              </Link>
+            </>
+          )}
+          .{" "}
+          <a href={postmortemHref(story.id)} download className="font-semibold underline" data-testid="postmortem">
+            Post-mortem (Markdown)
+          </a>
+          {" · "}
+          <Link href={incidentHref(window, { bot: story.botId })} className="underline" data-testid="minute-by-minute">
+            Minute by minute
+          </Link>
+        </p>
+      </header>
+
+      <IncidentSummary story={story} readAt={view.readAt} />
+
+      {chart && story.symbol && (
+        <section aria-labelledby="chart" className="space-y-1">
+          <h2 id="chart" className="font-bold">
+            {story.symbol}: the bot&apos;s book (ours) against the exchange (theirs)
+          </h2>
+          <PositionChart
+            points={chart.points}
+            episodes={chart.episodes}
+            markers={markers}
+            from={Date.parse(chart.window.from)}
+            to={Date.parse(chart.window.to)}
+            height={220}
+            label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
+          />
+        </section>
+      )}
+
+      <section aria-label="Timeline" className="space-y-1">
+        <CollapsedTimeline timeline={timeline} events={timeline.events} />
+        {timeline.capped && (
+          <p role="status" className="text-sm font-semibold">
+            More events than the console reads at once: the timeline stops early.{" "}
+            <Link href={incidentHref(window, { bot: story.botId })} className="underline">
+              Read it minute by minute
+            </Link>
+            .
+          </p>
+        )}
+      </section>
+    </div>
+  );
+}

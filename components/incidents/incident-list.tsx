@@ -1,0 +1,111 @@
+import Link from "next/link";
+import { IncidentsPerWeekChart } from "@/components/charts/incidents-per-week-chart";
+import { UtcTime } from "@/components/ui/utc-time";
+import { isOperator } from "@/lib/incidents/events";
+import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
+import { formatAge } from "@/lib/text/format";
+import { visibleText } from "@/lib/text/visible-text";
+import { incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
+
+const minutes = (ms: number | null) => (ms === null ? null : Math.round((ms / 60_000) * 10) / 10);
+
+/** Every incident, newest first, with its durations; a chart of them per week above. */
+export function IncidentList({
+  items,
+  weeks,
+  capped,
+  bots,
+  bot,
+}: {
+  items: IncidentListItem[];
+  weeks: IncidentWeek[];
+  capped: boolean;
+  bots: string[];
+  bot: string | null;
+}) {
+  return (
+    <div className="space-y-4">
+      <div className="space-y-1">
+        <h1 className="text-2xl font-bold">Incidents</h1>
+        <p className="text-sm text-slate-700 dark:text-slate-200">
+          Each halt of a bot, from its trip to its clear: what caused it, how long until someone acted, how long until it was cleared. Open one for its story
+          and post-mortem, or read{" "}
+          <Link href={lastHourHref(bot)} className="underline" data-testid="last-hour">
+            the last hour minute by minute
+          </Link>
+          .
+        </p>
+      </div>
+      <form method="get" action="/incidents" className="flex flex-wrap items-end gap-2 text-sm">
+        <label className="flex flex-col">
+          <span className="font-semibold">Bot</span>
+          <select name="bot" defaultValue={bot ?? ""} className="rounded border border-slate-400 bg-white p-1 dark:bg-slate-900">
+            <option value="">every bot</option>
+            {bots.map((b) => (
+              <option key={b} value={b}>
+                {b}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" className="rounded bg-slate-800 px-3 py-1 font-semibold text-white dark:bg-slate-200 dark:text-slate-900">
+          Show
+        </button>
+      </form>
+      {items.length === 0 ? (
+        <p className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="no-incidents">
+          No incidents{bot ? ` for ${bot}` : ""}: no bot{bot ? "" : " in this journal"} has tripped its breaker.
+        </p>
+      ) : (
+        <>
+          {weeks.length > 0 && (
+            <section aria-labelledby="per-week" className="space-y-1">
+              <h2 id="per-week" className="font-bold">
+                Per week: incidents (bars) and median time to clear (line, minutes)
+              </h2>
+              <IncidentsPerWeekChart
+                weeks={weeks.map((w) => ({ week: w.week.slice(0, 10), incidents: w.incidents, medianMinutes: minutes(w.medianToClearMs) }))}
+                label={weeks
+                  .map((w) => `week of ${w.week.slice(0, 10)}: ${w.incidents} incidents, median time to clear ${formatAge(w.medianToClearMs)}`)
+                  .join("; ")}
+              />
+            </section>
+          )}
+          <section aria-labelledby="list" className="space-y-1">
+            <h2 id="list" className="font-bold">
+              {items.length} incident{items.length === 1 ? "" : "s"}, newest first{capped ? " (the oldest are left out)" : ""}
+            </h2>
+            <ul className="divide-y divide-slate-300 text-sm dark:divide-slate-600">
+              {items.map((i) => (
+                <li key={i.id} data-testid="incident-row" data-incident={i.id} data-status={i.status} className="py-2">
+                  <div className="flex flex-wrap items-baseline gap-x-2">
+                    <Link href={incidentStoryHref(i.id)} className="font-semibold underline">
+                      #{i.id} <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>
+                    </Link>
+                    <span className={`rounded px-1.5 text-xs font-bold uppercase text-white ${i.status === "open" ? "bg-red-700" : "bg-emerald-800"}`}>
+                      {i.status}
+                    </span>
+                    <UtcTime iso={i.startedAt} className="font-mono" />
+                  </div>
+                  <p data-testid="incident-row-cause">
+                    {isOperator(i.haltedBy) && (
+                      <>
+                        Halted by hand by <span className="font-mono">{i.haltedBy}</span>:{" "}
+                      </>
+                    )}
+                    {visibleText(i.cause)}
+                  </p>
+                  <p className="text-slate-700 dark:text-slate-200">
+                    First action <span data-testid="row-first-action">{i.toFirstActionMs === null ? "none yet" : `after ${formatAge(i.toFirstActionMs)}`}</span>
+                    {" · "}
+                    <span data-testid="row-clear">{i.toClearMs === null ? "not cleared" : `cleared after ${formatAge(i.toClearMs)}`}</span>
+                  </p>
+                </li>
+              ))}
+            </ul>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+/**
+ * An incident's timeline as a story reads it: every notable event once, an event repeated word for
+ * word (a lookup that fails every 2.5 s for forty minutes) as one row with its count and its first
+ * and last time, and the routine rest (fills, clean cycles, unchanged drift cycles) counted on one
+ * line, never listed and never counted as notable. Pure, over the events the window view reads.
+ */
+import type { IncidentEvent } from "./events";
+import { isRoutine, unchangedDrifts } from "./fold";
+
+export interface CollapsedRow {
+  /** The first of the identical events: its words, its anchor. */
+  event: IncidentEvent;
+  count: number;
+  firstAt: string;
+  lastAt: string;
+}
+
+export interface CollapsedTimeline {
+  rows: CollapsedRow[];
+  /** Routine events left out of `rows`, by what they are, most frequent first. */
+  routine: { words: string; n: number }[];
+  routineTotal: number;
+}
+
+/** What makes two events the same line: their source, kind, bot, order and words (an attempt number aside). */
+export function sameEventKey(e: IncidentEvent): string {
+  const words = e.summary.replace(/\(attempt \d+\)/g, "").replace(/\s+/g, " ");
+  return JSON.stringify([e.source, e.kind, e.botId, e.clientOrderId, e.actor, e.outcome, words]);
+}
+
+const routineWords: Record<string, string> = {
+  "order intent": "order intents",
+  "order send": "orders sent",
+  "order status": "order status changes",
+  "order lookup_found": "lookups that found their order",
+  "order lookup_absent": "lookups that proved an order absent",
+  "reconciliation clean": "clean reconciliations",
+  "reconciliation skipped": "skipped reconciliations",
+  "reconciliation drift": "drift cycles unchanged from the one before",
+};
+
+export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTimeline {
+  const unchanged = unchangedDrifts(events);
+  const rows: CollapsedRow[] = [];
+  const byKey = new Map<string, CollapsedRow>();
+  const routine = new Map<string, number>();
+  let routineTotal = 0;
+  for (const e of events) {
+    if (isRoutine(e) || unchanged.has(e.id)) {
+      const key = `${e.source} ${e.kind}`;
+      routine.set(key, (routine.get(key) ?? 0) + 1);
+      routineTotal++;
+      continue;
+    }
+    const key = sameEventKey(e);
+    const row = byKey.get(key);
+    if (row) {
+      row.count++;
+      row.lastAt = e.at;
+    } else {
+      const fresh = { event: e, count: 1, firstAt: e.at, lastAt: e.at };
+      byKey.set(key, fresh);
+      rows.push(fresh);
+    }
+  }
+  return {
+    rows,
+    routine: [...routine.entries()]
+      .map(([k, n]) => ({ words: routineWords[k] ?? `${k.replaceAll("_", " ")} events`, n }))
+      .sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
+    routineTotal,
+  };
+}

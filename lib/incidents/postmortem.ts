@@ -1,0 +1,112 @@
+/**
+ * An incident as a Markdown post-mortem: the summary, who did what with their notes in full, and
+ * the collapsed timeline. Pure, over the view the incident page shows (names already masked for a
+ * reader who may not see them), so the file says what the page says.
+ */
+import { formatAge, formatUtc } from "../text/format";
+import type { CollapsedTimeline } from "./collapse";
+import { signedQty } from "./events";
+import type { IncidentStory } from "./story";
+
+const driftClass = { size_drift: "size drift", unknown_position: "unknown position" } as const;
+
+/** "ETHUSDT ours 0 · theirs +3 (unknown position)". */
+export function driftLine(d: NonNullable<IncidentStory["cause"]["drift"]>): string {
+  return `${d.symbol} ours ${signedQty(d.ours)} · theirs ${signedQty(d.theirs)} (${driftClass[d.drift]})`;
+}
+
+/** A duration from the trip, or what stands instead: "not yet (open for 5 min 2 s)", "none", "no order behind it". */
+export function durationWords(ms: number | null, opts: { open: boolean; elapsedMs: number; missing: string }): string {
+  if (ms !== null) return formatAge(ms);
+  return opts.open ? `not yet (${formatAge(opts.elapsedMs)} so far)` : opts.missing;
+}
+
+/** The three durations of the summary, worded the same on the page and in the file. */
+export function summaryDurations(story: IncidentStory, now: Date): { firstAction: string; settle: string; clear: string } {
+  const open = story.status === "open";
+  const elapsedMs = Math.max(0, now.getTime() - Date.parse(story.startedAt));
+  return {
+    firstAction: durationWords(story.durations.toFirstActionMs, { open, elapsedMs, missing: "nobody acted before the clear" }),
+    settle:
+      story.order === null
+        ? "no doubtful order behind it"
+        : durationWords(story.durations.toSettleMs, { open: story.order.settledAt === null, elapsedMs, missing: "never settled" }),
+    clear: durationWords(story.durations.toClearMs, { open, elapsedMs, missing: "not cleared" }),
+  };
+}
+
+/** A step's time of day to the second: the date is in the summary above. */
+const clock = (iso: string) => formatUtc(iso).slice(11, 19);
+
+/** Markdown that renders as the text it is: no raw HTML, no accidental headings or lists from a note. */
+const inline = (text: string) => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, " ");
+const quoted = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .map((l) => `   > ${l.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)}`)
+    .join("\n");
+
+export function incidentPostmortem(view: { story: IncidentStory; timeline: CollapsedTimeline & { events: number; capped: boolean }; readAt: string }): string {
+  const { story, timeline } = view;
+  const now = new Date(view.readAt);
+  const d = summaryDurations(story, now);
+  const out: string[] = [];
+  out.push(`# Incident ${story.id}: ${inline(story.botId)} halted, ${inline(story.cause.reason)}`, "");
+  out.push(
+    story.status === "open" ? `- **Status:** OPEN, still halted (read ${formatUtc(view.readAt)})` : `- **Status:** cleared at ${formatUtc(story.clearedAt!)}`,
+  );
+  out.push(`- **Started:** ${formatUtc(story.startedAt)}`);
+  const cause = story.cause.byHand
+    ? `halted by hand by ${inline(story.cause.haltedBy)}: ${inline(story.cause.reason)}`
+    : `${inline(story.cause.reason)}${story.cause.reconciliationId !== null ? ` (reconciliation #${story.cause.reconciliationId})` : ""}`;
+  out.push(`- **Cause:** ${cause}`);
+  if (story.cause.drift) out.push(`- **Drifting line:** ${inline(driftLine(story.cause.drift))}`);
+  if (story.order) {
+    const o = story.order;
+    const settled = o.settledAt ? `settled as ${o.settledAs} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}` : `not settled (${o.state} now)`;
+    out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${signedQty(o.qty).replace(/^\+/, "")} ${inline(o.symbol)}, ${settled}`);
+  } else {
+    out.push("- **Order behind it:** none found");
+  }
+  out.push(
+    `- **Time to first operator action:** ${d.firstAction}${story.firstAction ? ` (${inline(story.firstAction.actor)} ${inline(story.firstAction.what)})` : ""}`,
+  );
+  out.push(`- **Time to settle the doubtful order:** ${d.settle}`);
+  out.push(`- **Time to clear:** ${d.clear}`, "");
+
+  out.push("## Who did what", "");
+  if (story.steps.length === 0) out.push("Nobody has acted yet.");
+  story.steps.forEach((s, i) => {
+    out.push(`${i + 1}. ${clock(s.at)} UTC: ${inline(s.actor)} ${inline(s.what)}`);
+    if (s.note) out.push(quoted(s.note));
+  });
+  out.push("");
+
+  out.push("## Timeline", "");
+  out.push(
+    `${timeline.events.toLocaleString("en-US")} events from the journal; each line below is one event or a run of identical ones.${timeline.capped ? " The timeline was cut at the console's row cap: read the rest minute by minute." : ""}`,
+    "",
+  );
+  for (const r of timeline.rows) {
+    const when = r.count === 1 ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
+    out.push(`- ${when} ${inline(r.event.summary)}${r.count > 1 ? ` ×${r.count}` : ""}`);
+  }
+  if (timeline.routineTotal > 0) {
+    out.push(
+      "",
+      `Routine events not listed (${timeline.routineTotal.toLocaleString("en-US")}): ${timeline.routine.map((r) => `${r.n} ${r.words}`).join(", ")}.`,
+    );
+  }
+  out.push("");
+  return out.join("\n");
+}
+
+/** `driftwatch-incident-<id>-<bot>.md`: letters, digits, `-`, `.` and `_` only. */
+export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId">): string {
+  const bot = story.botId
+    .replace(/[^A-Za-z0-9._-]/g, "-")
+    .replace(/\.{2,}/g, ".")
+    .replace(/^[.-]+/, "")
+    .slice(0, 40);
+  return `driftwatch-incident-${story.id}${bot ? `-${bot}` : ""}.md`;
+}

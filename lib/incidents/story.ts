@@ -1,0 +1,430 @@
+/**
+ * An incident as a thing: one trip of a bot's breaker and the clear that ended it (or none yet),
+ * told from the journal's facts. Pure: the query gathers the facts with indexed reads, this module
+ * says what caused the halt, which order was behind it, who did what with which note, and how long
+ * each step took, so the page, the list and the Markdown post-mortem tell the same story.
+ */
+import { SETTLED_STATES } from "../journal/contract";
+import { isOperator, type IncidentDrift } from "./events";
+
+/**
+ * Applied audit actions that answer a halt: the first of them is the "first operator action".
+ * A hand-made halt's own entry is not an answer to it, and a refused attempt changed nothing.
+ */
+export const RESPONSE_ACTIONS = [
+  "acknowledge_drift",
+  "resolve_order_lookup",
+  "resolve_order_manual",
+  "correct_book",
+  "request_clear_halt",
+  "approve_clear_halt",
+  "clear_halt",
+] as const;
+
+const CLEAR_ACTIONS = new Set(["clear_halt", "approve_clear_halt"]);
+const RESPONSES = new Set<string>(RESPONSE_ACTIONS);
+const SETTLED = new Set<string>(SETTLED_STATES);
+
+export interface TripFact {
+  id: number;
+  botId: string;
+  at: string;
+  reason: string;
+  /** `bot`, or `operator:<name>` for a hand-made halt ("Halt now"), whose reconciliationId is null. */
+  actor: string;
+  reconciliationId: number | null;
+}
+
+export interface ClearFact {
+  id: number;
+  at: string;
+  reason: string;
+  actor: string;
+}
+
+export interface OrderEventFact {
+  id: number;
+  at: string;
+  kind: string;
+  actor: string;
+  /** order_events.detail as written (JSON text). */
+  detail: string | null;
+}
+
+export interface OrderFact {
+  clientOrderId: string;
+  symbol: string;
+  side: string;
+  qty: number;
+  state: string;
+  /** Its events, oldest first. */
+  events: OrderEventFact[];
+}
+
+export interface AuditFact {
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string;
+  outcome: string;
+  /** audit_log.detail as written (JSON text). */
+  detail: string;
+}
+
+export interface CorrectionFact {
+  id: number;
+  at: string;
+  actor: string;
+  symbol: string;
+  kind: string;
+  ours: number;
+  theirs: number;
+  delta: number;
+  note: string;
+}
+
+/** What the journal holds about one incident, gathered by lib/queries/incident-story.ts. */
+export interface IncidentFacts {
+  trip: TripFact;
+  clear: ClearFact | null;
+  /** The drifting lines of the trip's reconciliation (none for a hand-made halt or a lost order). */
+  drifts: IncidentDrift[];
+  /** The bot's orders that may be behind the trip: named in its reason, or doubtful on its symbol around it. */
+  orders: OrderFact[];
+  /** Audit entries for this bot (its id, `bot/symbol`, or one of its orders) from the trip to the clear. */
+  audit: AuditFact[];
+  /** Book corrections of this bot from the trip to the clear. */
+  corrections: CorrectionFact[];
+}
+
+export interface IncidentStep {
+  /** `audit-<id>`, `order-<id>` or `breaker-<id>`. */
+  id: string;
+  at: string;
+  actor: string;
+  /** What they did, in words: "acknowledged the drift on ETHUSDT". */
+  what: string;
+  /** Their note (an acknowledgement's, a resolution's, a correction's, a clear's reason) in full. */
+  note: string | null;
+  /** For the chart's marks: what kind of step it was. */
+  mark: "acknowledge" | "correction" | "clear" | "resolve" | "other";
+  /** It answers the halt (RESPONSE_ACTIONS, an operator's order event, a clear): the first such is the first action. */
+  answers: boolean;
+}
+
+export interface IncidentOrder {
+  clientOrderId: string;
+  symbol: string;
+  side: string;
+  qty: number;
+  /** Its state now. */
+  state: string;
+  /** When it became doubtful: its first timeout or `unknown` status; null if the journal shows neither. */
+  doubtfulAt: string | null;
+  settledAt: string | null;
+  settledBy: string | null;
+  /** The settled state it reached (`filled`, `absent`, …). */
+  settledAs: string | null;
+}
+
+export interface IncidentStory {
+  /** The trip's breaker_events id: the incident's id in URLs. */
+  id: number;
+  botId: string;
+  status: "open" | "cleared";
+  startedAt: string;
+  clearedAt: string | null;
+  clearId: number | null;
+  cause: {
+    reason: string;
+    /** Who halted it: `bot`, or the operator of a hand-made halt. */
+    haltedBy: string;
+    byHand: boolean;
+    reconciliationId: number | null;
+    /** The drifting line the trip names (or the worst of its cycle); null when the cause is not a drift. */
+    drift: IncidentDrift | null;
+  };
+  /** The symbol the incident is about: the drift's, else the order's; null for a hand-made halt naming none. */
+  symbol: string | null;
+  order: IncidentOrder | null;
+  firstAction: { at: string; actor: string; what: string } | null;
+  /** Milliseconds from the trip; null for what has not happened (yet). */
+  durations: { toFirstActionMs: number | null; toSettleMs: number | null; toClearMs: number | null };
+  /** Who did what, oldest first: applied operator actions, operator order events, the clear. */
+  steps: IncidentStep[];
+}
+
+function parse(text: string | null): Record<string, unknown> {
+  if (text === null) return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : null);
+
+const ms = (from: string, to: string | null | undefined) => (to ? Math.max(0, Date.parse(to) - Date.parse(from)) : null);
+
+/**
+ * What in a trip's reason may be an order id: every word with a `-` and a digit ("order q500-… unknown",
+ * "2 order(s) unknown after startup recovery: a1-…, a1-…"). The query keeps those that are the bot's orders.
+ */
+export function orderIdsInReason(reason: string): string[] {
+  return [...new Set(reason.match(/[A-Za-z0-9][A-Za-z0-9._:-]*/g) ?? [])]
+    .map((w) => w.replace(/[.:]+$/, ""))
+    .filter((w) => w.includes("-") && /\d/.test(w))
+    .slice(0, 20);
+}
+
+/** The drifting line a trip is about: the symbol its reason names, else an unknown position, else the first. */
+function causeDrift(reason: string, drifts: readonly IncidentDrift[]): IncidentDrift | null {
+  const named = drifts.find((d) => new RegExp(`(^|[^A-Za-z0-9])${d.symbol.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}([^A-Za-z0-9]|$)`).test(reason));
+  return named ?? drifts.find((d) => d.drift === "unknown_position") ?? drifts[0] ?? null;
+}
+
+function doubtfulAt(o: OrderFact): string | null {
+  const e = o.events.find((e) => e.kind === "timeout" || (e.kind === "status" && parse(e.detail).status === "unknown"));
+  return e?.at ?? null;
+}
+
+function settled(o: OrderFact, after: string | null): { at: string; actor: string; as: string } | null {
+  for (const e of o.events) {
+    if (after !== null && e.at < after) continue;
+    if (e.kind === "lookup_absent") return { at: e.at, actor: e.actor, as: "absent" };
+    const status = str(parse(e.detail).status);
+    if (status !== null && SETTLED.has(status)) return { at: e.at, actor: e.actor, as: status };
+  }
+  return null;
+}
+
+/**
+ * The order behind the trip: one its reason names, else one of the bot's orders on the cause's
+ * symbol that was doubtful at the trip (became doubtful before it and had not settled by then),
+ * the latest such.
+ */
+function orderBehind(facts: IncidentFacts, symbol: string | null): IncidentOrder | null {
+  const named = orderIdsInReason(facts.trip.reason);
+  const byName = facts.orders.find((o) => named.includes(o.clientOrderId));
+  const tripAt = facts.trip.at;
+  const doubtfulAtTrip = (o: OrderFact) => {
+    const d = doubtfulAt(o);
+    if (d === null || d > tripAt) return false;
+    const s = settled(o, d);
+    return s === null || s.at >= tripAt;
+  };
+  const bySymbol = symbol === null ? [] : facts.orders.filter((o) => o.symbol === symbol && doubtfulAtTrip(o));
+  const o = byName ?? bySymbol.at(-1);
+  if (!o) return null;
+  const d = doubtfulAt(o);
+  const s = settled(o, d);
+  return {
+    clientOrderId: o.clientOrderId,
+    symbol: o.symbol,
+    side: o.side,
+    qty: o.qty,
+    state: o.state,
+    doubtfulAt: d,
+    settledAt: s?.at ?? null,
+    settledBy: s?.actor ?? null,
+    settledAs: s?.as ?? null,
+  };
+}
+
+const qtyFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
+const signed = (n: number) => (n > 0 ? `+${qtyFormat.format(n)}` : qtyFormat.format(n));
+
+function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): IncidentStep {
+  const d = parse(a.detail);
+  const input = typeof d.input === "object" && d.input !== null ? (d.input as Record<string, unknown>) : {};
+  const slash = a.target.indexOf("/");
+  const symbol = slash >= 0 ? a.target.slice(slash + 1) : (str(input.symbol) ?? "");
+  const correction = a.action === "correct_book" ? corrections.find((c) => c.actor === a.actor && c.symbol === symbol && c.at <= a.at) : undefined;
+  let note = str(d.note) ?? str(d.reason) ?? correction?.note ?? str(input.note) ?? str(input.reason);
+  let what: string;
+  let mark: IncidentStep["mark"] = "other";
+  switch (a.action) {
+    case "acknowledge_drift":
+      what = `acknowledged the drift on ${symbol}`;
+      mark = "acknowledge";
+      break;
+    case "resolve_order_lookup":
+      what = `checked order ${a.target} on the exchange${str(d.lookup) ? `: ${str(d.lookup)}` : ""}`;
+      mark = "resolve";
+      break;
+    case "resolve_order_manual":
+      what = `resolved order ${a.target} by hand${str(d.status) ? ` as ${str(d.status)}` : ""}`;
+      mark = "resolve";
+      break;
+    case "correct_book": {
+      const kind = str(d.kind) ?? correction?.kind ?? null;
+      const delta = typeof d.delta === "number" ? d.delta : correction?.delta;
+      what = `corrected the book of ${symbol}${kind === "flattened_on_venue" ? " (flattened on the venue)" : kind === "adopt_exchange" ? " to the exchange's size" : ""}${delta !== undefined ? `, ${signed(delta)}` : ""}`;
+      mark = "correction";
+      break;
+    }
+    case "request_clear_halt":
+      what = "asked for the halt to be cleared (two-person rule)";
+      break;
+    case "approve_clear_halt":
+      what = "approved the clear";
+      mark = "clear";
+      note = str(d.reason) ?? note;
+      break;
+    case "clear_halt":
+      what = "cleared the halt";
+      mark = "clear";
+      break;
+    default:
+      what = `${a.action.replaceAll("_", " ")} on ${a.target}`;
+  }
+  return { id: `audit-${a.id}`, at: a.at, actor: a.actor, what, note, mark, answers: RESPONSES.has(a.action) };
+}
+
+/** The story of one incident from its facts. What has not happened yet (an open incident's clear) stays null. */
+export function tellIncident(facts: IncidentFacts): IncidentStory {
+  const { trip, clear } = facts;
+  const byHand = isOperator(trip.actor);
+  const drift = trip.reconciliationId === null ? null : causeDrift(trip.reason, facts.drifts);
+  const firstOrderGuess = drift?.symbol ?? null;
+  const order = orderBehind(facts, firstOrderGuess);
+  const symbol = drift?.symbol ?? order?.symbol ?? null;
+
+  const applied = facts.audit.filter((a) => a.outcome === "applied" && a.at >= trip.at && (clear === null || a.at <= clear.at));
+  const steps: IncidentStep[] = applied.map((a) => auditStep(a, facts.corrections));
+  const auditedOrders = new Set(applied.map((a) => a.target));
+  for (const o of facts.orders) {
+    if (auditedOrders.has(o.clientOrderId)) continue;
+    for (const e of o.events) {
+      if (!isOperator(e.actor) || e.at < trip.at || (clear !== null && e.at > clear.at)) continue;
+      const d = parse(e.detail);
+      steps.push({
+        id: `order-${e.id}`,
+        at: e.at,
+        actor: e.actor,
+        what: `settled order ${o.clientOrderId}${str(d.status) ? ` as ${str(d.status)}` : ""}`,
+        note: str(d.note) ?? str(d.reason),
+        mark: "resolve",
+        answers: true,
+      });
+    }
+  }
+  // A clear made without the console (raw SQL, another tool) has no audit entry: its breaker event tells it.
+  if (clear !== null && !applied.some((a) => CLEAR_ACTIONS.has(a.action))) {
+    steps.push({ id: `breaker-${clear.id}`, at: clear.at, actor: clear.actor, what: "cleared the halt", note: clear.reason, mark: "clear", answers: true });
+  }
+  steps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : 1));
+
+  const first = steps.find((s) => s.answers);
+  return {
+    id: trip.id,
+    botId: trip.botId,
+    status: clear === null ? "open" : "cleared",
+    startedAt: trip.at,
+    clearedAt: clear?.at ?? null,
+    clearId: clear?.id ?? null,
+    cause: { reason: trip.reason, haltedBy: trip.actor, byHand, reconciliationId: trip.reconciliationId, drift },
+    symbol,
+    order,
+    firstAction: first ? { at: first.at, actor: first.actor, what: first.what } : null,
+    durations: {
+      toFirstActionMs: ms(trip.at, first?.at),
+      toSettleMs: order?.settledAt ? ms(trip.at, order.settledAt) : null,
+      toClearMs: ms(trip.at, clear?.at),
+    },
+    steps,
+  };
+}
+
+/** A row of the incidents list: what the list query reads per trip, and what it shows. */
+export interface IncidentListRow {
+  id: number;
+  botId: string;
+  reason: string;
+  haltedBy: string;
+  startedAt: string;
+  clearedAt: string | null;
+  clearedBy: string | null;
+  /** The first applied response in the audit log (RESPONSE_ACTIONS) after the trip, if any. */
+  firstAuditAt: string | null;
+}
+
+export interface IncidentListItem {
+  id: number;
+  botId: string;
+  cause: string;
+  haltedBy: string;
+  startedAt: string;
+  status: "open" | "cleared";
+  toFirstActionMs: number | null;
+  toClearMs: number | null;
+}
+
+/** A list row's durations: the first action is the audit's first response, or an operator's clear made without the console. */
+export function listItem(r: IncidentListRow): IncidentListItem {
+  const clearByHand = r.clearedAt !== null && r.clearedBy !== null && isOperator(r.clearedBy) ? r.clearedAt : null;
+  const first = [r.firstAuditAt, clearByHand].filter((t): t is string => t !== null).sort()[0] ?? null;
+  return {
+    id: r.id,
+    botId: r.botId,
+    cause: r.reason,
+    haltedBy: r.haltedBy,
+    startedAt: r.startedAt,
+    status: r.clearedAt === null ? "open" : "cleared",
+    toFirstActionMs: ms(r.startedAt, first),
+    toClearMs: ms(r.startedAt, r.clearedAt),
+  };
+}
+
+export interface IncidentWeek {
+  /** Monday 00:00 UTC of the week, ISO. */
+  week: string;
+  incidents: number;
+  /** Median time to clear of the week's cleared incidents; null when none cleared. */
+  medianToClearMs: number | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Monday 00:00 UTC of the week holding `iso`. */
+export function weekStart(iso: string): string {
+  const t = Date.parse(iso);
+  const day = Math.floor(t / DAY_MS);
+  // 1970-01-01 was a Thursday: day 0 is 3 days after a Monday.
+  const monday = day - ((day + 3) % 7);
+  return new Date(monday * DAY_MS).toISOString();
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Incidents per week (by the week they started in), oldest week first, empty weeks between included. */
+export function incidentsPerWeek(items: readonly IncidentListItem[]): IncidentWeek[] {
+  if (items.length === 0) return [];
+  const byWeek = new Map<string, IncidentListItem[]>();
+  for (const i of items) {
+    const w = weekStart(i.startedAt);
+    const list = byWeek.get(w);
+    if (list) list.push(i);
+    else byWeek.set(w, [i]);
+  }
+  const weeks = [...byWeek.keys()].sort();
+  const out: IncidentWeek[] = [];
+  for (let t = Date.parse(weeks[0]!); t <= Date.parse(weeks.at(-1)!); t += 7 * DAY_MS) {
+    const week = new Date(t).toISOString();
+    const list = byWeek.get(week) ?? [];
+    out.push({
+      week,
+      incidents: list.length,
+      medianToClearMs: median(list.map((i) => i.toClearMs).filter((v): v is number => v !== null)),
+    });
+  }
+  return out;
+}

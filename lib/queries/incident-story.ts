@@ -1,0 +1,179 @@
+import "server-only";
+import type { JournalDb } from "../db/console";
+import { statement } from "../db/statements";
+import { collapseTimeline, type CollapsedTimeline } from "../incidents/collapse";
+import {
+  RESPONSE_ACTIONS,
+  incidentsPerWeek,
+  listItem,
+  orderIdsInReason,
+  tellIncident,
+  type AuditFact,
+  type ClearFact,
+  type CorrectionFact,
+  type IncidentListItem,
+  type IncidentListRow,
+  type IncidentStory,
+  type IncidentWeek,
+  type OrderEventFact,
+  type OrderFact,
+  type TripFact,
+} from "../incidents/story";
+import { INCIDENT_KINDS, MINUTE_MS, ceilToMinute, floorToMinute, type IncidentWindow } from "../url-state/incidents";
+import { getDriftsByReconciliation } from "./drifts";
+import { getIncidentTimeline } from "./incidents";
+import { getSymbolChart, type SymbolChart } from "./symbol-chart";
+
+/** The story's timeline starts this long before the trip (the cycles that led to it) and ends as long after the clear. */
+export const STORY_MARGIN_MS = 2 * MINUTE_MS;
+/** Orders created this long before a trip on its symbol may be behind it (a lost reply's lookups run for minutes). */
+const ORDER_LOOKBACK_MS = 15 * MINUTE_MS;
+/** The list shows this many incidents, newest first; the weekly chart counts the same ones. */
+export const INCIDENT_LIST_CAP = 500;
+/** An order's events read for its story: enough for hours of failed lookups every 2.5 s. */
+const ORDER_EVENTS_CAP = 5_000;
+/** The chart over an incident draws at most this many points. */
+const STORY_CHART_POINTS = 600;
+
+export const TRIP_SQL = `SELECT id, bot_id AS botId, at, reason, actor, reconciliation_id AS reconciliationId
+  FROM breaker_events WHERE id = ? AND kind = 'trip'`;
+
+/** The first clear of the bot after the trip: one seek on (bot_id, at). A bot cannot trip twice without a clear between. */
+export const CLEAR_SQL = `SELECT id, at, reason, actor FROM breaker_events
+  WHERE bot_id = ? AND at >= ? AND kind = 'clear' AND (at > ? OR id > ?) ORDER BY at, id LIMIT 1`;
+
+const ORDER_COLUMNS = `client_order_id AS clientOrderId, symbol, side, qty, state`;
+
+/** Audit entries aimed at a bot: its id, `bot/symbol`, or one of its orders (looked up by primary key). */
+const AIMED_AT_BOT = `(a.target = ? OR substr(a.target, 1, ?) = ? OR EXISTS (SELECT 1 FROM orders o WHERE o.client_order_id = a.target AND o.bot_id = ?))`;
+const aimedAt = (botId: string) => [botId, botId.length + 1, `${botId}/`, botId];
+
+export const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outcome, a.detail FROM audit_log a
+  WHERE a.at >= ? AND a.at <= ? AND ${AIMED_AT_BOT} ORDER BY a.at, a.id LIMIT 1000`;
+
+// `+a.action`: the incident's time range on (at) is narrow; every response ever made, on (action, id), is not.
+const RESPONSES_SQL = RESPONSE_ACTIONS.map((a) => `'${a}'`).join(", ");
+export const FIRST_RESPONSE_SQL = `SELECT min(a.at) FROM audit_log a
+  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND +a.action IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
+
+/** Trips newest first, each with the clear that ended it (one seek on (bot_id, at)); one bot's over (bot_id, at), every bot's over (at). */
+export const listSql = (oneBot: boolean) => `
+  SELECT t.id, t.bot_id AS botId, t.reason, t.actor AS haltedBy, t.at AS startedAt, c.at AS clearedAt, c.actor AS clearedBy
+  FROM breaker_events t
+  LEFT JOIN breaker_events c ON c.id = (
+    SELECT n.id FROM breaker_events n
+    WHERE n.bot_id = t.bot_id AND n.at >= t.at AND n.kind = 'clear' AND (n.at > t.at OR n.id > t.id) ORDER BY n.at, n.id LIMIT 1)
+  WHERE t.kind = 'trip'${oneBot ? " AND t.bot_id = ?" : ""}
+  ORDER BY t.at DESC, t.id DESC LIMIT ?`;
+
+function ordersBehind(db: JournalDb, trip: TripFact, symbol: string | null): OrderFact[] {
+  const client = db.$client;
+  const found = new Map<string, Omit<OrderFact, "events">>();
+  const named = orderIdsInReason(trip.reason);
+  if (named.length > 0) {
+    const rows = client
+      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND client_order_id IN (${named.map(() => "?").join(", ")})`)
+      .all(trip.botId, ...named) as Omit<OrderFact, "events">[];
+    for (const r of rows) found.set(r.clientOrderId, r);
+  }
+  const since = new Date(Date.parse(trip.at) - ORDER_LOOKBACK_MS).toISOString();
+  const near = (
+    symbol === null
+      ? // A halt that names no symbol (by hand): the bot's orders that are still not settled, from the small partial index.
+        statement(client, `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN ('filled', 'canceled', 'rejected', 'absent') LIMIT 50`).all(
+          trip.botId,
+        )
+      : statement(client, `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND symbol = ? AND created_at >= ? AND created_at <= ? LIMIT 200`).all(
+          trip.botId,
+          symbol,
+          since,
+          trip.at,
+        )
+  ) as Omit<OrderFact, "events">[];
+  for (const r of near) found.set(r.clientOrderId, r);
+  const events = statement(client, `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${ORDER_EVENTS_CAP}`);
+  return [...found.values()].map((o) => ({ ...o, events: events.all(o.clientOrderId) as OrderEventFact[] }));
+}
+
+export interface IncidentStoryView {
+  story: IncidentStory;
+  /** The span the timeline and the chart cover. */
+  window: IncidentWindow;
+  timeline: CollapsedTimeline & { events: number; capped: boolean };
+  chart: SymbolChart | null;
+  readAt: string;
+}
+
+/**
+ * One incident, told: its facts read by primary key and the (bot_id, at), (at) and order indexes,
+ * its timeline from the window view's query (bot only), its symbol's chart. Null when no trip has
+ * this id.
+ */
+export function getIncidentStory(params: { db: JournalDb; id: number; now: Date; names?: boolean }): IncidentStoryView | null {
+  const { db, id, now } = params;
+  const client = db.$client;
+  const trip = statement(client, TRIP_SQL).get(id) as TripFact | undefined;
+  if (!trip) return null;
+  const clear = (statement(client, CLEAR_SQL).get(trip.botId, trip.at, trip.at, trip.id) as ClearFact | undefined) ?? null;
+  const end = clear?.at ?? now.toISOString();
+  const drifts =
+    trip.reconciliationId === null ? [] : (getDriftsByReconciliation({ db, reconciliationIds: [trip.reconciliationId] }).get(trip.reconciliationId) ?? []);
+  const symbolGuess = drifts.find((d) => trip.reason.includes(d.symbol))?.symbol ?? drifts[0]?.symbol ?? null;
+  const audit = statement(client, AUDIT_SQL).all(trip.at, end, ...aimedAt(trip.botId)) as AuditFact[];
+  const corrections = statement(
+    client,
+    `SELECT id, corrected_at AS at, corrected_by AS actor, symbol, kind, ours, theirs, delta, note FROM book_corrections
+     WHERE bot_id = ? AND corrected_at >= ? AND corrected_at <= ? ORDER BY id`,
+  ).all(trip.botId, trip.at, end) as CorrectionFact[];
+  const story = tellIncident({ trip, clear, drifts, orders: ordersBehind(db, trip, symbolGuess), audit, corrections });
+
+  const window: IncidentWindow = {
+    from: new Date(floorToMinute(Date.parse(trip.at) - STORY_MARGIN_MS)).toISOString(),
+    to: new Date(ceilToMinute(Math.max(Date.parse(end), Date.parse(trip.at)) + STORY_MARGIN_MS)).toISOString(),
+  };
+  const read = getIncidentTimeline({ db, window, filters: { bot: trip.botId, kinds: [...INCIDENT_KINDS] }, names: params.names });
+  const chart =
+    story.symbol === null
+      ? null
+      : getSymbolChart({
+          db,
+          botId: trip.botId,
+          symbol: story.symbol,
+          range: { kind: "custom", from: window.from, to: window.to },
+          now,
+          maxPoints: STORY_CHART_POINTS,
+        });
+  return {
+    story,
+    window,
+    timeline: { ...collapseTimeline(read.events), events: read.events.length, capped: read.capped },
+    chart,
+    readAt: now.toISOString(),
+  };
+}
+
+export interface IncidentList {
+  items: IncidentListItem[];
+  weeks: IncidentWeek[];
+  /** More incidents than INCIDENT_LIST_CAP: the oldest are left out of the list and the chart. */
+  capped: boolean;
+}
+
+/**
+ * Every trip→clear, newest first, from breaker_events' (at) or (bot_id, at) index; each clear is one
+ * seek on (bot_id, at) and each first response a range of audit_log's (at) index over the incident.
+ */
+export function listIncidents(params: { db: JournalDb; bot: string | null; now: Date; limit?: number }): IncidentList {
+  const { db, bot, now } = params;
+  const limit = params.limit ?? INCIDENT_LIST_CAP;
+  const rows = (bot === null ? statement(db.$client, listSql(false)).all(limit + 1) : statement(db.$client, listSql(true)).all(bot, limit + 1)) as Omit<
+    IncidentListRow,
+    "firstAuditAt"
+  >[];
+  const capped = rows.length > limit;
+  const first = statement(db.$client, FIRST_RESPONSE_SQL).pluck(true);
+  const items = rows
+    .slice(0, limit)
+    .map((r) => listItem({ ...r, firstAuditAt: (first.get(r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)) as string | null) ?? null }));
+  return { items, weeks: incidentsPerWeek(items), capped };
+}

@@ -1,0 +1,337 @@
+/**
+ * Incidents told from real journals: the incident scenario (a drift the bot tripped on, cleared by
+ * an operator; a lost order whose halt stays open) with operator actions through the real guard,
+ * and the demo's named scenarios. The durations are computed from what the journal holds.
+ */
+import Database from "better-sqlite3";
+import { sql, type SQL } from "drizzle-orm";
+import { getIncidentTimeline } from "@/lib/queries/incidents";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
+import { afterEach, describe, expect, it } from "vitest";
+import { acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
+import { resolveManuallySpec } from "@/lib/actions/resolve-order";
+import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
+import { sameEventKey } from "@/lib/incidents/collapse";
+import { AUDIT_SQL, CLEAR_SQL, FIRST_RESPONSE_SQL, TRIP_SQL, getIncidentStory, listIncidents, listSql } from "@/lib/queries/incident-story";
+import { loadIncidentStory } from "@/lib/queries/screens";
+import { SCENARIOS } from "@/tools/demo/scenarios";
+import { act, ana, ben, consoleWriter } from "../helpers/actions";
+import { consoleDb } from "../helpers/console-db";
+import { ACK_NOTE, CLEAR_NOTE, LONG_STORY, OPERATOR_REASON, RESOLVE_NOTE, writeIncidentScenario } from "../helpers/incident-journal";
+import { migratedJournal, migrationsDir } from "../helpers/journal";
+import { env } from "@/lib/env";
+
+let cleanup: (() => void)[] = [];
+afterEach(() => {
+  cleanup.forEach((f) => f());
+  cleanup = [];
+});
+
+const later = (iso: string, seconds: number) => new Date(Date.parse(iso) + seconds * 1000);
+
+/** The incident scenario, then on bot-b: ana resolves the lost order by hand 90 s after the trip, ben clears the halt 200 s after it. */
+async function scenarioWithActions() {
+  const s = await writeIncidentScenario();
+  cleanup.push(s.close);
+  const w = consoleWriter(s.file);
+  cleanup.push(() => w.close());
+  const order = w
+    .prepare(`SELECT client_order_id AS clientOrderId, version, state, filled_qty AS filledQty FROM orders WHERE client_order_id = ?`)
+    .get(s.botB.clientOrderId) as {
+    clientOrderId: string;
+    version: number;
+    state: string;
+    filledQty: number;
+  };
+  const resolved = await act(
+    w,
+    resolveManuallySpec({ graceMs: 30_000 }),
+    ana,
+    {
+      clientOrderId: order.clientOrderId,
+      version: String(order.version),
+      seenState: order.state,
+      seenFilledQty: String(order.filledQty),
+      status: "filled",
+      note: "venue order screen: filled 2 at 3,010\nticket OPS-41",
+    },
+    later(s.botB.tripAt, 90),
+  );
+  expect(resolved.ok).toBe(true);
+  const clearAt = later(s.botB.tripAt, 200).toISOString();
+  w.transaction(() => {
+    w.prepare(`UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = 'operator:ben', version = version + 1 WHERE bot_id = 'bot-b'`).run(
+      clearAt,
+    );
+    w.prepare(
+      `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('bot-b', ?, 'clear', 'order settled by hand, resuming', 'operator:ben', NULL)`,
+    ).run(clearAt);
+  }).immediate();
+  const c = consoleDb(s.file);
+  cleanup.push(c.close);
+  return { s, db: c.db };
+}
+
+describe("one incident, told from the journal", () => {
+  it("a drift the bot tripped on: the drifting line as cause, the operator's clear as first action, 2 min to clear, the clear's reason in full", async () => {
+    const { s, db } = await scenarioWithActions();
+    const view = getIncidentStory({ db, id: s.botA.tripId, now: later(s.botA.endAt, 600) })!;
+    const { story } = view;
+    expect(story).toMatchObject({ botId: "bot-a", status: "cleared", startedAt: s.botA.tripAt, clearedAt: s.botA.clearAt, symbol: "ETHUSDT" });
+    expect(story.cause).toMatchObject({ reason: "unknown position ETHUSDT +3", byHand: false, reconciliationId: s.botA.reconciliationId });
+    expect(story.cause.drift).toMatchObject({ symbol: "ETHUSDT", ours: 0, theirs: 3, drift: "unknown_position" });
+    expect(story.order).toBeNull();
+    expect(story.durations).toEqual({ toFirstActionMs: 120_000, toSettleMs: null, toClearMs: 120_000 });
+    expect(story.steps).toEqual([expect.objectContaining({ actor: "operator:ana", what: "cleared the halt", note: OPERATOR_REASON, mark: "clear" })]);
+    // The chart is of the drifting symbol over the incident.
+    expect(view.chart?.points.length).toBeGreaterThan(0);
+    expect(view.chart?.markers.map((m) => m.kind)).toEqual(["trip", "clear"]);
+  });
+
+  it("a lost order: the order its reason names, settled by hand after 90 s (the first action), cleared after 200 s, both notes in full", async () => {
+    const { s, db } = await scenarioWithActions();
+    const { story, timeline } = getIncidentStory({ db, id: s.botB.tripId, now: later(s.botB.tripAt, 900) })!;
+    expect(story.order).toMatchObject({
+      clientOrderId: s.botB.clientOrderId,
+      side: "buy",
+      qty: 2,
+      symbol: "ETHUSDT",
+      state: "filled",
+      settledBy: "operator:ana",
+      settledAs: "filled",
+    });
+    expect(story.durations).toEqual({ toFirstActionMs: 90_000, toSettleMs: 90_000, toClearMs: 200_000 });
+    expect(story.steps.map((x) => [x.actor, x.what, x.note])).toEqual([
+      ["operator:ana", `resolved order ${s.botB.clientOrderId} by hand`, "venue order screen: filled 2 at 3,010\nticket OPS-41"],
+      ["operator:ben", "cleared the halt", "order settled by hand, resuming"],
+    ]);
+    // No two rows say the same thing; every event is a row, in a row's count, or counted as routine.
+    expect(new Set(timeline.rows.map((r) => sameEventKey(r.event))).size).toBe(timeline.rows.length);
+    expect(timeline.rows.reduce((n, r) => n + r.count, 0) + timeline.routineTotal).toBe(timeline.events);
+    expect(timeline.rows.some((r) => r.event.source === "breaker" && r.event.kind === "trip")).toBe(true);
+  });
+
+  it("an acknowledgement of a drift that ended is the first action, with its note", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    // Re-halt bot-a as the bot would, so the ended drift may be acknowledged; then the console's ack 30 s after the trip.
+    const trip = s.botA.tripAt;
+    w.prepare(`UPDATE breakers SET halted = 1, changed_at = ? WHERE bot_id = 'bot-a'`).run(trip);
+    w.prepare(`DELETE FROM breaker_events WHERE id = ?`).run(s.botA.clearId);
+    const r = await act(
+      w,
+      acknowledgeEndedDriftSpec({ ackTtlMs: 3_600_000 }),
+      ben,
+      { botId: "bot-a", symbol: "ETHUSDT", reconciliationId: String(s.botA.reconciliationId), note: "manual test by the desk, closed by the bot" },
+      later(trip, 30),
+    );
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const { story } = getIncidentStory({ db: c.db, id: s.botA.tripId, now: later(trip, 60) })!;
+    expect(story.status).toBe("open");
+    expect(story.durations).toEqual({ toFirstActionMs: 30_000, toSettleMs: null, toClearMs: null });
+    expect(story.steps).toEqual([
+      expect.objectContaining({
+        actor: "operator:ben",
+        what: "acknowledged the drift on ETHUSDT",
+        note: "manual test by the desk, closed by the bot",
+        mark: "acknowledge",
+      }),
+    ]);
+  });
+
+  it("a halt made by hand (Halt now): the operator and their reason as the cause, no drifting line, listed as by hand", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    const at = later(s.botA.endAt, 60).toISOString();
+    // As docs/journal.md has the console write it: the breakers row and a trip whose reconciliation_id is NULL.
+    const id = w
+      .transaction(() => {
+        w.prepare(`UPDATE breakers SET halted = 1, reason = ?, changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'bot-a'`).run(
+          "venue maintenance, stop new entries",
+          at,
+        );
+        return Number(
+          w
+            .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('bot-a', ?, 'trip', ?, 'operator:ana', NULL)`)
+            .run(at, "venue maintenance, stop new entries").lastInsertRowid,
+        );
+      })
+      .immediate();
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const { story, chart } = getIncidentStory({ db: c.db, id, now: later(at, 30) })!;
+    expect(story).toMatchObject({ status: "open", symbol: null, order: null, firstAction: null });
+    expect(story.cause).toEqual({ reason: "venue maintenance, stop new entries", haltedBy: "operator:ana", byHand: true, reconciliationId: null, drift: null });
+    expect(chart).toBeNull();
+    expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({ id, haltedBy: "operator:ana", status: "open" });
+  });
+
+  it("is null for an id that is no trip", async () => {
+    const { s, db } = await scenarioWithActions();
+    expect(getIncidentStory({ db, id: s.botA.clearId, now: new Date() })).toBeNull();
+    expect(getIncidentStory({ db, id: 999_999, now: new Date() })).toBeNull();
+  });
+});
+
+describe("the Markdown post-mortem", () => {
+  it("holds the summary, who did what with the notes, and the collapsed timeline; names are roles for a reader who may not see them", async () => {
+    const { s, db } = await scenarioWithActions();
+    const ctx = { db, config: env(), now: later(s.botB.tripAt, 900) };
+    const named = incidentPostmortem(loadIncidentStory({ ...ctx, names: true, id: s.botB.tripId })!);
+    expect(named).toContain(`# Incident ${s.botB.tripId}: bot-b halted, order ${s.botB.clientOrderId} unknown`);
+    expect(named).toContain("- **Time to first operator action:** 1 min 30 s (operator:ana resolved order");
+    expect(named).toContain("- **Time to settle the doubtful order:** 1 min 30 s");
+    expect(named).toContain("- **Time to clear:** 3 min 20 s");
+    expect(named).toContain("   > venue order screen: filled 2 at 3,010\n   > ticket OPS-41");
+    expect(named).toContain("operator:ben cleared the halt");
+    expect(named).toMatch(/^## Timeline$/m);
+    expect(named).toContain("BREAKER TRIPPED by bot");
+
+    const masked = incidentPostmortem(loadIncidentStory({ ...ctx, names: false, id: s.botB.tripId })!);
+    expect(masked).not.toMatch(/operator:(ana|ben)/);
+    expect(masked).toContain("operator cleared the halt");
+    expect(postmortemFilename({ id: 12, botId: "../bot b" })).toBe("driftwatch-incident-12-bot-b.md");
+  });
+});
+
+describe("the list of incidents", () => {
+  it("lists each trip newest first with its cause, time to first action and to clear, and filters by bot", async () => {
+    const { s, db } = await scenarioWithActions();
+    const { items, weeks, capped } = listIncidents({ db, bot: null, now: later(s.botA.endAt, 600) });
+    expect(capped).toBe(false);
+    expect(items.map((i) => i.id)).toEqual([s.botA.tripId, s.botB.tripId].sort((a, b) => b - a));
+    const b = items.find((i) => i.botId === "bot-b")!;
+    expect(b).toMatchObject({
+      status: "cleared",
+      cause: `order ${s.botB.clientOrderId} unknown: lookup failed`.slice(0, 0) || b.cause,
+      toFirstActionMs: 90_000,
+      toClearMs: 200_000,
+    });
+    expect(items.find((i) => i.botId === "bot-a")).toMatchObject({
+      status: "cleared",
+      cause: "unknown position ETHUSDT +3",
+      toFirstActionMs: 120_000,
+      toClearMs: 120_000,
+    });
+    expect(weeks).toEqual([{ week: "2026-08-10T00:00:00.000Z", incidents: 2, medianToClearMs: 160_000 }]);
+    expect(listIncidents({ db, bot: "bot-a", now: new Date() }).items.map((i) => i.botId)).toEqual(["bot-a"]);
+  });
+
+  it("reads only through indexes: no full scan of breaker_events, audit_log, orders or reconciliation_positions", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const db = new Database(s.file, { readonly: true });
+    cleanup.push(() => db.close());
+    const plan = (text: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => "x")) as { detail: string }[])
+        .map((r) => r.detail)
+        .join("\n");
+    for (const text of [TRIP_SQL, CLEAR_SQL, AUDIT_SQL, FIRST_RESPONSE_SQL, listSql(true)]) expect(plan(text), text).not.toMatch(/^SCAN/m);
+    // Every bot's trips: newest first down the (at) index, stopped by the LIMIT.
+    expect(plan(listSql(false)).match(/^SCAN.*$/gm)).toEqual(["SCAN t USING INDEX breaker_events_at_idx"]);
+    expect(plan(AUDIT_SQL)).toMatch(/SEARCH a USING INDEX audit_log_at_idx/);
+    expect(plan(FIRST_RESPONSE_SQL)).toMatch(/SEARCH a USING INDEX audit_log_at_idx/);
+  });
+});
+
+describe("the story's timeline, one bot's window", () => {
+  it("reads order events by their (at) index, never by walking every order of the bot", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    // The timeline's own statement, captured as it runs, then asked for its plan on the same journal.
+    const ran: SQL[] = [];
+    const recording = new Proxy(c.db, {
+      get: (target, key, receiver) =>
+        key === "all"
+          ? (query: SQL) => {
+              ran.push(query);
+              return target.all(query);
+            }
+          : (Reflect.get(target, key, receiver) as unknown),
+    });
+    getIncidentTimeline({ db: recording, window: { from: s.botA.tripAt, to: s.botA.endAt }, filters: { bot: "bot-b", kinds: [...INCIDENT_KINDS] } });
+    const plan = c.db
+      .all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${ran[0]!}`)
+      .map((r) => r.detail)
+      .join("\n");
+    expect(plan).toMatch(/SEARCH e USING INDEX order_events_at_idx/);
+    expect(plan).not.toMatch(/orders_bot_symbol_created_idx/);
+  });
+});
+
+describe("the demo's scenarios as incidents", () => {
+  it("lost-reply-unknown: alpha's halt is open, behind it the unknown BTCUSDT order, its failed lookups one row with a count", async () => {
+    const result = await SCENARIOS["lost-reply-unknown"].run({ file: migratedJournal("story-lost"), migrationsDir });
+    const c = consoleDb(result.file);
+    cleanup.push(c.close);
+    const { items } = listIncidents({ db: c.db, bot: "alpha", now: new Date(result.to) });
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ status: "open", toFirstActionMs: null, toClearMs: null });
+    const { story, timeline } = getIncidentStory({ db: c.db, id: items[0]!.id, now: new Date(result.to) })!;
+    const unknown = c.db.$client.prepare(`SELECT client_order_id FROM orders WHERE bot_id = 'alpha' AND state = 'unknown'`).pluck().all();
+    expect(unknown).toHaveLength(1);
+    expect(story.order).toMatchObject({
+      clientOrderId: unknown[0],
+      symbol: "BTCUSDT",
+      state: "unknown",
+      settledAt: null,
+    });
+    expect(story.symbol).toBe("BTCUSDT");
+    expect(story.durations).toEqual({ toFirstActionMs: null, toSettleMs: null, toClearMs: null });
+    expect(new Set(timeline.rows.map((r) => sameEventKey(r.event))).size).toBe(timeline.rows.length);
+    // Every failed lookup of the order, one row: "error on buy 0.5 BTCUSDT during lookup: … ×18".
+    const failed = c.db.$client.prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ? AND kind = 'error'`).pluck().get(unknown[0]) as number;
+    expect(failed).toBeGreaterThan(5);
+    const lookups = timeline.rows.filter((r) => r.event.kind === "error");
+    expect(lookups.map((r) => r.count)).toEqual([failed]);
+    expect(lookups[0]!.event.summary).toMatch(/^error on buy 0\.5 BTCUSDT during lookup: lookup failed/);
+    // The unchanged drift cycles while halted are routine, never notable.
+    expect(timeline.rows.filter((r) => r.event.source === "reconciliation")).toHaveLength(1);
+  });
+
+  it("size-drift: beta's cause is the drifting AAPL line, book +100 against exchange +60", async () => {
+    const result = await SCENARIOS["size-drift"].run({ file: migratedJournal("story-size"), migrationsDir });
+    const c = consoleDb(result.file);
+    cleanup.push(c.close);
+    const { items } = listIncidents({ db: c.db, bot: "beta", now: new Date(result.to) });
+    expect(items).toHaveLength(1);
+    const { story } = getIncidentStory({ db: c.db, id: items[0]!.id, now: new Date(result.to) })!;
+    expect(story.cause.drift).toMatchObject({ symbol: "AAPL", ours: 100, theirs: 60, drift: "size_drift" });
+    expect(story.order).toBeNull();
+  });
+});
+
+describe("the demo run's 39-minute lost order", () => {
+  it("times the hand resolution and the clear from the trip, and shows the failed lookups as one row", async () => {
+    const s = await writeIncidentScenario({ longLostOrder: true });
+    cleanup.push(s.close);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const { story, timeline } = getIncidentStory({ db: c.db, id: s.botB.tripId, now: new Date() })!;
+    expect(story.durations).toEqual({
+      toFirstActionMs: LONG_STORY.ackAfterS * 1000,
+      toSettleMs: LONG_STORY.resolveAfterS * 1000,
+      toClearMs: LONG_STORY.clearAfterS * 1000,
+    });
+    expect(story.steps.map((x) => [x.actor, x.note])).toEqual([
+      ["operator:ana", ACK_NOTE],
+      ["operator:ana", RESOLVE_NOTE],
+      ["operator:ben", CLEAR_NOTE],
+    ]);
+    const failed = c.db.$client
+      .prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ? AND kind = 'error'`)
+      .pluck()
+      .get(s.botB.clientOrderId) as number;
+    expect(failed).toBeGreaterThanOrEqual(LONG_STORY.lookups);
+    expect(timeline.rows.filter((r) => r.event.kind === "error").map((r) => r.count)).toEqual([failed]);
+    expect(timeline.rows.length).toBeLessThan(12);
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * An incident told from fixed journal facts: its cause, the order behind it, who did what with
+ * which note, and the three durations, for a drift the bot tripped on, a lost order, and a halt
+ * made by hand; the list's durations and the weekly counts.
+ */
+import { describe, expect, it } from "vitest";
+import { incidentsPerWeek, listItem, median, orderIdsInReason, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
+
+const T0 = "2026-08-10T15:00:00.000Z";
+const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
+
+function facts(over: Partial<IncidentFacts> = {}): IncidentFacts {
+  return {
+    trip: { id: 7, botId: "alpha", at: T0, reason: "unknown position SOLUSDT +98", actor: "bot", reconciliationId: 41 },
+    clear: null,
+    drifts: [
+      { symbol: "ETHUSDT", ours: 1, theirs: 2, qtyStep: 0.01, drift: "size_drift" },
+      { symbol: "SOLUSDT", ours: 0, theirs: 98, qtyStep: 0.01, drift: "unknown_position" },
+    ],
+    orders: [],
+    audit: [],
+    corrections: [],
+    ...over,
+  };
+}
+
+const audit = (id: number, seconds: number, action: string, target: string, detail: Record<string, unknown>, outcome = "applied") => ({
+  id,
+  at: at(seconds),
+  actor: "operator:ana",
+  action,
+  target,
+  outcome,
+  detail: JSON.stringify({ ...detail, input: {} }),
+});
+
+describe("telling an incident", () => {
+  it("names the drifting line the trip's reason names, and an open incident has no clear time", () => {
+    const s = tellIncident(facts());
+    expect(s.status).toBe("open");
+    expect(s.cause.drift).toMatchObject({ symbol: "SOLUSDT", ours: 0, theirs: 98 });
+    expect(s.symbol).toBe("SOLUSDT");
+    expect(s.durations).toEqual({ toFirstActionMs: null, toSettleMs: null, toClearMs: null });
+    expect(s.steps).toEqual([]);
+  });
+
+  it("finds the doubtful order on the drift's symbol and times the first action, the settle and the clear from the trip", () => {
+    const s = tellIncident(
+      facts({
+        clear: { id: 9, at: at(300), reason: "books agree again", actor: "operator:ben" },
+        orders: [
+          {
+            clientOrderId: "a1-00000000000000000001",
+            symbol: "SOLUSDT",
+            side: "buy",
+            qty: 98,
+            state: "filled",
+            events: [
+              { id: 1, at: at(-20), kind: "intent", actor: "bot", detail: "{}" },
+              { id: 2, at: at(-19), kind: "timeout", actor: "bot", detail: '{"attempt":1}' },
+              { id: 3, at: at(-5), kind: "status", actor: "bot", detail: '{"status":"unknown"}' },
+              { id: 4, at: at(60), kind: "error", actor: "bot", detail: '{"during":"lookup"}' },
+              { id: 5, at: at(150), kind: "operator", actor: "operator:ana", detail: '{"status":"filled","note":"saw it on the venue"}' },
+            ],
+          },
+          // Settled long before the trip: not behind it.
+          {
+            clientOrderId: "a1-00000000000000000000",
+            symbol: "SOLUSDT",
+            side: "sell",
+            qty: 1,
+            state: "filled",
+            events: [
+              { id: 0, at: at(-200), kind: "timeout", actor: "bot", detail: "{}" },
+              { id: 0, at: at(-190), kind: "lookup_found", actor: "bot", detail: '{"status":"filled"}' },
+            ],
+          },
+        ],
+        audit: [
+          audit(20, 45, "acknowledge_drift", "alpha/SOLUSDT", { note: "looking at the venue now" }),
+          audit(21, 100, "clear_halt", "alpha", { reason: "too early" }, "refused"),
+          audit(22, 150, "resolve_order_manual", "a1-00000000000000000001", { status: "filled", note: "saw it on the venue" }),
+        ],
+      }),
+    );
+    expect(s.status).toBe("cleared");
+    expect(s.order).toMatchObject({
+      clientOrderId: "a1-00000000000000000001",
+      doubtfulAt: at(-19),
+      settledAt: at(150),
+      settledBy: "operator:ana",
+      settledAs: "filled",
+    });
+    expect(s.durations).toEqual({ toFirstActionMs: 45_000, toSettleMs: 150_000, toClearMs: 300_000 });
+    expect(s.firstAction).toEqual({ at: at(45), actor: "operator:ana", what: "acknowledged the drift on SOLUSDT" });
+    // The refusal changed nothing; the operator's order event is the audited resolution, told once; the clear without the console from its breaker event.
+    expect(s.steps.map((x) => [x.what, x.note])).toEqual([
+      ["acknowledged the drift on SOLUSDT", "looking at the venue now"],
+      ["resolved order a1-00000000000000000001 by hand as filled", "saw it on the venue"],
+      ["cleared the halt", "books agree again"],
+    ]);
+    expect(s.steps.map((x) => x.mark)).toEqual(["acknowledge", "resolve", "clear"]);
+  });
+
+  it("finds the order a lost-order trip names, with no reconciliation behind it", () => {
+    const id = "b700-0123456789abcdef0123";
+    expect(orderIdsInReason(`order ${id} unknown: lookup failed`)).toEqual([id]);
+    expect(orderIdsInReason(`2 order(s) unknown after startup recovery: ${id}, a1-77`)).toEqual([id, "a1-77"]);
+    expect(orderIdsInReason("unknown position ETHUSDT +3")).toEqual([]);
+    const s = tellIncident(
+      facts({
+        trip: { id: 3, botId: "beta", at: T0, reason: `order ${id} unknown: lookup failed`, actor: "bot", reconciliationId: null },
+        drifts: [],
+        orders: [
+          {
+            clientOrderId: id,
+            symbol: "ETHUSDT",
+            side: "buy",
+            qty: 2,
+            state: "unknown",
+            events: [{ id: 1, at: at(-3), kind: "timeout", actor: "bot", detail: "{}" }],
+          },
+        ],
+      }),
+    );
+    expect(s.cause.drift).toBeNull();
+    expect(s.symbol).toBe("ETHUSDT");
+    expect(s.order).toMatchObject({ clientOrderId: id, settledAt: null, state: "unknown" });
+    expect(s.durations.toSettleMs).toBeNull();
+  });
+
+  it("tells a hand-made halt as the operator's, and its own audit entry is not an answer to it", () => {
+    const s = tellIncident(
+      facts({
+        trip: { id: 11, botId: "alpha", at: T0, reason: "venue maintenance at 15:00", actor: "operator:ana", reconciliationId: null },
+        drifts: [],
+        clear: { id: 12, at: at(600), reason: "maintenance over", actor: "operator:ben" },
+        audit: [
+          audit(30, 0, "halt_now", "alpha", { reason: "venue maintenance at 15:00" }),
+          audit(31, 590, "correct_book", "alpha/AAPL", { kind: "adopt_exchange", delta: -40 }),
+          { ...audit(32, 600, "clear_halt", "alpha", { reason: "maintenance over" }), actor: "operator:ben" },
+        ],
+        corrections: [
+          { id: 1, at: at(590), actor: "operator:ana", symbol: "AAPL", kind: "adopt_exchange", ours: 100, theirs: 60, delta: -40, note: "40 closed by hand" },
+        ],
+      }),
+    );
+    expect(s.cause).toMatchObject({ byHand: true, haltedBy: "operator:ana", drift: null, reason: "venue maintenance at 15:00" });
+    expect(s.symbol).toBeNull();
+    expect(s.firstAction?.what).toBe("corrected the book of AAPL to the exchange's size, -40");
+    expect(s.durations).toEqual({ toFirstActionMs: 590_000, toSettleMs: null, toClearMs: 600_000 });
+    expect(s.steps.map((x) => [x.actor, x.note])).toEqual([
+      ["operator:ana", "venue maintenance at 15:00"],
+      ["operator:ana", "40 closed by hand"],
+      ["operator:ben", "maintenance over"],
+    ]);
+    expect(s.steps.map((x) => x.mark)).toEqual(["other", "correction", "clear"]);
+  });
+});
+
+describe("the list and the weeks", () => {
+  it("takes the first action from the audit, or an operator's clear made without the console, whichever came first", () => {
+    const base = { id: 1, botId: "a", reason: "r", haltedBy: "bot", startedAt: T0 };
+    expect(listItem({ ...base, clearedAt: at(120), clearedBy: "operator:ana", firstAuditAt: null })).toMatchObject({
+      status: "cleared",
+      toFirstActionMs: 120_000,
+      toClearMs: 120_000,
+    });
+    expect(listItem({ ...base, clearedAt: at(120), clearedBy: "operator:ana", firstAuditAt: at(30) }).toFirstActionMs).toBe(30_000);
+    expect(listItem({ ...base, clearedAt: null, clearedBy: null, firstAuditAt: null })).toMatchObject({
+      status: "open",
+      toFirstActionMs: null,
+      toClearMs: null,
+    });
+  });
+
+  it("counts incidents per week from Monday UTC with the median time to clear, empty weeks included", () => {
+    expect(weekStart("2026-08-10T15:00:00.000Z")).toBe("2026-08-10T00:00:00.000Z"); // a Monday
+    expect(weekStart("2026-08-16T23:59:59.000Z")).toBe("2026-08-10T00:00:00.000Z"); // its Sunday
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 2, 3])).toBe(2.5);
+    expect(median([])).toBeNull();
+    const item = (startedAt: string, toClearMs: number | null) => ({
+      id: 1,
+      botId: "a",
+      cause: "",
+      haltedBy: "bot",
+      startedAt,
+      status: toClearMs === null ? ("open" as const) : ("cleared" as const),
+      toFirstActionMs: null,
+      toClearMs,
+    });
+    expect(
+      incidentsPerWeek([item("2026-08-11T00:00:00.000Z", 60_000), item("2026-08-12T00:00:00.000Z", 180_000), item("2026-08-26T00:00:00.000Z", null)]),
+    ).toEqual([
+      { week: "2026-08-10T00:00:00.000Z", incidents: 2, medianToClearMs: 120_000 },
+      { week: "2026-08-17T00:00:00.000Z", incidents: 0, medianToClearMs: null },
+      { week: "2026-08-24T00:00:00.000Z", incidents: 1, medianToClearMs: null },
+    ]);
+  });
+});
