@@ -79,6 +79,12 @@ const schema = z.object({
   DRIFTWATCH_AUDIT_KEY: optional(secret(32, "must be at least 32 characters (try: openssl rand -base64 48)")),
   /** Where the head of the audit chain is appended after every action. Default: audit-heads.jsonl beside the accounts file. */
   DRIFTWATCH_AUDIT_HEAD_FILE: optional(z.string().trim().min(1)),
+  /** Bearer token that GET /api/metrics requires when set (Prometheus: `authorization: { credentials: … }`). */
+  DRIFTWATCH_METRICS_TOKEN: optional(secret(16, "must be at least 16 characters")),
+  /** Alertmanager's base URL (http://127.0.0.1:9093): an acknowledgement then silences its page, a clear ends the silences it made. */
+  DRIFTWATCH_ALERTMANAGER_URL: optional(z.url({ protocol: /^https?$/ })),
+  /** The console's own address as people reach it (https://driftwatch.example), for links in alerts and notifications. */
+  DRIFTWATCH_PUBLIC_URL: optional(z.url({ protocol: /^https?$/ })),
 });
 
 /** Host names always allowed: the loopback addresses the console binds by default. */
@@ -109,6 +115,12 @@ export type Env = {
   /** undefined: lib/audit/key.ts generates and keeps one beside the accounts file. Never log it. */
   auditKey: string | undefined;
   auditHeadFile: string;
+  /** null: /api/metrics is open to whoever may read the console (it holds no account data and no secret). Never log it. */
+  metricsToken: string | null;
+  /** Base URL without a trailing slash; null: acknowledgements create no silences. */
+  alertmanagerUrl: string | null;
+  /** Base URL without a trailing slash; null: links are relative to wherever the reader opened the console. */
+  publicUrl: string | null;
 };
 
 export class EnvError extends Error {
@@ -156,6 +168,9 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     auditKey: v.DRIFTWATCH_AUDIT_KEY,
     // Configuration, not a project file: tell Turbopack not to trace it.
     auditHeadFile: path.resolve(/*turbopackIgnore: true*/ v.DRIFTWATCH_AUDIT_HEAD_FILE ?? path.join(path.dirname(accountsDbPath), "audit-heads.jsonl")),
+    metricsToken: v.DRIFTWATCH_METRICS_TOKEN ?? null,
+    alertmanagerUrl: v.DRIFTWATCH_ALERTMANAGER_URL ? v.DRIFTWATCH_ALERTMANAGER_URL.replace(/\/+$/, "") : null,
+    publicUrl: v.DRIFTWATCH_PUBLIC_URL ? v.DRIFTWATCH_PUBLIC_URL.replace(/\/+$/, "") : null,
   };
 }
 
