@@ -38,12 +38,18 @@ interface Planned {
   scenarios: ScenarioName[];
 }
 
-/** The opening act: each scenario's incident, on a clock a visitor can follow. */
+/**
+ * The opening act: each scenario's incident, on a clock a visitor can follow. Both halts a newcomer
+ * settles come in the first two minutes: beta's size drift (cleared by correcting its book) and
+ * alpha's lost reply that its own lookups cannot settle (a doubtful order, settled with "Check on
+ * exchange"). An order fault waits for the bot's next order, and alpha trades every minute or two,
+ * so its lost reply is armed early; the in-flight fill comes after it.
+ */
 const PLAN: Planned[] = [
   { afterMs: 6_000, botId: "beta", scenarios: ["double-buy-avoided"] },
-  { afterMs: 20_000, botId: "alpha", scenarios: ["in-flight"] },
+  { afterMs: 10_000, botId: "alpha", scenarios: ["lost-reply-unknown"] },
   { afterMs: 45_000, botId: "beta", scenarios: ["size-drift", "unknown-position"] },
-  { afterMs: 3 * 60_000, botId: "alpha", scenarios: ["lost-reply-unknown"] },
+  { afterMs: 3 * 60_000, botId: "alpha", scenarios: ["in-flight"] },
   { afterMs: 6 * 60_000, botId: "alpha", scenarios: ["unknown-position", "size-drift"] },
 ];
 

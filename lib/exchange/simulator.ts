@@ -177,7 +177,7 @@ export class SimExchange implements ExchangeAdapter {
     const fault = this.takeFault({ on: "find", ...query });
     if (fault?.on === "find") {
       if (fault.fault === "rate_limit") throw new RateLimitError(fault.retryAfterMs ?? 1000);
-      if (fault.fault === "lookup_fail") throw new LookupFailedError(`lookup of ${query.clientOrderId} failed`);
+      if (fault.fault === "lookup_fail") throw new LookupFailedError(`no answer from the venue about ${query.clientOrderId}: connection reset`);
       const afterMs = fault.afterMs ?? this.timeoutMs;
       throw new LookupFailedError(`lookup of ${query.clientOrderId} timed out`, { cause: new SendTimeoutError(afterMs) });
     }
