@@ -80,7 +80,7 @@ export function IncidentList({
                 <li key={i.id} data-testid="incident-row" data-incident={i.id} data-status={i.status} className="py-2">
                   <div className="flex flex-wrap items-baseline gap-x-2">
                     <Link href={incidentStoryHref(i.id)} className="font-semibold underline">
-                      #{i.id} <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>
+                      <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>
                     </Link>
                     <span className={`rounded px-1.5 text-xs font-bold uppercase text-white ${i.status === "open" ? "bg-red-700" : "bg-emerald-800"}`}>
                       {i.status}

@@ -42,6 +42,12 @@ export const TRIP_SQL = `SELECT id, bot_id AS botId, at, reason, actor, reconcil
 export const CLEAR_SQL = `SELECT id, at, reason, actor FROM breaker_events
   WHERE bot_id = ? AND at >= ? AND kind = 'clear' AND (at > ? OR id > ?) ORDER BY at, id LIMIT 1`;
 
+/** The bot's clear before this trip, and its trip after this clear: the neighbours a story's margins must not reach into. */
+export const PREVIOUS_CLEAR_SQL = `SELECT at FROM breaker_events
+  WHERE bot_id = ? AND at <= ? AND kind = 'clear' AND (at < ? OR id < ?) ORDER BY at DESC, id DESC LIMIT 1`;
+export const NEXT_TRIP_SQL = `SELECT at FROM breaker_events
+  WHERE bot_id = ? AND at >= ? AND kind = 'trip' AND (at > ? OR id > ?) ORDER BY at, id LIMIT 1`;
+
 const ORDER_COLUMNS = `client_order_id AS clientOrderId, symbol, side, qty, state`;
 
 /** Audit entries aimed at a bot: its id, `bot/symbol`, or one of its orders (looked up by primary key). */
@@ -132,6 +138,11 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
     to: new Date(ceilToMinute(Math.max(Date.parse(end), Date.parse(trip.at)) + STORY_MARGIN_MS)).toISOString(),
   };
   const read = getIncidentTimeline({ db, window, filters: { bot: trip.botId, kinds: [...INCIDENT_KINDS] }, names: params.names });
+  // The margins show what led to the trip and what followed the clear, never the bot's previous or
+  // next incident: a clear and a trip two minutes apart would otherwise be told in both stories.
+  const previousClear = (statement(client, PREVIOUS_CLEAR_SQL).get(trip.botId, trip.at, trip.at, trip.id) as { at: string } | undefined)?.at ?? null;
+  const nextTrip = clear ? ((statement(client, NEXT_TRIP_SQL).get(trip.botId, clear.at, clear.at, clear.id) as { at: string } | undefined)?.at ?? null) : null;
+  const events = read.events.filter((e) => (previousClear === null || e.at > previousClear) && (nextTrip === null || e.at < nextTrip));
   const chart =
     story.symbol === null
       ? null
@@ -146,7 +157,7 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
   return {
     story,
     window,
-    timeline: { ...collapseTimeline(read.events), events: read.events.length, capped: read.capped },
+    timeline: { ...collapseTimeline(events), events: events.length, capped: read.capped },
     chart,
     readAt: now.toISOString(),
   };

@@ -172,6 +172,39 @@ describe("one incident, told from the journal", () => {
     expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({ id, haltedBy: "operator:ana", status: "open" });
   });
 
+  it("tells neither neighbour: the margins stop at the bot's previous clear and its next trip", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    // A hand-made halt 30 s after bot-a's clear: inside the first story's two-minute margin.
+    const at = later(s.botA.clearAt, 30).toISOString();
+    const handHalt = w
+      .transaction(() => {
+        w.prepare(
+          `UPDATE breakers SET halted = 1, reason = 'drill', changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'bot-a'`,
+        ).run(at);
+        return Number(
+          w
+            .prepare(
+              `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('bot-a', ?, 'trip', 'drill', 'operator:ana', NULL)`,
+            )
+            .run(at).lastInsertRowid,
+        );
+      })
+      .immediate();
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const now = later(at, 60);
+    const times = (id: number) => getIncidentStory({ db: c.db, id, now })!.timeline.rows.flatMap((r) => [r.firstAt, r.lastAt]);
+    const first = times(s.botA.tripId);
+    expect(first.length).toBeGreaterThan(0);
+    expect(first.every((t) => t < at)).toBe(true);
+    const second = times(handHalt);
+    expect(second.length).toBeGreaterThan(0);
+    expect(second.every((t) => t > s.botA.clearAt)).toBe(true);
+  });
+
   it("is null for an id that is no trip", async () => {
     const { s, db } = await scenarioWithActions();
     expect(getIncidentStory({ db, id: s.botA.clearId, now: new Date() })).toBeNull();
