@@ -105,8 +105,11 @@ test.describe("a flood of action posts from strangers and viewers", () => {
     // Every post answered with a refusal: the first ones by the guard, the rest by the limit.
     expect([...replies.keys()].sort()).toEqual(["anonymous limited", "anonymous turned away", "vic limited", "vic turned away"]);
     expect(replies.get("anonymous turned away")! + replies.get("anonymous limited")!).toBe(POSTS / 2);
-    expect(replies.get("anonymous limited")).toBeGreaterThan(POSTS / 2 - 200);
-    expect(replies.get("vic limited")).toBeGreaterThan(POSTS / 2 - 200);
+    // 60 posts a minute each: however long the flood took (on a loaded machine, minutes), at most
+    // 60 per minute it spanned got past the limit to be turned away; the rest were limited.
+    const allowance = 60 * (Math.floor(seconds / 60) + 2);
+    expect(replies.get("anonymous turned away")).toBeLessThanOrEqual(allowance);
+    expect(replies.get("vic turned away")).toBeLessThanOrEqual(allowance);
 
     // Nothing reached the bot's journal.
     expect(journalBytes() - bytesBefore).toBe(0);
