@@ -17,11 +17,23 @@ import { signedQty } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
 
 /**
- * The bot, its live clear checklist, and the clear form. The breaker version the page loaded with
- * is what the form sends: if the breaker moves meanwhile, the clear is refused and the operator
- * looks again.
+ * The bot, its live clear checklist, and the clear form. The breaker version of the halt the
+ * operator saw is what the form sends: the version the page loaded with, or, when the bot was running
+ * then, the version of the halt as this panel first showed it (the operator's own Halt now, or a
+ * trip that came in while they watched). If the breaker moves after that, the clear is refused and
+ * the operator looks again.
  */
-export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId: string; loadedBreakerVersion: number | null; canAct: boolean }) {
+export function ClearHaltPanel({
+  botId,
+  loadedBreakerVersion,
+  loadedHalted,
+  canAct,
+}: {
+  botId: string;
+  loadedBreakerVersion: number | null;
+  loadedHalted: boolean;
+  canAct: boolean;
+}) {
   const query = useQuery(botClearQuery(botId));
   const clear = useKeptForm(clearHaltAction);
   const { result, action, pending } = clear;
@@ -29,12 +41,20 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
   const id = useId();
   // A drift whose form was sent stays listed (with its answer) after the poll stops listing it.
   const [sent, setSent] = useState<ReadonlyMap<string, UnacknowledgedDrift>>(new Map());
+  const [seen, setSeen] = useState({ version: loadedBreakerVersion, halted: loadedHalted });
   const view = query.data;
+  // A halt this panel shows after it showed the bot running is the halt the operator sees (their own
+  // Halt now, or a trip that came in while they watched): adopt its version. A halt replaced by another
+  // between two polls keeps the old version, and the clear is refused. (State adjusted while
+  // rendering, as React's docs advise for values derived from new data.)
+  const breaker = view?.bot.breaker;
+  if (breaker && !breaker.halted && (seen.halted || seen.version !== breaker.version)) setSeen({ version: breaker.version, halted: false });
+  if (breaker?.halted && !seen.halted) setSeen({ version: breaker.version, halted: true });
   if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
   const halted = view.bot.breaker?.halted ?? false;
   const missing = view.items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
-  const moved = loadedBreakerVersion !== null && currentVersion !== loadedBreakerVersion;
+  const moved = seen.version !== null && currentVersion !== seen.version;
   // Once the poll lists a sent drift as acknowledged, it moves there: no form, no button, who and when.
   const acknowledged = new Set(view.acknowledged.map((a) => a.symbol));
   const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol) && !acknowledged.has(d.symbol))].sort(
@@ -138,13 +158,13 @@ export function ClearHaltPanel({ botId, loadedBreakerVersion, canAct }: { botId:
             )}
             {moved && (
               <p role="alert" className="rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-                The breaker changed since this page was loaded (version {loadedBreakerVersion} → {currentVersion}). Reload before clearing.
+                The breaker changed since this page was loaded (version {seen.version} → {currentVersion}). Reload before clearing.
               </p>
             )}
             {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} />}
             <form key={clear.key} action={action} className="space-y-2">
               <input type="hidden" name="botId" value={botId} />
-              <input type="hidden" name="breakerVersion" value={loadedBreakerVersion ?? ""} />
+              <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
               <div>
                 <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
                   Why it is safe to resume

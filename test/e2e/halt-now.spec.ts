@@ -32,6 +32,20 @@ test.describe("Halt now", () => {
   let server: ConsoleServer;
   let bot: ReturnType<typeof botOnSim>;
 
+  /** The bot reconciles clean and beats after the halt, then the operator clears it on the bot page they are on. */
+  async function clearFromBotPage(page: Page, reason: string) {
+    bot.sim.advance(Math.max(1, Date.now() - bot.sim.now().getTime()));
+    await bot.writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
+    bot.writer.heartbeat();
+    const main = page.locator("main");
+    await main.getByLabel("Why it is safe to resume").fill(reason);
+    await main.getByLabel("Type the bot id to confirm").fill("bot-a");
+    await expect(main.getByRole("button", { name: "Clear halt" })).toBeEnabled();
+    await main.getByRole("button", { name: "Clear halt" }).click();
+    await expect(main.getByTestId("action-ok").filter({ hasText: "Cleared." })).toBeVisible();
+    await expect(main.getByTestId("breaker-state")).toHaveText("not halted");
+  }
+
   test.beforeAll(async () => {
     // A running bot: a position, then clean cycles up to the wall clock.
     bot = botOnSim({ startAt: new Date(Date.now() - 2 * 60_000) });
@@ -147,5 +161,22 @@ test.describe("Halt now", () => {
     await expect(card.getByTestId("review-and-clear")).toHaveAttribute("href", "/bots/bot-a");
     await page.goto(`${server.url}/breakers`);
     await expect(page.locator("main").getByTestId("sign-in-to-clear")).toContainText("sign in as an operator to clear");
+  });
+
+  test("halting from the bot page, then clearing there: the operator's own halt is the one they saw, no 'reload before clearing'", async ({ page }) => {
+    await signIn(page, server.url, ana);
+    const main = page.locator("main");
+    // Clear the halt of the test before (the bot reconciles clean after it), so bot-a runs again.
+    await page.goto(`${server.url}/bots/bot-a`);
+    await clearFromBotPage(page, "drill over");
+    await expect(main.getByTestId("halt-now")).toBeVisible();
+
+    // This page loaded on a running bot; the operator halts it here.
+    await main.getByTestId("halt-now").getByText("Halt now").click();
+    await main.getByTestId("halt-now").getByLabel("Why halt it").fill(REASON);
+    await main.getByTestId("halt-now").getByRole("button", { name: "Halt bot-a" }).click();
+    await expect(main.getByTestId("breaker-state")).toHaveText("halted");
+    await expect(main.getByText("The breaker changed since this page was loaded")).toHaveCount(0);
+    await clearFromBotPage(page, "halted by mistake");
   });
 });

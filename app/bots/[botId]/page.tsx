@@ -36,7 +36,12 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
     <HydrationBoundary state={dehydrate(client)}>
       {/* The card inside shows "Halt now" to operators: it reads canAct from this provider. */}
       <CanActProvider canAct={operator}>
-        <ClearHaltPanel botId={botId} loadedBreakerVersion={view.bot.breaker?.version ?? null} canAct={operator} />
+        <ClearHaltPanel
+          botId={botId}
+          loadedBreakerVersion={view.bot.breaker?.version ?? null}
+          loadedHalted={view.bot.breaker?.halted ?? false}
+          canAct={operator}
+        />
       </CanActProvider>
     </HydrationBoundary>
   );
