@@ -5,7 +5,8 @@
  *   2. the few malformed requests Next itself would answer with a 500 get a 4xx instead
  *      (lib/http/request-limits.ts), an action post's body included;
  *   3. with DRIFTWATCH_REQUIRE_SIGN_IN, a reader who is not signed in is sent to sign in (pages) or
- *      refused (JSON routes, posts): lib/auth/read-gate.ts;
+ *      refused (JSON routes, posts): lib/auth/read-gate.ts; GET /api/metrics passes when
+ *      DRIFTWATCH_METRICS_TOKEN is set, since the route checks that token itself;
  *   4. without a trusted proxy, the client's own X-Forwarded-For is dropped, so that Next fills it
  *      from the socket (base-server.js, after this proxy) and per-client limits key on the peer;
  *   5. pages get a Content-Security-Policy with a fresh nonce, which Next reads from the request
@@ -88,7 +89,14 @@ export async function proxy(request: NextRequest) {
     } catch (error) {
       reportAuthProblem(error); // no accounts file: nobody is signed in, and the log says why
     }
-    const gate = readGate({ required: true, signedIn, method: request.method, pathname, search: request.nextUrl.search });
+    const gate = readGate({
+      required: true,
+      signedIn,
+      method: request.method,
+      pathname,
+      search: request.nextUrl.search,
+      metricsToken: config.metricsToken !== null,
+    });
     if (gate.kind === "unauthorized") return refusal(request, 401, gate.message.replace(/\.$/, ""));
     if (gate.kind === "sign_in") {
       const response = NextResponse.redirect(new URL(gate.location, request.url), 303);

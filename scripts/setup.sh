@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Installs what the tests need on a Debian machine: Chromium and the sqlite3 tool from Debian
-# (browsers are never downloaded by Playwright here), then the locked npm dependencies.
+# Installs what the tests need on a Debian machine: Chromium, the sqlite3 tool, Prometheus (with
+# promtool) and Alertmanager from Debian (browsers are never downloaded by Playwright here), then
+# the locked npm dependencies. Only the binaries are wanted: the tests start their own Prometheus
+# and Alertmanager on free loopback ports, so the services the packages start are stopped again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 [ -x /usr/lib/chromium/chromium ] || [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
+{ command -v prometheus && command -v promtool; } >/dev/null || need+=(prometheus)
+{ command -v prometheus-alertmanager && command -v amtool; } >/dev/null || need+=(prometheus-alertmanager)
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "setup: installing ${need[*]} from Debian"
@@ -18,6 +24,12 @@ if [ ${#need[@]} -gt 0 ]; then
   else
     echo "setup: please install ${need[*]} (Debian: apt-get install ${need[*]}), then run this again" >&2
     exit 1
+  fi
+  # Installed just now: the packages' own services (port 9090, 9093) are not the tests' and not wanted.
+  if [ -d /run/systemd/system ]; then
+    for unit in prometheus prometheus-alertmanager; do
+      if [[ " ${need[*]} " == *" $unit "* ]]; then "${sudo[@]}" systemctl disable --now "$unit" >/dev/null 2>&1 || true; fi
+    done
   fi
 fi
 

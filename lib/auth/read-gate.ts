@@ -15,8 +15,24 @@ const OPEN_PATHS = ["/login", "/favicon.svg", "/favicon-halted.svg", "/favicon-u
 
 export const SIGN_IN_REQUIRED_MESSAGE = "Sign in to read this console (it runs with DRIFTWATCH_REQUIRE_SIGN_IN=1).";
 
-export function readGate(req: { required: boolean; signedIn: boolean; method: string; pathname: string; search: string }): ReadGate {
+/** Prometheus's scrape: it proves itself with DRIFTWATCH_METRICS_TOKEN (checked by the route), never a session. */
+export const METRICS_PATH = "/api/metrics";
+
+export const METRICS_NEED_TOKEN_MESSAGE =
+  "This console requires sign-in, so GET /api/metrics needs a token instead: set DRIFTWATCH_METRICS_TOKEN and give Prometheus the same one (docs/alerting.md).";
+
+export function readGate(req: {
+  required: boolean;
+  signedIn: boolean;
+  method: string;
+  pathname: string;
+  search: string;
+  /** DRIFTWATCH_METRICS_TOKEN is set: the metrics route checks it, so the gate lets the scrape through. */
+  metricsToken?: boolean;
+}): ReadGate {
   if (!req.required || req.signedIn) return { kind: "pass" };
+  if (req.pathname === METRICS_PATH && (req.method === "GET" || req.method === "HEAD"))
+    return req.metricsToken ? { kind: "pass" } : { kind: "unauthorized", message: METRICS_NEED_TOKEN_MESSAGE };
   if (OPEN_PATHS.includes(req.pathname) || req.pathname.startsWith("/_next/")) return { kind: "pass" };
   if (req.pathname.startsWith("/api/") || (req.method !== "GET" && req.method !== "HEAD")) return { kind: "unauthorized", message: SIGN_IN_REQUIRED_MESSAGE };
   const back = `${req.pathname}${req.search}`;

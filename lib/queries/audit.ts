@@ -1,6 +1,7 @@
 import "server-only";
 import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { GENESIS } from "../audit/chain";
 import { auditLog, type AuditRow } from "../db/schema";
 
 export interface AuditView {
@@ -43,7 +44,6 @@ export function listAudit(params: { db: JournalDb; actor?: string | null; action
     .orderBy(desc(auditLog.id))
     .limit(AUDIT_PAGE + 1)
     .all();
-  const head = db.get<Pick<AuditRow, "id" | "hash" | "at"> | undefined>(sql`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`);
   // Distinct values walk their indexes; the list is bounded so a flood of names cannot bloat the page.
   const actors = db.all<{ v: string }>(sql`SELECT DISTINCT actor AS v FROM audit_log ORDER BY actor LIMIT 200`).map((r) => r.v);
   const actions = db.all<{ v: string }>(sql`SELECT DISTINCT action AS v FROM audit_log ORDER BY action LIMIT 50`).map((r) => r.v);
@@ -51,7 +51,20 @@ export function listAudit(params: { db: JournalDb; actor?: string | null; action
     entries: rows.slice(0, AUDIT_PAGE),
     actors,
     actions,
-    head: head ? { entries: head.id, hash: head.hash, lastAt: head.at } : { entries: 0, hash: "genesis", lastAt: null },
+    head: getAuditHead({ db }),
     nextBefore: rows.length > AUDIT_PAGE ? rows[AUDIT_PAGE - 1]!.id : null,
   };
+}
+
+/** The chain's length and its last hash ("genesis" before the first entry): one seek on the primary key. */
+export function getAuditHead({ db }: { db: JournalDb }): AuditView["head"] {
+  const head = db.get<Pick<AuditRow, "id" | "hash" | "at"> | undefined>(sql`SELECT id, hash, at FROM audit_log ORDER BY id DESC LIMIT 1`);
+  return head ? { entries: head.id, hash: head.hash, lastAt: head.at } : { entries: 0, hash: GENESIS, lastAt: null };
+}
+
+/** How many entries each action has per outcome (applied, refused): one walk of the action index. */
+export function countAuditActions({ db }: { db: JournalDb }): { action: string; outcome: AuditRow["outcome"]; count: number }[] {
+  return db.all<{ action: string; outcome: AuditRow["outcome"]; count: number }>(
+    sql`SELECT action, outcome, count(*) AS count FROM audit_log GROUP BY action, outcome ORDER BY action, outcome`,
+  );
 }

@@ -38,6 +38,8 @@ export interface OverviewLine {
 
 export interface OverviewBot extends BotSummary {
   doubtfulOrders: number;
+  /** When the oldest of them was written (its intent's created_at); null when none is doubtful. */
+  oldestDoubtfulAt: string | null;
   symbolsInDrift: number;
   unknownPositions: number;
 }
@@ -51,7 +53,7 @@ export interface Overview {
 }
 
 const DOUBTFUL_COUNT_SQL = `
-  SELECT bot_id AS botId, count(*) AS n FROM orders
+  SELECT bot_id AS botId, count(*) AS n, min(created_at) AS oldest FROM orders
   WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
   GROUP BY bot_id`;
 
@@ -80,7 +82,7 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
   const bots = listBots(params);
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
 
-  const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number }[]).map((r) => [r.botId, r.n]));
+  const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number; oldest: string }[]).map((r) => [r.botId, r]));
 
   const rows = statement(db, LINES_SQL).all() as {
     botId: string;
@@ -157,7 +159,8 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
     }
     return {
       ...b,
-      doubtfulOrders: doubtful.get(b.botId) ?? 0,
+      doubtfulOrders: doubtful.get(b.botId)?.n ?? 0,
+      oldestDoubtfulAt: doubtful.get(b.botId)?.oldest ?? null,
       symbolsInDrift: mine.filter((l) => l.drift !== "none").length,
       unknownPositions: mine.filter((l) => l.drift === "unknown_position").length,
     };

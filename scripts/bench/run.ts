@@ -280,6 +280,17 @@ async function main() {
       quantile(doubtful.latencies, 0.95) <= 10 && doubtful.errors === 0,
     );
 
+    // Prometheus's scrape, as one Prometheus every 15 s would make it: one request at a time.
+    const scrape = await timeRequests(`${big20.url}/api/metrics`, 30);
+    const series = scrape.last.split("\n").filter((l) => l.startsWith("driftwatch_")).length;
+    figures.metrics = { p50: quantile(scrape.latencies, 0.5), p95: quantile(scrape.latencies, 0.95), series, bytes: Buffer.byteLength(scrape.last) };
+    row(
+      "Prometheus scrape (GET /api/metrics)",
+      "≤ 20 ms at p95 (one scrape every 15 s)",
+      `p50 ${ms(quantile(scrape.latencies, 0.5))}, p95 ${ms(quantile(scrape.latencies, 0.95))} (${series} series, ${(Buffer.byteLength(scrape.last) / 1024).toFixed(1)} KB)`,
+      quantile(scrape.latencies, 0.95) <= 20 && scrape.errors === 0 && scrape.last.includes('driftwatch_journal_readable{reason=""} 1'),
+    );
+
     const hourTo = new Date(Math.floor(Date.parse(bounds.last) / 60_000) * 60_000).toISOString();
     const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
     const incident = await timeRequests(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readGate, SIGN_IN_REQUIRED_MESSAGE } from "@/lib/auth/read-gate";
+import { METRICS_NEED_TOKEN_MESSAGE, readGate, SIGN_IN_REQUIRED_MESSAGE } from "@/lib/auth/read-gate";
 
 const req = (over: Partial<Parameters<typeof readGate>[0]> = {}) => ({ required: true, signedIn: false, method: "GET", pathname: "/", search: "", ...over });
 
@@ -36,5 +36,20 @@ describe("reading a console that requires sign-in", () => {
   it("does not take a look-alike of an open path for it", () => {
     expect(readGate(req({ pathname: "/login/../audit" })).kind).not.toBe("pass");
     expect(readGate(req({ pathname: "/loginx" })).kind).toBe("sign_in");
+  });
+
+  it("lets Prometheus scrape /api/metrics without a session when a metrics token is set (the route checks the token)", () => {
+    expect(readGate(req({ pathname: "/api/metrics", metricsToken: true }))).toEqual({ kind: "pass" });
+    expect(readGate(req({ pathname: "/api/overview", metricsToken: true }))).toEqual({ kind: "unauthorized", message: SIGN_IN_REQUIRED_MESSAGE });
+    expect(readGate(req({ method: "POST", pathname: "/api/metrics", metricsToken: true }))).toEqual({
+      kind: "unauthorized",
+      message: SIGN_IN_REQUIRED_MESSAGE,
+    });
+  });
+
+  it("refuses the scrape without a token when sign-in is required, saying to set DRIFTWATCH_METRICS_TOKEN", () => {
+    expect(readGate(req({ pathname: "/api/metrics" }))).toEqual({ kind: "unauthorized", message: METRICS_NEED_TOKEN_MESSAGE });
+    expect(METRICS_NEED_TOKEN_MESSAGE).toContain("DRIFTWATCH_METRICS_TOKEN");
+    expect(readGate(req({ pathname: "/api/metrics", signedIn: true }))).toEqual({ kind: "pass" });
   });
 });

@@ -42,6 +42,7 @@ const SENSITIVE: Record<string, string> = {
   "lib/env.ts": "reads process.env, secrets included",
   "lib/exchange/venue-gateway.ts": "talks to the venue gateway with its token",
   "lib/http/allowed-host.ts": "reads the settings",
+  "lib/http/metrics.ts": "checks the metrics token",
   "lib/queries/read.ts": "reads the settings",
 };
 
