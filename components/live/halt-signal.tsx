@@ -9,6 +9,7 @@ import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { visibleText } from "@/lib/text/visible-text";
 import { useChainedPoll } from "./use-chained-poll";
+import { useDeskNotifications } from "./use-desk-notifications";
 import { useHydrated } from "./use-hydrated";
 import { useNow } from "./use-now";
 
@@ -21,7 +22,8 @@ import { useNow } from "./use-now";
  *
  * One home, the root layout, fed by the overview's query (O(bots + symbols)), which keeps polling
  * every 2 s in a background tab, on timers chained from each answer, which Chromium does not slow
- * to once a minute as it does a hidden tab's intervals (use-chained-poll.ts). A hidden tab
+ * to once a minute as it does a hidden tab's intervals (use-chained-poll.ts);
+ * the same answers feed the opt-in desktop notifications (use-desk-notifications.ts). A hidden tab
  * is not by itself unknown: only an answer older than TOO_OLD_MS is. The favicon has one owner,
  * <Favicon/>: changing a <link> React rendered from outside React loses the change when React
  * hydrates or re-renders it (two icons, the healthy one last).
@@ -75,6 +77,7 @@ export function HaltSignal() {
     causes.push(`no update for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
   }
   if (data) causes.push(...data.alarms);
+  useDeskNotifications(data);
   // Only the browser knows whether the data is current; the server's HTML and hydration show nothing.
   const state = !hydrated || !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
 
