@@ -9,6 +9,7 @@ import { overviewQuery } from "@/lib/query-options/overview";
 import { readScreen } from "@/lib/queries/read";
 import { loadOverview } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
+import { DeskNotifyToggle } from "@/components/live/desk-notify-toggle";
 
 export default async function OverviewPage() {
   // Read the journal per request, never at build time.
@@ -30,6 +31,7 @@ export default async function OverviewPage() {
       <HydrationBoundary state={dehydrate(client)}>
         <OverviewLive canAct={canAct(await getActor())} />
       </HydrationBoundary>
+      <DeskNotifyToggle />
     </div>
   );
 }

@@ -5,8 +5,11 @@ import { usePathname } from "next/navigation";
 import { useEffect, useSyncExternalStore } from "react";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { LiveReadError } from "@/lib/query-options/fetch-api";
-import { overviewQuery } from "@/lib/query-options/overview";
+import { haltSignalQuery } from "@/lib/query-options/overview";
+import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { visibleText } from "@/lib/text/visible-text";
+import { useChainedPoll } from "./use-chained-poll";
+import { useDeskNotifications } from "./use-desk-notifications";
 import { useHydrated } from "./use-hydrated";
 import { useNow } from "./use-now";
 
@@ -18,14 +21,16 @@ import { useNow } from "./use-now";
  * "? · ", the favicon shows "?" and the banner says UNKNOWN, never a plain, healthy tab.
  *
  * One home, the root layout, fed by the overview's query (O(bots + symbols)), which keeps polling
- * in a background tab. The favicon has one owner, <Favicon/>: changing a <link> React rendered from
- * outside React loses the change when React hydrates or re-renders it (two icons, the healthy one last).
+ * every 2 s in a background tab, on timers chained from each answer, which Chromium does not slow
+ * to once a minute as it does a hidden tab's intervals (use-chained-poll.ts);
+ * the same answers feed the opt-in desktop notifications (use-desk-notifications.ts). A hidden tab
+ * is not by itself unknown: only an answer older than TOO_OLD_MS is. The favicon has one owner,
+ * <Favicon/>: changing a <link> React rendered from outside React loses the change when React
+ * hydrates or re-renders it (two icons, the healthy one last).
  */
 const PLAIN = "/favicon.svg";
 const HALTED = "/favicon-halted.svg";
 const UNKNOWN = "/favicon-unknown.svg";
-/** Slower than a page's own poll: it also runs in background tabs, which browsers throttle anyway. */
-const SIGNAL_INTERVAL_MS = 2_000;
 /** No answer for this long: the poll has stopped, and the console cannot tell. */
 const TOO_OLD_MS = 8_000;
 const PREFIX = /^(HALTED · |\? · )+/;
@@ -57,7 +62,9 @@ export function HaltSignal() {
   const pathname = usePathname();
   // The sign-in page reads nothing: it must not poll, nor alarm a reader who is not signed in yet.
   const active = pathname !== "/login";
-  const query = useQuery({ ...overviewQuery(), enabled: active, refetchInterval: SIGNAL_INTERVAL_MS, refetchIntervalInBackground: true });
+  const query = useQuery({ ...haltSignalQuery(), enabled: active });
+  // Joins a fetch already on its way (the overview page's own poll) rather than cancelling it.
+  useChainedPoll(() => query.refetch({ cancelRefetch: false }), SIGNAL_INTERVAL_MS, active);
   const now = useNow();
   const hydrated = useHydrated();
   const data = active ? query.data : undefined;
@@ -70,6 +77,7 @@ export function HaltSignal() {
     causes.push(`no update for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
   }
   if (data) causes.push(...data.alarms);
+  useDeskNotifications(data);
   // Only the browser knows whether the data is current; the server's HTML and hydration show nothing.
   const state = !hydrated || !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
 

@@ -40,6 +40,8 @@ export interface OverviewBot extends BotSummary {
   doubtfulOrders: number;
   /** When the oldest of them was written (its intent's created_at); null when none is doubtful. */
   oldestDoubtfulAt: string | null;
+  /** The newest doubtful orders (up to NEWEST_DOUBTFUL), newest first: what a desktop notification names. */
+  newestDoubtful: { clientOrderId: string; symbol: string }[];
   symbolsInDrift: number;
   unknownPositions: number;
 }
@@ -56,6 +58,18 @@ const DOUBTFUL_COUNT_SQL = `
   SELECT bot_id AS botId, count(*) AS n, min(created_at) AS oldest FROM orders
   WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
   GROUP BY bot_id`;
+
+/** Enough for "new since the last poll" in any sane incident; the count above stays exact. */
+const NEWEST_DOUBTFUL = 20;
+
+const NEWEST_DOUBTFUL_SQL = `
+  SELECT botId, clientOrderId, symbol FROM (
+    SELECT bot_id AS botId, client_order_id AS clientOrderId, symbol,
+           row_number() OVER (PARTITION BY bot_id ORDER BY created_at DESC, client_order_id DESC) AS n
+    FROM orders
+    WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
+  ) WHERE n <= ${NEWEST_DOUBTFUL}
+  ORDER BY botId, n`;
 
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
 const LINES_SQL = `
@@ -83,6 +97,12 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
 
   const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number; oldest: string }[]).map((r) => [r.botId, r]));
+  const newestDoubtful = new Map<string, { clientOrderId: string; symbol: string }[]>();
+  for (const r of statement(db, NEWEST_DOUBTFUL_SQL).all(cutoff) as { botId: string; clientOrderId: string; symbol: string }[]) {
+    const list = newestDoubtful.get(r.botId) ?? [];
+    list.push({ clientOrderId: r.clientOrderId, symbol: r.symbol });
+    newestDoubtful.set(r.botId, list);
+  }
 
   const rows = statement(db, LINES_SQL).all() as {
     botId: string;
@@ -161,6 +181,7 @@ export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs
       ...b,
       doubtfulOrders: doubtful.get(b.botId)?.n ?? 0,
       oldestDoubtfulAt: doubtful.get(b.botId)?.oldest ?? null,
+      newestDoubtful: newestDoubtful.get(b.botId) ?? [],
       symbolsInDrift: mine.filter((l) => l.drift !== "none").length,
       unknownPositions: mine.filter((l) => l.drift === "unknown_position").length,
     };

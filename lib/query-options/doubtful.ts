@@ -1,7 +1,8 @@
 /** The doubtful orders' query, one definition for the server's prefetch and the client's poll. */
 import { queryOptions } from "@tanstack/react-query";
 import type { DoubtfulOrder } from "../queries/doubtful";
-import { LIVE_INTERVAL_MS, fetchApi } from "./fetch-api";
+import { fetchApi } from "./fetch-api";
+import { livePolling } from "./poll";
 
 export type DoubtfulList = { orders: DoubtfulOrder[]; total: number };
 
@@ -9,6 +10,5 @@ export const doubtfulQuery = (bot: string | null) =>
   queryOptions({
     queryKey: ["doubtful", bot ?? ""] as const,
     queryFn: () => fetchApi<DoubtfulList>(`/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
-    refetchInterval: LIVE_INTERVAL_MS,
-    refetchIntervalInBackground: false,
+    ...livePolling(),
   });

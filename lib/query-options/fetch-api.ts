@@ -1,12 +1,10 @@
 /**
- * What every screen's query options share: the poll interval and the fetch of a GET route's
- * ApiResult. The options themselves, one file per screen beside this one, are the one definition
+ * What every screen's query options share: the fetch of a GET route's ApiResult (and, in ./poll.ts,
+ * how often). The options themselves, one file per screen beside this one, are the one definition
  * for the server's prefetch and the client's polling; the client polls every second while the tab
- * is visible, and TanStack Query pauses the interval while the tab is hidden.
+ * is visible and every 5 s while it is hidden.
  */
 import type { ApiResult } from "../http/api-result";
-
-export const LIVE_INTERVAL_MS = 1_000;
 
 /**
  * Why a read failed, for the banner's headline: the browser could not reach the console at all,

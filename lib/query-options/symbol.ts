@@ -7,7 +7,8 @@ import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import type { SymbolChart } from "../queries/symbol-chart";
 import type { SymbolLookup, SymbolState } from "../queries/symbol";
 import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
-import { fetchApi, LIVE_INTERVAL_MS } from "./fetch-api";
+import { fetchApi } from "./fetch-api";
+import { LIVE_INTERVAL_MS, livePolling, pollInterval, tabHidden } from "./poll";
 
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */
 const WIDE_INTERVAL_MS = 2_000;
@@ -22,8 +23,7 @@ export const symbolStateQuery = (p: { botId: string; symbol: string; ordersLimit
   queryOptions({
     queryKey: ["symbol", p.botId, p.symbol, "state", p.ordersLimit] as const,
     queryFn: () => fetchApi<SymbolStateResult>(`${apiPath(p.botId, p.symbol)}?orders=${p.ordersLimit}`),
-    refetchInterval: LIVE_INTERVAL_MS,
-    refetchIntervalInBackground: false,
+    ...livePolling(),
     // "Show more" asks for a longer page: keep the shorter one on screen until it arrives.
     placeholderData: keepPreviousData,
   });
@@ -34,6 +34,8 @@ export const symbolChartQuery = (p: { botId: string; symbol: string; range: Symb
     queryFn: () => fetchApi<SymbolChart>(`${apiPath(p.botId, p.symbol)}/chart${rangeToQuery(p.range)}`),
     // A window wholly in the past never changes: read it once.
     refetchInterval: (q) =>
-      q.state.data && !q.state.data.window.live ? false : p.range.kind === "15m" || p.range.kind === "1h" ? LIVE_INTERVAL_MS : WIDE_INTERVAL_MS,
-    refetchIntervalInBackground: false,
+      q.state.data && !q.state.data.window.live
+        ? false
+        : pollInterval(p.range.kind === "15m" || p.range.kind === "1h" ? LIVE_INTERVAL_MS : WIDE_INTERVAL_MS, tabHidden()),
+    refetchIntervalInBackground: true,
   });

@@ -130,6 +130,21 @@ describe("listDoubtfulOrders", () => {
     expect(getOverview({ db, now: bot.sim.now(), ...thresholds }).bots[0]!.doubtfulOrders).toBe(1);
   });
 
+  it("names the newest doubtful orders of each bot in the overview, for the desktop notification of a new one", async () => {
+    const bot = botOnSim();
+    // Intents the bot never followed up: doubtful once the grace period (30 s) has passed.
+    const first = bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 5, bar: "b1" });
+    bot.sim.advance(1_000);
+    const second = bot.writer.recordIntent({ strategy: "s", symbol: "ETHUSDT", side: "sell", qty: 1, bar: "b2" });
+    bot.sim.advance(40_000);
+    bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b3" }); // within its grace: not doubtful
+    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    expect(o.bots[0]!.newestDoubtful).toEqual([
+      { clientOrderId: second.order.clientOrderId, symbol: "ETHUSDT" },
+      { clientOrderId: first.order.clientOrderId, symbol: "AAPL" },
+    ]);
+  });
+
   it("counts a created order as doubtful only once the grace period has passed", async () => {
     const bot = botOnSim();
     bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b1" });

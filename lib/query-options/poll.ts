@@ -1,0 +1,35 @@
+/**
+ * How often the browser asks for live data, the one rule every screen's query options share: every
+ * second while the tab is in front, every 5 s while it is hidden (a tab in the background still
+ * learns of a trip, at a fifth of the cost). Hidden is not stale: the staleness rules (the halt
+ * signal's "no update for …", each page's "updated … ago") judge the data's age, not the tab's.
+ *
+ * The halt signal (title, favicon, desktop notifications) polls every 2 s whether hidden or not,
+ * on a timer chained from each answer (components/live/use-chained-poll.ts) so that Chromium's
+ * intensive throttling of hidden tabs (chained timers woken once a minute after 5 minutes hidden)
+ * does not apply to it; the screens' own polls use TanStack Query's interval and may be slowed to
+ * once a minute after a long time hidden, which the halt signal does not depend on.
+ */
+
+export const LIVE_INTERVAL_MS = 1_000;
+export const HIDDEN_INTERVAL_MS = 5_000;
+export const SIGNAL_INTERVAL_MS = 2_000;
+
+/** The interval for a poll of `visibleMs` while the tab is in front, given whether it is hidden now. */
+export function pollInterval(visibleMs: number, hidden: boolean): number {
+  return hidden ? Math.max(visibleMs, HIDDEN_INTERVAL_MS) : visibleMs;
+}
+
+/** Whether the tab is hidden now (false on the server). */
+export function tabHidden(): boolean {
+  return typeof document !== "undefined" && document.visibilityState === "hidden";
+}
+
+/**
+ * The polling options of a live query: TanStack Query asks for the interval again after each answer,
+ * so a tab that goes to the background slows down at its next poll and speeds up on its return (the
+ * return itself refetches, through refetchOnWindowFocus).
+ */
+export function livePolling(visibleMs: number = LIVE_INTERVAL_MS) {
+  return { refetchInterval: () => pollInterval(visibleMs, tabHidden()), refetchIntervalInBackground: true } as const;
+}
