@@ -1,3 +1,4 @@
+import { HAND_HALT_PREFIX } from "@/lib/breaker/halt-cause";
 import Link from "next/link";
 import { IncidentsPerWeekChart } from "@/components/charts/incidents-per-week-chart";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -93,7 +94,8 @@ export function IncidentList({
                         Halted by hand by <span className="font-mono">{i.haltedBy}</span>:{" "}
                       </>
                     )}
-                    {visibleText(i.cause)}
+                    {/* A hand-made halt's reason starts "halted by hand: ", which the line above already says. */}
+                    {visibleText(isOperator(i.haltedBy) && i.cause.startsWith(HAND_HALT_PREFIX) ? i.cause.slice(HAND_HALT_PREFIX.length) : i.cause)}
                   </p>
                   <p className="text-slate-700 dark:text-slate-200">
                     First action <span data-testid="row-first-action">{i.toFirstActionMs === null ? "none yet" : `after ${formatAge(i.toFirstActionMs)}`}</span>
