@@ -133,9 +133,13 @@ function markExpired(accounts: AccountsDb, row: OpenRow, at: string, why: string
   accounts.update(alertSilences).set({ expiredAt: at, expiredWhy: why }).where(eq(alertSilences.id, row.id)).run();
 }
 
-/** Records a failure to expire; true when it differs from the last one recorded (worth a log line). */
-function markFailed(accounts: AccountsDb, row: OpenRow, message: string, now: Date): boolean {
-  accounts.update(alertSilences).set({ lastError: message, lastErrorAt: now.toISOString() }).where(eq(alertSilences.id, row.id)).run();
+/**
+ * Records a failure to expire, and why it was to end: the sweep retries it for that reason even
+ * while the acknowledgement still covers (a clear's expiry must not wait for the drift to change).
+ * True when the error differs from the last one recorded (worth a log line).
+ */
+function markFailed(accounts: AccountsDb, row: OpenRow, why: string, message: string, now: Date): boolean {
+  accounts.update(alertSilences).set({ expiredWhy: why, lastError: message, lastErrorAt: now.toISOString() }).where(eq(alertSilences.id, row.id)).run();
   return row.lastError !== message;
 }
 
@@ -152,7 +156,7 @@ async function expireRow(deps: { client: AlertmanagerClient; accounts: AccountsD
     await deps.client.expireSilence(row.silenceId);
   } catch (error) {
     const f = failureOf(error);
-    if (markFailed(deps.accounts, row, f.message, now))
+    if (markFailed(deps.accounts, row, why, f.message, now))
       console.error(`driftwatch: could not expire Alertmanager silence ${row.silenceId} (${row.botId} ${row.symbol}: ${why}); retrying: ${f.message}`);
     return { ok: false as const, ...f };
   }
@@ -220,7 +224,9 @@ export async function sweepSilences(opts: {
   for (const row of openRows(opts.accounts, opts.journalFile)) {
     const ack = ackOf.get(row.acknowledgementId, row.botId, row.symbol) as AckSeen | undefined;
     let why: string;
-    if (!ack) why = "the acknowledgement is not in the journal";
+    // An expiry that failed earlier (a clear while Alertmanager was down) is retried for its reason.
+    if (row.expiredWhy !== null) why = row.expiredWhy;
+    else if (!ack) why = "the acknowledgement is not in the journal";
     else {
       const line = getCurrentBookLine({ db: opts.journal, botId: row.botId, symbol: row.symbol });
       const coverage = line ? ackCovers(ack, line, opts.now) : { covers: false, why: "no drift" };

@@ -59,7 +59,7 @@ export const alertSilences = sqliteTable(
     /** The acknowledgement's expires_at, which is the silence's endsAt. */
     endsAt: text("ends_at").notNull(),
     expiredAt: text("expired_at"),
-    /** Why it was ended early: "the drift grew", "halt cleared"… */
+    /** Why it was ended early ("the drift grew", "halt cleared"); with expired_at null, an expiry that failed and is retried. */
     expiredWhy: text("expired_why"),
     lastError: text("last_error"),
     lastErrorAt: text("last_error_at"),

@@ -39,6 +39,9 @@ export interface TestAlertmanager {
   postAlert: (labels: Record<string, string>) => Promise<void>;
   alerts: () => Promise<ApiAlert[]>;
   silences: () => Promise<ApiSilence[]>;
+  /** Stops the process, keeping its data folder and port for `up()`: Alertmanager down for a while. */
+  down: () => Promise<void>;
+  up: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -87,9 +90,8 @@ export async function startAlertmanager(opts: { repeatInterval?: string } = {}):
   );
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  let server: ConsoleServer;
-  try {
-    server = await startServer({
+  const start = () =>
+    startServer({
       name: "alertmanager",
       command: [
         BINARY,
@@ -102,6 +104,9 @@ export async function startAlertmanager(opts: { repeatInterval?: string } = {}):
       url,
       ready: async (u) => (await fetch(`${u}/-/ready`)).ok,
     });
+  let server: ConsoleServer;
+  try {
+    server = await start();
   } catch (error) {
     hook.close();
     throw error;
@@ -122,6 +127,12 @@ export async function startAlertmanager(opts: { repeatInterval?: string } = {}):
     },
     alerts: async () => json<ApiAlert[]>(await fetch(`${url}/api/v2/alerts`)),
     silences: async () => json<ApiSilence[]>(await fetch(`${url}/api/v2/silences`)),
+    down: async () => {
+      await server.stop();
+    },
+    up: async () => {
+      server = await start();
+    },
     stop: async () => {
       await server.stop();
       await new Promise<void>((resolve) => hook.close(() => resolve()));

@@ -175,6 +175,51 @@ describe("an acknowledgement silences the page", () => {
     expect(sqlite.prepare(`SELECT expired_why FROM alert_silences`).all()).toEqual([{ expired_why: "halt cleared" }]);
   });
 
+  it("a clear while Alertmanager is down still clears, audits and tells the failure, and the console expires the silence once it is back", async () => {
+    const am = await alertmanager();
+    const { accounts, sqlite } = accountsFile();
+    const { bot, db, reader, input } = await driftingBot();
+    const deps = silenceDeps(am.url, accounts, bot.file);
+    const r = await act(db, acknowledgeDriftSpec({ ackTtlMs: TTL, silences: deps }), ana, input, bot.sim.now());
+    const silenceId = r.ok && r.data.silence?.ok ? r.data.silence.silenceId : "";
+    bot.sim.setPositionBehindBot("AAPL", 500);
+    bot.sim.advance(15_000);
+    await bot.writer.reconcile({ symbols });
+    bot.writer.heartbeat();
+    const breakerVersion = db.prepare(`SELECT version FROM breakers WHERE bot_id = 'bot-a'`).pluck().get() as number;
+    await am.down();
+
+    const cleared = await act(
+      db,
+      clearHaltSpec({ ...clearDeps, silences: deps }),
+      ana,
+      { botId: "bot-a", breakerVersion: String(breakerVersion), reason: "drift explained and repaired", confirmBotId: "bot-a" },
+      bot.sim.now(),
+    );
+    expect(cleared).toEqual({
+      ok: true,
+      data: {
+        cleared: true,
+        silences: { expired: [], failed: [{ silenceId, code: "unreachable", message: expect.stringContaining("could not be reached") }] },
+      },
+    });
+    expect(bot.writer.breaker()).toMatchObject({ halted: false });
+    const audit = auditRows(bot.file);
+    expect(audit.slice(-2).map((a) => [a.action, a.outcome, a.code])).toEqual([
+      ["clear_halt", "applied", null],
+      ["alert_silence", "refused", "unreachable"],
+    ]);
+    expect(detailOf(audit.at(-1)!)).toMatchObject({ silenceIds: [silenceId], expiredSilenceIds: [] });
+    expect(sqlite.prepare(`SELECT expired_at, expired_why, last_error IS NOT NULL AS failed FROM alert_silences`).all()).toEqual([
+      { expired_at: null, expired_why: "halt cleared", failed: 1 },
+    ]);
+
+    await am.up();
+    const sweep = await sweepSilences({ client: new AlertmanagerClient(am.url), accounts, journalFile: bot.file, journal: reader, now: bot.sim.now() });
+    expect(sweep).toEqual([{ silenceId, why: "halt cleared", ok: true }]);
+    expect((await am.silences()).map((s) => [s.id, s.status.state])).toEqual([[silenceId, "expired"]]);
+  });
+
   it("when Alertmanager cannot be reached, the acknowledgement still applies, and the failure is audited and told", async () => {
     const { accounts, sqlite } = accountsFile();
     const { bot, db, input } = await driftingBot();
