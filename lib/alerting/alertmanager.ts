@@ -100,14 +100,20 @@ export class AlertmanagerClient {
   }
 
   /**
-   * DELETE /api/v2/silence/{id}. A silence that is already expired or unknown to this Alertmanager
-   * (its data folder was lost) silences nothing: that counts as done.
+   * DELETE /api/v2/silence/{id}. A silence that is already expired (0.25 answers 200) or unknown to
+   * this Alertmanager (its data folder was lost; 0.25 answers 500 "silence not found") silences
+   * nothing: that counts as done.
    */
   async expireSilence(id: string): Promise<void> {
     try {
       await this.call("DELETE", `/api/v2/silence/${encodeURIComponent(id)}`);
     } catch (error) {
-      if (error instanceof AlertmanagerError && error.code === "refused" && (error.status === 404 || /already expired/i.test(error.body ?? ""))) return;
+      if (
+        error instanceof AlertmanagerError &&
+        error.code === "refused" &&
+        (error.status === 404 || /already expired|silence not found/i.test(error.body ?? ""))
+      )
+        return;
       throw error;
     }
   }

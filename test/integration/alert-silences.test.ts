@@ -277,6 +277,22 @@ describe("an acknowledgement silences the page", () => {
     expect(await am.silences()).toEqual([]);
   });
 
+  it("expiring a silence twice, or one Alertmanager does not know (its data lost), counts as done", async () => {
+    const am = await alertmanager();
+    const client = new AlertmanagerClient(am.url);
+    const id = await client.createSilence({
+      matchers: [{ name: "bot", value: "bot-a", isRegex: false, isEqual: true }],
+      startsAt: new Date().toISOString(),
+      endsAt: new Date(Date.now() + 3600_000).toISOString(),
+      createdBy: "ana",
+      comment: "test",
+    });
+    await client.expireSilence(id);
+    await client.expireSilence(id);
+    await client.expireSilence("00000000-0000-0000-0000-000000000000");
+    expect((await client.listSilences(["bot=bot-a"])).map((s) => [s.id, s.status.state])).toEqual([[id, "expired"]]);
+  });
+
   it("a viewer's acknowledgement makes no silence and writes nothing", async () => {
     const am = await alertmanager();
     const { accounts, sqlite } = accountsFile();
