@@ -4,6 +4,7 @@ import { useId } from "react";
 import { acknowledgeDriftAction } from "@/lib/actions/server";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
+import { SilenceNote } from "./silence-note";
 import { useKeptForm } from "./use-kept-form";
 
 /** Acknowledge one drift as the operator sees it now; a changed drift is refused, not silenced. */
@@ -42,6 +43,7 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
             result?.ok ? (
               <>
                 Acknowledged until <UtcTime iso={result.data.expiresAt} />, or until the drift changes.
+                <SilenceNote silence={result.data.silence} />
               </>
             ) : (
               ""

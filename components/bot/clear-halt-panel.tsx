@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
 import { useKeptForm } from "@/components/actions/use-kept-form";
+import { ClearedSilencesNote } from "@/components/actions/cleared-silences-note";
 import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -79,7 +80,10 @@ export function ClearHaltPanel({
           success={
             result?.ok ? (
               result.data.cleared ? (
-                "Cleared. The bot may open new positions on its next cycle."
+                <>
+                  Cleared. The bot may open new positions on its next cycle.
+                  <ClearedSilencesNote silences={result.data.silences} />
+                </>
               ) : (
                 <>
                   Requested (#{result.data.requestId}); a second operator must approve before <UtcTime iso={result.data.expiresAt} />.
@@ -90,7 +94,15 @@ export function ClearHaltPanel({
             )
           }
         />
-        <ActionMessage result={approval.result} success="Approved and cleared." />
+        <ActionMessage
+          result={approval.result}
+          success={
+            <>
+              Approved and cleared.
+              {approval.result?.ok && <ClearedSilencesNote silences={approval.result.data.silences} />}
+            </>
+          }
+        />
         {!halted ? (
           <p data-testid="not-halted">This bot is not halted. Nothing to clear.</p>
         ) : (

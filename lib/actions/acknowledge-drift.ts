@@ -6,6 +6,7 @@ import { botIdField, symbolField } from "../journal/ids";
 import { getCurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
 import { classifyDrift, driftTolerance } from "../reconcile/diff";
+import { silenceAcknowledgement, type SilenceDeps, type SilenceOutcome } from "../alerting/silences";
 import { Refusal, type ActionSpec } from "./guard";
 
 const num = seenSizeField;
@@ -25,7 +26,15 @@ const schema = z.object({
   note: noteField({ field: "note", ask: "Say what you checked" }),
 });
 
-export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, { expiresAt: string }> {
+/** `silence`: only with Alertmanager configured, what became of the page's silence. */
+export interface Acknowledged {
+  expiresAt: string;
+  silence?: SilenceOutcome;
+}
+
+/** `silences`: Alertmanager is configured; after the acknowledgement commits, its page is silenced. */
+export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: SilenceDeps | null }): ActionSpec<typeof schema, undefined, Acknowledged> {
+  const silences = deps.silences;
   return {
     action: "acknowledge_drift",
     schema,
@@ -43,27 +52,51 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number }): ActionSpec<typ
       if (changed.length > 0)
         throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
-      db.prepare(
-        `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
+      const { lastInsertRowid } = db
+        .prepare(
+          `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        line.botId,
-        line.symbol,
-        line.drift,
-        line.ours,
-        line.theirs,
-        line.reconciliationId,
-        line.driftSince,
-        input.note,
-        actor,
-        now.toISOString(),
-        expiresAt,
-      );
+        )
+        .run(
+          line.botId,
+          line.symbol,
+          line.drift,
+          line.ours,
+          line.theirs,
+          line.reconciliationId,
+          line.driftSince,
+          input.note,
+          actor,
+          now.toISOString(),
+          expiresAt,
+        );
       return {
         data: { expiresAt },
-        detail: { drift: line.drift, ours: line.ours, theirs: line.theirs, reconciliationId: line.reconciliationId, note: input.note, expiresAt },
+        detail: {
+          acknowledgementId: Number(lastInsertRowid),
+          drift: line.drift,
+          ours: line.ours,
+          theirs: line.theirs,
+          reconciliationId: line.reconciliationId,
+          note: input.note,
+          expiresAt,
+        },
       };
     },
+    followUp: silences
+      ? async ({ input, data, detail, user, now }) => {
+          const { outcome, audit } = await silenceAcknowledgement(silences, {
+            acknowledgementId: detail.acknowledgementId as number,
+            botId: input.botId,
+            symbol: input.symbol,
+            note: input.note,
+            expiresAt: data.expiresAt,
+            operator: user.name,
+            now,
+          });
+          return { data: { ...data, silence: outcome }, audit };
+        }
+      : undefined,
   };
 }
 

@@ -10,13 +10,30 @@ import { noteField } from "./text-field";
 import { BOT_ID_MAX, botIdField } from "../journal/ids";
 import { unmet } from "../breaker/clear-checklist";
 import { getClearChecklist } from "../queries/clear-checklist";
-import { Refusal, type ActionSpec } from "./guard";
+import { expireBotSilences, type ClearedSilences, type SilenceDeps } from "../alerting/silences";
+import { Refusal, type ActionSpec, type FollowUpContext } from "./guard";
 
 export interface ClearDeps {
   heartbeatStaleMs: number;
   doubtfulGraceMs: number;
   twoPersonClear: boolean;
   twoPersonWindowMs: number;
+  /** Alertmanager is configured: a clear expires the silences made for the bot's acknowledgements. */
+  silences?: SilenceDeps | null;
+}
+
+/**
+ * After a clear committed: the bot's silences end (the halt they were made during is over). Only
+ * a clear that happened; `silences` in the data only when there were some.
+ */
+function endSilences<T extends { cleared: boolean }>(deps: ClearDeps) {
+  const silences = deps.silences;
+  if (!silences) return undefined;
+  return async ({ input, data, now }: FollowUpContext<{ botId: string }, T & { silences?: ClearedSilences }>) => {
+    if (!data.cleared) return { data, audit: null };
+    const ended = await expireBotSilences(silences, { botId: input.botId, now });
+    return ended ? { data: { ...data, silences: ended.outcome }, audit: ended.audit } : { data, audit: null };
+  };
 }
 
 const botId = botIdField;
@@ -70,7 +87,7 @@ function clearBreaker(db: Database.Database, input: { botId: string; breakerVers
   );
 }
 
-export type ClearOutcome = { cleared: true } | { cleared: false; requestId: number; expiresAt: string };
+export type ClearOutcome = { cleared: true; silences?: ClearedSilences } | { cleared: false; requestId: number; expiresAt: string };
 
 export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, undefined, ClearOutcome> {
   return {
@@ -101,6 +118,7 @@ export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, u
       );
       return { data: { cleared: false, requestId, expiresAt }, detail: { requestId, reason: input.reason, expiresAt, breakerVersion: input.breakerVersion } };
     },
+    followUp: endSilences<ClearOutcome>(deps),
   };
 }
 
@@ -110,7 +128,7 @@ const approveSchema = z.object({
   breakerVersion,
 });
 
-export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSchema, undefined, { cleared: true }> {
+export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSchema, undefined, { cleared: true; silences?: ClearedSilences }> {
   return {
     action: "approve_clear_halt",
     schema: approveSchema,
@@ -132,5 +150,6 @@ export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSche
       db.prepare(`UPDATE clear_requests SET status = 'approved', decided_by = ?, decided_at = ? WHERE id = ?`).run(actor, now.toISOString(), req.id);
       return { data: { cleared: true }, detail: { requestId: req.id, requestedBy: req.requestedBy, reason: req.reason } };
     },
+    followUp: endSilences<{ cleared: true }>(deps),
   };
 }

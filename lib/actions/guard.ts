@@ -66,6 +66,31 @@ export interface ActionSpec<S extends z.ZodType, P, T> {
   prepare?: (input: z.infer<S>, ctx: { user: ActingUser; now: Date }) => Promise<P>;
   /** Runs inside BEGIN IMMEDIATE. Returns what to tell the operator and what to audit. */
   apply: (ctx: ApplyContext<z.infer<S>, P>) => { data: T; detail: Record<string, unknown> };
+  /**
+   * Work after the action committed (telling Alertmanager): it can neither block nor undo the
+   * action. What it returns replaces the operator's data; its `audit`, when given, is written as an
+   * entry of its own, with the same actor. It should not throw; a throw is logged and the action's
+   * own result stands.
+   */
+  followUp?: (ctx: FollowUpContext<z.infer<S>, T>) => Promise<{ data: T; audit: FollowUpAudit | null }>;
+}
+
+export interface FollowUpContext<I, T> {
+  input: I;
+  data: T;
+  /** What the action's own audit entry recorded. */
+  detail: Record<string, unknown>;
+  user: ActingUser;
+  now: Date;
+}
+
+/** A follow-up's audit entry: its own action name (`alert_silence`), outcome and detail. */
+export interface FollowUpAudit {
+  action: string;
+  target: string;
+  outcome: "applied" | "refused";
+  code?: string | null;
+  detail: Record<string, unknown>;
 }
 
 export interface GuardEnv {
@@ -294,6 +319,37 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     return { ok: false, code, message, ...extra };
   };
 
+  const followUp = async (run: NonNullable<typeof spec.followUp>, ctx: FollowUpContext<z.infer<S>, T>): Promise<T> => {
+    let after: Awaited<ReturnType<typeof run>>;
+    try {
+      after = await run(ctx);
+    } catch (error) {
+      console.error(`driftwatch: the follow-up of ${spec.action} failed; the action stands:`, error);
+      return ctx.data;
+    }
+    if (after.audit) {
+      const a = after.audit;
+      try {
+        const head = env.db
+          .transaction(() =>
+            appendAudit(
+              env.db,
+              { at: clock().toISOString(), actor, action: a.action, target: a.target, outcome: a.outcome, code: a.code ?? null, detail: a.detail },
+              env.auditKey,
+            ),
+          )
+          .immediate();
+        published(head);
+      } catch (error) {
+        console.error(
+          `driftwatch: NOT AUDITED (the journal could not record it): ${actor} ${a.action} ${a.target} ${a.outcome}: ${JSON.stringify(a.detail).slice(0, 400)}:`,
+          error,
+        );
+      }
+    }
+    return after.data;
+  };
+
   // 1. Who, and may they.
   const away = turnAwayNonOperator(spec.action, env.user, raw, env);
   if (away) return away;
@@ -312,7 +368,7 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     // 3. Slow work, outside the write lock.
     const prepared = (spec.prepare ? await spec.prepare(input, { user, now: clock() }) : undefined) as P;
     // 4. Precondition, version and audit entry: one transaction.
-    const { data, head } = env.db
+    const { data, detail, head } = env.db
       .transaction(() => {
         const now = clock();
         const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
@@ -322,11 +378,12 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
           env.auditKey,
         );
         env.assertJournalFile?.();
-        return { data, head };
+        return { data, detail, head };
       })
       .immediate();
     published(head);
-    return { ok: true, data };
+    if (!spec.followUp) return { ok: true, data };
+    return { ok: true, data: await followUp(spec.followUp, { input, data, detail, user, now: clock() }) };
   } catch (error) {
     if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);
     const fault = journalWriteFault(error);

@@ -9,13 +9,16 @@ import "server-only";
 import { headers } from "next/headers";
 import { publishConsoleAuditHead } from "../audit/console-head";
 import { consoleAuditKey } from "../audit/key";
+import { AlertmanagerClient } from "../alerting/alertmanager";
+import type { ClearedSilences, SilenceDeps } from "../alerting/silences";
+import { authContext } from "../auth/context";
 import { getActor } from "../auth/session";
 import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
 import { clientAddress } from "../http/client-address";
 import { WindowLimiter } from "../http/rate-window";
-import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "./acknowledge-drift";
+import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec, type Acknowledged } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
 import { haltBotSpec } from "./halt-bot";
 import { correctBookSpec, type BookCorrected } from "./correct-book";
@@ -82,9 +85,23 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited: publishConsoleAuditHead }, raw);
 }
 
+/** With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those silences. */
+const silenceDeps = (): SilenceDeps | null => {
+  const c = env();
+  return c.alertmanagerUrl
+    ? { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile: c.journalPath, publicUrl: c.publicUrl }
+    : null;
+};
+
 const clearDeps = () => {
   const c = env();
-  return { heartbeatStaleMs: c.heartbeatStaleMs, doubtfulGraceMs: c.doubtfulGraceMs, twoPersonClear: c.twoPersonClear, twoPersonWindowMs: c.twoPersonWindowMs };
+  return {
+    heartbeatStaleMs: c.heartbeatStaleMs,
+    doubtfulGraceMs: c.doubtfulGraceMs,
+    twoPersonClear: c.twoPersonClear,
+    twoPersonWindowMs: c.twoPersonWindowMs,
+    silences: silenceDeps(),
+  };
 };
 
 export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderState }> | null, form: FormData) {
@@ -102,8 +119,8 @@ export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderSt
   return run(resolveManuallySpec({ graceMs: env().doubtfulGraceMs }), form);
 }
 
-export async function acknowledgeDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
-  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs }), form);
+export async function acknowledgeDriftAction(_prev: ActionResult<Acknowledged> | null, form: FormData) {
+  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps() }), form);
 }
 
 export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
@@ -114,7 +131,7 @@ export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, 
   return run(clearHaltSpec(clearDeps()), form);
 }
 
-export async function approveClearAction(_prev: ActionResult<{ cleared: true }> | null, form: FormData) {
+export async function approveClearAction(_prev: ActionResult<{ cleared: true; silences?: ClearedSilences }> | null, form: FormData) {
   return run(approveClearSpec(clearDeps()), form);
 }
 

@@ -6,7 +6,7 @@
  * console applies them on first use (lib/db/accounts-file.ts).
  */
 import { sql } from "drizzle-orm";
-import { check, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { ROLES } from "../auth/roles";
 
 export const accounts = sqliteTable(
@@ -37,3 +37,34 @@ export const accounts = sqliteTable(
 );
 
 export type AccountRow = typeof accounts.$inferSelect;
+
+/**
+ * The Alertmanager silences the console made for drift acknowledgements (lib/alerting/silences.ts).
+ * The console's own state, not the bot's journal: a bot never needs it, and the console must find
+ * them again to end them early (the drift grew, changed class, a new episode, a clear). One row per
+ * acknowledgement of one journal file; `expired_at` set once Alertmanager expired it (or its
+ * `ends_at` passed), `last_error` the latest failure to expire it, retried until it succeeds.
+ */
+export const alertSilences = sqliteTable(
+  "alert_silences",
+  {
+    id: integer("id").primaryKey(),
+    /** The journal's absolute path (DRIFTWATCH_JOURNAL): acknowledgement ids are per journal. */
+    journalFile: text("journal_file").notNull(),
+    acknowledgementId: integer("acknowledgement_id").notNull(),
+    botId: text("bot_id").notNull(),
+    symbol: text("symbol").notNull(),
+    silenceId: text("silence_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    /** The acknowledgement's expires_at, which is the silence's endsAt. */
+    endsAt: text("ends_at").notNull(),
+    expiredAt: text("expired_at"),
+    /** Why it was ended early ("the drift grew", "halt cleared"); with expired_at null, an expiry that failed and is retried. */
+    expiredWhy: text("expired_why"),
+    lastError: text("last_error"),
+    lastErrorAt: text("last_error_at"),
+  },
+  (t) => [uniqueIndex("alert_silences_ack_idx").on(t.journalFile, t.acknowledgementId), index("alert_silences_open_idx").on(t.journalFile, t.expiredAt)],
+);
+
+export type AlertSilenceRow = typeof alertSilences.$inferSelect;

@@ -13,6 +13,7 @@ const ACTION_LABELS: Record<string, string> = {
   resolve_order_manual: "Resolve a doubtful order by hand",
   correct_book: "Correct a bot's book",
   halt_bot: "Halt now",
+  alert_silence: "Silence the page in Alertmanager, or end the silence",
 };
 
 /** "Clear a halt" for `clear_halt`; an action this console does not know reads as its words. */
@@ -64,10 +65,14 @@ const DETAIL_LABELS: Record<string, string> = {
   clientOrderId: "Client order id",
   exchangeOrderId: "Exchange order id",
   simulated: "Simulated (demo)",
+  acknowledgementId: "Acknowledgement",
+  silenceId: "Alertmanager silence",
+  expiredSilenceIds: "Alertmanager silences expired",
+  silenceIds: "Alertmanager silences not expired",
   input: "Form input (summary)",
 };
 
-const ID_KEYS = new Set(["clientOrderId", "exchangeOrderId", "requestId", "reconciliationId", "botId", "symbol"]);
+const ID_KEYS = new Set(["clientOrderId", "exchangeOrderId", "requestId", "reconciliationId", "botId", "symbol", "acknowledgementId", "silenceId"]);
 const TIME_KEYS = new Set(["expiresAt", "at", "trippedAt", "changedAt", "correctedAt"]);
 
 const WORDS: Record<string, string> = {

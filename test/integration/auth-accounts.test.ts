@@ -43,12 +43,12 @@ function sessionFor(db: AccountsDb, name: string, now = new Date()): string {
 }
 
 describe("the accounts file", () => {
-  it("is created on first use: WAL, schema version 2, readable by its owner only", () => {
+  it("is created on first use: WAL, schema version 3, readable by its owner only", () => {
     const { file } = freshAccounts();
     const raw = new Database(file, { readonly: true });
     opened.push(raw);
     expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
-    expect(raw.pragma("user_version", { simple: true })).toBe(2);
+    expect(raw.pragma("user_version", { simple: true })).toBe(3);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -56,7 +56,7 @@ describe("the accounts file", () => {
     const { file } = freshAccounts();
     const again = openAccountsDb(file, { migrationsDir });
     opened.push(again.sqlite);
-    expect(again.sqlite.pragma("user_version", { simple: true })).toBe(2);
+    expect(again.sqlite.pragma("user_version", { simple: true })).toBe(3);
   });
 
   it("upgrades a version-1 file: existing accounts keep their sessions (valid from their password change)", async () => {
@@ -74,7 +74,7 @@ describe("the accounts file", () => {
     old.sqlite.close();
     const { db, sqlite } = openAccountsDb(file, { migrationsDir });
     opened.push(sqlite);
-    expect(sqlite.pragma("user_version", { simple: true })).toBe(2);
+    expect(sqlite.pragma("user_version", { simple: true })).toBe(3);
     expect(getAccount(db, { name: "alice" })).toMatchObject({ passwordChangedAt: "2026-08-02T00:00:00.000Z", sessionsValidFrom: "2026-08-02T00:00:00.000Z" });
   });
 

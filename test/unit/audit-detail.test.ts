@@ -15,10 +15,25 @@ describe("actionLabel", () => {
     expect(actionLabel("halt_bot")).toBe("Halt now");
   });
 
+  it("names the Alertmanager silence an acknowledgement makes or a clear ends", () =>
+    expect(actionLabel("alert_silence")).toBe("Silence the page in Alertmanager, or end the silence"));
+
   it("reads an action it does not know as its words", () => expect(actionLabel("rotate_keys")).toBe("rotate keys"));
 });
 
 describe("auditDetailItems", () => {
+  it("names the silence and the acknowledgement it belongs to as ids, and the silences a clear ended", () => {
+    expect(auditDetailItems(JSON.stringify({ acknowledgementId: 4, silenceId: "3f2a9c1e-0b7d", expiresAt: "2026-12-01T06:31:00.000Z" }))).toEqual([
+      { key: "expiresAt", label: "Expires", value: { kind: "time", iso: "2026-12-01T06:31:00.000Z" } },
+      { key: "acknowledgementId", label: "Acknowledgement", value: { kind: "id", text: "4" } },
+      { key: "silenceId", label: "Alertmanager silence", value: { kind: "id", text: "3f2a9c1e-0b7d" } },
+    ]);
+    expect(items({ expiredSilenceIds: ["a1", "b2"], reason: "halt cleared" })).toEqual([
+      ["Reason", "halt cleared"],
+      ["Alertmanager silences expired", "a1; b2"],
+    ]);
+  });
+
   it("labels known keys, words their values, and puts the why first", () => {
     expect(
       items({ drift: "size_drift", ours: 148, theirs: 89, reconciliationId: 57, note: "desk confirms", expiresAt: "2026-12-01T05:31:02.000Z", ended: false }),
