@@ -13,7 +13,7 @@ import { tempDir } from "./journal";
 /** One notification the webhook received: the alerts' labels and status, as Alertmanager sent them. */
 export interface Delivery {
   status: string;
-  alerts: { status: string; labels: Record<string, string> }[];
+  alerts: { status: string; labels: Record<string, string>; annotations?: Record<string, string> }[];
 }
 
 export interface ApiAlert {
