@@ -181,6 +181,33 @@ describe("metrics of the unknown-position scenario (someone trades SOLUSDT on al
   });
 });
 
+describe("metrics of the scenarios where nothing goes wrong: no alert may fire on them", () => {
+  for (const name of ["double-buy-avoided", "in-flight", "quiet-day"] as const) {
+    it(`${name}: both bots running, nothing doubtful, nothing drifting, the last outcome clean, ages from the journal`, async () => {
+      const s = await played(name);
+      const { values } = await scrapeOf(s.result.file, s.now);
+      for (const bot of ["alpha", "beta"]) {
+        const last = s.raw.prepare(`SELECT at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`).get(bot) as {
+          at: string;
+          outcome: string;
+        };
+        const beat = s.raw.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(bot) as string;
+        expect(values.get(`driftwatch_bot_halted{bot="${bot}"}`), bot).toBe(0);
+        expect(values.get(`driftwatch_bot_doubtful_orders{bot="${bot}"}`), bot).toBe(0);
+        expect(values.get(`driftwatch_bot_unacknowledged_drifts{bot="${bot}"}`), bot).toBe(0);
+        expect(values.get(`driftwatch_bot_drifting_symbols{bot="${bot}",class="size_drift"}`), bot).toBe(0);
+        expect(values.get(`driftwatch_bot_drifting_symbols{bot="${bot}",class="unknown_position"}`), bot).toBe(0);
+        expect(last.outcome, bot).toBe("clean");
+        expect(values.get(`driftwatch_bot_last_reconciliation{bot="${bot}",outcome="clean"}`), bot).toBe(1);
+        expect(values.get(`driftwatch_bot_reconciliation_age_seconds{bot="${bot}"}`), bot).toBe((s.now.getTime() - Date.parse(last.at)) / 1000);
+        expect(values.get(`driftwatch_bot_heartbeat_age_seconds{bot="${bot}"}`), bot).toBe((s.now.getTime() - Date.parse(beat)) / 1000);
+      }
+      expect([...values.keys()].filter((k) => k.startsWith("driftwatch_drift{"))).toEqual([]);
+      expect(values.get('driftwatch_journal_readable{reason=""}')).toBe(1);
+    });
+  }
+});
+
 describe("metrics of a bot on the simulator that finds 0.5 BTCUSDT it never opened", () => {
   it("name BTCUSDT as its unknown position, unacknowledged, with its notional at the mark, and the bot halted", async () => {
     const bot = botOnSim({ botId: "bot-a" });
