@@ -66,14 +66,27 @@ const DETAIL_LABELS: Record<string, string> = {
   exchangeOrderId: "Exchange order id",
   simulated: "Simulated (demo)",
   acknowledgementId: "Acknowledgement",
+  acknowledgedUntil: "Acknowledged until",
+  correctionId: "Correction",
+  book: "The bot's book after",
   silenceId: "Alertmanager silence",
   expiredSilenceIds: "Alertmanager silences expired",
   silenceIds: "Alertmanager silences not expired",
   input: "Form input (summary)",
 };
 
-const ID_KEYS = new Set(["clientOrderId", "exchangeOrderId", "requestId", "reconciliationId", "botId", "symbol", "acknowledgementId", "silenceId"]);
-const TIME_KEYS = new Set(["expiresAt", "at", "trippedAt", "changedAt", "correctedAt"]);
+const ID_KEYS = new Set([
+  "clientOrderId",
+  "exchangeOrderId",
+  "requestId",
+  "reconciliationId",
+  "botId",
+  "symbol",
+  "acknowledgementId",
+  "silenceId",
+  "correctionId",
+]);
+const TIME_KEYS = new Set(["expiresAt", "at", "trippedAt", "changedAt", "correctedAt", "acknowledgedUntil"]);
 
 const WORDS: Record<string, string> = {
   size_drift: "size drift",

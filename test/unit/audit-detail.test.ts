@@ -34,6 +34,17 @@ describe("auditDetailItems", () => {
     ]);
   });
 
+  it("words a book correction's detail: the book after, the correction's id, the acknowledgement's end as a time", () => {
+    const detail = { kind: "adopt_exchange", book: 89, correctionId: 3, acknowledgedUntil: "2026-12-01T06:32:55.627Z" };
+    expect(auditDetailItems(JSON.stringify(detail)).map((i) => [i.label, i.value.kind])).toEqual(
+      expect.arrayContaining([
+        ["The bot's book after", "text"],
+        ["Correction", "id"],
+        ["Acknowledged until", "time"],
+      ]),
+    );
+  });
+
   it("labels known keys, words their values, and puts the why first", () => {
     expect(
       items({ drift: "size_drift", ours: 148, theirs: 89, reconciliationId: 57, note: "desk confirms", expiresAt: "2026-12-01T05:31:02.000Z", ended: false }),
