@@ -10,7 +10,8 @@ export interface BotStatusInput {
   now: Date;
   breaker: { halted: boolean } | null;
   heartbeatAt: string | null;
-  lastReconciliation: { at: string; outcome: string } | null;
+  /** `ordersInFlight` and `error` say why a cycle was skipped or failed, where the journal has them. */
+  lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null } | null;
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
   /**
@@ -85,6 +86,16 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   } else if (reconciliationAgeMs < -aheadTolerance) {
     unknown = true;
     reasons.push(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);
+  } else if (last.outcome === "skipped") {
+    // Not a fault: the bot waits for its fills to settle. But the books were not compared, so say why.
+    const n = last.ordersInFlight ?? 0;
+    reasons.push(
+      n > 0
+        ? `last reconciliation skipped: ${n} order${n === 1 ? "" : "s"} in flight, so the books were not compared (the bot compares once they settle)`
+        : "last reconciliation skipped: the books were not compared",
+    );
+  } else if (last.outcome === "error") {
+    reasons.push(`last reconciliation failed${last.error ? `: ${last.error}` : ""}, so the books were not compared`);
   } else if (last.outcome !== "clean") {
     reasons.push(`last reconciliation: ${last.outcome}`);
   }

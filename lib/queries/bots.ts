@@ -22,14 +22,14 @@ export interface BotSummary {
     /** Halted, and every symbol that tripped it back in sync since this time (getCauseInSyncSince); else null. */
     causeInSyncSince: string | null;
   } | null;
-  lastReconciliation: { at: string; outcome: string; ageMs: number | null } | null;
+  lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null; ageMs: number | null } | null;
 }
 
 /** Bots with their breaker and last cycle; the last cycle is one backward step down (bot_id, at). */
 export const BOTS_SQL = `
   SELECT b.bot_id AS botId, b.exchange, b.client_id_prefix AS clientIdPrefix, b.heartbeat_at AS heartbeatAt,
          k.halted, k.reason, k.changed_at AS changedAt, k.changed_by AS changedBy, k.version AS breakerVersion,
-         (SELECT json_object('at', r.at, 'outcome', r.outcome) FROM reconciliations r
+         (SELECT json_object('at', r.at, 'outcome', r.outcome, 'ordersInFlight', r.orders_in_flight, 'error', r.error) FROM reconciliations r
            WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS lastReconciliation
   FROM bots b LEFT JOIN breakers k ON k.bot_id = b.bot_id
   ORDER BY b.bot_id`;
@@ -65,7 +65,9 @@ export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: n
             version: r.breakerVersion,
             causeInSyncSince: r.halted === 1 ? getCauseInSyncSince({ db: params.db, botId: r.botId }) : null,
           };
-    const lastRec = r.lastReconciliation ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string }) : null;
+    const lastRec = r.lastReconciliation
+      ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null })
+      : null;
     const s = botStatus({
       now,
       breaker,

@@ -42,6 +42,15 @@ describe("botStatus", () => {
     expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error" } }).status).toBe("unknown");
   });
 
+  it("says why the books were not compared: the orders in flight of a skipped cycle, the error of a failed one", () => {
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "skipped", ordersInFlight: 2 } }).reasons).toEqual([
+      "last reconciliation skipped: 2 orders in flight, so the books were not compared (the bot compares once they settle)",
+    ]);
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error", error: "fetch positions failed: 502" } }).reasons).toEqual([
+      "last reconciliation failed: fetch positions failed: 502, so the books were not compared",
+    ]);
+  });
+
   it("shows drift when the last fresh reconciliation found one and the breaker is not halted", () => {
     expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "drift" } }).status).toBe("drift");
   });
