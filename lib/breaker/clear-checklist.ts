@@ -54,7 +54,12 @@ export interface ChecklistItem {
 const doubtfulList = (botId: string) => ({ href: `/doubtful?bot=${encodeURIComponent(botId)}`, text: "Open the doubtful list" });
 
 /** "every 10 s", or nothing to go by yet. */
-const every = (cycleMs: number | null) => (cycleMs !== null && cycleMs > 0 ? `every ${Math.max(1, Math.round(cycleMs / 1000))} s` : "every cycle");
+/** `every 2.5 s`, `every 15 s`: tenths under ten seconds, where rounding would misstate the pace. */
+const every = (cycleMs: number | null) => {
+  if (cycleMs === null || !(cycleMs > 0)) return "every cycle";
+  const s = cycleMs < 10_000 ? Math.max(0.1, Math.round(cycleMs / 100) / 10) : Math.round(cycleMs / 1000);
+  return `every ${s} s`;
+};
 
 /** What puts the reconciliation item right, from what the last one said. */
 function reconciliationFix(f: ClearFacts, recAfter: boolean): Pick<ChecklistItem, "fix" | "link"> {

@@ -118,7 +118,7 @@ describe("clearChecklist: may this halt be cleared", () => {
   it("says to wait for the next cycle, at the bot's pace, when no reconciliation is newer than the trip", () => {
     const [rec] = unmet(clearChecklist({ ...ready, lastReconciliation: { id: 8, at: trippedAt, outcome: "clean" }, cycleMs: 2_500 }));
     expect(rec!.fix).toBe(
-      "Wait for the bot's next reconciliation (the bot reconciles every 3 s); if none comes, the bot process is not running or cannot write: check it.",
+      "Wait for the bot's next reconciliation (the bot reconciles every 2.5 s); if none comes, the bot process is not running or cannot write: check it.",
     );
     const [first] = unmet(clearChecklist({ ...ready, lastReconciliation: null, cycleMs: null }));
     expect(first!.fix).toContain("the bot reconciles every cycle");
