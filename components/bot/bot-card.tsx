@@ -1,12 +1,12 @@
 "use client";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
-import { haltCauseText } from "@/lib/breaker/halt-cause";
+import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
-import { visibleText } from "@/lib/text/visible-text";
 import { useLiveAge } from "@/components/live/use-now";
 import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
@@ -47,17 +47,22 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
       {halted && bot.breaker && (
         <p className="mt-3 rounded bg-red-50 p-2 text-sm text-red-900 dark:bg-red-950 dark:text-red-100" data-testid="halt-reason">
           <strong>Halted:</strong>{" "}
-          {visibleText(
-            haltCauseText({
+          <WrappingText
+            text={haltCauseText({
               reason: bot.breaker.reason,
               inSyncSince: bot.breaker.causeInSyncSince,
               changedBy: bot.breaker.changedBy,
               changedAt: bot.breaker.changedAt,
-            }),
+            })}
+          />
+          <br />
+          {/* A hand-made halt's text already says who and when. */}
+          {!changedByOperator(bot.breaker.changedBy) && (
+            <>
+              halted at <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
+              <br />
+            </>
           )}
-          <br />
-          since <UtcTime iso={bot.breaker.changedAt} /> by {bot.breaker.changedBy}
-          <br />
           {canAct ? (
             <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
               Review and clear
