@@ -122,7 +122,8 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
     case "intent":
       return { summary: `intent written: ${what}`, severity: "info" };
     case "send":
-      return { summary: `${what} sent; the exchange says ${status ?? "nothing"}${fill}`, severity: "info" };
+      // The bot closing a position it never opened is what put the symbol back in sync: never routine.
+      return { summary: `${what} sent; the exchange says ${status ?? "nothing"}${fill}`, severity: row.strategy === RECONCILE_STRATEGY ? "notice" : "info" };
     case "timeout":
       return { summary: `no reply to ${what}${attempt ? ` (attempt ${attempt})` : ""}: ${error ?? "timed out"}`, severity: "warning" };
     case "lookup_found":

@@ -27,6 +27,12 @@ describe("toIncidentEvent", () => {
     expect(toIncidentEvent(row({ kind: "error", detail: "boom, not json" }))).toMatchObject({ detail: "boom, not json", severity: "warning" });
   });
 
+  it("keeps the bot's close of a position it never opened notable: it is what put the symbol back in sync", () => {
+    const close = toIncidentEvent(row({ kind: "send", strategy: "reconcile", side: "buy", qty: 26.12, symbol: "BNBUSDT", detail: '{"status":"filled"}' }));
+    expect(close).toMatchObject({ summary: "the reduce-only close (buy 26.12 BNBUSDT) sent; the exchange says filled", severity: "notice" });
+    expect(toIncidentEvent(row({ kind: "send", detail: '{"status":"filled"}' })).severity).toBe("info");
+  });
+
   it("names an event whose order is missing from the orders table by its id", () => {
     const e = toIncidentEvent(row({ kind: "send", symbol: null, side: null, qty: null, botId: null, detail: '{"status":"filled"}' }));
     expect(e.summary).toBe("order q500-x (not in the orders table) sent; the exchange says filled");
