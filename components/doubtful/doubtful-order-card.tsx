@@ -13,7 +13,14 @@ import { visibleText } from "@/lib/text/visible-text";
 function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   switch (check.kind) {
     case "ok":
-      return <span className="text-sm text-slate-600 dark:text-slate-300">id recomputes from its decision</span>;
+      return (
+        <span
+          className="text-sm text-slate-600 dark:text-slate-300"
+          title="The client order id is the hash of the decision (strategy, symbol, side, quantity, bar) with the bot's prefix: this is the bot's own order, and a resend can only reuse this id, never place a second order."
+        >
+          the bot&apos;s own id (it recomputes from the decision)
+        </span>
+      );
     case "foreign":
       return (
         <span

@@ -84,7 +84,7 @@ test.describe("overview after an unknown position and a lost reply", () => {
     const order = page.getByTestId("doubtful-order");
     await expect(order).toHaveCount(1);
     await expect(order).toContainText("unknown");
-    await expect(order).toContainText("id recomputes from its decision");
+    await expect(order).toContainText("the bot's own id (it recomputes from the decision)");
     await order.getByText(/History \(\d+ events\)/).click();
     await expect(order.getByTestId("order-event").first()).toContainText("intent");
   });
