@@ -78,6 +78,12 @@ test.describe("a trip pages through Prometheus and Alertmanager, and an acknowle
     const link = delivered.annotations?.console_url ?? "";
     expect(link).toBe(`${server.url}/bots/alpha/symbols/ETHUSDT`);
     await eventually("the halt delivered too", () => am.deliveriesOf(halted).length > 0, 30_000);
+    // Prometheus's own page of the alerts as they fire (docs/alerting.md shows a copy).
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${prometheus.url}/classic/alerts`);
+    await expect(page.getByText("DriftwatchUnknownPosition").first()).toBeVisible();
+    await page.getByText("DriftwatchUnknownPosition").first().click();
+    await page.screenshot({ path: "test-results/screenshots/prometheus-alerts-firing.png", fullPage: true });
 
     // The on-call person follows the link, signs in, and acknowledges on the overview.
     await page.goto(`${server.url}/login`);
