@@ -100,7 +100,8 @@ test.describe("refused forms keep what was typed", () => {
     await expect(ended.getByLabel("What you checked")).toHaveValue(`filled by the lost reply${RLO}`);
     await ended.getByLabel("What you checked").fill("filled by the lost reply, settled by hand");
     await ended.getByRole("button", { name: "Acknowledge ETHUSDT" }).click();
-    await expect(ended.getByTestId("action-ok")).toContainText("Acknowledged");
+    // Applied: the next poll moves it to the acknowledged list (its form and answer go with it).
+    await expect(page.locator('main [data-testid="acknowledged-drift"][data-symbol="ETHUSDT"]')).toContainText("filled by the lost reply, settled by hand");
     await expect(page.getByTestId("checklist").locator('li[data-met="false"]')).toHaveCount(0);
 
     // 4. Clear halt: the bot id in the wrong case; the reason stays, and so does the typed id.
