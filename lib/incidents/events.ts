@@ -115,7 +115,8 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
   const during = field(detail, "during");
   if (isOperator(row.actor)) {
     const note = field(detail, "action") ?? field(detail, "note") ?? field(detail, "reason");
-    const who = row.actor.startsWith("operator:") ? `operator ${row.actor.slice(9)}` : "an operator";
+    // Spelled as the audit log and every other line spell an operator: `operator:ana`.
+    const who = row.actor.startsWith("operator:") ? row.actor : "an operator";
     return { summary: `${who} acted on ${what}${note ? `: ${note}` : ""}`, severity: "notice" };
   }
   switch (row.kind) {

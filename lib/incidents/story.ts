@@ -5,6 +5,8 @@
  * each step took, so the page, the list and the Markdown post-mortem tell the same story.
  */
 import { SETTLED_STATES } from "../journal/contract";
+import { HAND_HALT_PREFIX } from "../breaker/halt-cause";
+import { actionLabel } from "../text/audit-detail";
 import { isOperator, type IncidentDrift } from "./events";
 
 /**
@@ -279,7 +281,7 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
       mark = "clear";
       break;
     default:
-      what = `${a.action.replaceAll("_", " ")} on ${a.target}`;
+      what = `${actionLabel(a.action).toLowerCase()} on ${a.target}`;
   }
   return { id: `audit-${a.id}`, at: a.at, actor: a.actor, what, note, mark, answers: RESPONSES.has(a.action) };
 }
@@ -326,7 +328,14 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
     startedAt: trip.at,
     clearedAt: clear?.at ?? null,
     clearId: clear?.id ?? null,
-    cause: { reason: trip.reason, haltedBy: trip.actor, byHand, reconciliationId: trip.reconciliationId, drift },
+    // A hand-made halt's reason starts with "halted by hand: ", which the cause's words already say.
+    cause: {
+      reason: byHand && trip.reason.startsWith(HAND_HALT_PREFIX) ? trip.reason.slice(HAND_HALT_PREFIX.length) : trip.reason,
+      haltedBy: trip.actor,
+      byHand,
+      reconciliationId: trip.reconciliationId,
+      drift,
+    },
     symbol,
     order,
     firstAction: first ? { at: first.at, actor: first.actor, what: first.what } : null,

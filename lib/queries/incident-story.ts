@@ -2,6 +2,7 @@ import "server-only";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
 import { collapseTimeline, type CollapsedTimeline } from "../incidents/collapse";
+import type { IncidentEvent } from "../incidents/events";
 import {
   RESPONSE_ACTIONS,
   incidentsPerWeek,
@@ -142,7 +143,22 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
   // next incident: a clear and a trip two minutes apart would otherwise be told in both stories.
   const previousClear = (statement(client, PREVIOUS_CLEAR_SQL).get(trip.botId, trip.at, trip.at, trip.id) as { at: string } | undefined)?.at ?? null;
   const nextTrip = clear ? ((statement(client, NEXT_TRIP_SQL).get(trip.botId, clear.at, clear.at, clear.id) as { at: string } | undefined)?.at ?? null) : null;
-  const events = read.events.filter((e) => (previousClear === null || e.at > previousClear) && (nextTrip === null || e.at < nextTrip));
+  // Before the trip, only what led to it: the cycles, and the orders of the incident's symbol (an
+  // unrelated order's timeout read as the cause). After the clear, nothing: a cleared incident's
+  // story and its post-mortem stay the same however late they are read. The chart keeps both margins.
+  const related = (e: IncidentEvent) => e.source === "reconciliation" || e.source === "breaker" || (story.symbol !== null && e.symbol === story.symbol);
+  // An operator's action on an order is written twice, as the order's event and as the audit entry
+  // of the same moment: the story tells it once, as the audit entry (it names the action).
+  const audited = new Set(read.events.filter((e) => e.source === "audit").map((e) => `${e.actor}|${e.at}`));
+  const events = read.events
+    .filter((e) => !(e.source === "order" && e.operator && audited.has(`${e.actor}|${e.at}`)))
+    .filter(
+      (e) =>
+        (previousClear === null || e.at > previousClear) &&
+        (nextTrip === null || e.at < nextTrip) &&
+        (e.at >= trip.at || related(e)) &&
+        (clear === null || e.at <= clear.at),
+    );
   const chart =
     story.symbol === null
       ? null

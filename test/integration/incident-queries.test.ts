@@ -91,7 +91,7 @@ describe("getIncidentTimeline", () => {
       ["breaker", "operator:ana"],
       ["order", "operator:bob"],
     ]);
-    expect(ops[1]!.summary).toBe(`operator bob acted on buy 2 ETHUSDT: note`);
+    expect(ops[1]!.summary).toBe(`operator:bob acted on buy 2 ETHUSDT: note`);
     expect(only(["operator"], "bot-a").map((e) => e.actor)).toEqual(["operator:ana"]);
     // order + operator: the order events, with the operator's note among them, once.
     expect(

@@ -109,6 +109,8 @@ describe("one incident, told from the journal", () => {
     expect(new Set(timeline.rows.map((r) => sameEventKey(r.event))).size).toBe(timeline.rows.length);
     expect(timeline.rows.reduce((n, r) => n + r.count, 0) + timeline.routineTotal).toBe(timeline.events);
     expect(timeline.rows.some((r) => r.event.source === "breaker" && r.event.kind === "trip")).toBe(true);
+    // The hand resolution is told once, by its audit entry, not again as the order's operator event.
+    expect(timeline.rows.filter((r) => r.event.operator && r.event.actor === "operator:ana").map((r) => r.event.source)).toEqual(["audit"]);
   });
 
   it("an acknowledgement of a drift that ended is the first action, with its note", async () => {
@@ -170,6 +172,26 @@ describe("one incident, told from the journal", () => {
     expect(story.cause).toEqual({ reason: "venue maintenance, stop new entries", haltedBy: "operator:ana", byHand: true, reconciliationId: null, drift: null });
     expect(chart).toBeNull();
     expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({ id, haltedBy: "operator:ana", status: "open" });
+  });
+
+  it("stays the same once cleared, however late it is read: nothing after the clear is counted", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    expect(s.botA.endAt > s.botA.clearAt).toBe(true); // the scenario's bot kept cycling after the clear
+    const soon = getIncidentStory({ db: c.db, id: s.botA.tripId, now: later(s.botA.clearAt, 1) })!;
+    const late = getIncidentStory({ db: c.db, id: s.botA.tripId, now: later(s.botA.endAt, 600) })!;
+    expect(late.timeline).toEqual(soon.timeline);
+    expect(late.timeline.rows.every((r) => r.lastAt <= s.botA.clearAt)).toBe(true);
+    // The clean cycles counted are those from the window's start to the clear, none after it.
+    const raw = new Database(s.file, { readonly: true });
+    cleanup.push(() => raw.close());
+    const cleanBetween = (from: string, to: string) =>
+      raw.prepare(`SELECT count(*) FROM reconciliations WHERE bot_id = 'bot-a' AND outcome = 'clean' AND at >= ? AND at <= ?`).pluck().get(from, to) as number;
+    expect(cleanBetween(s.botA.clearAt, late.window.to)).toBeGreaterThan(0);
+    const counted = late.timeline.routine.find((r) => r.words === "clean reconciliations")?.n ?? 0;
+    expect(counted).toBe(cleanBetween(late.window.from, s.botA.clearAt));
   });
 
   it("tells neither neighbour: the margins stop at the bot's previous clear and its next trip", async () => {

@@ -83,7 +83,7 @@ describe("the incident timeline for a reader who is not signed in", () => {
     const filters = { bot: null, kinds: [...INCIDENT_KINDS] };
     const named = getIncidentTimeline({ db: c.db, window, filters });
     expect(JSON.stringify(named.events)).toContain("operator:ana");
-    expect(named.events.map((e) => e.summary)).toContain("operator bob acted on buy 2 ETHUSDT: note");
+    expect(named.events.map((e) => e.summary)).toContain("operator:bob acted on buy 2 ETHUSDT: note");
     const masked = getIncidentTimeline({ db: c.db, window, filters, names: false });
     expect(masked.events).toHaveLength(named.events.length);
     expect(JSON.stringify(masked.events)).not.toMatch(/(operator|viewer):\w|operator bob/);
