@@ -28,15 +28,22 @@ export function sameEventKey(e: IncidentEvent): string {
   return JSON.stringify([e.source, e.kind, e.botId, e.clientOrderId, e.actor, e.outcome, words]);
 }
 
-const routineWords: Record<string, string> = {
-  "order intent": "order intents",
-  "order send": "orders sent",
-  "order status": "order status changes",
-  "order lookup_found": "lookups that found their order",
-  "order lookup_absent": "lookups that proved an order absent",
-  "reconciliation clean": "clean reconciliations",
-  "reconciliation skipped": "skipped reconciliations",
-  "reconciliation drift": "drift cycles unchanged from the one before",
+/** What a count of routine events is called: [one, several]. */
+const routineWords: Record<string, [string, string]> = {
+  "order intent": ["order intent", "order intents"],
+  "order send": ["order sent", "orders sent"],
+  "order status": ["order status change", "order status changes"],
+  "order lookup_found": ["lookup that found its order", "lookups that found their order"],
+  "order lookup_absent": ["lookup that proved an order absent", "lookups that proved an order absent"],
+  "reconciliation clean": ["clean reconciliation", "clean reconciliations"],
+  "reconciliation skipped": ["skipped reconciliation", "skipped reconciliations"],
+  "reconciliation drift": ["drift cycle unchanged from the one before", "drift cycles unchanged from the one before"],
+};
+
+const routineWord = (key: string, n: number): string => {
+  const words = routineWords[key];
+  if (words) return n === 1 ? words[0] : words[1];
+  return `${key.replaceAll("_", " ")} event${n === 1 ? "" : "s"}`;
 };
 
 export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTimeline {
@@ -65,9 +72,7 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
   }
   return {
     rows,
-    routine: [...routine.entries()]
-      .map(([k, n]) => ({ words: routineWords[k] ?? `${k.replaceAll("_", " ")} events`, n }))
-      .sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
+    routine: [...routine.entries()].map(([k, n]) => ({ words: routineWord(k, n), n })).sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
     routineTotal,
   };
 }

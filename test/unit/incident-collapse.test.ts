@@ -60,7 +60,7 @@ describe("collapsing an incident's timeline", () => {
     expect(c.routineTotal).toBe(3);
     expect(c.routine).toEqual([
       { words: "clean reconciliations", n: 2 },
-      { words: "order intents", n: 1 },
+      { words: "order intent", n: 1 },
     ]);
   });
 });
