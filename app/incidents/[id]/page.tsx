@@ -4,6 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { PositionChart, type ChartMarker } from "@/components/charts/position-chart";
+import { ChartLegend } from "@/components/symbol/chart-legend";
 import { CollapsedTimeline } from "@/components/incidents/collapsed-timeline";
 import { IncidentSummary } from "@/components/incidents/incident-summary";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
@@ -97,6 +98,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             height={220}
             label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
           />
+          <ChartLegend />
         </section>
       )}
 
