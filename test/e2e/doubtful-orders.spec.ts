@@ -84,7 +84,8 @@ test.describe("a doubtful order of a lost reply", () => {
 
     await page.goto(`${server.url}/doubtful`);
     await page.getByRole("main").getByTestId("may-explain").getByRole("link", { name: "ETHUSDT" }).click();
-    await expect(page).toHaveURL(/\/bots\/beta\/symbols\/ETHUSDT$/);
+    // A server-rendered page with its chart: on a loaded machine more than the default 5 s.
+    await expect(page).toHaveURL(/\/bots\/beta\/symbols\/ETHUSDT$/, { timeout: 20_000 });
     const book = page.getByTestId("book-line");
     await expect(book.getByTestId("drift-explained")).toContainText(`Explained if the doubtful order ${id} filled (+2)`);
     await book.getByRole("link", { name: "settle it first" }).click();
