@@ -10,6 +10,7 @@ import type { BotSummary } from "@/lib/queries/bots";
 import { useLiveAge } from "@/components/live/use-now";
 import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
+import { ReviewAndClearLink } from "./review-and-clear-link";
 
 type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
 
@@ -23,7 +24,6 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
   const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
   const halted = bot.breaker?.halted ?? false;
   const canAct = useCanAct();
-  const botHref = `/bots/${encodeURIComponent(bot.botId)}`;
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   return (
     <article
@@ -63,22 +63,7 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
               <br />
             </>
           )}
-          {canAct ? (
-            <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
-              Review and clear
-            </Link>
-          ) : (
-            // A visitor or viewer may review, but no clear is promised to someone who cannot make it.
-            <span data-testid="sign-in-to-clear">
-              <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
-                Review
-              </Link>{" "}
-              ·{" "}
-              <a href={`/login?next=${encodeURIComponent(botHref)}`} className="inline-block py-1 underline">
-                sign in as an operator to clear
-              </a>
-            </span>
-          )}
+          <ReviewAndClearLink botId={bot.botId} canAct={canAct} />
         </p>
       )}
       {canAct && bot.breaker && <HaltNowForm botId={bot.botId} version={bot.breaker.version} halted={halted} />}

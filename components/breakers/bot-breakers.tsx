@@ -6,6 +6,7 @@ import { breakersViewToQuery } from "@/lib/url-state/breakers";
 import type { BreakerBotView } from "@/lib/queries/breakers";
 import { BreakerEventItem } from "./breaker-event-item";
 import { HaltedFor } from "./halted-for";
+import { ReviewAndClearLink } from "@/components/bot/review-and-clear-link";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
 
@@ -17,7 +18,6 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
   const b = bot.breaker;
   const headingId = `breakers-${bot.botId}`;
   const canAct = useCanAct();
-  const botHref = `/bots/${encodeURIComponent(bot.botId)}`;
   return (
     <section aria-labelledby={headingId} data-testid="bot-breakers" data-bot={bot.botId} className="space-y-3">
       <div
@@ -50,22 +50,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
-            {canAct ? (
-              <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
-                Review and clear<span className="sr-only"> the halt of {bot.botId}</span>
-              </Link>
-            ) : (
-              // A visitor or viewer may review, but no clear is promised to someone who cannot make it.
-              <span data-testid="sign-in-to-clear">
-                <Link href={botHref} className="mt-1 inline-block py-1 font-semibold underline" data-testid="review-and-clear">
-                  Review<span className="sr-only"> the halt of {bot.botId}</span>
-                </Link>{" "}
-                ·{" "}
-                <a href={`/login?next=${encodeURIComponent(botHref)}`} className="inline-block py-1 underline">
-                  sign in as an operator to clear
-                </a>
-              </span>
-            )}
+            <ReviewAndClearLink botId={bot.botId} canAct={canAct} named />
           </p>
         ) : (
           <p className="mt-2 whitespace-pre-line break-words text-sm text-slate-700 dark:text-slate-200">

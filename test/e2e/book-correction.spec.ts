@@ -7,13 +7,13 @@
  * refused correction keeps its note.
  */
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { JournalWriter } from "@/lib/bot/journal-writer";
 import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
-import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
 import { migrationsDir, tempDir } from "../helpers/journal";
 
 const SECRET = "book-correction-spec-session-secret-longer-than-32";
@@ -58,14 +58,6 @@ async function sizeDriftJournal() {
   return { file, writer, sim, cycle, close: () => db.close() };
 }
 
-async function signIn(page: Page, url: string) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(ana.name);
-  await page.getByLabel("Password").fill(ana.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(ana.name);
-}
-
 test.describe.configure({ mode: "serial" });
 
 test.describe("a size-drift halt cleared through a book correction", () => {
@@ -85,7 +77,7 @@ test.describe("a size-drift halt cleared through a book correction", () => {
 
   test("a refused correction keeps the typed note", async ({ page }) => {
     expect(bot.writer.breaker()).toMatchObject({ halted: true, reason: "size drift AAPL: book +148 vs exchange +89" });
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
     await page.goto(`${server.url}/bots/beta`);
     const main = page.locator("main");
     await expect(main.getByTestId("checklist")).toContainText("AAPL book +148 vs exchange +89");
@@ -111,7 +103,7 @@ test.describe("a size-drift halt cleared through a book correction", () => {
   });
 
   test("the operator corrects the book, the bot reconciles clean, the halt is cleared and the bot trades again", async ({ page }) => {
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
     await page.goto(`${server.url}/bots/beta`);
     const main = page.locator("main");
     const line = main.locator('[data-testid="book-line"][data-symbol="AAPL"]');

@@ -7,26 +7,18 @@
  */
 import type http from "node:http";
 import path from "node:path";
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Locator } from "@playwright/test";
 import type { ExchangeAdapter } from "@/lib/exchange/adapter";
 import { serveVenueGateway } from "@/lib/exchange/venue-gateway";
 import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
-import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 
 const SECRET = "doubtful-orders-spec-session-secret-longer-than-32";
 const TOKEN = "venue-gateway-token-for-doubtful-spec";
 const ana = { name: "ana", password: "ana's long password here" };
-
-async function signIn(page: Page, url: string) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(ana.name);
-  await page.getByLabel("Password").fill(ana.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(ana.name);
-}
 
 /** The seconds in "3 min 12 s"; null for anything else. */
 async function ageSeconds(cell: Locator): Promise<number | null> {
@@ -94,7 +86,7 @@ test.describe("a doubtful order of a lost reply", () => {
   });
 
   test("the card, its drift link and its hand form fit a 390 px phone with no serious accessibility violations, light or dark", async ({ page }) => {
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.url}/doubtful`);
     const card = page.getByTestId("doubtful-order");
@@ -122,7 +114,7 @@ test.describe("a doubtful order of a lost reply", () => {
   });
 
   test("a check the gateway cannot answer says what to do next once, then when it failed again", async ({ page }) => {
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
     await page.goto(`${server.url}/doubtful`);
     const card = page.getByTestId("doubtful-order");
     const check = card.getByRole("button", { name: "Check on exchange" });
@@ -140,7 +132,7 @@ test.describe("a doubtful order of a lost reply", () => {
   });
 
   test("refuses an average price ten times off the last mark, keeping every field, until the price is ticked as right", async ({ page }) => {
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
     await page.goto(`${server.url}/doubtful`);
     const card = page.getByTestId("doubtful-order");
     const id = (await card.getAttribute("data-order"))!;

@@ -8,7 +8,7 @@ import path from "node:path";
 import { expect, test, type Page } from "@playwright/test";
 import { BreakerHaltedError } from "@/lib/bot/journal-writer";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
-import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { botOnSim, SYMBOLS } from "../helpers/bot";
 import { tempDir } from "../helpers/journal";
@@ -17,14 +17,6 @@ const SECRET = "halt-now-spec-session-secret-longer-than-32";
 const ana = { name: "ana", password: "ana's long password here" };
 const vic = { name: "vic", password: "vic's long password here" };
 const REASON = "venue announced maintenance, stop entries";
-
-async function signIn(page: Page, url: string, who: { name: string; password: string }) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(who.name);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(who.name);
-}
 
 test.describe.configure({ mode: "serial" });
 

@@ -6,24 +6,16 @@
  * and the resolution is accepted.
  */
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
-import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
 
 const SECRET = "kept-input-spec-session-secret-longer-than-32";
 const ana = { name: "ana", password: "ana's long password here" };
 /** A right-to-left override: the guard refuses it in any note or reason (it would disguise the text). */
 const RLO = "\u202e";
-
-async function signIn(page: Page, url: string) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(ana.name);
-  await page.getByLabel("Password").fill(ana.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(ana.name);
-}
 
 test.describe.configure({ mode: "serial" });
 
@@ -44,7 +36,7 @@ test.describe("refused forms keep what was typed", () => {
 
   test("every form keeps its fields on a refusal, and a resolution survives the bot's failed lookup meanwhile", async ({ page }) => {
     const { writer, sim } = journal.bot;
-    await signIn(page, server.url);
+    await signIn(page, server.url, ana);
 
     // 1. Resolve by hand: a bad average price; status, quantity and note stay.
     await page.goto(`${server.url}/doubtful`);

@@ -4,10 +4,11 @@
  * running. A viewer sees the same screens with every action disabled. Then the audit chain
  * verifies, and breaks, naming the entry, once a row is altered behind the console's back.
  */
+import { signIn } from "../helpers/e2e/accounts";
 import { spawnSync } from "node:child_process";
 import type http from "node:http";
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { serveVenueGateway } from "@/lib/exchange/venue-gateway";
 import { repoRoot, sqliteCli, tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
@@ -22,14 +23,6 @@ const accounts = [
 
 function tsx(args: string[], env: Record<string, string>, input?: string) {
   return spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), args, { cwd: repoRoot, input, encoding: "utf8", env: { ...process.env, ...env } });
-}
-
-async function signIn(page: Page, url: string, who: (typeof accounts)[number]) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(who.name);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toContainText(who.name);
 }
 
 test.describe.configure({ mode: "serial" });

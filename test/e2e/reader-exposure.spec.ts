@@ -3,11 +3,11 @@
  * bot runs and as whom), and not a page for a bot that does not exist (a 404, never a 200).
  */
 import path from "node:path";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { healthyJournal } from "../helpers/e2e/journals";
-import { addAccountWithCli } from "../helpers/e2e/accounts";
+import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
 
 const SECRET = "reader-exposure-spec-session-secret-over-32";
 const VIEWER = { name: "vic", password: "vic's long password here" };
@@ -16,14 +16,6 @@ function accountsWithViewer(): string {
   const accountsDb = path.join(tempDir("e2e-reader-acc"), "accounts.db");
   addAccountWithCli(accountsDb, { name: VIEWER.name, role: "viewer", password: VIEWER.password });
   return accountsDb;
-}
-
-async function signIn(page: Page, url: string) {
-  await page.goto(`${url}/login`);
-  await page.getByLabel("Account name").fill(VIEWER.name);
-  await page.getByLabel("Password").fill(VIEWER.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByTestId("signed-in-as")).toBeVisible();
 }
 
 test.describe("an unreadable journal, to a reader who is not signed in", () => {
@@ -54,7 +46,7 @@ test.describe("an unreadable journal, to a reader who is not signed in", () => {
     await expect(page.getByTestId("journal-error")).toBeVisible();
     expect(await page.content()).not.toContain(folder);
 
-    await signIn(page, server.url);
+    await signIn(page, server.url, VIEWER);
     await page.goto(server.url);
     await expect(page.getByRole("alert", { name: "The journal cannot be read" })).toContainText(path.join(folder, "journal.db"));
     const signedIn = await page.request.get(`${server.url}/api/overview`);
