@@ -6,15 +6,14 @@
  * reconciles clean; the checklist turns met; the operator clears; the bot sends a new entry. A
  * refused correction keeps its note.
  */
+import { botOnJournal } from "../helpers/e2e/journals";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { JournalWriter } from "@/lib/bot/journal-writer";
-import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
-import { migrationsDir, tempDir } from "../helpers/journal";
+import { tempDir } from "../helpers/journal";
 
 const SECRET = "book-correction-spec-session-secret-longer-than-32";
 const ana = { name: "ana", password: "ana's long password here" };
@@ -25,21 +24,8 @@ const SYMBOLS = [
 
 /** Bot `beta` on a journal near the wall clock: +148 AAPL bought, 59 closed by hand, tripped on the drift. */
 async function sizeDriftJournal() {
-  const file = path.join(tempDir("e2e"), "journal.db");
-  migrateJournal(file, { migrationsDir });
-  const { db } = openJournalWriter(file, { migrationsDir });
-  const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
   const sim = new SimExchange({ seed: 5, symbols: SYMBOLS, startAt: new Date(Date.now() - 5 * 60_000) });
-  const writer = new JournalWriter({
-    db,
-    botId: "beta",
-    prefix: "be1",
-    exchange: sim,
-    qtyStepFor: (s) => steps.get(s),
-    clock: () => sim.now(),
-    sleep: async (ms) => sim.advance(ms),
-  });
-  writer.register();
+  const { file, writer, close } = botOnJournal({ sim, symbols: SYMBOLS, botId: "beta", prefix: "be1" });
   const symbols = SYMBOLS.map((s) => s.symbol);
   await writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 148, bar: sim.now().toISOString() });
   while (sim.now().getTime() < Date.now() - 60_000) {
@@ -55,7 +41,7 @@ async function sizeDriftJournal() {
     return writer.reconcile({ symbols });
   };
   await cycle();
-  return { file, writer, sim, cycle, close: () => db.close() };
+  return { file, writer, sim, cycle, close };
 }
 
 test.describe.configure({ mode: "serial" });

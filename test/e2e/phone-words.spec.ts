@@ -5,15 +5,13 @@
  * break, in their own element), on the overview, a bot page, /doubtful and /audit, with no
  * sideways scroll.
  */
+import { botOnJournal } from "../helpers/e2e/journals";
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { appendAudit } from "@/lib/audit/log";
-import { JournalWriter } from "@/lib/bot/journal-writer";
-import { migrateJournal, openJournalWriter } from "@/lib/db/journal-file";
 import { LookupFailedError, type ExchangeOrder } from "@/lib/exchange/adapter";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { noHorizontalScroll } from "../helpers/e2e/a11y";
-import { migrationsDir, tempDir } from "../helpers/journal";
 
 const AUDIT_KEY = "phone-words-spec-audit-key-longer-than-32";
 const SYMBOLS = [
@@ -60,6 +58,8 @@ function wordsSplitAcrossLines(el: Locator): Promise<{ split: string[]; lines: n
 
 async function expectWholeWords(el: Locator) {
   await expect(el).toBeVisible();
+  // Measure the laid-out text, not a layout made before the fonts were in.
+  await el.page().evaluate(() => document.fonts.ready.then(() => undefined));
   const { split, lines } = await wordsSplitAcrossLines(el);
   expect(lines, "the text wraps at this width, so the check means something").toBeGreaterThan(1);
   expect(split).toEqual([]);
@@ -71,21 +71,8 @@ test.describe("numbers and words on a phone", () => {
   let ethMark: number;
 
   test.beforeAll(async () => {
-    const file = `${tempDir("e2e-words")}/journal.db`;
-    migrateJournal(file, { migrationsDir });
-    const { db } = openJournalWriter(file, { migrationsDir });
-    const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
     const sim = new WordyVenue({ seed: 11, symbols: SYMBOLS, startAt: new Date(Date.now() - 2 * 60_000) });
-    const writer = new JournalWriter({
-      db,
-      botId: "beta",
-      prefix: "be1",
-      exchange: sim,
-      qtyStepFor: (s) => steps.get(s),
-      clock: () => sim.now(),
-      sleep: async (ms) => sim.advance(ms),
-    });
-    writer.register();
+    const { file, db, writer } = botOnJournal({ sim, symbols: SYMBOLS, botId: "beta", prefix: "be1" });
     const symbols = SYMBOLS.map((s) => s.symbol);
     await writer.sendOnce({ strategy: "trend", symbol: "ETHUSDT", side: "buy", qty: 2, bar: sim.now().toISOString() });
     await writer.reconcile({ symbols });

@@ -18,6 +18,29 @@ export interface LiveBot {
   sim: SimExchange;
 }
 
+/**
+ * A new journal with one bot's writer on `sim`, registered: the start every browser test's journal
+ * shares; each test brings its own venue (a SimExchange or a subclass) and symbols.
+ */
+export function botOnJournal(opts: { sim: SimExchange; symbols: readonly { symbol: string; qtyStep: number }[]; botId: string; prefix: string }) {
+  const file = `${tempDir("e2e")}/journal.db`;
+  migrateJournal(file, { migrationsDir });
+  const { db } = openJournalWriter(file, { migrationsDir });
+  const steps = new Map(opts.symbols.map((s) => [s.symbol, s.qtyStep]));
+  const sim = opts.sim;
+  const writer = new JournalWriter({
+    db,
+    botId: opts.botId,
+    prefix: opts.prefix,
+    exchange: sim,
+    qtyStepFor: (s) => steps.get(s),
+    clock: () => sim.now(),
+    sleep: async (ms) => sim.advance(ms),
+  });
+  writer.register();
+  return { file, db, writer, close: () => db.close() };
+}
+
 /** One bot that has traded cleanly up to this moment: running, until its heartbeat stops. */
 export async function healthyJournal(): Promise<{ file: string; beat: () => void; close: () => void }> {
   const file = `${tempDir("e2e")}/journal.db`;
@@ -96,21 +119,8 @@ export async function incidentJournal(
  * breaker is tripped. `cycle()` runs one bot cycle on a clock synced to now.
  */
 export async function lostReplyJournal(): Promise<{ file: string; bot: LiveBot; cycle: () => Promise<void>; close: () => void }> {
-  const file = `${tempDir("e2e")}/journal.db`;
-  migrateJournal(file, { migrationsDir });
-  const { db } = openJournalWriter(file, { migrationsDir });
-  const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
   const sim = new SimExchange({ seed: 5, symbols: SYMBOLS, startAt: new Date(Date.now() - 3 * 60_000) });
-  const writer = new JournalWriter({
-    db,
-    botId: "beta",
-    prefix: "be1",
-    exchange: sim,
-    qtyStepFor: (s) => steps.get(s),
-    clock: () => sim.now(),
-    sleep: async (ms) => sim.advance(ms),
-  });
-  writer.register();
+  const { file, db, writer } = botOnJournal({ sim, symbols: SYMBOLS, botId: "beta", prefix: "be1" });
   const symbols = SYMBOLS.map((s) => s.symbol);
   const cycle = async () => {
     sim.advance(Math.max(0, Date.now() - sim.now().getTime()));
