@@ -149,8 +149,14 @@ test.describe("who and what a reader sees of operators' actions", () => {
   test("an applied action publishes the audit head to the server log and the head file, and verify --expect-head holds it", async ({ page }) => {
     await signIn(page);
     await page.goto(`${server.url}/doubtful`);
-    await page.getByText("Resolve by hand").first().click();
-    await page.getByLabel("Status on the exchange's own screen").selectOption("filled");
+    // The halt banner can arrive as the page hydrates and move the card under the click: open the
+    // form until it shows, never toggling an open one shut.
+    const status = page.getByLabel("Status on the exchange's own screen");
+    await expect(async () => {
+      if (!(await status.isVisible())) await page.locator("main").getByText("Resolve by hand", { exact: true }).first().click();
+      await expect(status).toBeVisible({ timeout: 1_000 });
+    }).toPass({ timeout: 15_000 });
+    await status.selectOption("filled");
     await page.getByLabel(/Note \(required\)/).fill("venue screen shows it filled");
     await page.getByRole("button", { name: "Record resolution" }).click();
     await expect.poll(() => journal.bot.writer.unsettledOrders().length).toBe(0);
