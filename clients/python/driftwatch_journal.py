@@ -1,0 +1,1085 @@
+"""The driftwatch journal writer for Python bots: docs/journal.md as one standard-library file.
+
+Copy this file next to your bot (Python 3.9 or later; it imports nothing outside the standard
+library). It writes the same rows, in the same transactions and the same order, as the TypeScript
+writer (lib/bot/journal-writer.ts), so the console reads a Python bot's journal exactly as it reads
+a TypeScript one. The habits it keeps for you:
+
+1. every order gets a deterministic client order id, derived from the decision, never the clock;
+2. the intent is committed before the send and the reply after it; a timeout makes the order
+   doubtful, and doubt is settled by looking the id up, never by resending blind;
+3. every cycle both books are compared (the operator's book corrections counted); a drift trips
+   the breaker, and the breaker is read from the journal before every new entry.
+
+The exchange stays yours: the writer calls back into it through plain callables (send, lookup,
+fetch positions, cancel, close reduce-only) that you write around your venue's client.
+
+    import driftwatch_journal as dj
+    con = dj.open_journal("journal.db")
+    writer = dj.JournalWriter(con, bot_id="alpha", prefix="alpha", exchange="binance")
+    writer.register()
+    writer.resolve_doubtful(lookup)                  # at start-up
+    outcome = writer.send_once(dj.Order("sma", "BTCUSDT", "buy", 0.5, bar), send, lookup)
+    writer.reconcile(None, fetch_positions, {"BTCUSDT": 0.001},
+                     cancel_all=cancel_all, close_reduce_only=close_reduce_only)
+"""
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import re
+import sqlite3
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+# The contract version this module writes: the PRAGMA user_version of a journal with every migration
+# of drizzle/ applied. One constant, checked against drizzle/ by the project's CI: a contract change
+# this module does not follow fails the build.
+SCHEMA_VERSION = 5
+
+BUSY_TIMEOUT_MS = 5000
+
+ORDER_STATES = ("created", "sent", "unknown", "open", "partially_filled", "filled", "canceled", "rejected", "absent")
+SETTLED_STATES = ("filled", "canceled", "rejected", "absent")
+ALWAYS_DOUBTFUL_STATES = ("unknown",)
+# Not settled and not already doubtful: the exchange may still be changing the position.
+IN_FLIGHT_STATES = tuple(s for s in ORDER_STATES if s not in SETTLED_STATES and s not in ALWAYS_DOUBTFUL_STATES)
+EXCHANGE_STATUSES = ("open", "partially_filled", "filled", "canceled", "rejected")
+
+# Orders of this strategy are the bot's reduce-only closes of positions it never opened.
+RECONCILE_STRATEGY = "reconcile"
+
+_HASH_HEX_DIGITS = 20
+_PREFIX = re.compile(r"^[A-Za-z0-9_.:]+$")
+_MIGRATION = re.compile(r"^(\d{4})_.*\.sql$")
+
+
+# --- errors -------------------------------------------------------------------------------------
+
+
+class JournalError(Exception):
+    """One line that names the file, what is wrong and the fix (the console's own wording)."""
+
+    def __init__(self, code: str, file: str, problem: str, fix: str) -> None:
+        super().__init__(f"journal {file}: {problem}. Fix: {fix}")
+        self.code = code
+        self.file = file
+        self.problem = problem
+        self.fix = fix
+
+
+class InvalidDecisionError(ValueError):
+    pass
+
+
+class BreakerHalted(Exception):
+    """Raised by send_once for a new entry while the breaker is halted."""
+
+    def __init__(self, bot_id: str, reason: Optional[str]) -> None:
+        super().__init__(
+            f"bot {bot_id} is halted ({reason if reason is not None else 'no reason given'}): "
+            "no new entries until an operator clears it"
+        )
+        self.bot_id = bot_id
+        self.reason = reason
+
+
+class SendTimeout(TimeoutError):
+    """Raise from your send when the request or its reply was lost: the order may or may not exist.
+    Any TimeoutError (socket timeouts included) is read the same way."""
+
+
+class OrderRejected(Exception):
+    """Raise from your send when the exchange received the order and refused it: settled, no retry."""
+
+    def __init__(self, reason: str, message: Optional[str] = None) -> None:
+        super().__init__(message if message is not None else f"order rejected: {reason}")
+        self.reason = reason
+
+
+class DuplicateClientOrderId(Exception):
+    """Raise from your send when the exchange already has an order with this client order id."""
+
+
+class RateLimited(Exception):
+    """Raise from your send when the exchange refused the request for its rate limit."""
+
+
+# --- the client order id ------------------------------------------------------------------------
+
+
+def format_qty(qty: Union[int, float, Decimal, str]) -> str:
+    """The quantity as the contract writes it in a client order id's seed: the shortest plain decimal
+    that reads back as the same double (500, 0.25, 0.001, 1234.5; never 1e-05, never 500.0).
+
+    The journal stores `qty` as a double and the console recomputes every id from that stored value,
+    so any input (int, float, Decimal, text) is taken as the double it will be stored as.
+    """
+    value = _qty_float(qty)
+    # repr() gives the shortest digits that round-trip, like JavaScript's; Decimal spells them out
+    # without an exponent.
+    text = format(Decimal(repr(value)), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _qty_float(qty: Any) -> float:
+    if isinstance(qty, bool) or not isinstance(qty, (int, float, Decimal, str)):
+        raise ValueError(f"quantity must be a number, got {qty!r}")
+    try:
+        value = float(qty)
+    except (ValueError, OverflowError) as error:
+        raise ValueError(f"quantity must be a finite number above 0, got {qty!r}") from error
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"quantity must be a finite number above 0, got {_js_number(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Order:
+    """A decision: the fields that make its client order id. `bar` is the time of the bar the decision
+    was made on (as stored in orders.bar), never the wall clock."""
+
+    strategy: str
+    symbol: str
+    side: str
+    qty: Union[int, float, Decimal, str]
+    bar: str
+
+
+def decision_seed(strategy: str, symbol: str, side: str, qty: Any, bar: str) -> str:
+    """`strategy|symbol|side|qty|bar`, exactly the string that is hashed."""
+    fields = [strategy, symbol, side, format_qty(qty), bar]
+    for f in fields:
+        # A `|` inside a field would let two different decisions share one seed.
+        if not isinstance(f, str) or len(f) == 0 or "|" in f:
+            raise InvalidDecisionError(f'decision field {json.dumps(f, ensure_ascii=False)} must be non-empty and free of "|"')
+    return "|".join(fields)
+
+
+def client_order_id(prefix: str, strategy: str, symbol: str, side: str, qty: Any, bar: str) -> str:
+    """`<prefix>-<first 20 hex digits of sha256(seed)>`: the same decision is always the same id,
+    across retries, restarts and languages."""
+    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
+        raise InvalidDecisionError(
+            f'client id prefix {json.dumps(prefix, ensure_ascii=False)} must be letters, digits, "_", "." or ":"'
+        )
+    seed = decision_seed(strategy, symbol, side, qty, bar)
+    return f"{prefix}-{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:_HASH_HEX_DIGITS]}"
+
+
+# --- JavaScript-compatible text (reasons and event details read the same as a TypeScript bot's) ---
+
+
+def _js_number(x: Union[int, float]) -> str:
+    """String(x) as JavaScript writes a number."""
+    if isinstance(x, bool):
+        raise TypeError("a bool is not a number here")
+    if isinstance(x, int):
+        return str(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    d = Decimal(repr(abs(x))).normalize()
+    _, digit_tuple, exponent = d.as_tuple()
+    digits = "".join(str(c) for c in digit_tuple)
+    k = len(digits)
+    n = k + int(exponent)  # the decimal point sits after n digits
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+        body = f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+def _js_json(value: Any) -> str:
+    """JSON.stringify(value) for the plain values an event's detail holds."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return "null"
+        return _js_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_js_json(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_js_json(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} into an event's detail")
+
+
+def _signed(x: float) -> str:
+    return f"+{_js_number(x)}" if x > 0 else _js_number(x)
+
+
+def iso_utc(at: datetime.datetime) -> str:
+    """A journal time: UTC ISO-8601 with milliseconds and Z (2026-08-10T15:31:02.417Z)."""
+    if at.tzinfo is None:
+        raise ValueError("journal times need an aware datetime (UTC); got a naive one")
+    u = at.astimezone(datetime.timezone.utc)
+    return u.strftime("%Y-%m-%dT%H:%M:%S.") + f"{u.microsecond // 1000:03d}Z"
+
+
+def _error_text(error: BaseException) -> str:
+    return str(error) or type(error).__name__
+
+
+# --- opening, creating and upgrading a journal --------------------------------------------------
+
+
+def _migrate_hint(file: str) -> str:
+    return f'run "npm run journal -- migrate {file}" (or driftwatch_journal.migrate)'
+
+
+def _check_version(file: str, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise JournalError(
+            "future_schema",
+            file,
+            f"has schema version {version}, newer than this driftwatch_journal.py knows ({SCHEMA_VERSION})",
+            "update driftwatch_journal.py from the driftwatch release that wrote this journal",
+        )
+    if version == 0:
+        raise JournalError("no_schema", file, "has no journal schema (PRAGMA user_version is 0)", _migrate_hint(file))
+    if version < SCHEMA_VERSION:
+        raise JournalError(
+            "older_schema", file, f"has schema version {version}; this driftwatch_journal.py needs {SCHEMA_VERSION}", _migrate_hint(file)
+        )
+
+
+def _connect(file: str, *, must_exist: bool) -> sqlite3.Connection:
+    # isolation_level=None: no implicit transactions; every write below opens its own BEGIN IMMEDIATE.
+    uri = "file:" + urllib.parse.quote(file) + ("?mode=rw" if must_exist else "?mode=rwc")
+    con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return con
+
+
+def _probe(con: sqlite3.Connection, file: str) -> Tuple[int, str]:
+    try:
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+        return int(version), str(mode)
+    except sqlite3.DatabaseError as error:
+        con.close()
+        if "not a database" in str(error) or "encrypted" in str(error):
+            raise JournalError("not_sqlite", file, f"is not a SQLite database ({error})", "point the bot at its journal file") from error
+        raise JournalError("unreadable", file, f"cannot be read ({error})", "check the file's permissions and that the disk is healthy") from error
+
+
+def open_journal(path: Union[str, "os.PathLike[str]"], *, synchronous: str = "FULL") -> sqlite3.Connection:
+    """A connection for the bot: the journal must exist at exactly SCHEMA_VERSION.
+
+    WAL mode (set if the file is not in it yet), a 5 s busy timeout, and `synchronous = FULL`: every
+    commit is on disk when it returns, so an intent the bot committed survives a power cut before
+    the send. NORMAL is faster and safe against corruption in WAL mode, but may lose the last
+    commits on power loss: use it only for journals that can be rewritten (simulations).
+    Raises JournalError (missing, not_sqlite, no_schema, older_schema, future_schema).
+    """
+    file = os.path.abspath(os.fspath(path))
+    if synchronous not in ("FULL", "NORMAL", "EXTRA"):
+        raise ValueError(f"synchronous must be FULL, NORMAL or EXTRA, got {synchronous!r}")
+    if not os.path.exists(file):
+        raise JournalError("missing", file, "not found", f"{_migrate_hint(file)} to create it")
+    if not os.path.isfile(file):
+        raise JournalError("not_a_file", file, "is not a file", "point the bot at the journal file itself, not a folder")
+    con = _connect(file, must_exist=True)
+    version, mode = _probe(con, file)
+    try:
+        _check_version(file, version)
+        if mode.lower() != "wal":
+            con.execute("PRAGMA journal_mode = WAL")
+        con.execute(f"PRAGMA synchronous = {synchronous}")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _migration_files(migrations_dir: Union[str, "os.PathLike[str]"]) -> List[Tuple[int, str]]:
+    folder = os.fspath(migrations_dir)
+    files = sorted(f for f in os.listdir(folder) if _MIGRATION.match(f))
+    out = []
+    for i, name in enumerate(files):
+        if int(name[:4]) != i:
+            raise ValueError(f"migration {name} is out of sequence: expected number {i:04d}")
+        out.append((i + 1, os.path.join(folder, name)))
+    return out
+
+
+def _statements(sql: str) -> List[str]:
+    """The file's statements one by one (triggers whole), so they can run inside our transaction:
+    executescript() would commit it first."""
+    out, buf = [], ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf)
+            buf = ""
+    rest = "\n".join(x for x in buf.splitlines() if not x.strip().startswith("--")).strip()
+    if rest:
+        raise ValueError(f"migration ends with an incomplete statement: {rest[:80]!r}")
+    return out
+
+
+def migrate(path: Union[str, "os.PathLike[str]"], migrations_dir: Union[str, "os.PathLike[str]"]) -> Dict[str, Any]:
+    """Creates the journal (WAL) or upgrades it, as docs/journal.md describes: every file of
+    `migrations_dir` (driftwatch's drizzle/ folder) whose number is at least the journal's
+    user_version, each in its own BEGIN IMMEDIATE transaction with the version re-read under the
+    lock. Safe to run twice, and beside a second migrator. Refuses a folder that goes past the
+    contract version this module writes (update this file first)."""
+    file = os.path.abspath(os.fspath(path))
+    migrations = _migration_files(migrations_dir)
+    if len(migrations) > SCHEMA_VERSION:
+        newest = os.path.basename(migrations[-1][1])
+        raise JournalError(
+            "future_schema",
+            file,
+            f"would be migrated to version {len(migrations)} ({newest}), newer than this driftwatch_journal.py knows ({SCHEMA_VERSION})",
+            "update driftwatch_journal.py from the same driftwatch release as the migrations",
+        )
+    existed = os.path.exists(file)
+    if not existed:
+        os.makedirs(os.path.dirname(file), exist_ok=True)
+    con = _connect(file, must_exist=False)
+    try:
+        start, mode = _probe(con, file)
+        if start > SCHEMA_VERSION:
+            _check_version(file, start)
+        if mode.lower() != "wal":
+            con.execute("PRAGMA journal_mode = WAL")
+        applied = []
+        for version, migration in migrations:
+            with open(migration, encoding="utf-8") as f:
+                statements = _statements(f.read())
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                if con.execute("PRAGMA user_version").fetchone()[0] >= version:
+                    con.execute("COMMIT")
+                    continue
+                for statement in statements:
+                    con.execute(statement)
+                con.execute(f"PRAGMA user_version = {version}")
+                con.execute("COMMIT")
+                applied.append(os.path.basename(migration))
+            except BaseException as error:
+                if con.in_transaction:
+                    con.execute("ROLLBACK")
+                if isinstance(error, sqlite3.Error):
+                    raise RuntimeError(f"migration {os.path.basename(migration)} failed on {file}: {error}") from error
+                raise
+        to = con.execute("PRAGMA user_version").fetchone()[0]
+        return {"file": file, "created": not existed, "from": start, "to": to, "applied": applied}
+    finally:
+        con.close()
+
+
+# --- what the writer returns --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExchangeOrder:
+    """What your send or lookup returns: the exchange's view of the order."""
+
+    status: str  # open, partially_filled, filled, canceled, rejected
+    exchange_order_id: str
+    filled_qty: float = 0.0
+    avg_price: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class OrderRequest:
+    """What send_once asks your send to place: use client_order_id as the exchange's client order id."""
+
+    client_order_id: str
+    symbol: str
+    side: str
+    qty: Union[int, float, Decimal, str]
+    reduce_only: bool
+
+
+@dataclass(frozen=True)
+class Position:
+    """One position as the exchange reports it. Signed: long > 0, short < 0."""
+
+    size: float
+    mark_price: Optional[float] = None
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    client_order_id: str
+    bot_id: str
+    strategy: str
+    symbol: str
+    side: str
+    qty: float
+    bar: str
+    state: str
+    exchange_order_id: Optional[str]
+    filled_qty: float
+    avg_price: Optional[float]
+    attempts: int
+    last_error: Optional[str]
+    created_at: str
+    updated_at: str
+    version: int
+
+
+@dataclass(frozen=True)
+class SendOutcome:
+    """kind: placed (the exchange has it: acknowledged or found by a lookup), rejected (settled),
+    unknown (nobody can say; the order is `unknown` and the breaker tripped), existing (the decision
+    was journaled already and is not resendable)."""
+
+    kind: str
+    order: OrderRow
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Breaker:
+    halted: bool
+    reason: Optional[str]
+    version: int
+
+
+@dataclass
+class RecoveryReport:
+    checked: int = 0
+    found: List[str] = field(default_factory=list)
+    absent: List[str] = field(default_factory=list)
+    unknown: List[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class BookLine:
+    symbol: str
+    ours: float
+    theirs: float
+    qty_step: float
+    mark_price: Optional[float]
+    drift: str  # none, size_drift, unknown_position
+
+
+@dataclass(frozen=True)
+class ReconcileReport:
+    outcome: str  # clean, drift, skipped, error
+    reconciliation_id: int
+    lines: List[BookLine] = field(default_factory=list)
+    tripped: bool = False
+    orders_in_flight: int = 0
+    error: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Alert:
+    bot_id: str
+    at: str
+    kind: str  # unknown_order, unknown_position, size_drift, reconciliation_error
+    message: str
+    drift: Optional[BookLine] = None
+
+
+def drift_class(ours: float, theirs: float, qty_step: float) -> str:
+    """A drift is a difference of half a step or more; an unknown position is a drift where the bot's
+    book is flat, read at the same tolerance (|ours| < step / 2), so float dust cannot hide it."""
+    if not qty_step > 0:
+        raise ValueError(f"qty_step must be above 0, got {qty_step}")
+    if abs(ours - theirs) < qty_step / 2:
+        return "none"
+    return "unknown_position" if abs(ours) < qty_step / 2 else "size_drift"
+
+
+_ORDER_COLUMNS = (
+    "client_order_id, bot_id, strategy, symbol, side, qty, bar, state, exchange_order_id, filled_qty, "
+    "avg_price, attempts, last_error, created_at, updated_at, version"
+)
+_SETTLED_SQL = ", ".join(f"'{s}'" for s in SETTLED_STATES)
+_IN_FLIGHT_SQL = ", ".join(f"'{s}'" for s in IN_FLIGHT_STATES)
+
+
+def _as_exchange_order(value: Any) -> ExchangeOrder:
+    if isinstance(value, ExchangeOrder):
+        order = value
+    elif isinstance(value, Mapping):
+        order = ExchangeOrder(
+            status=value["status"],
+            exchange_order_id=value["exchange_order_id"],
+            filled_qty=value.get("filled_qty", 0.0),
+            avg_price=value.get("avg_price"),
+        )
+    else:
+        raise TypeError(f"send and lookup must return an ExchangeOrder (or a mapping of its fields), got {value!r}")
+    if order.status not in EXCHANGE_STATUSES:
+        raise ValueError(f"exchange status must be one of {', '.join(EXCHANGE_STATUSES)}, got {order.status!r}")
+    return order
+
+
+def _as_order(order: Any) -> Order:
+    if isinstance(order, Order):
+        return order
+    if isinstance(order, Mapping):
+        return Order(order["strategy"], order["symbol"], order["side"], order["qty"], order["bar"])
+    raise TypeError(f"an order is an Order (or a mapping of strategy, symbol, side, qty, bar), got {order!r}")
+
+
+def _utf16_key(symbol: str) -> bytes:
+    # JavaScript sorts strings by UTF-16 code units; so must we, for the same row order.
+    return symbol.encode("utf-16-be")
+
+
+# --- the writer ---------------------------------------------------------------------------------
+
+
+class JournalWriter:
+    """One bot's writer on an open journal connection (see open_journal).
+
+    clock: returns an aware datetime (default: the wall clock in UTC); sleep: waits seconds*1000 ms
+    between send attempts (default time.sleep); retry_attempts and backoff_ms: send attempts before an
+    order is declared unknown, and the first backoff, doubled each time; on_alert: called with an
+    Alert for every unknown order, unknown position, size drift and failed reconciliation.
+    """
+
+    def __init__(
+        self,
+        con: sqlite3.Connection,
+        *,
+        bot_id: str,
+        prefix: str,
+        exchange: str,
+        clock: Optional[Callable[[], datetime.datetime]] = None,
+        sleep: Optional[Callable[[int], None]] = None,
+        retry_attempts: int = 3,
+        backoff_ms: int = 500,
+        unknown_symbol_qty_step: float = 1e-8,
+        on_alert: Optional[Callable[[Alert], None]] = None,
+    ) -> None:
+        if retry_attempts < 1:
+            raise ValueError("retry_attempts must be at least 1")
+        if not isinstance(prefix, str) or not _PREFIX.match(prefix):
+            raise InvalidDecisionError(f'client id prefix {prefix!r} must be letters, digits, "_", "." or ":"')
+        if con.isolation_level is not None:
+            raise ValueError("open the connection with open_journal (isolation_level=None): the writer opens its own BEGIN IMMEDIATE")
+        self.con = con
+        self.bot_id = bot_id
+        self.prefix = prefix
+        self.exchange = exchange
+        self._clock = clock or (lambda: datetime.datetime.now(datetime.timezone.utc))
+        self._sleep = sleep or (lambda ms: time.sleep(ms / 1000))
+        self.retry_attempts = retry_attempts
+        self.backoff_ms = backoff_ms
+        self.unknown_symbol_qty_step = unknown_symbol_qty_step
+        self._on_alert = on_alert
+
+    # --- plumbing ---------------------------------------------------------------------------
+
+    def now(self) -> str:
+        return iso_utc(self._clock())
+
+    def _tx(self, fn: Callable[[], Any]) -> Any:
+        """One short BEGIN IMMEDIATE transaction: committed when fn returns, rolled back if it raises."""
+        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn()
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self.con.execute("COMMIT")
+        return result
+
+    def _alert(self, kind: str, message: str, drift: Optional[BookLine] = None) -> None:
+        if self._on_alert is not None:
+            self._on_alert(Alert(self.bot_id, self.now(), kind, message, drift))
+
+    # --- bots, heartbeat, breaker ----------------------------------------------------------
+
+    def register(self) -> None:
+        """Registers the bot and its breaker (running) if they are not in the journal yet; a halt
+        already in the journal stays."""
+        at = self.now()
+
+        def write() -> None:
+            self.con.execute(
+                "INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (bot_id) DO UPDATE SET exchange = excluded.exchange, client_id_prefix = excluded.client_id_prefix",
+                (self.bot_id, self.exchange, self.prefix, at),
+            )
+            self.con.execute(
+                "INSERT INTO breakers (bot_id, halted, reason, changed_at, changed_by, version) "
+                "VALUES (?, 0, NULL, ?, 'bot', 1) ON CONFLICT (bot_id) DO NOTHING",
+                (self.bot_id, at),
+            )
+
+        self._tx(write)
+
+    def heartbeat(self) -> None:
+        self.con.execute("UPDATE bots SET heartbeat_at = ? WHERE bot_id = ?", (self.now(), self.bot_id))
+
+    def breaker(self) -> Breaker:
+        """The breaker as the journal holds it now (an operator may have halted the bot by hand)."""
+        row = self.con.execute("SELECT halted, reason, version FROM breakers WHERE bot_id = ?", (self.bot_id,)).fetchone()
+        # No breaker row means nobody registered the bot: refuse to trade rather than assume running.
+        if row is None:
+            return Breaker(True, "bot not registered", 0)
+        return Breaker(row[0] == 1, row[1], row[2])
+
+    def is_halted(self) -> bool:
+        """The gate for every new entry, read from the journal each time, never from memory."""
+        return self.breaker().halted
+
+    def trip(self, reason: str, reconciliation_id: Optional[int] = None, *, seen_version: Optional[int] = None) -> bool:
+        """Halts new entries: version + 1, and a trip event on the transition to halted only (a drift
+        that persists while halted needs no new cause). With seen_version, changes nothing unless the
+        breaker is still at that version (the bot acted on a view that has since changed). Returns
+        whether this call halted the bot."""
+        at = self.now()
+
+        def write() -> bool:
+            sql = (
+                "UPDATE breakers SET halted = 1, reason = ?, changed_at = ?, changed_by = 'bot', version = version + 1 "
+                "WHERE bot_id = ? AND halted = 0"
+            )
+            params: Tuple[Any, ...] = (reason, at, self.bot_id)
+            if seen_version is not None:
+                sql += " AND version = ?"
+                params += (seen_version,)
+            if self.con.execute(sql, params).rowcount == 0:
+                return False
+            self.con.execute(
+                "INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)",
+                (self.bot_id, at, reason, reconciliation_id),
+            )
+            return True
+
+        return self._tx(write)
+
+    # --- orders -----------------------------------------------------------------------------
+
+    def order(self, client_order_id_value: str) -> Optional[OrderRow]:
+        row = self.con.execute(f"SELECT {_ORDER_COLUMNS} FROM orders WHERE client_order_id = ?", (client_order_id_value,)).fetchone()
+        return OrderRow(*row) if row else None
+
+    def _must_order(self, id_: str) -> OrderRow:
+        row = self.order(id_)
+        if row is None:
+            raise RuntimeError(f"order {id_} vanished from the journal")
+        return row
+
+    def _event(self, id_: str, kind: str, detail: Mapping[str, Any], at: Optional[str] = None) -> None:
+        self.con.execute(
+            "INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, 'bot', ?)",
+            (id_, at or self.now(), kind, _js_json(detail)),
+        )
+
+    def client_order_id(self, order: Any) -> str:
+        o = _as_order(order)
+        return client_order_id(self.prefix, o.strategy, o.symbol, o.side, o.qty, o.bar)
+
+    def record_intent(self, order: Any) -> Tuple[OrderRow, bool]:
+        """Step 1: the intent, committed before anything touches the network. The same decision finds
+        its existing row (inserted is then False)."""
+        o = _as_order(order)
+        id_ = self.client_order_id(o)
+        seed = decision_seed(o.strategy, o.symbol, o.side, o.qty, o.bar)
+        if o.side not in ("buy", "sell"):
+            raise InvalidDecisionError(f"side must be buy or sell, got {o.side!r}")
+        at = self.now()
+
+        def write() -> Tuple[OrderRow, bool]:
+            inserted = (
+                self.con.execute(
+                    "INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty, "
+                    "attempts, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?, ?, 'created', 0, 0, ?, ?, 1) "
+                    "ON CONFLICT (client_order_id) DO NOTHING",
+                    (id_, self.bot_id, o.strategy, o.symbol, o.side, _qty_float(o.qty), o.bar, at, at),
+                ).rowcount
+                == 1
+            )
+            if inserted:
+                self._event(id_, "intent", {"seed": seed}, at)
+            return self._must_order(id_), inserted
+
+        return self._tx(write)
+
+    def _apply_exchange_order(self, id_: str, found: ExchangeOrder, kind: str) -> OrderRow:
+        at = self.now()
+
+        def write() -> OrderRow:
+            self.con.execute(
+                "UPDATE orders SET state = ?, exchange_order_id = ?, filled_qty = ?, avg_price = ?, last_error = NULL, "
+                "updated_at = ?, version = version + 1 WHERE client_order_id = ?",
+                (found.status, found.exchange_order_id, found.filled_qty, found.avg_price, at, id_),
+            )
+            self._event(
+                id_,
+                kind,
+                {
+                    "status": found.status,
+                    "exchangeOrderId": found.exchange_order_id,
+                    "filledQty": found.filled_qty,
+                    "avgPrice": found.avg_price,
+                },
+                at,
+            )
+            return self._must_order(id_)
+
+        return self._tx(write)
+
+    def _set_state(self, id_: str, state: str, kind: str, detail: Mapping[str, Any], last_error: Optional[str] = None) -> OrderRow:
+        at = self.now()
+
+        def write() -> OrderRow:
+            self.con.execute(
+                "UPDATE orders SET state = ?, last_error = coalesce(?, last_error), updated_at = ?, version = version + 1 "
+                "WHERE client_order_id = ?",
+                (state, last_error, at, id_),
+            )
+            self._event(id_, kind, detail, at)
+            return self._must_order(id_)
+
+        return self._tx(write)
+
+    def _note_error(self, id_: str, kind: str, message: str, detail: Mapping[str, Any]) -> None:
+        at = self.now()
+
+        def write() -> None:
+            self.con.execute(
+                "UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?", (message, at, id_)
+            )
+            self._event(id_, kind, {**detail, "error": message}, at)
+
+        self._tx(write)
+
+    def _count_attempt(self, id_: str) -> int:
+        def write() -> int:
+            self.con.execute(
+                "UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?",
+                (self.now(), id_),
+            )
+            return self._must_order(id_).attempts
+
+        return self._tx(write)
+
+    def _lookup(self, order: OrderRow, lookup: Callable[[str, str], Any]) -> Tuple[str, Any]:
+        """found (copied into the journal) / absent (proved missing) / failed (cannot tell)."""
+        try:
+            found = lookup(order.client_order_id, order.symbol)
+        except Exception as error:  # any failure of the lookup means: nobody knows
+            message = f"lookup failed: {_error_text(error)}"
+            self._note_error(order.client_order_id, "error", message, {"during": "lookup"})
+            return "failed", message
+        if found is None:
+            return "absent", None
+        return "found", self._apply_exchange_order(order.client_order_id, _as_exchange_order(found), "lookup_found")
+
+    def send_once(
+        self,
+        order: Any,
+        send: Callable[[OrderRequest], Any],
+        lookup: Callable[[str, str], Any],
+        *,
+        reduce_only: bool = False,
+    ) -> SendOutcome:
+        """Sends a decision at most once.
+
+        send(request) places the order (request.client_order_id as the exchange's client order id)
+        and returns an ExchangeOrder; it raises SendTimeout (or any TimeoutError) when the reply is
+        lost, OrderRejected when the exchange refused it, anything else when it failed.
+        lookup(client_order_id, symbol) returns the exchange's ExchangeOrder, None only when the
+        exchange proves it does not have the order, and raises when it cannot tell.
+
+        The intent is committed before the send; before every retry the id is looked up and the
+        order is resent only when the lookup proved it absent; when nobody can say after the last
+        attempt, the order becomes `unknown` and the breaker trips. Unless reduce_only, the breaker is
+        read from the journal first and BreakerHalted raised while it is halted.
+        """
+        o = _as_order(order)
+        if not reduce_only:
+            b = self.breaker()
+            if b.halted:
+                raise BreakerHalted(self.bot_id, b.reason)
+        intent, inserted = self.record_intent(o)
+        # Only a fresh intent, or an order a lookup proved absent, may be sent. Anything else is
+        # already on its way, settled, or doubtful: sending again would be the blind retry.
+        if not inserted and intent.state not in ("absent", "created"):
+            return SendOutcome("existing", intent)
+        id_ = intent.client_order_id
+        if not inserted and intent.state == "created":
+            # A previous run died between the intent and the send (or during it): ask first.
+            kind, value = self._lookup(intent, lookup)
+            if kind == "found":
+                return SendOutcome("placed", value)
+            if kind == "failed":
+                return self._declare_unknown(id_, value)
+            self._event(id_, "lookup_absent", {"during": "resume"})
+        last_error = "no attempt made"
+        for attempt in range(self.retry_attempts):
+            if attempt > 0:
+                self._sleep(self.backoff_ms * 2 ** (attempt - 1))
+                kind, value = self._lookup(self._must_order(id_), lookup)
+                if kind == "found":
+                    return SendOutcome("placed", value)
+                if kind == "failed":
+                    last_error = value
+                    continue  # cannot tell: never send on top of a doubt
+                self._event(id_, "lookup_absent", {"during": "retry", "attempt": attempt})
+            n = self._count_attempt(id_)
+            try:
+                reply = send(OrderRequest(id_, o.symbol, o.side, o.qty, reduce_only))
+            except OrderRejected as error:
+                row = self._set_state(id_, "rejected", "status", {"status": "rejected", "reason": error.reason, "attempt": n}, _error_text(error))
+                return SendOutcome("rejected", row, error.reason)
+            except Exception as error:
+                last_error = _error_text(error)
+                if isinstance(error, TimeoutError):
+                    self._note_error(id_, "timeout", last_error, {"attempt": n})
+                elif isinstance(error, DuplicateClientOrderId):
+                    self._note_error(id_, "error", last_error, {"attempt": n, "duplicate": True})
+                elif isinstance(error, RateLimited):
+                    self._note_error(id_, "error", last_error, {"attempt": n, "rateLimited": True})
+                else:
+                    self._note_error(id_, "error", last_error, {"attempt": n})
+                continue
+            return SendOutcome("placed", self._apply_exchange_order(id_, _as_exchange_order(reply), "send"))
+        kind, value = self._lookup(self._must_order(id_), lookup)
+        if kind == "found":
+            return SendOutcome("placed", value)
+        return self._declare_unknown(id_, value if kind == "failed" else last_error)
+
+    def _declare_unknown(self, id_: str, why: str) -> SendOutcome:
+        row = self._set_state(id_, "unknown", "status", {"status": "unknown", "why": why}, why)
+        self.trip(f"order {id_} unknown: {why}")
+        self._alert("unknown_order", f"order {id_} is unknown after {row.attempts} attempt(s): {why}")
+        return SendOutcome("unknown", row)
+
+    def refresh(self, client_order_id_value: str, lookup: Callable[[str, str], Any]) -> OrderRow:
+        """Asks the exchange about one order and copies the answer (polling an order in flight)."""
+        row = self._must_order(client_order_id_value)
+        kind, value = self._lookup(row, lookup)
+        if kind == "found":
+            return value
+        if kind == "absent":
+            return self._set_state(client_order_id_value, "absent", "lookup_absent", {"during": "refresh"})
+        return self._must_order(client_order_id_value)
+
+    def resolve_doubtful(self, lookup: Callable[[str, str], Any]) -> RecoveryReport:
+        """At start-up: every order of this bot that is not settled is looked up. Found: its status is
+        copied. Proved missing: `absent` (resendable with the same id). Lookup failed: `unknown`, and
+        the breaker trips, because nobody knows what the exchange holds."""
+        pending = self.unsettled_orders()
+        report = RecoveryReport(checked=len(pending))
+        for row in pending:
+            kind, value = self._lookup(row, lookup)
+            if kind == "found":
+                report.found.append(row.client_order_id)
+            elif kind == "absent":
+                self._set_state(row.client_order_id, "absent", "lookup_absent", {"during": "recovery"})
+                report.absent.append(row.client_order_id)
+            else:
+                if row.state != "unknown":
+                    self._set_state(row.client_order_id, "unknown", "status", {"status": "unknown", "why": value}, value)
+                report.unknown.append(row.client_order_id)
+        if report.unknown:
+            ids = ", ".join(report.unknown)
+            self.trip(f"{len(report.unknown)} order(s) unknown after startup recovery: {ids}")
+            self._alert("unknown_order", f"startup recovery could not settle {ids}")
+        return report
+
+    def unsettled_orders(self) -> List[OrderRow]:
+        """This bot's orders that are not settled, oldest first. The `state NOT IN (settled)` term
+        repeats the partial index's condition, so this costs what is open, never the history."""
+        rows = self.con.execute(
+            f"SELECT {_ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN ({_SETTLED_SQL}) ORDER BY created_at",
+            (self.bot_id,),
+        ).fetchall()
+        return [OrderRow(*r) for r in rows]
+
+    def orders_in_flight(self) -> int:
+        return self.con.execute(
+            f"SELECT count(*) FROM orders WHERE bot_id = ? AND state NOT IN ({_SETTLED_SQL}) AND state IN ({_IN_FLIGHT_SQL})",
+            (self.bot_id,),
+        ).fetchone()[0]
+
+    # --- books and reconciliation -------------------------------------------------------------
+
+    def book(self) -> Dict[str, float]:
+        """The bot's own book: the fills of its strategies' orders (reconcile closes excluded), plus
+        every book correction an operator wrote for this bot (docs/journal.md, "Book corrections").
+        Read from the journal each time, so a correction counts from the next cycle on."""
+        rows = self.con.execute(
+            "SELECT symbol, sum(size) AS size FROM ("
+            " SELECT symbol, CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END AS size"
+            f" FROM orders WHERE bot_id = ? AND strategy <> '{RECONCILE_STRATEGY}'"
+            " UNION ALL"
+            " SELECT symbol, delta AS size FROM book_corrections WHERE bot_id = ?"
+            ") GROUP BY symbol",
+            (self.bot_id, self.bot_id),
+        ).fetchall()
+        return {symbol: size for symbol, size in rows}
+
+    def book_corrections(self, after_id: int = 0) -> List[Dict[str, Any]]:
+        """For a bot that keeps its book in memory: the corrections after the last one it applied
+        (remember the last id across restarts), oldest first; add each `delta` to your book."""
+        rows = self.con.execute(
+            "SELECT id, symbol, kind, delta, corrected_by, corrected_at FROM book_corrections WHERE bot_id = ? AND id > ? ORDER BY id",
+            (self.bot_id, after_id),
+        ).fetchall()
+        return [dict(zip(("id", "symbol", "kind", "delta", "corrected_by", "corrected_at"), r)) for r in rows]
+
+    def _step_for(self, specs: Mapping[str, Any], symbol: str) -> float:
+        spec = specs.get(symbol)
+        if spec is None:
+            return self.unknown_symbol_qty_step
+        if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+            return float(spec)
+        if isinstance(spec, Mapping):
+            return float(spec["qty_step"])
+        return float(spec.qty_step)
+
+    def _insert_reconciliation(self, at: str, outcome: str, in_flight: int, error: Optional[str]) -> int:
+        return self.con.execute(
+            "INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)",
+            (self.bot_id, at, outcome, in_flight, error),
+        ).lastrowid
+
+    def reconcile(
+        self,
+        ours: Optional[Mapping[str, float]],
+        theirs: Union[Mapping[str, Any], Callable[[], Mapping[str, Any]]],
+        specs: Mapping[str, Any],
+        *,
+        cancel_all: Callable[[str], Any],
+        close_reduce_only: Callable[[str, str, float], Any],
+        mark_prices: Optional[Callable[[List[str]], Mapping[str, float]]] = None,
+    ) -> ReconcileReport:
+        """One reconciliation cycle.
+
+        ours: the bot's book per symbol, or None for book() (fills plus book corrections: the usual
+        choice). theirs: the exchange's positions, symbol -> size or Position(size, mark_price), or a
+        callable returning them (called only when the cycle is not skipped; raising makes an `error`
+        cycle). specs: the symbols the bot trades -> qty_step (a number, {"qty_step": ...} or an
+        object with .qty_step); each is compared even where both sides are flat. mark_prices(symbols)
+        prices the symbols the positions left unpriced, so every compared line carries a mark.
+        cancel_all(symbol) and close_reduce_only(client_order_id, symbol, size) act on an unknown
+        position (close_reduce_only returns an ExchangeOrder, like send).
+
+        Skipped while orders are in flight. Otherwise the cycle and its lines are written in one
+        transaction; an unknown position has its symbol's orders canceled and is closed reduce-only
+        (unless an order of the bot on that symbol is unknown: it may be that very order); every
+        drift trips the breaker with this cycle as its cause.
+        """
+        at = self.now()
+        in_flight = self.orders_in_flight()
+        if in_flight > 0:
+            rid = self._tx(lambda: self._insert_reconciliation(at, "skipped", in_flight, None))
+            return ReconcileReport("skipped", rid, orders_in_flight=in_flight)
+        try:
+            positions = theirs() if callable(theirs) else theirs
+            their_sizes: Dict[str, float] = {}
+            marks: Dict[str, Optional[float]] = {}
+            for symbol, p in positions.items():
+                if isinstance(p, Position):
+                    their_sizes[symbol], marks[symbol] = p.size, p.mark_price
+                elif isinstance(p, (tuple, list)):
+                    their_sizes[symbol], marks[symbol] = p[0], p[1]
+                else:
+                    their_sizes[symbol] = p
+        except Exception as error:
+            message = f"fetch positions failed: {_error_text(error)}"
+            rid = self._tx(lambda: self._insert_reconciliation(at, "error", 0, message))
+            self._alert("reconciliation_error", message)
+            return ReconcileReport("error", rid, error=message)
+        book = dict(self.book() if ours is None else ours)
+        for symbol in specs:
+            book.setdefault(symbol, 0)
+        unpriced = [s for s in dict.fromkeys([*book, *their_sizes]) if marks.get(s) is None]
+        if unpriced and mark_prices is not None:
+            try:
+                for symbol, mark in mark_prices(unpriced).items():
+                    marks[symbol] = mark
+            except Exception as error:
+                # A missing mark costs the console a value, not the cycle its comparison.
+                self._alert("reconciliation_error", f"fetch mark prices failed: {_error_text(error)}")
+        lines = []
+        for symbol in sorted(set(book) | set(their_sizes), key=_utf16_key):
+            o, t, step = book.get(symbol, 0), their_sizes.get(symbol, 0), self._step_for(specs, symbol)
+            lines.append(BookLine(symbol, o, t, step, marks.get(symbol), drift_class(o, t, step)))
+        drifts = [line for line in lines if line.drift != "none"]
+        outcome = "drift" if drifts else "clean"
+
+        def write() -> int:
+            rid = self._insert_reconciliation(at, outcome, 0, None)
+            self.con.executemany(
+                "INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)",
+                [(rid, line.symbol, line.ours, line.theirs, line.qty_step, line.mark_price) for line in lines],
+            )
+            return rid
+
+        rid = self._tx(write)
+        # A symbol with an order of ours in doubt: the "unknown" position may be that very order,
+        # filled while its reply was lost. Closing it would sell what the bot bought. Trip and leave
+        # it to a person (or the lookup).
+        doubtful = {r.symbol: r.client_order_id for r in self.unsettled_orders() if r.state == "unknown"}
+        tripped = False
+        for d in drifts:
+            in_doubt = doubtful.get(d.symbol)
+            if d.drift == "unknown_position" and in_doubt is not None:
+                reason = f"position {d.symbol} {_signed(d.theirs)} the book does not hold, while order {in_doubt} on it is unknown: not closed"
+                tripped = self.trip(reason, rid) or tripped
+                self._alert("unknown_position", reason, d)
+            elif d.drift == "unknown_position":
+                self._flatten(d, at, cancel_all, close_reduce_only)
+                reason = f"unknown position {d.symbol} {_signed(d.theirs)}"
+                tripped = self.trip(reason, rid) or tripped
+                self._alert("unknown_position", reason, d)
+            else:
+                reason = f"size drift {d.symbol}: book {_signed(d.ours)} vs exchange {_signed(d.theirs)}"
+                tripped = self.trip(reason, rid) or tripped
+                self._alert("size_drift", reason, d)
+        return ReconcileReport(outcome, rid, lines, tripped)
+
+    def _flatten(self, d: BookLine, at: str, cancel_all: Callable[[str], Any], close_reduce_only: Callable[[str, str, float], Any]) -> None:
+        """Cancel the symbol's orders, then close the position the bot never opened, reduce-only."""
+        try:
+            cancel_all(d.symbol)
+        except Exception as error:
+            self._alert("unknown_position", f"cancel orders on {d.symbol} failed: {_error_text(error)}", d)
+        close = Order(RECONCILE_STRATEGY, d.symbol, "sell" if d.theirs > 0 else "buy", abs(d.theirs), at)
+        row, inserted = self.record_intent(close)
+        if not inserted:
+            return
+        n = self._count_attempt(row.client_order_id)
+        try:
+            reply = close_reduce_only(row.client_order_id, d.symbol, d.theirs)
+        except OrderRejected as error:
+            self._set_state(
+                row.client_order_id, "rejected", "status", {"status": "rejected", "reason": error.reason, "attempt": n}, _error_text(error)
+            )
+            return
+        except Exception as error:
+            # The close's fate is unknown: the breaker is tripping anyway; say so on the order.
+            self._set_state(row.client_order_id, "unknown", "timeout", {"attempt": n, "error": _error_text(error)}, _error_text(error))
+            return
+        self._apply_exchange_order(row.client_order_id, _as_exchange_order(reply), "send")
