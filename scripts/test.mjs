@@ -1,5 +1,5 @@
 // The whole test run, as CI runs it: lint, format, dead exports, types, migrations up to date, unit + integration tests
-// on real SQLite files, a production build, a 60-second soak of that build beside a fast bot
+// on real SQLite files, the Python client's own unittest suite (Debian's python3), a production build, a 60-second soak of that build beside a fast bot
 // (counted as one test), and browser tests in real Chromium. Every step runs
 // even after a failure (except the browser tests without a build), and the last line counts the
 // tests: "tests: N passed, N failed".
@@ -9,7 +9,7 @@ import fs from "node:fs";
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.CI ? "0" : "1" };
 const bin = (name) => `node_modules/.bin/${name}`;
 fs.mkdirSync("test-results", { recursive: true });
-for (const f of ["test-results/vitest.json", "test-results/e2e.json"]) fs.rmSync(f, { force: true });
+for (const f of ["test-results/vitest.json", "test-results/python.json", "test-results/e2e.json"]) fs.rmSync(f, { force: true });
 
 const steps = [
   { name: "lint", run: [[bin("eslint"), "."]] },
@@ -27,6 +27,8 @@ const steps = [
     name: "unit + integration tests",
     run: [[bin("vitest"), "run", "--reporter=default", "--reporter=json", "--outputFile.json=test-results/vitest.json"]],
   },
+  // The Python journal writer (clients/python), tested by Python's own unittest; it writes its counts as JSON.
+  { name: "python client tests", run: [["python3", "clients/python/tests/run.py", "test-results/python.json"]] },
   { name: "build", run: [[bin("next"), "build"]] },
   // One test: passes only with no row or action lost, no SQLITE_BUSY at the bot and a verified audit chain.
   { name: "soak (60 s)", needs: "build", test: true, run: [[bin("tsx"), "scripts/soak.ts", "--seconds", "60"]] },
@@ -66,6 +68,12 @@ if (vitest) {
   failedTests += vitest.numFailedTests;
   skipped += vitest.numPendingTests + vitest.numTodoTests;
 }
+const python = readJson("test-results/python.json");
+if (python) {
+  passed += python.passed;
+  failedTests += python.failed;
+  skipped += python.skipped;
+}
 const e2e = readJson("test-results/e2e.json");
 if (e2e) {
   passed += e2e.stats.expected + e2e.stats.flaky;
@@ -75,14 +83,19 @@ if (e2e) {
 // A step that is itself one test (the soak) counts as one pass; its failure is counted below.
 for (const step of steps) if (step.test && ran.includes(step.name) && !failed.includes(step.name)) passed += 1;
 if (!vitest) console.log("no unit/integration results were written");
+if (!python) console.log("no python client test results were written");
 if (!e2e) console.log("no browser test results were written");
 if (failed.length > 0) console.log(`\nfailed steps: ${failed.join(", ")}`);
 // A failed check that is not a test (lint, types, migrations, build), or a test step that crashed
 // before writing results, counts as one failure each: the closing line must never read as a pass.
-const testSteps = { "unit + integration tests": vitest, "browser tests": e2e };
+const testSteps = {
+  "unit + integration tests": vitest && vitest.numFailedTests,
+  "python client tests": python && python.failed,
+  "browser tests": e2e && e2e.stats.unexpected,
+};
 for (const name of failed) {
-  if (!(name in testSteps)) failedTests += 1;
-  else if (!testSteps[name] || (name === "browser tests" ? e2e.stats.unexpected : vitest.numFailedTests) === 0) failedTests += 1;
+  // null: the step wrote no results; 0: it failed without a failing test. Either counts as one failure.
+  if (!(name in testSteps) || !testSteps[name]) failedTests += 1;
 }
 console.log(`\ntests: ${passed} passed, ${failedTests} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed.length > 0 || failedTests > 0 ? 1 : 0);
