@@ -1,0 +1,153 @@
+"""Replays a TypeScript writer's run (test/helpers/writer-trace.ts) through the Python writer
+(clients/python/driftwatch_journal.py) into a new journal made from drizzle/*.sql by the module's
+own migrate(). The exchange answers exactly as it answered the TypeScript writer, at the same clock;
+any question the Python writer asks that the TypeScript writer did not ask (or in another order, or
+with other arguments), any question it fails to ask, and any different result stops the replay.
+
+usage: python3 replay_writer_trace.py TRACE.json JOURNAL.db MIGRATIONS_DIR
+"""
+
+import datetime
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+
+import driftwatch_journal as dj  # noqa: E402
+
+
+class Mismatch(BaseException):
+    """BaseException: the writer must not take a broken replay for a failing exchange."""
+
+
+def parse_time(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+
+
+class Clock:
+    def __init__(self):
+        self.at = None
+
+    def __call__(self):
+        return self.at
+
+    def sleep(self, ms):
+        self.at += datetime.timedelta(milliseconds=ms)
+
+
+def exchange_error(e):
+    name, message = e["name"], e["message"]
+    if name == "SendTimeoutError":
+        return dj.SendTimeout(message)
+    if name == "OrderRejectedError":
+        return dj.OrderRejected(e["reason"], message)
+    if name == "DuplicateClientOrderIdError":
+        return dj.DuplicateClientOrderId(message)
+    if name == "RateLimitError":
+        return dj.RateLimited(message)
+    return Exception(message)
+
+
+def exchange_order(o):
+    return None if o is None else dj.ExchangeOrder(o["status"], o["exchangeOrderId"], o["filledQty"], o["avgPrice"])
+
+
+class Venue:
+    """The recorded exchange of one writer call."""
+
+    def __init__(self, call):
+        self.where = f"{call['bot']} {call['method']} at {call['at']}"
+        self.calls = list(call["calls"])
+
+    def answer(self, fn, args):
+        if not self.calls:
+            raise Mismatch(f"{self.where}: the Python writer called {fn}{args}, the TypeScript writer asked nothing more")
+        rec = self.calls.pop(0)
+        if rec["fn"] != fn or rec["args"] != args:
+            raise Mismatch(f"{self.where}: the Python writer called {fn}{args}, the TypeScript writer {rec['fn']}{rec['args']}")
+        if "error" in rec:
+            raise exchange_error(rec["error"])
+        return rec["ok"]
+
+    def send(self, r):
+        return exchange_order(
+            self.answer("createOrder", [{"clientOrderId": r.client_order_id, "symbol": r.symbol, "side": r.side, "qty": r.qty, "reduceOnly": r.reduce_only}])
+        )
+
+    def lookup(self, client_order_id, symbol):
+        return exchange_order(self.answer("findOrder", [{"symbol": symbol, "clientOrderId": client_order_id}]))
+
+    def theirs(self):
+        return {p["symbol"]: dj.Position(p["size"], p["markPrice"]) for p in self.answer("fetchPositions", [])}
+
+    def mark_prices(self, symbols):
+        return dict(self.answer("fetchMarkPrices", [list(symbols)]))
+
+    def cancel_all(self, symbol):
+        return self.answer("cancelAllOrders", [symbol])
+
+    def close_reduce_only(self, client_order_id, symbol, size):
+        return exchange_order(self.answer("closeReduceOnly", [{"clientOrderId": client_order_id, "symbol": symbol, "size": size}]))
+
+
+def replay(trace, file, migrations):
+    dj.migrate(file, migrations)
+    writers, clocks = {}, {}
+    for bot in trace["bots"]:
+        clock = Clock()
+        con = dj.open_journal(file, synchronous="NORMAL")
+        writers[bot["botId"]] = dj.JournalWriter(
+            con,
+            bot_id=bot["botId"],
+            prefix=bot["prefix"],
+            exchange=bot["exchange"],
+            clock=clock,
+            sleep=clock.sleep,
+            retry_attempts=bot["attempts"],
+            backoff_ms=bot["backoffMs"],
+            unknown_symbol_qty_step=bot["unknownSymbolQtyStep"],
+        )
+        clocks[bot["botId"]] = clock
+    for call in trace["calls"]:
+        w, venue = writers[call["bot"]], Venue(call)
+        clocks[call["bot"]].at = parse_time(call["at"])
+        method, args = call["method"], call["args"]
+        result = None
+        if method == "register":
+            w.register()
+        elif method == "heartbeat":
+            w.heartbeat()
+        elif method == "recover":
+            r = w.resolve_doubtful(venue.lookup)
+            result = {"checked": r.checked, "found": r.found, "absent": r.absent, "unknown": r.unknown}
+        elif method == "refresh":
+            result = {"state": w.refresh(args[0], venue.lookup).state}
+        elif method == "sendOnce":
+            d, opts = args[0], (args[1] if len(args) > 1 else {})
+            order = dj.Order(d["strategy"], d["symbol"], d["side"], d["qty"], d["bar"])
+            try:
+                result = {"kind": w.send_once(order, venue.send, venue.lookup, reduce_only=bool(opts.get("reduceOnly"))).kind}
+            except dj.BreakerHalted:
+                result = {"threw": "BreakerHaltedError"}
+        elif method == "reconcile":
+            r = w.reconcile(
+                None, venue.theirs, call["specs"], cancel_all=venue.cancel_all, close_reduce_only=venue.close_reduce_only, mark_prices=venue.mark_prices
+            )
+            result = {"outcome": r.outcome, "reconciliationId": r.reconciliation_id, "tripped": r.tripped}
+        else:
+            raise Mismatch(f"no replay for {method}")
+        if venue.calls:
+            raise Mismatch(f"{venue.where}: the Python writer never asked {[c['fn'] for c in venue.calls]}")
+        if result != call["result"]:
+            raise Mismatch(f"{venue.where}: the Python writer returned {result}, the TypeScript writer {call['result']}")
+    for w in writers.values():
+        w.con.close()
+    return len(trace["calls"])
+
+
+if __name__ == "__main__":
+    trace_file, journal, migrations = sys.argv[1:4]
+    with open(trace_file) as f:
+        n = replay(json.load(f), journal, migrations)
+    print(json.dumps({"replayed": n}))
