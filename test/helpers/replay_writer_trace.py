@@ -1,6 +1,7 @@
 """Replays a TypeScript writer's run (test/helpers/writer-trace.ts) through the Python writer
 (clients/python/driftwatch_journal.py) into a new journal made from drizzle/*.sql by the module's
-own migrate(). The exchange answers exactly as it answered the TypeScript writer, at the same clock;
+own migrate(). Operator actions taken meanwhile (a halt by hand, a book correction, a clear) are
+written as the console wrote them, at the same point of the story. The exchange answers exactly as it answered the TypeScript writer, at the same clock;
 any question the Python writer asks that the TypeScript writer did not ask (or in another order, or
 with other arguments), any question it fails to ask, and any different result stops the replay.
 
@@ -110,6 +111,18 @@ def replay(trace, file, migrations):
         )
         clocks[bot["botId"]] = clock
     for call in trace["calls"]:
+        if call["method"] == "journal":
+            # An operator's action, as the console wrote it: the same rows at the same point.
+            con = next(iter(writers.values())).con
+            con.execute("BEGIN IMMEDIATE")
+            for change in call["rows"]:
+                cols = list(change["row"])
+                con.execute(
+                    f"INSERT OR REPLACE INTO {change['table']} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})",
+                    [change["row"][c] for c in cols],
+                )
+            con.execute("COMMIT")
+            continue
         w, venue = writers[call["bot"]], Venue(call)
         clocks[call["bot"]].at = parse_time(call["at"])
         method, args = call["method"], call["args"]

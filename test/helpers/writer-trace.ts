@@ -6,6 +6,7 @@
  * (test/helpers/replay_writer_trace.py) against the same answers and the same clock, so both
  * journals hold the same story. Recording only: the calls and the exchange run unchanged.
  */
+import type Database from "better-sqlite3";
 import { JournalWriter } from "@/lib/bot/journal-writer";
 import type { ExchangeAdapter } from "@/lib/exchange/adapter";
 
@@ -28,6 +29,12 @@ export interface WriterCall {
   specs?: Record<string, number>;
 }
 
+/** Rows someone other than the writer (an operator, through the console's actions) wrote or changed. */
+export interface JournalWrite {
+  method: "journal";
+  rows: { table: string; row: Record<string, unknown> }[];
+}
+
 export interface WriterBot {
   botId: string;
   prefix: string;
@@ -39,7 +46,36 @@ export interface WriterBot {
 
 export interface WriterTrace {
   bots: WriterBot[];
-  calls: WriterCall[];
+  calls: (WriterCall | JournalWrite)[];
+}
+
+/** The tables a person changes through the console (its actions write nothing else). */
+const OPERATOR_TABLES = ["breakers", "breaker_events", "orders", "order_events", "drift_acknowledgements", "book_corrections", "clear_requests", "audit_log"];
+
+function snapshot(db: Database.Database): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const table of OPERATOR_TABLES) {
+    for (const r of db.prepare(`SELECT rowid AS __rowid, * FROM ${table}`).all() as Record<string, unknown>[]) {
+      const { __rowid, ...row } = r;
+      rows.set(`${table}:${String(__rowid)}`, JSON.stringify(row));
+    }
+  }
+  return rows;
+}
+
+/**
+ * Runs `act` (an operator's action on `db`) and adds the rows it wrote or changed to the trace at
+ * this point of the story, so the replay writes them at the same point.
+ */
+export async function recordJournalWrite<T>(trace: WriterTrace, db: Database.Database, act: () => Promise<T>): Promise<T> {
+  const before = snapshot(db);
+  const out = await act();
+  const rows: JournalWrite["rows"] = [];
+  for (const [key, row] of snapshot(db)) {
+    if (before.get(key) !== row) rows.push({ table: key.slice(0, key.indexOf(":")), row: JSON.parse(row) as Record<string, unknown> });
+  }
+  trace.calls.push({ method: "journal", rows });
+  return out;
 }
 
 const METHODS = ["register", "heartbeat", "recover", "refresh", "sendOnce", "reconcile"] as const;

@@ -21,10 +21,15 @@ import { getIncidentStory, listIncidents } from "@/lib/queries/incident-story";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { getOverview } from "@/lib/queries/overview";
 import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
-import { SCENARIOS, type ScenarioName, type ScenarioResult } from "@/tools/demo/scenarios";
+import { SCENARIOS, type ScenarioName, type ScenarioResult, type ScenarioRunOptions } from "@/tools/demo/scenarios";
+import { clearHaltSpec } from "@/lib/actions/clear-halt";
+import { correctBookSpec } from "@/lib/actions/correct-book";
+import { haltBotSpec } from "@/lib/actions/halt-bot";
+import { getCurrentBookLine } from "@/lib/queries/book-line";
+import { act, ana, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
 import { migratedJournal, migrationsDir, repoRoot, tempDir } from "../helpers/journal";
-import { recordWriterCalls, type WriterTrace } from "../helpers/writer-trace";
+import { recordJournalWrite, recordWriterCalls, type WriterTrace } from "../helpers/writer-trace";
 
 const REPLAY = path.join(repoRoot, "test/helpers/replay_writer_trace.py");
 const GRACE_MS = 30_000;
@@ -35,10 +40,13 @@ afterEach(() => {
   cleanup = [];
 });
 
-async function typescriptRun(name: ScenarioName): Promise<{ result: ScenarioResult; trace: WriterTrace }> {
+async function typescriptRun(
+  name: ScenarioName,
+  afterwards?: (trace: WriterTrace) => ScenarioRunOptions["afterwards"],
+): Promise<{ result: ScenarioResult; trace: WriterTrace }> {
   const recording = recordWriterCalls();
   try {
-    const result = await SCENARIOS[name].run({ file: migratedJournal(`ts-${name}`), migrationsDir });
+    const result = await SCENARIOS[name].run({ file: migratedJournal(`ts-${name}`), migrationsDir, afterwards: afterwards?.(recording.trace) });
     return { result, trace: recording.trace };
   } finally {
     recording.stop();
@@ -129,5 +137,46 @@ describe.each([
     expect(py).toEqual(ts);
     // The doubtful list recomputes every id from its row: the Python ids must pass as the bot's own.
     expect(py.doubtful.orders.every((o) => o.idCheck.kind === "ok")).toBe(true);
+  });
+});
+
+describe("scenario size-drift, then the operator's book correction, clear and halt by hand, written by the Python writer", () => {
+  it("counts the correction in its book, stops at the hand-made halt after the clear, and reads as the TypeScript writer's", async () => {
+    const deps = { heartbeatStaleMs: 60_000, doubtfulGraceMs: GRACE_MS, twoPersonClear: false, twoPersonWindowMs: 600_000 };
+    const { result, trace } = await typescriptRun("size-drift", (trace) => async ({ world, cycle }) => {
+      const db = consoleWriter(world.file);
+      cleanup.push(() => db.close());
+      const line = getCurrentBookLine({ db, botId: "beta", symbol: "AAPL" })!;
+      const input = {
+        botId: "beta",
+        symbol: "AAPL",
+        kind: "adopt_exchange",
+        reconciliationId: String(line.reconciliationId),
+        ours: String(line.ours),
+        theirs: String(line.theirs),
+        note: "40 closed by hand",
+      };
+      expect(await recordJournalWrite(trace, db, () => act(db, correctBookSpec({ ackTtlMs: 600_000 }), ana, input, world.now()))).toMatchObject({ ok: true });
+      await cycle();
+      const version = () => String(db.prepare(`SELECT version FROM breakers WHERE bot_id = 'beta'`).pluck().get());
+      const clear = { botId: "beta", breakerVersion: version(), reason: "book corrected", confirmBotId: "beta" };
+      expect(await recordJournalWrite(trace, db, () => act(db, clearHaltSpec(deps), ana, clear, world.now()))).toEqual({ ok: true, data: { cleared: true } });
+      const halt = { botId: "beta", reason: "venue maintenance", breakerVersion: version() };
+      expect(await recordJournalWrite(trace, db, () => act(db, haltBotSpec(), ana, halt, world.now()))).toMatchObject({ ok: true });
+      // The strategy still wants NVDA: on its next bar the entry is refused by the hand-made halt.
+      await cycle(7);
+    });
+    const refused = trace.calls.filter((c) => c.method === "sendOnce" && (c.result as { threw?: string }).threw === "BreakerHaltedError");
+    expect(refused.length).toBeGreaterThan(0);
+    const pyFile = pythonRun("size-drift-operator", trace);
+
+    expect(tables(pyFile)).toEqual(tables(result.file));
+    const now = new Date(result.to);
+    const py = consoleView(pyFile, now, result.from);
+    expect(py.incidents.items.map((i) => [i.botId, i.status])).toEqual([
+      ["beta", "open"],
+      ["beta", "cleared"],
+    ]);
+    expect(py).toEqual(consoleView(result.file, now, result.from));
   });
 });
