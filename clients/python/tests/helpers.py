@@ -2,6 +2,7 @@
 
 import datetime
 import os
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -15,8 +16,14 @@ MIGRATIONS = os.path.join(HERE, "..", "..", "..", "drizzle")
 START = datetime.datetime(2026, 8, 10, 15, 30, tzinfo=datetime.timezone.utc)
 
 
-def new_journal(test):
+def temp_dir(test):
     folder = tempfile.mkdtemp(prefix="driftwatch-py-")
+    test.addCleanup(shutil.rmtree, folder, True)
+    return folder
+
+
+def new_journal(test):
+    folder = temp_dir(test)
     file = os.path.join(folder, "journal.db")
     dj.migrate(file, MIGRATIONS)
     return file

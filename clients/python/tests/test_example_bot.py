@@ -1,15 +1,14 @@
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
-from helpers import HERE, rows
+from helpers import HERE, rows, temp_dir
 
 
 class ExampleBotTest(unittest.TestCase):
     def test_the_example_bot_runs_and_settles_its_lost_reply_by_a_lookup(self):
-        file = os.path.join(tempfile.mkdtemp(), "journal.db")
+        file = os.path.join(temp_dir(self), "journal.db")
         out = subprocess.run([sys.executable, os.path.join(HERE, "..", "example_bot.py"), file], capture_output=True, text=True, check=True).stdout
         self.assertEqual(len(out.splitlines()), 5)
         self.assertEqual(rows(file, "SELECT count(*), sum(attempts) FROM orders WHERE state = 'filled'"), [(5, 5)])

@@ -2,15 +2,14 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
-from helpers import HERE, dj, kinds, new_journal, rows
+from helpers import HERE, dj, kinds, new_journal, rows, temp_dir
 
 
 def run_until_marked(test, file, mode):
-    marker = os.path.join(tempfile.mkdtemp(), "marker")
+    marker = os.path.join(temp_dir(test), "marker")
     child = subprocess.Popen([sys.executable, os.path.join(HERE, "writer_process.py"), file, mode, marker], cwd=HERE)
     try:
         deadline = time.monotonic() + 30

@@ -1,10 +1,9 @@
 import os
 import shutil
 import sqlite3
-import tempfile
 import unittest
 
-from helpers import MIGRATIONS, dj, new_journal
+from helpers import MIGRATIONS, dj, new_journal, temp_dir
 
 
 class OpenJournalTest(unittest.TestCase):
@@ -22,7 +21,7 @@ class OpenJournalTest(unittest.TestCase):
         self.assertEqual((again["from"], again["to"], again["applied"]), (dj.SCHEMA_VERSION, dj.SCHEMA_VERSION, []))
 
     def test_upgrades_an_older_journal_from_its_version_on(self):
-        folder = tempfile.mkdtemp()
+        folder = temp_dir(self)
         partial = os.path.join(folder, "drizzle")
         os.mkdir(partial)
         for name in sorted(os.listdir(MIGRATIONS))[:3]:
@@ -50,13 +49,13 @@ class OpenJournalTest(unittest.TestCase):
         self.assertEqual(newer.exception.code, "future_schema")
         self.assertIn("newer than this driftwatch_journal.py knows", str(newer.exception))
 
-        missing = os.path.join(tempfile.mkdtemp(), "nope.db")
+        missing = os.path.join(temp_dir(self), "nope.db")
         with self.assertRaises(dj.JournalError) as gone:
             dj.open_journal(missing)
         self.assertEqual(gone.exception.code, "missing")
         self.assertFalse(os.path.exists(missing), "opening must not create an empty journal")
 
-        junk = os.path.join(tempfile.mkdtemp(), "junk.db")
+        junk = os.path.join(temp_dir(self), "junk.db")
         with open(junk, "wb") as f:
             f.write(b"this is not a database, just text long enough to fill a header" * 20)
         with self.assertRaises(dj.JournalError) as not_sqlite:
@@ -64,14 +63,14 @@ class OpenJournalTest(unittest.TestCase):
         self.assertEqual(not_sqlite.exception.code, "not_sqlite")
 
     def test_refuses_a_journal_without_schema(self):
-        empty = os.path.join(tempfile.mkdtemp(), "empty.db")
+        empty = os.path.join(temp_dir(self), "empty.db")
         sqlite3.connect(empty).close()
         with self.assertRaises(dj.JournalError) as none:
             dj.open_journal(empty)
         self.assertEqual(none.exception.code, "no_schema")
 
     def test_refuses_to_migrate_past_the_contract_version_it_knows(self):
-        folder = tempfile.mkdtemp()
+        folder = temp_dir(self)
         ahead = os.path.join(folder, "drizzle")
         shutil.copytree(MIGRATIONS, ahead)
         n = len([f for f in os.listdir(ahead) if f.endswith(".sql")])
@@ -84,7 +83,7 @@ class OpenJournalTest(unittest.TestCase):
         self.assertFalse(os.path.exists(file), "a refused migration creates nothing")
 
     def test_a_failing_migration_changes_nothing(self):
-        folder = tempfile.mkdtemp()
+        folder = temp_dir(self)
         broken = os.path.join(folder, "drizzle")
         os.mkdir(broken)
         with open(os.path.join(broken, "0000_broken.sql"), "w") as f:
