@@ -37,21 +37,21 @@ class SendOnceTest(unittest.TestCase):
     def setUp(self):
         self.file = new_journal(self)
         self.w, self.clock, self.alerts = writer_on(self.file)
-        self.id = self.w.client_order_id(ORDER)
+        self.oid = self.w.client_order_id(ORDER)
 
     def order(self):
-        return self.w.order(self.id)
+        return self.w.order(self.oid)
 
     def test_ack_writes_intent_then_send(self):
         ex = Script(sends=[FILLED])
         out = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual(out.kind, "placed")
-        self.assertEqual(out.order.client_order_id, self.id)
-        self.assertEqual(kinds(self.file, self.id), ["intent", "send"])
+        self.assertEqual(out.order.client_order_id, self.oid)
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "send"])
         o = self.order()
         self.assertEqual((o.state, o.filled_qty, o.avg_price, o.attempts, o.exchange_order_id, o.version), ("filled", 500, 92, 1, "x-1", 3))
-        self.assertEqual(ex.sent, [dj.OrderRequest(self.id, "AAPL", "buy", 500, False)])
-        detail = rows(self.file, "SELECT detail FROM order_events WHERE client_order_id = ? AND kind = 'send'", self.id)[0][0]
+        self.assertEqual(ex.sent, [dj.OrderRequest(self.oid, "AAPL", "buy", 500, False)])
+        detail = rows(self.file, "SELECT detail FROM order_events WHERE client_order_id = ? AND kind = 'send'", self.oid)[0][0]
         self.assertEqual(detail, '{"status":"filled","exchangeOrderId":"x-1","filledQty":500,"avgPrice":92}')
 
     def test_the_intent_is_committed_before_the_send(self):
@@ -69,7 +69,7 @@ class SendOnceTest(unittest.TestCase):
         ex = Script(sends=[dj.OrderRejected("insufficient margin", "order q500-x rejected: insufficient margin")])
         out = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual((out.kind, out.reason), ("rejected", "insufficient margin"))
-        self.assertEqual(kinds(self.file, self.id), ["intent", "status"])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "status"])
         o = self.order()
         self.assertEqual((o.state, o.attempts, o.last_error), ("rejected", 1, "order q500-x rejected: insufficient margin"))
         self.assertEqual(ex.looked, [])
@@ -79,7 +79,7 @@ class SendOnceTest(unittest.TestCase):
         out = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual(out.kind, "placed")
         self.assertEqual(len(ex.sent), 1)
-        self.assertEqual(kinds(self.file, self.id), ["intent", "timeout", "lookup_found"])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "timeout", "lookup_found"])
         self.assertEqual((self.order().state, self.order().attempts, self.order().last_error), ("filled", 1, None))
         self.assertEqual(self.clock.slept, [500])
 
@@ -87,8 +87,8 @@ class SendOnceTest(unittest.TestCase):
         ex = Script(sends=[TimeoutError("read timed out"), FILLED], lookups=[None])
         out = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual(out.kind, "placed")
-        self.assertEqual([r.client_order_id for r in ex.sent], [self.id, self.id])
-        self.assertEqual(kinds(self.file, self.id), ["intent", "timeout", "lookup_absent", "send"])
+        self.assertEqual([r.client_order_id for r in ex.sent], [self.oid, self.oid])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "timeout", "lookup_absent", "send"])
         self.assertEqual(self.order().attempts, 2)
 
     def test_a_failing_lookup_never_resends_and_leaves_the_order_unknown_with_the_breaker_tripped(self):
@@ -97,11 +97,11 @@ class SendOnceTest(unittest.TestCase):
         out = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual(out.kind, "unknown")
         self.assertEqual(len(ex.sent), 1)
-        self.assertEqual(kinds(self.file, self.id), ["intent", "timeout", "error", "error", "error", "status"])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "timeout", "error", "error", "error", "status"])
         o = self.order()
         self.assertEqual((o.state, o.attempts, o.last_error), ("unknown", 1, "lookup failed: connection reset"))
         b = self.w.breaker()
-        self.assertEqual((b.halted, b.reason, b.version), (True, f"order {self.id} unknown: lookup failed: connection reset", 2))
+        self.assertEqual((b.halted, b.reason, b.version), (True, f"order {self.oid} unknown: lookup failed: connection reset", 2))
         self.assertEqual(rows(self.file, "SELECT kind, actor, reconciliation_id FROM breaker_events"), [("trip", "bot", None)])
         self.assertEqual([a.kind for a in self.alerts], ["unknown_order"])
         # The next new entry is refused, a reduction is not.
@@ -137,14 +137,14 @@ class SendOnceTest(unittest.TestCase):
         again = self.w.send_once(ORDER, ex.send, ex.lookup)
         self.assertEqual(again.kind, "existing")
         self.assertEqual(len(ex.sent), 1)
-        self.assertEqual(kinds(self.file, self.id), ["intent", "send"])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "send"])
 
     def test_an_intent_left_by_a_dead_run_is_looked_up_before_it_is_sent(self):
         self.w.record_intent(ORDER)
         ex = Script(lookups=[FILLED])
         self.assertEqual(self.w.send_once(ORDER, ex.send, ex.lookup).kind, "placed")
         self.assertEqual(ex.sent, [])
-        self.assertEqual(kinds(self.file, self.id), ["intent", "lookup_found"])
+        self.assertEqual(kinds(self.file, self.oid), ["intent", "lookup_found"])
 
     def test_resolve_doubtful_settles_what_it_can_and_trips_on_the_rest(self):
         a, b, c = (dj.Order("s", sym, "buy", 1, BAR) for sym in ("AAPL", "MSFT", "NVDA"))
