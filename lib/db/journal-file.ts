@@ -196,7 +196,12 @@ export function openJournalReader(file: string, opts: { migrationsDir?: string; 
   }
 }
 
-/** A read-write connection for short BEGIN IMMEDIATE transactions. */
+/**
+ * A read-write connection for short BEGIN IMMEDIATE transactions, with `synchronous = FULL`: a
+ * commit is on disk before it returns, so an intent the bot wrote before a send, or an operator's
+ * audit entry, survives a power cut (better-sqlite3 is built with NORMAL as the WAL default, which
+ * may lose the last commits then; docs/journal.md asks every writer for FULL).
+ */
 export function openJournalWriter(file: string, opts: { migrationsDir?: string } = {}): { db: Database.Database; info: JournalInfo } {
   const abs = path.resolve(file);
   assertIsFile(abs);
@@ -210,6 +215,7 @@ export function openJournalWriter(file: string, opts: { migrationsDir?: string }
     const { version, journalMode } = probe(db, abs);
     checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.pragma("synchronous = FULL");
     return { db, info: { file: abs, schemaVersion: version, journalMode } };
   } catch (error) {
     db.close();

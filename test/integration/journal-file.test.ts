@@ -142,6 +142,8 @@ describe("opening a journal", () => {
     const file = migratedJournal();
     const { db } = openJournalWriter(file, { migrationsDir });
     expect(db.pragma("busy_timeout", { simple: true })).toBeGreaterThanOrEqual(5000);
+    // FULL (2): a commit is on disk when it returns; this build's WAL default is NORMAL (1).
+    expect(db.pragma("synchronous", { simple: true })).toBe(2);
     // A second process holds the write lock for 1.5 s; the console's BEGIN IMMEDIATE must wait.
     const holder = spawn(
       process.execPath,

@@ -34,7 +34,7 @@ export interface WorldOptions {
   timing?: WorldTiming;
   migrationsDir?: string;
   /**
-   * SQLite `synchronous` for the bots' connections. FULL (SQLite's default) syncs every commit;
+   * SQLite `synchronous` for the bots' connections. FULL (the journal writer's setting) syncs every commit;
    * NORMAL, safe against corruption in WAL mode, may lose the last commits on power loss: fine for
    * writing simulated history fast, not for a real bot.
    */
