@@ -21,9 +21,11 @@ import { useNow } from "./use-now";
  * unreadable, the poll failing or stopped, a bot's heartbeat or cycles stale) the title starts
  * "? · ", the favicon shows "?" and the banner says UNKNOWN, never a plain, healthy tab.
  *
- * One home, the root layout, fed by the overview's query (O(bots + symbols)), which keeps polling
- * every 2 s in a background tab, on timers chained from each answer, which Chromium does not slow
- * to once a minute as it does a hidden tab's intervals (use-chained-poll.ts);
+ * One home, the root layout, fed by the overview's query (O(bots + symbols)): pushed by the tab's
+ * live stream (lib/live/stream-client.ts), whose heartbeat counts as an answer; when neither the
+ * stream nor a poll answered for 2 s it polls itself, in a background tab too, on timers chained
+ * from each answer, which Chromium does not slow to once a minute as it does a hidden tab's
+ * intervals (use-chained-poll.ts);
  * the same answers feed the opt-in desktop notifications (use-desk-notifications.ts). A hidden tab
  * is not by itself unknown: only an answer older than TOO_OLD_MS is. The favicon has one owner,
  * <Favicon/>: changing a <link> React rendered from outside React loses the change when React

@@ -1,5 +1,6 @@
 /**
- * How often the browser asks for live data, the one rule every screen's query options share: every
+ * How often the browser asks for live data when the tab's live stream (lib/live/stream-client.ts)
+ * does not carry it (stalled, dropped, refused), the one rule every screen's query options share: every
  * second while the tab is in front, every 5 s while it is hidden (a tab in the background still
  * learns of a trip, at a fifth of the cost). Hidden is not stale: the staleness rules (the halt
  * signal's "no update for …", each page's "updated … ago") judge the data's age, not the tab's.
