@@ -32,7 +32,7 @@ const NOT_SCREENS: Record<string, string> = {
 /** The loaders of the screens the live stream carries (lib/live/view-names.ts). */
 const LIVE_LOADERS = ["loadOverview", "loadBotClear", "loadBreakerBoard", "loadDoubtfulOrders", "loadSymbolState"];
 
-const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"@\/lib\/queries\/screens"/;
+const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"(?:@\/lib|\.\.)\/queries\/screens"/;
 const callsLoader = (text: string, loader: string) => {
   const imported =
     SCREENS_MODULE.exec(text)?.[1]
