@@ -1,6 +1,7 @@
 "use client";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { tabStream } from "@/lib/live/stream-client";
 
 export function Providers({ children }: { children: React.ReactNode }) {
   const [client] = useState(
@@ -16,5 +17,7 @@ export function Providers({ children }: { children: React.ReactNode }) {
         },
       }),
   );
+  // The tab's live stream feeds this cache; the screens' queries poll only while it cannot.
+  useEffect(() => tabStream.attach(client), [client]);
   return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
 }

@@ -8,6 +8,7 @@ import { ClearedSilencesNote } from "@/components/actions/cleared-silences-note"
 import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
+import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
@@ -35,7 +36,9 @@ export function ClearHaltPanel({
   loadedHalted: boolean;
   canAct: boolean;
 }) {
-  const query = useQuery(botClearQuery(botId));
+  const options = botClearQuery(botId);
+  const query = useQuery(options);
+  const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
   const clear = useKeptForm(clearHaltAction);
   const { result, action, pending } = clear;
   const approval = useKeptForm(approveClearAction);
@@ -65,7 +68,7 @@ export function ClearHaltPanel({
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="break-all text-2xl font-bold">Bot {botId}</h1>
-        <LiveStatus updatedAt={query.dataUpdatedAt} failing={query.isError} />
+        <LiveStatus updatedAt={updatedAt} failing={query.isError} />
       </div>
       {query.isError && <AlarmBanner title="Not updating" causes={[query.error.message]} />}
       <BotCard bot={view.bot} unsure={query.isError} receivedAt={query.dataUpdatedAt} />

@@ -4,6 +4,7 @@ import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
+import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { WrappingText } from "@/components/ui/wrapping-text";
@@ -12,11 +13,13 @@ import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 
 export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: boolean }) {
-  const query = useQuery(doubtfulQuery(bot));
+  const options = doubtfulQuery(bot);
+  const query = useQuery(options);
+  const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
   const now = useNow();
   // Only the browser knows how old the data is; the server and hydration must render the same.
   const hydrated = useHydrated();
-  const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > 5_000;
+  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > 5_000;
   const data = query.data;
   const [resolved, setResolved] = useState<string[]>([]);
   const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);
@@ -46,7 +49,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
     <div className="space-y-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Doubtful orders{bot ? ` of ${bot}` : ""}</h1>
-        <LiveStatus updatedAt={query.dataUpdatedAt} failing={causes.length > 0} />
+        <LiveStatus updatedAt={updatedAt} failing={causes.length > 0} />
       </div>
       <p className="text-sm text-slate-700 dark:text-slate-200">
         Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by sending it again.

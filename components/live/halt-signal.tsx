@@ -9,6 +9,7 @@ import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { visibleText } from "@/lib/text/visible-text";
 import { useChainedPoll } from "./use-chained-poll";
+import { useLiveUpdatedAt } from "./use-live-updated-at";
 import { useDeskNotifications } from "./use-desk-notifications";
 import { useHydrated } from "./use-hydrated";
 import { useNow } from "./use-now";
@@ -20,9 +21,11 @@ import { useNow } from "./use-now";
  * unreadable, the poll failing or stopped, a bot's heartbeat or cycles stale) the title starts
  * "? · ", the favicon shows "?" and the banner says UNKNOWN, never a plain, healthy tab.
  *
- * One home, the root layout, fed by the overview's query (O(bots + symbols)), which keeps polling
- * every 2 s in a background tab, on timers chained from each answer, which Chromium does not slow
- * to once a minute as it does a hidden tab's intervals (use-chained-poll.ts);
+ * One home, the root layout, fed by the overview's query (O(bots + symbols)): pushed by the tab's
+ * live stream (lib/live/stream-client.ts), whose heartbeat counts as an answer; when neither the
+ * stream nor a poll answered for 2 s it polls itself, in a background tab too, on timers chained
+ * from each answer, which Chromium does not slow to once a minute as it does a hidden tab's
+ * intervals (use-chained-poll.ts);
  * the same answers feed the opt-in desktop notifications (use-desk-notifications.ts). A hidden tab
  * is not by itself unknown: only an answer older than TOO_OLD_MS is. The favicon has one owner,
  * <Favicon/>: changing a <link> React rendered from outside React loses the change when React
@@ -62,12 +65,16 @@ export function HaltSignal() {
   const pathname = usePathname();
   // The sign-in page reads nothing: it must not poll, nor alarm a reader who is not signed in yet.
   const active = pathname !== "/login";
-  const query = useQuery({ ...haltSignalQuery(), enabled: active });
+  const options = haltSignalQuery();
+  const query = useQuery({ ...options, enabled: active });
+  // Fed by the tab's live stream while it is healthy (its heartbeat counts as an answer); polls
+  // itself only when neither the stream nor the page's own poll answered within the interval.
+  const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt, active);
   // Joins a fetch already on its way (the overview page's own poll) rather than cancelling it, and
   // asks nothing when that poll answered within the interval: on the overview, in front, the page's
   // own 1 s poll already keeps the signal fresh, and a second request every 2 s would only add load.
-  const { dataUpdatedAt, refetch } = query;
-  useChainedPoll(() => (Date.now() - dataUpdatedAt < SIGNAL_INTERVAL_MS ? Promise.resolve() : refetch({ cancelRefetch: false })), SIGNAL_INTERVAL_MS, active);
+  const { refetch } = query;
+  useChainedPoll(() => (Date.now() - updatedAt < SIGNAL_INTERVAL_MS ? Promise.resolve() : refetch({ cancelRefetch: false })), SIGNAL_INTERVAL_MS, active);
   const now = useNow();
   const hydrated = useHydrated();
   const data = active ? query.data : undefined;
@@ -76,8 +83,8 @@ export function HaltSignal() {
   if (active && query.error) {
     const fix = query.error instanceof LiveReadError && query.error.fix ? ` (${query.error.fix})` : "";
     causes.push(`cannot read right now: ${query.error.message}${fix}`);
-  } else if (active && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS) {
-    causes.push(`no update for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
+  } else if (active && updatedAt > 0 && now - updatedAt > TOO_OLD_MS) {
+    causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
   if (data) causes.push(...data.alarms);
   useDeskNotifications(data);

@@ -8,6 +8,7 @@ import { CanActProvider } from "@/components/auth/can-act";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
+import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useHydrated } from "@/components/live/use-hydrated";
 import { useNow } from "@/components/live/use-now";
 import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
@@ -28,7 +29,9 @@ const sortLabels: Record<(typeof SORTS)[number], string> = {
 };
 
 export function OverviewLive({ canAct }: { canAct: boolean }) {
-  const query = useQuery(overviewQuery());
+  const options = overviewQuery();
+  const query = useQuery(options);
+  const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
   const now = useNow();
   const router = useRouter();
   const pathname = usePathname();
@@ -52,7 +55,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   const error = asLiveReadError(query.error);
   // Only the browser knows how old the data is; the server and hydration must render the same.
   const hydrated = useHydrated();
-  const tooOld = hydrated && query.dataUpdatedAt > 0 && now - query.dataUpdatedAt > TOO_OLD_MS;
+  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;
   const unsure = error !== null || tooOld;
 
   if (!data) {
@@ -64,7 +67,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   const causes = [...data.alarms];
   if (error) causes.unshift(`cannot read right now: ${error.message}`);
-  else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - query.dataUpdatedAt) / 1000)} s`);
+  else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`);
   const halted = data.bots.filter((b) => b.breaker?.halted).map((b) => b.botId);
   const drifting = data.lines.filter((l) => l.drift !== "none").length;
   const lines = applyOverviewView(data.lines, view);
@@ -74,7 +77,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Bots</h1>
-        <LiveStatus updatedAt={query.dataUpdatedAt} failing={unsure} />
+        <LiveStatus updatedAt={updatedAt} failing={unsure} />
       </div>
       {halted.length > 0 && (
         // The first thing a phone shows: which bots are halted, and the way to each one's clear.

@@ -6,6 +6,7 @@ import { PositionChart } from "@/components/charts/position-chart";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
+import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -36,7 +37,9 @@ const asLiveError = asLiveReadError;
  */
 export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string; symbol: string; range: SymbolRange | null; rangeError: string | null }) {
   const [ordersLimit, setOrdersLimit] = useState(ORDERS_PAGE);
-  const state = useQuery(symbolStateQuery({ botId, symbol, ordersLimit }));
+  const stateOptions = symbolStateQuery({ botId, symbol, ordersLimit });
+  const state = useQuery(stateOptions);
+  const stateUpdatedAt = useLiveUpdatedAt(stateOptions, state.dataUpdatedAt);
   const chart = useQuery({ ...symbolChartQuery({ botId, symbol, range: range ?? { kind: "15m" } }), enabled: range !== null });
   const now = useNow();
   const hydrated = useHydrated();
@@ -47,7 +50,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   const chartError = range ? asLiveError(chart.error) : null;
   const error = stateError ?? chartError;
   const chartLive = chart.data?.window.live ?? false;
-  const ages = [state.dataUpdatedAt, ...(chartLive ? [chart.dataUpdatedAt] : [])].filter((t) => t > 0);
+  const ages = [stateUpdatedAt, ...(chartLive ? [chart.dataUpdatedAt] : [])].filter((t) => t > 0);
   const updatedAt = ages.length ? Math.min(...ages) : 0;
   // Only the browser knows how old the data is; the server and hydration must render the same.
   const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;

@@ -170,6 +170,22 @@ export class JournalSource {
     return this.classify(error) ?? asJournalError(this.file, error);
   }
 
+  /**
+   * Runs a read against the journal; a lock, damage or lost file met halfway becomes the same
+   * one-line JournalError as a failed open. Anything else (a bug) is thrown on.
+   */
+  read<T>(read: (journal: OpenJournal) => T): { ok: true; data: T; journal: OpenJournal } | { ok: false; error: JournalError } {
+    const journal = this.get();
+    if (!journal.ok) return journal;
+    try {
+      return { ok: true, data: read(journal), journal };
+    } catch (error) {
+      const fault = this.classify(error);
+      if (fault) return { ok: false, error: fault };
+      throw error;
+    }
+  }
+
   /** The write connection, for the action guard. Throws JournalError. */
   writeConnection(): Database.Database {
     const moved = this.checkFile();
@@ -258,7 +274,8 @@ export class JournalSource {
 // One source per server process; kept on globalThis so dev-mode reloads do not leak connections.
 const holder = globalThis as unknown as { __driftwatchJournal?: JournalSource };
 
-function source(): JournalSource {
+/** The configured journal's source, shared by every page, route and the live watcher (lib/live). */
+export function consoleJournal(): JournalSource {
   const file = env().journalPath;
   if (holder.__driftwatchJournal?.file !== file) {
     holder.__driftwatchJournal?.close();
@@ -268,23 +285,7 @@ function source(): JournalSource {
 }
 
 export function getJournal(): JournalHandle {
-  return source().get();
-}
-
-/**
- * Runs a read against the journal; a lock, damage or lost file met halfway becomes the same
- * one-line JournalError as a failed open. Anything else (a bug) is thrown on.
- */
-export function readJournal<T>(read: (journal: OpenJournal) => T): { ok: true; data: T; journal: OpenJournal } | { ok: false; error: JournalError } {
-  const journal = getJournal();
-  if (!journal.ok) return journal;
-  try {
-    return { ok: true, data: read(journal), journal };
-  } catch (error) {
-    const fault = source().classify(error);
-    if (fault) return { ok: false, error: fault };
-    throw error;
-  }
+  return consoleJournal().get();
 }
 
 /**
@@ -292,10 +293,10 @@ export function readJournal<T>(read: (journal: OpenJournal) => T): { ok: true; d
  * Throws JournalError when the journal cannot be opened for writing.
  */
 export function getWriteConnection(): Database.Database {
-  return source().writeConnection();
+  return consoleJournal().writeConnection();
 }
 
 /** Throws JournalError when the journal file was deleted, moved or replaced since it was opened. */
 export function assertJournalFile(): void {
-  source().assertSameFile();
+  consoleJournal().assertSameFile();
 }

@@ -5,7 +5,7 @@ import "server-only";
  * (before or during the read) into the one-line JournalError the unavailable view shows. Anything
  * else (a bug) is thrown on. app/ reaches the journal only through here (and lib/http for routes).
  */
-import { readJournal, type JournalDb } from "../db/console";
+import { consoleJournal, type JournalDb, type JournalSource } from "../db/console";
 import type { JournalError } from "../db/journal-file";
 import { env, type Env } from "../env";
 
@@ -18,8 +18,9 @@ export interface ReadContext {
 
 export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError };
 
-export function readScreen<T>(load: (ctx: ReadContext) => T): ScreenRead<T> {
-  const read = readJournal((j) => load({ db: j.db, config: env(), now: new Date() }));
+/** `from`: the configured journal, or the one a live watcher (lib/live) was made for. */
+export function readScreen<T>(load: (ctx: ReadContext) => T, from: JournalSource = consoleJournal()): ScreenRead<T> {
+  const read = from.read((j) => load({ db: j.db, config: env(), now: new Date() }));
   if (!read.ok) return read;
   return { ok: true, data: read.data, journal: { file: read.journal.info.file, warnings: read.journal.warnings } };
 }

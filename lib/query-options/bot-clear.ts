@@ -3,10 +3,11 @@ import { queryOptions } from "@tanstack/react-query";
 import type { BotClearView } from "../queries/bot-clear";
 import { fetchApi } from "./fetch-api";
 import { livePolling } from "./poll";
+import { liveViewName } from "../live/view-names";
 
 export const botClearQuery = (botId: string) =>
   queryOptions({
     queryKey: ["bot-clear", botId] as const,
     queryFn: () => fetchApi<BotClearView | null>(`/api/bots/${encodeURIComponent(botId)}/clear`),
-    ...livePolling(),
+    ...livePolling(liveViewName({ kind: "bot-clear", botId })),
   });

@@ -3,6 +3,7 @@ import { queryOptions } from "@tanstack/react-query";
 import type { DoubtfulOrder } from "../queries/doubtful";
 import { fetchApi } from "./fetch-api";
 import { livePolling } from "./poll";
+import { liveViewName } from "../live/view-names";
 
 export type DoubtfulList = { orders: DoubtfulOrder[]; total: number };
 
@@ -10,5 +11,5 @@ export const doubtfulQuery = (bot: string | null) =>
   queryOptions({
     queryKey: ["doubtful", bot ?? ""] as const,
     queryFn: () => fetchApi<DoubtfulList>(`/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
-    ...livePolling(),
+    ...livePolling(liveViewName({ kind: "doubtful", botId: bot })),
   });

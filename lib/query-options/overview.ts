@@ -3,12 +3,13 @@ import { queryOptions } from "@tanstack/react-query";
 import type { Overview } from "../queries/overview";
 import { fetchApi } from "./fetch-api";
 import { livePolling } from "./poll";
+import { liveViewName } from "../live/view-names";
 
 export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"] as const,
     queryFn: () => fetchApi<Overview>("/api/overview"),
-    ...livePolling(),
+    ...livePolling(liveViewName({ kind: "overview" })),
   });
 
 /**

@@ -9,6 +9,7 @@ import type { SymbolLookup, SymbolState } from "../queries/symbol";
 import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
 import { fetchApi } from "./fetch-api";
 import { LIVE_INTERVAL_MS, livePolling, pollInterval, tabHidden } from "./poll";
+import { liveViewName } from "../live/view-names";
 
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */
 const WIDE_INTERVAL_MS = 2_000;
@@ -23,7 +24,7 @@ export const symbolStateQuery = (p: { botId: string; symbol: string; ordersLimit
   queryOptions({
     queryKey: ["symbol", p.botId, p.symbol, "state", p.ordersLimit] as const,
     queryFn: () => fetchApi<SymbolStateResult>(`${apiPath(p.botId, p.symbol)}?orders=${p.ordersLimit}`),
-    ...livePolling(),
+    ...livePolling(liveViewName({ kind: "symbol", ...p })),
     // "Show more" asks for a longer page: keep the shorter one on screen until it arrives.
     placeholderData: keepPreviousData,
   });

@@ -50,6 +50,8 @@ test.describe("with halted bots", () => {
   });
 
   test("when the console cannot be reached, the banner keeps the last halt and says it is not current", async ({ page }) => {
+    // Without the live stream (refused from the start), so the signal polls and the poll is what fails.
+    await page.route("**/api/live*", (route) => route.abort());
     await page.goto(`${server.url}/audit`);
     await signalSettled(page, "halted");
     await page.route("**/api/overview", (route) => route.abort());
@@ -96,6 +98,8 @@ test.describe("with no bot halted", () => {
     const j = await healthyJournal();
     const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
     try {
+      // Without the live stream (refused from the start), so the signal polls and the poll is what fails.
+      await page.route("**/api/live*", (route) => route.abort());
       await page.goto(`${server.url}/incidents`);
       await signalSettled(page, "plain");
       await page.route("**/api/overview", (route) =>

@@ -1,0 +1,77 @@
+/**
+ * GET /api/live?views=<names>: the live views a page shows, pushed as they change (server-sent
+ * events), instead of the page polling each JSON route every second.
+ *
+ * Contract (docs/performance.md, "Live updates"):
+ * - `views`: comma-separated names from lib/live/view-names.ts: `overview`, `doubtful`,
+ *   `doubtful:<botId>`, `breakers`, `breakers:<botId>`, `breakers:<botId>:<before>`,
+ *   `bot-clear:<botId>`, `symbol:<botId>:<symbol>:<ordersLimit>`; each part after the kind
+ *   percent-encoded. A missing, unknown or invalid view (or one named twice, or more than 32) is a 400
+ *   in the JSON routes' envelope, before any stream starts. Same read gate (proxy.ts) and the same
+ *   reader-dependent name masking as the JSON routes.
+ * - Answer: `text/event-stream`, `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`.
+ *   On connect every requested view is sent at once; then one event per view whose content changed:
+ *   `id: <n>`, `event: view`, `data: {"view":…,"ok":true,"data":<the JSON route's data>}` or
+ *   `{"view":…,"ok":false,"status":503|500,"error":{"code","message","file","fix"}}` (the JSON route's
+ *   status and error, e.g. a locked or deleted journal). Ages and `readAt` alone changing is no change
+ *   (resent at most every 10 s). A `: ping` comment at least every second, sent after the watcher
+ *   looked at the journal: a client treats 3 s of silence as a failed poll.
+ * - `Last-Event-ID` is ignored: a reconnect gets every requested view again at once, whatever it saw.
+ */
+import type { NextRequest } from "next/server";
+import { readerSeesNames } from "@/lib/auth/reader";
+import { badRequest } from "@/lib/http/journal-route";
+import { parseLiveViewList } from "@/lib/live/view-names";
+import { consoleWatcher } from "@/lib/live/watcher";
+
+/** Frames a client has not taken yet (it stopped reading): past this the stream is dropped and it reconnects. */
+const MAX_QUEUED_FRAMES = 2_000;
+
+export async function GET(request: NextRequest) {
+  const views = parseLiveViewList(request.nextUrl.searchParams.get("views"));
+  if (!views.ok) return badRequest(views.message);
+  const names = await readerSeesNames();
+  const encoder = new TextEncoder();
+  let unsubscribe: (() => void) | null = null;
+  let ended = false;
+  const end = () => {
+    ended = true;
+    unsubscribe?.();
+    unsubscribe = null;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      // EventSource's own reconnect delay, for a client that leaves reconnecting to the browser.
+      controller.enqueue(encoder.encode("retry: 1000\n\n"));
+      unsubscribe = consoleWatcher().subscribe(
+        {
+          send(frame) {
+            try {
+              if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) throw new Error("client stopped reading");
+              controller.enqueue(encoder.encode(frame));
+            } catch {
+              end();
+              try {
+                controller.close();
+              } catch {
+                // already closed
+              }
+            }
+          },
+        },
+        views.value,
+        names,
+      );
+      if (ended) end();
+      request.signal.addEventListener("abort", end);
+    },
+    cancel: end,
+  });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}

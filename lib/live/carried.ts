@@ -1,0 +1,28 @@
+/**
+ * Which live views this tab's stream carries right now, and when the stream last confirmed each
+ * one current: the state the screens' polling options (lib/query-options/poll.ts) and their
+ * "updated N s ago" read. Written only by the browser's stream (./stream-client.ts); on the
+ * server nothing is carried, so every query polls as before.
+ */
+let confirmed = new Map<string, number>();
+const listeners = new Set<() => void>();
+
+/** Whether a healthy stream carries this view: its screen's query then asks nothing itself. */
+export function streamCarries(view: string | undefined): boolean {
+  return view !== undefined && confirmed.has(view);
+}
+
+/** When the stream last said this view is as it was sent (a ping or an event); 0 when it does not carry it. */
+export function streamConfirmedAt(view: string): number {
+  return confirmed.get(view) ?? 0;
+}
+
+export function setStreamCarried(next: Map<string, number>): void {
+  confirmed = next;
+  for (const l of listeners) l();
+}
+
+export function onStreamCarried(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}

@@ -1,0 +1,250 @@
+import "server-only";
+/**
+ * One watcher per journal in the server process: it notices a commit cheaply and re-reads each
+ * live view somebody subscribes to at most once per change, whatever the number of subscribers,
+ * then sends the view to every subscriber only when what it shows changed.
+ *
+ * Noticing: every TICK_MS the watcher takes the journal's read connection through JournalSource.get()
+ * (the stat that tells a deleted or replaced file, and the one pragma that meets a lock, exactly as
+ * every page and JSON route does) and reads `PRAGMA data_version`, which changes when any other
+ * connection commits. A new connection (the file was replaced), a new data_version, or the end of
+ * a failure means a re-read. While nobody subscribes the timer is stopped and nothing is read.
+ *
+ * Time: the screens judge staleness against the clock (a heartbeat older than the limit is an
+ * alarm even if nothing is written), so subscribed views are also re-read every RECHECK_MS. Ages
+ * and `readAt` are left out of the comparison (the browser ages them from the arrival), so that
+ * re-read sends nothing unless a verdict changed; they are refreshed at most every AGES_EVERY_MS.
+ *
+ * Failing: a journal that cannot be read (missing, gone, replaced by a bad file, locked, damaged)
+ * is sent on every subscribed view as the error its JSON route answers, masked for the reader.
+ */
+import type { JournalError } from "../db/journal-file";
+import { consoleJournal, type JournalSource } from "../db/console";
+import { journalProblemFor } from "../http/journal-problem";
+import { readScreen } from "../queries/read";
+import { readLiveView } from "./read-view";
+import type { LiveView } from "./view-names";
+
+export const TICK_MS = 150;
+/** A heartbeat comment at least this often; the browser treats 3 s of silence as a failed poll. */
+export const PING_MS = 750;
+const RECHECK_MS = 1_000;
+const AGES_EVERY_MS = 10_000;
+
+/** One open stream: gets whole SSE frames. */
+export interface LiveSubscriber {
+  send(frame: string): void;
+}
+
+/** What a view event carries: the JSON route's data, or its error and HTTP status. */
+type ViewPayload =
+  | { view: string; ok: true; data: unknown }
+  | { view: string; ok: false; status: number; error: { code: string; message: string; file?: string; fix?: string } };
+
+interface Entry {
+  name: string;
+  view: LiveView;
+  /** Whether its readers see operators' names (lib/auth/reader.ts): a view is read once per kind of reader. */
+  names: boolean;
+  subscribers: Set<LiveSubscriber>;
+  /** What the view shows, ages aside: the last one sent. */
+  shown: string | null;
+  /** Everything, ages included: resent at most every AGES_EVERY_MS when only they moved. */
+  whole: string | null;
+  sentAt: number;
+  frame: string | null;
+}
+
+export interface WatcherOptions {
+  tickMs?: number;
+  pingMs?: number;
+  recheckMs?: number;
+  now?: () => number;
+}
+
+/** Ages and read times: they move with the clock alone, so they are no change (see the module's comment). */
+const TIMELY = /^(readAt|ageMs|driftForMs|durationMs)$|(AgeMs|AgoMs)$/;
+const timeless = (key: string, value: unknown) => (TIMELY.test(key) ? undefined : value);
+
+export const PING_FRAME = ": ping\n\n";
+
+export class JournalWatcher {
+  private readonly entries = new Map<string, Entry>();
+  private readonly subscribers = new Set<LiveSubscriber>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private connection: unknown = null;
+  private version: unknown = null;
+  private failing = true;
+  private readAt = 0;
+  private pingedAt = 0;
+  private lastId = 0;
+  /** How many times a view was read from the journal, for tests and the bench. */
+  reads = 0;
+  private readonly opts: Required<WatcherOptions>;
+
+  constructor(
+    readonly source: JournalSource,
+    opts: WatcherOptions = {},
+  ) {
+    this.opts = { tickMs: TICK_MS, pingMs: PING_MS, recheckMs: RECHECK_MS, now: () => Date.now(), ...opts };
+  }
+
+  /**
+   * Adds a stream for these views, as a reader who does (not) see names; sends each view's current
+   * state at once. Returns the unsubscribe, which stops the watcher when it was the last stream.
+   */
+  subscribe(subscriber: LiveSubscriber, views: { name: string; view: LiveView }[], names: boolean): () => void {
+    const mine: Entry[] = [];
+    const fresh: Entry[] = [];
+    for (const { name, view } of views) {
+      const key = `${names ? "named" : "roles"} ${name}`;
+      let entry = this.entries.get(key);
+      if (!entry) {
+        entry = { name, view, names, subscribers: new Set(), shown: null, whole: null, sentAt: 0, frame: null };
+        this.entries.set(key, entry);
+        fresh.push(entry);
+      }
+      mine.push(entry);
+    }
+    this.subscribers.add(subscriber);
+    if (fresh.length > 0) this.check(fresh);
+    for (const entry of mine) {
+      entry.subscribers.add(subscriber);
+      if (entry.frame) subscriber.send(entry.frame);
+    }
+    this.timer ??= setInterval(() => this.tick(), this.opts.tickMs);
+    return () => {
+      this.subscribers.delete(subscriber);
+      for (const entry of mine) {
+        entry.subscribers.delete(subscriber);
+        if (entry.subscribers.size === 0) this.entries.delete(`${entry.names ? "named" : "roles"} ${entry.name}`);
+      }
+      if (this.subscribers.size === 0) this.stop();
+    };
+  }
+
+  /** The number of views being watched (each kind of reader counted apart). */
+  get watched(): number {
+    return this.entries.size;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One look at the journal: re-read the views if it changed, then the heartbeat comment. */
+  tick(): void {
+    if (this.entries.size === 0) return;
+    try {
+      this.check([...this.entries.values()]);
+    } catch (error) {
+      // A bug, not the journal: the streams stop hearing pings and their pages say so within 3 s.
+      console.error("driftwatch: the live watcher failed:", error);
+      return;
+    }
+    const now = this.opts.now();
+    if (now - this.pingedAt >= this.opts.pingMs) {
+      this.pingedAt = now;
+      for (const s of this.subscribers) s.send(PING_FRAME);
+    }
+  }
+
+  /**
+   * Reads `entries` when the journal changed (or the clock moved far enough), and all of them
+   * regardless when `entries` are new. A failure to open the journal goes to each as its error.
+   */
+  private check(entries: Entry[]): void {
+    const now = this.opts.now();
+    const handle = this.source.get();
+    if (!handle.ok) {
+      this.failing = true;
+      this.connection = null;
+      for (const entry of entries) this.publish(entry, this.journalFailure(entry, handle.error), now);
+      return;
+    }
+    let version: unknown;
+    try {
+      version = handle.db.$client.pragma("data_version", { simple: true });
+    } catch (error) {
+      const fault = this.source.classify(error);
+      if (!fault) throw error;
+      this.failing = true;
+      for (const entry of entries) this.publish(entry, this.journalFailure(entry, fault), now);
+      return;
+    }
+    const changed = this.failing || handle.db !== this.connection || version !== this.version || now - this.readAt >= this.opts.recheckMs;
+    const fresh = entries.filter((e) => e.frame === null);
+    const toRead = changed ? entries : fresh;
+    if (toRead.length === 0) return;
+    if (changed) {
+      this.failing = false;
+      this.connection = handle.db;
+      this.version = version;
+      this.readAt = now;
+    }
+    for (const entry of toRead) this.publish(entry, this.read(entry), now);
+  }
+
+  private read(entry: Entry): ViewPayload {
+    this.reads++;
+    let read;
+    try {
+      read = readScreen((ctx) => readLiveView(entry.view, { ...ctx, names: entry.names }), this.source);
+    } catch (error) {
+      // The JSON route's 500 (lib/http/journal-route.ts), word for word.
+      console.error(`driftwatch: live view ${entry.name} failed:`, error);
+      return {
+        view: entry.name,
+        ok: false,
+        status: 500,
+        error: { code: "read_failed", message: `the journal could not be read: ${(error as Error).message}` },
+      };
+    }
+    if (!read.ok) {
+      this.failing = true;
+      return this.journalFailure(entry, read.error);
+    }
+    return { view: entry.name, ok: true, data: read.data };
+  }
+
+  /** The JSON route's 503 for this reader (lib/http/journal-route.ts journalUnavailable). */
+  private journalFailure(entry: Entry, error: JournalError): ViewPayload {
+    const { code, message, file, fix } = journalProblemFor(error, { signedIn: entry.names });
+    return { view: entry.name, ok: false, status: 503, error: { code, message, file, fix } };
+  }
+
+  private publish(entry: Entry, payload: ViewPayload, now: number): void {
+    const shown = JSON.stringify(payload, timeless);
+    if (shown === entry.shown) {
+      const whole = JSON.stringify(payload);
+      if (whole === entry.whole || now - entry.sentAt < AGES_EVERY_MS) return;
+    }
+    const data = JSON.stringify(payload);
+    entry.shown = shown;
+    entry.whole = data;
+    entry.sentAt = now;
+    entry.frame = `id: ${++this.lastId}\nevent: view\ndata: ${data}\n\n`;
+    for (const s of entry.subscribers) s.send(entry.frame);
+  }
+}
+
+// One watcher per journal per server process; on globalThis so that Next's dev reloads and its
+// separately bundled route modules share it rather than each starting its own.
+const holder = globalThis as unknown as { __driftwatchWatchers?: Map<JournalSource, JournalWatcher> };
+
+/** The watcher of the configured journal (lib/db/console.ts), made on first use. */
+export function consoleWatcher(): JournalWatcher {
+  const source = consoleJournal();
+  holder.__driftwatchWatchers ??= new Map();
+  let watcher = holder.__driftwatchWatchers.get(source);
+  if (!watcher) {
+    for (const [old, w] of holder.__driftwatchWatchers) {
+      // The configured journal changed (tests do this): the old one's watcher has no future.
+      if (w.watched === 0) holder.__driftwatchWatchers.delete(old);
+    }
+    watcher = new JournalWatcher(source);
+    holder.__driftwatchWatchers.set(source, watcher);
+  }
+  return watcher;
+}

@@ -1,0 +1,255 @@
+/**
+ * The live watcher (lib/live/watcher.ts) on real journal files, written by a second process (the
+ * sqlite3 command-line tool, or a process holding a lock): one read per watched view per change
+ * whatever the number of streams, nothing read for views nobody watches, nothing sent for a write
+ * nobody could see, and a journal that cannot be read reaches every stream as its JSON route's error.
+ * The watcher's own timer is set far off; each test drives its looks (tick) itself.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { JournalSource } from "@/lib/db/console";
+import { journalProblemFor } from "@/lib/http/journal-problem";
+import { readScreen } from "@/lib/queries/read";
+import { loadOverview } from "@/lib/queries/screens";
+import { parseLiveViewList } from "@/lib/live/view-names";
+import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
+import { startFault, type FaultProcess } from "../helpers/faults";
+import { migratedJournal, migrationsDir, sqliteCli } from "../helpers/journal";
+
+let cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
+
+interface Event {
+  id: number;
+  view: string;
+  ok: boolean;
+  data?: unknown;
+  status?: number;
+  error?: { code: string; message: string; file?: string; fix?: string };
+}
+
+/** A stream as the route holds it: every frame it was sent, parsed. */
+function stream() {
+  const events: Event[] = [];
+  let pings = 0;
+  return {
+    events,
+    pings: () => pings,
+    send(frame: string) {
+      if (frame === PING_FRAME) return void pings++;
+      const id = /^id: (\d+)\n/.exec(frame)?.[1];
+      const data = /\ndata: (.*)\n\n$/.exec(frame)?.[1];
+      expect(frame).toMatch(/^id: \d+\nevent: view\ndata: .*\n\n$/);
+      events.push({ id: Number(id), ...(JSON.parse(data!) as Omit<Event, "id">) });
+    },
+  };
+}
+
+function views(list: string) {
+  const parsed = parseLiveViewList(list);
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.value;
+}
+
+const NOW = () => new Date().toISOString();
+
+/** A journal with two registered bots, each written by the sqlite3 tool: another process, as a bot is. */
+function journal(mode: "wal" | "delete" = "wal") {
+  const file = migratedJournal("live");
+  if (mode === "delete") {
+    const db = new Database(file);
+    db.pragma("journal_mode = DELETE");
+    db.close();
+  }
+  const at = NOW();
+  sqliteCli(
+    file,
+    `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('bot-a', 'sim', 'q500', '${at}'), ('bot-b', 'sim', 'q501', '${at}');
+     INSERT INTO breakers (bot_id, halted, changed_at, changed_by) VALUES ('bot-a', 0, '${at}', 'bot'), ('bot-b', 0, '${at}', 'bot');`,
+  );
+  const source = new JournalSource(file, { migrationsDir, log: () => {} });
+  // Far-off timers: the test looks at the journal itself, so every count below is exact.
+  const watcher = new JournalWatcher(source, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
+  cleanup.push(
+    () => watcher.stop(),
+    () => source.close(),
+  );
+  return { file, source, watcher };
+}
+
+const halt = (file: string, botId: string) =>
+  sqliteCli(file, `UPDATE breakers SET halted = 1, reason = 'by hand', changed_at = '${NOW()}', changed_by = 'operator:ana' WHERE bot_id = '${botId}';`);
+
+describe("the live watcher", () => {
+  it("reads each watched view once per change, whatever the number of streams, and sends the change to every one", () => {
+    const { file, watcher } = journal();
+    const streams = Array.from({ length: 25 }, () => stream());
+    for (const s of streams) watcher.subscribe(s, views("overview,breakers"), true);
+    // The first stream made both views be read; the other 24 got them as they were.
+    expect(watcher.reads).toBe(2);
+    for (const s of streams) expect(s.events.map((e) => e.view)).toEqual(["overview", "breakers"]);
+
+    halt(file, "bot-a");
+    watcher.tick();
+    expect(watcher.reads).toBe(4);
+    for (const s of streams) {
+      expect(s.events).toHaveLength(4);
+      const overview = s.events[2]!;
+      expect(overview).toMatchObject({ view: "overview", ok: true });
+      expect((overview.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((b) => b.botId === "bot-a")?.breaker?.halted).toBe(
+        true,
+      );
+      expect(s.events[3]).toMatchObject({ view: "breakers", ok: true });
+      expect(s.pings()).toBeGreaterThan(0);
+    }
+    // Every stream got the same event, under the same id.
+    expect(new Set(streams.map((s) => s.events[2]!.id)).size).toBe(1);
+
+    // Nothing committed since: looking again reads nothing and sends nothing.
+    watcher.tick();
+    watcher.tick();
+    expect(watcher.reads).toBe(4);
+    for (const s of streams) expect(s.events).toHaveLength(4);
+  });
+
+  it("never reads a view nobody watches, and stops reading when the last stream goes", () => {
+    const { file, watcher } = journal();
+    const a = stream();
+    const stopA = watcher.subscribe(a, views("bot-clear:bot-a"), true);
+    expect(watcher.reads).toBe(1);
+    halt(file, "bot-b");
+    watcher.tick();
+    // Only bot-a's clear panel is watched: one read, and it shows nothing new (bot-b halted), so nothing is sent.
+    expect(watcher.reads).toBe(2);
+    expect(a.events.map((e) => e.view)).toEqual(["bot-clear:bot-a"]);
+
+    const b = stream();
+    const stopB = watcher.subscribe(b, views("bot-clear:bot-b"), true);
+    expect(watcher.reads).toBe(3);
+    halt(file, "bot-a");
+    watcher.tick();
+    expect(watcher.reads).toBe(5);
+    expect(a.events.map((e) => e.view)).toEqual(["bot-clear:bot-a", "bot-clear:bot-a"]);
+    expect(b.events.map((e) => e.view)).toEqual(["bot-clear:bot-b"]);
+
+    stopA();
+    stopB();
+    expect(watcher.watched).toBe(0);
+    halt(file, "bot-b");
+    watcher.tick();
+    expect(watcher.reads).toBe(5);
+  });
+
+  it("sends nothing for a commit that changes nothing a view shows, and a reader without names gets roles", () => {
+    const { file, watcher } = journal();
+    const named = stream();
+    const anonymous = stream();
+    watcher.subscribe(named, views("overview"), true);
+    watcher.subscribe(anonymous, views("overview"), false);
+    expect(watcher.reads).toBe(2);
+    // A commit the overview cannot see (an order that filled at once is in no count, line or alarm):
+    // the journal changed, so the view is read (once per kind of reader), and nothing is sent.
+    sqliteCli(
+      file,
+      `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty, attempts, created_at, updated_at)
+       VALUES ('q500-filled', 'bot-a', 'trend', 'AAPL', 'buy', 1, '${NOW()}', 'filled', 1, 1, '${NOW()}', '${NOW()}');`,
+    );
+    watcher.tick();
+    expect(watcher.reads).toBe(4);
+    expect(named.events).toHaveLength(1);
+    expect(anonymous.events).toHaveLength(1);
+
+    halt(file, "bot-a");
+    watcher.tick();
+    const breakerOf = (s: ReturnType<typeof stream>) =>
+      (s.events.at(-1)!.data as { bots: { botId: string; breaker: { changedBy: string } | null }[] }).bots.find((b) => b.botId === "bot-a")!.breaker!.changedBy;
+    expect(breakerOf(named)).toBe("operator:ana");
+    expect(breakerOf(anonymous)).not.toContain("ana");
+  });
+
+  /** What GET /api/overview answers now, for this reader: the error every stream must carry. */
+  function routeError(source: JournalSource, signedIn: boolean) {
+    const read = readScreen((ctx) => loadOverview({ ...ctx, names: signedIn }), source);
+    expect(read.ok).toBe(false);
+    if (read.ok) throw new Error("the journal was readable");
+    const { code, message, file, fix } = journalProblemFor(read.error, { signedIn });
+    return { code, message, file, fix };
+  }
+
+  it("sends a deleted journal to every stream as the error its pages show, and the data again once it is back", () => {
+    const { file, source, watcher } = journal();
+    const streams = [stream(), stream(), stream()];
+    streams.forEach((s, i) => watcher.subscribe(s, views(i === 2 ? "overview" : "overview,doubtful"), i !== 1));
+    fs.renameSync(file, `${file}.away`);
+    watcher.tick();
+    const named = routeError(source, true);
+    const anonymous = routeError(source, false);
+    expect(named.code).toBe("gone");
+    expect(anonymous.file).not.toContain(path.dirname(file));
+    for (const [i, s] of streams.entries()) {
+      const errors = s.events.filter((e) => !e.ok);
+      expect(errors.map((e) => e.view)).toEqual(i === 2 ? ["overview"] : ["overview", "doubtful"]);
+      for (const e of errors) expect(e).toMatchObject({ status: 503, error: i === 1 ? anonymous : named });
+    }
+    fs.renameSync(`${file}.away`, file);
+    watcher.tick();
+    for (const s of streams) expect(s.events.at(-1)).toMatchObject({ ok: true });
+  });
+
+  it("sends a journal replaced by a file that is not SQLite as the error its pages show, and a good replacement's data", () => {
+    const { file, source, watcher } = journal();
+    const s = stream();
+    watcher.subscribe(s, views("overview"), true);
+    const good = path.join(path.dirname(file), "good.db");
+    const db = new Database(file, { readonly: true });
+    db.exec(`VACUUM INTO '${good}'`);
+    db.close();
+    const bad = path.join(path.dirname(file), "bad.db");
+    fs.writeFileSync(bad, "not a journal at all, just text long enough to be read as a header".repeat(20));
+    fs.renameSync(bad, file);
+    for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
+    watcher.tick();
+    expect(s.events.at(-1)).toMatchObject({ ok: false, status: 503, error: routeError(source, true) });
+    expect(s.events.at(-1)!.error!.code).toBe("not_sqlite");
+
+    halt(good, "bot-b");
+    fs.renameSync(good, file);
+    watcher.tick();
+    const last = s.events.at(-1)!;
+    expect(last).toMatchObject({ view: "overview", ok: true });
+    expect((last.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((b) => b.botId === "bot-b")?.breaker?.halted).toBe(true);
+  });
+
+  it("sends a journal another process locks to every stream as the error its pages show, once, and the data once it is released", async () => {
+    const { file, source, watcher } = journal("delete");
+    const streams = [stream(), stream()];
+    for (const s of streams) watcher.subscribe(s, views("overview,breakers"), true);
+    const holder: FaultProcess = startFault(["lock", file, "rollback", "4000"]);
+    cleanup.push(() => holder.kill());
+    await holder.waitFor("locked");
+    watcher.tick();
+    watcher.tick();
+    const locked = routeError(source, true);
+    expect(locked.code).toBe("locked");
+    for (const s of streams) {
+      // Two looks at a journal still locked: the error is sent once, not on every look.
+      expect(s.events.slice(2)).toEqual([
+        expect.objectContaining({ view: "overview", ok: false, status: 503, error: locked }),
+        expect.objectContaining({ view: "breakers", ok: false, status: 503, error: locked }),
+      ]);
+    }
+    await holder.waitFor("released", 30_000);
+    await holder.exited;
+    watcher.tick();
+    for (const s of streams)
+      expect(s.events.slice(4).map((e) => [e.view, e.ok])).toEqual([
+        ["overview", true],
+        ["breakers", true],
+      ]);
+  });
+});
