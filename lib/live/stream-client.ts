@@ -21,6 +21,7 @@ import { answerError } from "../query-options/fetch-api";
 import { liveQueryKey } from "../query-options/live";
 import { setStreamCarried } from "./carried";
 import { sseParser } from "./sse";
+import { MAX_LIVE_VIEWS } from "./view-names";
 
 /** A stream that says nothing for this long counts as a failed poll. */
 export const STALL_MS = 3_000;
@@ -217,7 +218,8 @@ class TabStream {
   private union(): string[] {
     const all = new Set(this.wanted.keys());
     for (const views of this.others.values()) for (const v of views) all.add(v);
-    return [...all].sort();
+    // Past the route's limit the rest are not carried: their queries poll, as without a stream.
+    return [...all].sort().slice(0, MAX_LIVE_VIEWS);
   }
 
   private reconnectSoon(): void {

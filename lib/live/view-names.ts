@@ -21,8 +21,8 @@ export type LiveView =
   | { kind: "bot-clear"; botId: string }
   | { kind: "symbol"; botId: string; symbol: string; ordersLimit: number };
 
-/** More than any page shows at once; a longer list is a mistake, not a page. */
-export const MAX_LIVE_VIEWS = 32;
+/** More than the tabs of one browser show at once; a longer list is a mistake (the browser sends at most this many). */
+export const MAX_LIVE_VIEWS = 100;
 
 export function liveViewName(view: LiveView): string {
   const e = encodeURIComponent;

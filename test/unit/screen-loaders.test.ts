@@ -26,9 +26,13 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
 /** JSON routes that are no screen's, and why. */
 const NOT_SCREENS: Record<string, string> = {
   "app/api/metrics/route.ts": "Prometheus's scrape: lib/queries/metrics.ts reshapes the overview's own reads (getOverview) as metrics",
+  "app/api/live/route.ts": "the live stream of the screens' views: lib/live/read-view.ts reads each through its screen's loader (checked below)",
 };
 
-const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"@\/lib\/queries\/screens"/;
+/** The loaders of the screens the live stream carries (lib/live/view-names.ts). */
+const LIVE_LOADERS = ["loadOverview", "loadBotClear", "loadBreakerBoard", "loadDoubtfulOrders", "loadSymbolState"];
+
+const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"(?:@\/lib|\.\.)\/queries\/screens"/;
 const callsLoader = (text: string, loader: string) => {
   const imported =
     SCREENS_MODULE.exec(text)?.[1]
@@ -49,6 +53,10 @@ describe("one loader per screen, shared by its page and its route", () => {
       for (const file of [page, ...routes]) expect(callsLoader(read(file), loader), `${file} does not call ${loader} from lib/queries/screens`).toBe(true);
     });
   }
+
+  it("the live stream reads each view through the loader its JSON route calls", () => {
+    for (const loader of LIVE_LOADERS) expect(callsLoader(read("lib/live/read-view.ts"), loader), loader).toBe(true);
+  });
 
   it("every JSON route is one of those screens' routes", () => {
     const known = new Set([...SCREENS.flatMap((s) => s.routes), ...Object.keys(NOT_SCREENS)]);

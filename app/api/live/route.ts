@@ -6,7 +6,7 @@
  * - `views`: comma-separated names from lib/live/view-names.ts: `overview`, `doubtful`,
  *   `doubtful:<botId>`, `breakers`, `breakers:<botId>`, `breakers:<botId>:<before>`,
  *   `bot-clear:<botId>`, `symbol:<botId>:<symbol>:<ordersLimit>`; each part after the kind
- *   percent-encoded. A missing, unknown or invalid view (or one named twice, or more than 32) is a 400
+ *   percent-encoded. A missing, unknown or invalid view (or one named twice, or more than 100) is a 400
  *   in the JSON routes' envelope, before any stream starts. Same read gate (proxy.ts) and the same
  *   reader-dependent name masking as the JSON routes.
  * - Answer: `text/event-stream`, `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`.
