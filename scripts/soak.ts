@@ -6,12 +6,13 @@
  *   npm run soak -- --seconds 600       (the documented 10-minute run)
  *
  * Options: --rate N (bot writes per second, default 250; the soak fails below 200), --clients N
- * (default 50), --incident-every S (default 12), --build (build first if the build is missing or
+ * (pollers, default 50), --streams N (open pages on GET /api/live, default 50; 0 for none), --incident-every S (default 12), --build (build first if the build is missing or
  * older than the sources), --keep (keep the temporary journal and print where it is).
  *
  * Prints a table of figures and exits 0, or 1 with a one-line reason when an invariant fails: a row
- * or an action lost, SQLITE_BUSY at the bot, a poll that was not served, an audit chain that does
- * not verify, a write rate below 200/s. See docs/reliability.md.
+ * or an action lost, SQLITE_BUSY at the bot, a poll that was not served, a stream that dropped,
+ * went silent for 3 s, sent an error view or missed the bot's last heartbeat, an audit chain that
+ * does not verify, a write rate below 200/s. See docs/reliability.md.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -27,6 +28,7 @@ import { env } from "../lib/env";
 import { SOAK_BOT_ID, type SoakBotReport } from "../tools/soak/bot";
 import { BrowserOperator, type OperatorStats } from "../tools/soak/operator";
 import { percentile, poll, soakRoutes } from "../tools/soak/pollers";
+import { ViewerFleet, type FleetSummary, type LiveView } from "../tools/bench/sse-load";
 import { verifyActions, verifyBotRows } from "../tools/soak/verify";
 import { buildState } from "../tools/lib/build-state.mjs";
 import { startConsole, type ConsoleServer } from "../tools/lib/console-server";
@@ -103,6 +105,7 @@ async function main(): Promise<number> {
       seconds: { type: "string", default: "60" },
       rate: { type: "string", default: "250" },
       clients: { type: "string", default: "50" },
+      streams: { type: "string", default: "50" },
       "incident-every": { type: "string", default: "12" },
       chromium: { type: "string" },
       build: { type: "boolean", default: false },
@@ -112,9 +115,19 @@ async function main(): Promise<number> {
   const seconds = Number(values.seconds);
   const rate = Number(values.rate);
   const clients = Number(values.clients);
+  const streamCount = Number(values.streams);
   const incidentEvery = Number(values["incident-every"]);
-  if (!(seconds > 0) || !(rate > 0) || !Number.isInteger(clients) || clients < 1 || !(incidentEvery > 0)) {
-    console.error("usage: npm run soak -- [--seconds 60] [--rate 250] [--clients 50] [--incident-every 12] [--build] [--keep]");
+  if (
+    !(seconds > 0) ||
+    !(rate > 0) ||
+    !Number.isInteger(clients) ||
+    clients < 0 ||
+    !Number.isInteger(streamCount) ||
+    streamCount < 0 ||
+    clients + streamCount < 1 ||
+    !(incidentEvery > 0)
+  ) {
+    console.error("usage: npm run soak -- [--seconds 60] [--rate 250] [--clients 50] [--streams 50] [--incident-every 12] [--build] [--keep]");
     return 2;
   }
   const buildProblem = checkBuild(values.build);
@@ -149,6 +162,7 @@ async function main(): Promise<number> {
   let server: ConsoleServer | null = null;
   let browser: Browser | null = null;
   let bot: ReturnType<typeof startBot> | null = null;
+  let streams: ViewerFleet | null = null;
   try {
     // The console and the browser start side by side: start-up is most of the soak's overhead in CI.
     const [launched, started] = await Promise.allSettled([
@@ -178,7 +192,15 @@ async function main(): Promise<number> {
     await waitFor("the bot's first write", () => reader.prepare(`SELECT count(*) FROM bots WHERE bot_id = ?`).pluck().get(SOAK_BOT_ID) === 1, 30_000);
     reader.close();
 
-    say(`signed in (${fmt((Date.now() - t0) / 1000, 1)} s); ${seconds} s: the bot at ${rate} writes/s, ${clients} clients polling, an operator in Chromium`);
+    // Open pages as the stream client holds them: the soak bot's heartbeat is what each must keep up with.
+    const views = ["overview", "doubtful", "breakers", `bot-clear:${encodeURIComponent(SOAK_BOT_ID)}`];
+    streams = new ViewerFleet({ url: `${server.url}/api/live?views=${views.join(",")}`, views, marker: soakHeartbeat });
+    await streams.open(streamCount);
+    if (!(await streams.ready(30_000))) return fail(`the ${streamCount} streams did not all get their first views within 30 s`);
+
+    say(
+      `signed in (${fmt((Date.now() - t0) / 1000, 1)} s); ${seconds} s: the bot at ${rate} writes/s, ${clients} clients polling, ${streamCount} streaming, an operator in Chromium`,
+    );
     const windowStart = Date.now();
     const end = windowStart + seconds * 1000;
     const until = () => interrupted || Date.now() >= end;
@@ -194,6 +216,12 @@ async function main(): Promise<number> {
     if (code !== 0 || !fs.existsSync(reportFile))
       return fail(`the bot exited with ${code} and no report: ${bot.output().trim().split("\n").at(-1) ?? "no output"}`);
     const report = JSON.parse(fs.readFileSync(reportFile, "utf8")) as SoakBotReport;
+    // The bot has stopped: every stream must come to show its last heartbeat (the watcher reads within 150 ms).
+    const lastBeat = lastHeartbeat(journal);
+    const holding = streamCount > 0 && lastBeat !== null ? await streams.allHold(lastBeat, 10_000) : streamCount;
+    const streamed = streams.summary();
+    streams.close();
+    streams = null;
     const sizeMb = (f: string) => (fs.existsSync(f) ? fs.statSync(f).size / 1e6 : 0);
     const files = { journalMb: sizeMb(journal), walMb: sizeMb(`${journal}-wal`) };
     const consoleOutput = server.output();
@@ -208,7 +236,7 @@ async function main(): Promise<number> {
     const consoleBusy = (consoleOutput.match(/SQLITE_BUSY|database is locked/g) ?? []).length;
     const busyActions = acted.confirmed.filter((a) => a.code === "internal").length;
 
-    printFigures({ seconds, windowSeconds, report, polls, acted, rows, actions, consoleBusy, busyActions, files });
+    printFigures({ seconds, windowSeconds, report, polls, acted, rows, actions, consoleBusy, busyActions, files, streamed, holding });
     if (!values.keep) {
       fs.rmSync(dir, { recursive: true, force: true });
       cleaned = true;
@@ -223,6 +251,10 @@ async function main(): Promise<number> {
       report.errors > 0 && `${report.errors} error(s) at the bot (${report.errorSamples[0]})`,
       writeRate < MIN_WRITE_RATE && `the bot wrote ${fmt(writeRate)} writes/s, below ${MIN_WRITE_RATE}`,
       polls.errors > 0 && `${polls.errors} poll(s) not served (${polls.errorSamples[0]})`,
+      streamed.clients - streamed.live > 0 && `${streamed.clients - streamed.live} stream(s) dropped (${JSON.stringify(streamed.ended)})`,
+      streamed.failures > 0 && `${streamed.failures} error view(s) on the streams`,
+      streamed.maxGapMs >= 3_000 && `a stream was silent for ${fmt(streamed.maxGapMs)} ms (pages call 3 s "not updating")`,
+      holding < streamCount && `${streamCount - holding} stream(s) never showed the bot's last heartbeat`,
       actions.lost > 0 && `${actions.lost} confirmed action(s) without an audit entry (${actions.samples[0]})`,
       actions.effectMismatches > 0 && `audit log and journal disagree on ${actions.effectMismatches} action effect(s) (${actions.samples[0]})`,
       !actions.chain.ok && `the audit chain does not verify: ${actions.chain.problem}`,
@@ -234,6 +266,7 @@ async function main(): Promise<number> {
     say(`passed in ${fmt((Date.now() - t0) / 1000, 1)} s: no row lost, no action lost, no SQLITE_BUSY at the bot, audit chain verified`);
     return 0;
   } finally {
+    streams?.close();
     await browser?.close();
     if (bot && bot.child.exitCode === null) bot.child.kill("SIGKILL");
     await server?.stop();
@@ -253,6 +286,9 @@ function printFigures(f: {
   consoleBusy: number;
   busyActions: number;
   files: { journalMb: number; walMb: number };
+  streamed: FleetSummary;
+  /** Streams that showed the bot's last heartbeat once it stopped. */
+  holding: number;
 }) {
   const { report, polls, acted, rows, actions } = f;
   const statuses = Object.entries(polls.byStatus)
@@ -262,6 +298,10 @@ function printFigures(f: {
     ["soak length", `${fmt(f.windowSeconds, 1)} s (asked ${f.seconds} s)`],
     ["requests served", `${polls.served} of ${polls.requests} (${fmt(polls.served / f.windowSeconds, 1)}/s; ${statuses})`],
     ["request errors", String(polls.errors)],
+    [
+      "streams (GET /api/live)",
+      `${f.streamed.live} of ${f.streamed.clients} live to the end, ${f.holding} showed the bot's last heartbeat; ${f.streamed.events} view events, ${f.streamed.failures} error views, longest silence ${fmt(f.streamed.maxGapMs)} ms`,
+    ],
     [
       "latency p50 / p99 / max",
       `${fmt(percentile(polls.latenciesMs, 50))} / ${fmt(percentile(polls.latenciesMs, 99))} / ${fmt(Math.max(...polls.latenciesMs))} ms`,
@@ -297,6 +337,22 @@ function printFigures(f: {
   console.log("\nsoak figures");
   for (const [k, v] of lines) console.log(`  ${k.padEnd(width)}  ${v}`);
   console.log("");
+}
+
+/** The soak bot's heartbeat as the overview shows it: what each stream must keep up with. */
+function soakHeartbeat(view: LiveView): string | null {
+  if (view.view !== "overview") return null;
+  const bots = (view.data as { bots?: { botId: string; heartbeatAt: string | null }[] } | undefined)?.bots ?? [];
+  return bots.find((b) => b.botId === SOAK_BOT_ID)?.heartbeatAt ?? null;
+}
+
+function lastHeartbeat(journal: string): string | null {
+  const db = new Database(journal, { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(SOAK_BOT_ID) as string | undefined) ?? null;
+  } finally {
+    db.close();
+  }
 }
 
 /** "3 clear_halt, 2 acknowledge_drift": how many of each, most first. */

@@ -2,7 +2,7 @@
  * An incident window as a file: JSON for tools, CSV for spreadsheets. Pure builders over the
  * timeline the page shows, so both hold exactly its events, in its order, in its words.
  */
-import { toCsv } from "../text/csv";
+import { csvRecords, toCsv, type CsvCell } from "../text/csv";
 import type { IncidentEvent } from "./events";
 import type { IncidentFilters, IncidentWindow } from "../url-state/incidents";
 
@@ -56,31 +56,55 @@ export function incidentJson(params: {
 
 /** One row per event; drifts and detail as JSON text (quoted as RFC 4180 requires). */
 export function incidentCsv(events: readonly IncidentEvent[]): string {
-  return toCsv(
-    INCIDENT_CSV_COLUMNS,
-    events.map((e) => [
-      e.at,
-      e.source,
-      e.kind,
-      e.botId,
-      e.actor,
-      e.operator ? "true" : "false",
-      e.severity,
-      e.symbol,
-      e.side,
-      e.qty,
-      e.strategy,
-      e.clientOrderId,
-      e.reconciliationId,
-      e.target,
-      e.outcome,
-      e.reason,
-      e.summary,
-      e.drifts.length > 0 ? JSON.stringify(e.drifts) : "",
-      e.detail === null ? "" : typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail),
-      e.id,
-    ]),
-  );
+  return toCsv(INCIDENT_CSV_COLUMNS, events.map(csvCells));
+}
+
+function csvCells(e: IncidentEvent): CsvCell[] {
+  return [
+    e.at,
+    e.source,
+    e.kind,
+    e.botId,
+    e.actor,
+    e.operator ? "true" : "false",
+    e.severity,
+    e.symbol,
+    e.side,
+    e.qty,
+    e.strategy,
+    e.clientOrderId,
+    e.reconciliationId,
+    e.target,
+    e.outcome,
+    e.reason,
+    e.summary,
+    e.drifts.length > 0 ? JSON.stringify(e.drifts) : "",
+    e.detail === null ? "" : typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail),
+    e.id,
+  ];
+}
+
+/**
+ * The export's text, piece by piece, exactly `JSON.stringify(incidentJson(…))` plus a newline, or
+ * incidentCsv: the route streams it (lib/http/text-stream.ts), so a 50,000-event file is never one
+ * string and its first bytes leave before the last event is written.
+ */
+export function* incidentExportText(exp: IncidentExport, format: "json" | "csv"): Generator<string> {
+  if (format === "csv") {
+    // Lazily: a row's cells are built only when the stream asks for it.
+    yield* csvRecords(
+      INCIDENT_CSV_COLUMNS,
+      (function* () {
+        for (const e of exp.events) yield csvCells(e);
+      })(),
+    );
+    return;
+  }
+  const { events, ...head } = exp;
+  // `events` is the last key, so the head's JSON ends in `[]}`: open the array there.
+  yield JSON.stringify({ ...head, events: [] }).slice(0, -2);
+  for (let i = 0; i < events.length; i++) yield `${i === 0 ? "" : ","}${JSON.stringify(events[i])}`;
+  yield "]}\n";
 }
 
 /**

@@ -54,19 +54,27 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
         : null,
   },
   {
-    // `+o.bot_id`: with a bot, the planner otherwise walks every order the bot ever placed (on
-    // orders' (bot_id, …) index) instead of the window's events on (at): 3 s instead of 5 ms for
-    // one bot's 20 minutes of the 20-day reference journal.
+    // Without a bot, the order's columns are looked up afterwards, once per order (orderFacts): an
+    // order has three or more events in the hour, and joining each event to its order made two
+    // B-tree descents per event on a million-row table (docs/performance.md). With a bot, the join
+    // filters; `+o.bot_id` keeps the planner on the events' (at) index instead of walking every
+    // order the bot ever placed on orders' (bot_id, …) index: 3 s instead of 5 ms for one bot's 20
+    // minutes of the 20-day reference journal.
     source: "order",
     select: (f) => {
       if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
+      const operatorOnly = f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`;
+      if (f.bot === null)
+        return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
+                     e.client_order_id AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, e.detail AS detail,
+                     NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+                   FROM order_events e
+                   WHERE e.at >= ${f.from} AND e.at < ${f.to}${operatorOnly}`;
       return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
                    e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
                    NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
                  FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
-                 WHERE e.at >= ${f.from} AND e.at < ${f.to}${f.bot === null ? sql`` : sql` AND +o.bot_id = ${f.bot}`}${
-                   f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`
-                 }`;
+                 WHERE e.at >= ${f.from} AND e.at < ${f.to} AND +o.bot_id = ${f.bot}${operatorOnly}`;
     },
   },
   {
@@ -122,6 +130,16 @@ export function getIncidentTimeline(params: {
   const rows = db.all<IncidentRow & { rank: number }>(sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`);
   const capped = rows.length > limit;
   const kept = capped ? rows.slice(0, limit) : rows;
+  if (f.bot === null) {
+    const facts = orderFacts(
+      db,
+      kept.filter((r) => r.source === "order").map((r) => r.clientOrderId!),
+    );
+    for (const r of kept) {
+      const o = r.source === "order" ? facts.get(r.clientOrderId!) : undefined;
+      if (o) Object.assign(r, o);
+    }
+  }
   const drifts = getDriftsByReconciliation({
     db,
     reconciliationIds: kept.filter((r) => r.source === "reconciliation" && r.kind === "drift").map((r) => r.rowId),
@@ -132,6 +150,20 @@ export function getIncidentTimeline(params: {
     toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []),
   );
   return { window, filters, events: hide ? withoutNames(events) : events, capped, limit };
+}
+
+type OrderFacts = Pick<IncidentRow, "botId" | "symbol" | "side" | "qty" | "strategy">;
+
+/** Each order's bot, symbol, side, size and strategy, one primary-key lookup per distinct order; absent orders are absent. */
+function orderFacts(db: JournalDb, ids: readonly string[]): Map<string, OrderFacts> {
+  const out = new Map<string, OrderFacts & { clientOrderId: string }>();
+  if (ids.length === 0) return out;
+  const rows = db.all<OrderFacts & { clientOrderId: string }>(
+    sql`SELECT client_order_id AS clientOrderId, bot_id AS botId, symbol, side, qty, strategy
+        FROM orders WHERE client_order_id IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])}))`,
+  );
+  for (const r of rows) out.set(r.clientOrderId, r);
+  return out;
 }
 
 /** The newest `at` in any source: one step down the end of each `at` index. */

@@ -28,10 +28,14 @@ export function csvField(value: CsvCell): string {
 
 /** The header row, then one record per row; every record ends with CRLF, as the RFC allows. */
 export function toCsv(header: readonly string[], rows: Iterable<readonly CsvCell[]>): string {
-  const lines = [header.map(csvField).join(",")];
+  return [...csvRecords(header, rows)].join("");
+}
+
+/** toCsv one record at a time, each with its CRLF: for a download streamed as it is written. */
+export function* csvRecords(header: readonly string[], rows: Iterable<readonly CsvCell[]>): Generator<string> {
+  yield `${header.map(csvField).join(",")}\r\n`;
   for (const row of rows) {
     if (row.length !== header.length) throw new RangeError(`a CSV row has ${row.length} fields, the header ${header.length}`);
-    lines.push(row.map(csvField).join(","));
+    yield `${row.map(csvField).join(",")}\r\n`;
   }
-  return `${lines.join("\r\n")}\r\n`;
 }

@@ -23,6 +23,7 @@ import { createAccount } from "../../lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/token";
 import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
+import { liveRows } from "./live-rows";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,10 +36,17 @@ const { values: args } = parseArgs({
     // niceness in a process of their own (0: none).
     "pollers-nice": { type: "string", default: "19" },
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
+    // "live": only the incident hour and the /api/live rows (issue 14).
     only: { type: "string" },
+    // Open overviews (SSE streams from a load process) for the CPU and bot-write rows of /api/live.
+    viewers: { type: "string", default: "100" },
+    // The held-streams row: this many streams for this long.
+    "hold-streams": { type: "string", default: "1000" },
+    "hold-seconds": { type: "string", default: "60" },
   },
 });
-if (args.only !== undefined && args.only !== "flood") throw new Error(`--only takes "flood", not ${JSON.stringify(args.only)}`);
+if (args.only !== undefined && args.only !== "flood" && args.only !== "live")
+  throw new Error(`--only takes "flood" or "live", not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -164,6 +172,7 @@ async function main() {
     if (b.status !== 0) throw new Error("next build failed");
   }
   if (args.only === "flood") return floodOnly(started);
+  if (args.only === "live") return liveOnly(started);
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -291,20 +300,7 @@ async function main() {
       quantile(scrape.latencies, 0.95) <= 20 && scrape.errors === 0 && scrape.last.includes('driftwatch_journal_readable{reason=""} 1'),
     );
 
-    const hourTo = new Date(Math.floor(Date.parse(bounds.last) / 60_000) * 60_000).toISOString();
-    const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
-    const incident = await timeRequests(
-      `${big20.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`,
-      15,
-    );
-    const events = (JSON.parse(incident.last) as { events: unknown[] }).events.length;
-    figures.incident = { p50: quantile(incident.latencies, 0.5), p95: quantile(incident.latencies, 0.95), events };
-    row(
-      "incident timeline, 1 h",
-      "≤ 50 ms",
-      `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events)`,
-      quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
-    );
+    const { hourFrom, hourTo } = await incidentHourRow(big20, bounds.last);
     // Not a target: the page a person reads for the same hour, whose busy minutes fold.
     const incidentPage = await timeRequests(`${big20.url}/incidents?from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 15);
     const page = { p50: quantile(incidentPage.latencies, 0.5), p95: quantile(incidentPage.latencies, 0.95), bytes: Buffer.byteLength(incidentPage.last) };
@@ -330,6 +326,7 @@ async function main() {
     // --- the bot's writes, with and without the console under load; the console's memory ----------------
     await botRows(big20, bigRun);
     await floodRow(big20, bigRun);
+    await liveRows(liveBench(big20, bigRun));
 
     say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
@@ -345,6 +342,64 @@ function finish() {
   const missed = rows.filter((r) => !r.pass).length;
   say(`${rows.length - missed} of ${rows.length} targets met${missed ? `, ${missed} missed (see docs/performance.md)` : ""}`);
   if (args.strict && missed > 0) process.exit(1);
+}
+
+/** The incident export of the journal's last full hour (issue 14 closed its miss). */
+async function incidentHourRow(server: Server, last: string) {
+  const hourTo = new Date(Math.floor(Date.parse(last) / 60_000) * 60_000).toISOString();
+  const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
+  const incident = await timeRequests(
+    `${server.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`,
+    15,
+  );
+  const events = (JSON.parse(incident.last) as { events: unknown[] }).events.length;
+  figures.incident = { p50: quantile(incident.latencies, 0.5), p95: quantile(incident.latencies, 0.95), events };
+  row(
+    "incident timeline, 1 h",
+    "≤ 50 ms",
+    `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events)`,
+    quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
+  );
+  return { hourFrom, hourTo };
+}
+
+function liveBench(server: Server, journal: string): Parameters<typeof liveRows>[0] {
+  return {
+    root,
+    server,
+    journal,
+    viewers: Number(args.viewers),
+    holdStreams: Number(args["hold-streams"]),
+    holdSeconds: Number(args["hold-seconds"]),
+    pollersNice: POLLERS_NICE,
+    nice: NICE,
+    row,
+    figures,
+    say,
+    forkBot,
+    treeRssMb,
+  };
+}
+
+/** `--only live`: the reference journal of --days, one console, the incident hour and the /api/live rows. */
+async function liveOnly(started: number) {
+  const journal = referenceJournal(DAYS);
+  figures.journals = { [`${DAYS}d`]: journal.report };
+  const run = workingCopy(journal.file);
+  say("starting the console");
+  const server = await startBenchConsole(run);
+  try {
+    await poll([`${server.url}/api/overview`], 4, 50, 3_000);
+    const ref = new Database(run, { readonly: true });
+    const last = ref.prepare(`SELECT max(at) FROM reconciliations`).pluck().get() as string;
+    ref.close();
+    await incidentHourRow(server, last);
+    await liveRows(liveBench(server, run));
+    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await server.stop();
+  }
+  finish();
 }
 
 /** `--only flood`: the reference journal of --days, one console, the flood row. */
@@ -486,10 +541,10 @@ async function browserRows(server: Server, journal: string) {
     const p95 = quantile(delays, 0.95);
     figures.driftToScreen = { delays };
     row(
-      "drift committed by the bot → shown in an open overview",
-      "≤ 2 s at p95",
+      "drift committed by the bot → shown in an open overview (Chromium)",
+      "≤ 300 ms at p95 (was ≤ 2 s while the page polled)",
       `p50 ${ms(quantile(delays, 0.5))}, p95 ${ms(p95)} over ${delays.length} changes`,
-      p95 <= 2000,
+      p95 <= 300,
     );
   } finally {
     await browser.close();

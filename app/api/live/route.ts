@@ -27,6 +27,21 @@ import { consoleWatcher } from "@/lib/live/watcher";
 /** Frames a client has not taken yet (it stopped reading): past this the stream is dropped and it reconnects. */
 const MAX_QUEUED_FRAMES = 2_000;
 
+/**
+ * The watcher hands every stream of a view the same frame, one after the other: encode it once for
+ * all of them. Encoding it per stream (30 KB of overview a stream) made a change cost the console
+ * ×7–16 more CPU with 100 open overviews than with one (docs/performance.md).
+ */
+let lastFrame = "";
+let lastBytes = new Uint8Array();
+const encodeOnce = (frame: string) => {
+  if (frame !== lastFrame) {
+    lastFrame = frame;
+    lastBytes = new TextEncoder().encode(frame);
+  }
+  return lastBytes;
+};
+
 export async function GET(request: NextRequest) {
   const views = parseLiveViewList(request.nextUrl.searchParams.get("views"));
   if (!views.ok) return badRequest(views.message);
@@ -48,7 +63,7 @@ export async function GET(request: NextRequest) {
           send(frame) {
             try {
               if ((controller.desiredSize ?? 0) < -MAX_QUEUED_FRAMES) throw new Error("client stopped reading");
-              controller.enqueue(encoder.encode(frame));
+              controller.enqueue(encodeOnce(frame));
             } catch {
               end();
               try {
