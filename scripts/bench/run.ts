@@ -23,6 +23,7 @@ import { createAccount } from "../../lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/token";
 import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
+import { pruneRows } from "./prune";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,10 +36,12 @@ const { values: args } = parseArgs({
     // niceness in a process of their own (0: none).
     "pollers-nice": { type: "string", default: "19" },
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
+    // "prune": only the retention rows (scripts/bench/prune.ts).
     only: { type: "string" },
   },
 });
-if (args.only !== undefined && args.only !== "flood") throw new Error(`--only takes "flood", not ${JSON.stringify(args.only)}`);
+if (args.only !== undefined && args.only !== "flood" && args.only !== "prune")
+  throw new Error(`--only takes "flood" or "prune", not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -164,6 +167,7 @@ async function main() {
     if (b.status !== 0) throw new Error("next build failed");
   }
   if (args.only === "flood") return floodOnly(started);
+  if (args.only === "prune") return pruneOnly(started);
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -330,6 +334,8 @@ async function main() {
     // --- the bot's writes, with and without the console under load; the console's memory ----------------
     await botRows(big20, bigRun);
     await floodRow(big20, bigRun);
+    await big20.stop();
+    await pruneRows(pruneDeps(big.file));
 
     say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
@@ -348,6 +354,16 @@ function finish() {
 }
 
 /** `--only flood`: the reference journal of --days, one console, the flood row. */
+// --- retention (scripts/bench/prune.ts) ----------------------------------------------------------------
+
+const pruneDeps = (reference: string) => ({ reference, phaseMs: PHASE_MS, forkBot, startConsole: startBenchConsole, row, say, figures });
+
+async function pruneOnly(started: number) {
+  await pruneRows(pruneDeps(referenceJournal(DAYS).file));
+  say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  finish();
+}
+
 async function floodOnly(started: number) {
   const journal = referenceJournal(DAYS);
   figures.journals = { [`${DAYS}d`]: journal.report };
