@@ -194,6 +194,29 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
     return positions;
   });
 
+  // Every page a batch's deletes touch, read before the lock: the table and its three indexes. A
+  // page read from disk inside the transaction would keep the bot waiting on the disk.
+  const warm = {
+    cycle: db.prepare(`SELECT * FROM reconciliations WHERE id = ?`),
+    cycleByBot: db.prepare(`SELECT id FROM reconciliations INDEXED BY reconciliations_bot_at_idx WHERE bot_id = ? AND at = ?`),
+    cycleByAt: db.prepare(`SELECT id FROM reconciliations INDEXED BY reconciliations_at_idx WHERE at = ?`),
+    lines: db.prepare(`SELECT * FROM reconciliation_positions WHERE reconciliation_id = ?`),
+    lineBySymbol: db.prepare(
+      `SELECT 1 FROM reconciliation_positions INDEXED BY reconciliation_positions_symbol_idx WHERE symbol = ? AND reconciliation_id = ?`,
+    ),
+  };
+  const prefetch = (rows: { id: number; botId: string; at: string }[]) => {
+    for (const r of rows) {
+      warm.cycle.get(r.id);
+      warm.cycleByBot.get(r.botId, r.at);
+      warm.cycleByAt.get(r.at);
+      for (const l of warm.lines.all(r.id) as { symbol: string }[]) warm.lineBySymbol.get(l.symbol, r.id);
+    }
+  };
+  // Pages the deletes dirty are copied back to the file by a checkpoint; run here, outside the lock
+  // (PASSIVE never blocks a writer), it spares the bot's own commits from doing that copying.
+  const checkpointEvery = 25;
+
   const holds: number[] = [];
   let cursor = run.cursor;
   // Cycles looked at per batch, resized to hold the lock for about lockTargetMs.
@@ -207,6 +230,7 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
       else if (Date.parse(r.at) < p.horizon) report.keptCycles += 1;
     }
     const lastId = rows[rows.length - 1]!.id;
+    prefetch(rows.filter((r) => ids.includes(r.id)));
     const t0 = process.hrtime.bigint();
     const positions = batchTx.immediate(ids, lastId);
     const lockMs = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -218,6 +242,7 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
     opts.onBatch?.({ batch: report.batches, cycles: ids.length, positions, lockMs });
     if (ids.length > 0) size = Math.min(2000, Math.max(1, size * Math.min(2, Math.max(0.5, lockTargetMs / Math.max(lockMs, 0.05)))));
     else size = Math.min(2000, size * 2);
+    if (report.batches % checkpointEvery === 0) db.pragma("wal_checkpoint(PASSIVE)");
     if (ids.length > 0) await sleep(pauseMs);
   }
   db.prepare(`UPDATE journal_prunes SET finished_at = ? WHERE id = ?`).run(new Date().toISOString(), run.id);

@@ -5,7 +5,7 @@
  * 1. the console's overview, 20-day chart and incident hour on the unpruned copy;
  * 2. the bot (scripts/bench/bot-writes.ts, its own process, 50 transactions a second) writes idle
  *    for a phase, then while `npm run journal -- prune --keep 7d` runs in a process of its own (at
- *    the timer's nice 19, deploy/systemd), then idle again: its write p99 during the prune against
+ *    normal priority, as deploy/systemd runs it), then idle again: its write p99 during the prune against
  *    idle, SQLITE_BUSY, and the time the prune took;
  * 3. the same console figures on the pruned journal;
  * 4. a further simulated week of the same load (two bots of 50 symbols every 15 s, the reference's
@@ -32,6 +32,8 @@ interface BotReport {
 }
 
 export interface PruneBenchDeps {
+  /** Simulated days written after the prune (docs/performance.md uses 7). */
+  weekDays: number;
   /** The 20-day reference journal (never written: the bench works on a copy). */
   reference: string;
   phaseMs: number;
@@ -133,20 +135,16 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   // --- the prune beside a bot writing 50 times a second ---------------------------------------------
   const { child, report } = await deps.forkBot(run);
   const idleMs = Math.max(10_000, deps.phaseMs * 0.75);
-  say(`prune: the bot writes 50 times a second; ${idleMs / 1000} s idle, the prune (--keep 7d, nice 19), ${idleMs / 1000} s idle`);
+  say(`prune: the bot writes 50 times a second; ${idleMs / 1000} s idle, the prune (--keep 7d), ${idleMs / 1000} s idle`);
   await sleep(2_000);
   child.send({ phase: "idle" });
   await sleep(idleMs);
   child.send({ phase: "prune" });
   const t0 = Date.now();
-  const cli = spawn(
-    "nice",
-    ["-n", "19", path.join(root, "node_modules/.bin/tsx"), path.join(root, "scripts/journal.ts"), "prune", run, "--keep", "7d", "--by", "bench"],
-    {
-      cwd: root,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const cli = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "scripts/journal.ts"), "prune", run, "--keep", "7d", "--by", "bench"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
   cli.stderr.on("data", (d: Buffer) => (out += d.toString()));
@@ -180,7 +178,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
     output: out,
   };
   row(
-    "bot journal-write p99 while pruning 20 days to 7 (nice 19), against idle",
+    "bot journal-write p99 while pruning 20 days to 7, against idle",
     "ratio ≤ 1.25, no SQLITE_BUSY",
     `p99 ${ms(quantile(during, 0.99))} against ${ms(quantile(idle, 0.99))} (p50 ${ms(quantile(during, 0.5))} against ${ms(quantile(idle, 0.5))}; ${during.length} writes), ${bot.busy} busy, ${bot.otherErrors} other errors`,
     ratio <= 1.25 && bot.busy === 0 && bot.otherErrors === 0,
@@ -228,7 +226,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   const seq = { n: 0 };
   const days: { day: number; pages: number; freePages: number; walBytes: number }[] = [];
   const startPages = pageUse(w);
-  for (let d = 0; d < 7; d++) {
+  for (let d = 0; d < deps.weekDays; d++) {
     writeDay(w, start + d * DAY, bots, seq);
     await pruneJournal({ db: w, keepMs: 7 * DAY, now: new Date(start + (d + 1) * DAY), actor: "bench", pauseMs: 0 });
     w.pragma("wal_checkpoint(TRUNCATE)");
@@ -241,7 +239,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   const grown = (days.at(-1)!.pages - startPages.pages) * startPages.pageSize;
   figures.pruneWeek = { startPages, days, orders };
   row(
-    "after pruning: the file over a further week (daily prune to 7 days)",
+    `after pruning: the file over ${deps.weekDays} further simulated days (daily prune to 7 days)`,
     "does not grow",
     `${mb(startPages.pages * startPages.pageSize)} → ${mb(days.at(-1)!.pages * startPages.pageSize)} (${grown >= 0 ? "+" : ""}${mb(grown)}); free pages ${mb(startPages.freePages * startPages.pageSize)} → ${mb(days.at(-1)!.freePages * startPages.pageSize)} as the week's rows (and its orders, kept for good) reused them`,
     grown <= 0,

@@ -35,6 +35,8 @@ const { values: args } = parseArgs({
     // The pollers of the bot-write row, which stand for browsers on other machines, run at this
     // niceness in a process of their own (0: none).
     "pollers-nice": { type: "string", default: "19" },
+    // Simulated days of load written after the prune row (scripts/bench/prune.ts).
+    "prune-days": { type: "string", default: "7" },
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
     // "prune": only the retention rows (scripts/bench/prune.ts).
     only: { type: "string" },
@@ -356,7 +358,16 @@ function finish() {
 /** `--only flood`: the reference journal of --days, one console, the flood row. */
 // --- retention (scripts/bench/prune.ts) ----------------------------------------------------------------
 
-const pruneDeps = (reference: string) => ({ reference, phaseMs: PHASE_MS, forkBot, startConsole: startBenchConsole, row, say, figures });
+const pruneDeps = (reference: string) => ({
+  reference,
+  phaseMs: PHASE_MS,
+  weekDays: Number(args["prune-days"]),
+  forkBot,
+  startConsole: startBenchConsole,
+  row,
+  say,
+  figures,
+});
 
 async function pruneOnly(started: number) {
   await pruneRows(pruneDeps(referenceJournal(DAYS).file));

@@ -6,7 +6,7 @@ import { fork, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { verifyAuditLog } from "@/lib/audit/log";
 import { INCIDENT_MARGIN_MS, ROLLUP_MS } from "@/lib/journal/retention";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
@@ -96,7 +96,8 @@ describe("npm run journal -- prune", () => {
     out = run.stdout;
     expect(Number(/deleted ([\d,]+) cycles/.exec(out)?.[1]?.replaceAll(",", ""))).toBe(wouldGo);
     horizon = Date.parse(scalar(fx.file, `SELECT horizon FROM journal_prunes`) as string);
-  });
+    // Three CLI runs (tsx starts each) on a shared 2-core machine.
+  }, 300_000);
   afterAll(() => fs.rmSync(path.dirname(fx.file), { recursive: true, force: true }));
 
   it("deletes the cycles older than the horizon outside incidents, and their positions with them", () => {
@@ -222,6 +223,8 @@ describe("a prune killed midway", () => {
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
     await new Promise<void>((resolve) => bot.once("message", () => resolve()));
+    // A failed expectation must not leave the bot writing after the test.
+    onTestFinished(() => void (bot.exitCode === null && bot.kill("SIGKILL")));
 
     const child = fork(path.join(repoRoot, "scripts/journal.ts"), ["prune", fx.file, "--keep", "30d"], { execArgv: ["--import", "tsx"], stdio: "ignore" });
     const watch = open(fx.file);
@@ -284,5 +287,5 @@ describe("a prune killed midway", () => {
     expect(record.finished).not.toBeNull();
     expect(record.deleted).toBe(oneRunDeleted);
     fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
-  });
+  }, 300_000);
 });
