@@ -5,15 +5,77 @@
  *   check [file]     exit 0 when the console can read it and SQLite's quick_check finds no damage,
  *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
+ *   prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME]
+ *                    delete per-cycle reconciliation rows older than the horizon (incident windows
+ *                    and everything else kept: docs/journal.md "Retention"), in batches the bot never
+ *                    waits on; --dry-run prints what would go; a killed run resumes when run again
  *
  * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db). When that default is missing and the
  * demo's journal exists, check and version name the demo's and the command for it (scripts/cli-files.ts).
  */
 import { env, EnvError } from "../lib/env";
 import { demoFileHint } from "./cli-files";
-import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader } from "../lib/db/journal-file";
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
+import { pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
+import { parseKeep } from "../lib/journal/retention";
 
-const usage = `usage: npm run journal -- <migrate|check|version> [file]`;
+const usage = `usage: npm run journal -- <migrate|check|version> [file]
+       npm run journal -- prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME]`;
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+async function prune(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { keep: { type: "string" }, "dry-run": { type: "boolean", default: false }, "vacuum-into": { type: "string" }, by: { type: "string" } },
+    });
+  } catch (error) {
+    console.error(`driftwatch: ${(error as Error).message}\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1 || values.keep === undefined) {
+    console.error(`driftwatch: prune needs --keep (how much per-cycle history to keep, like 30d)\n${usage}`);
+    return 2;
+  }
+  const keep = parseKeep(values.keep);
+  if (!keep.ok) {
+    console.error(`driftwatch: ${keep.message}`);
+    return 2;
+  }
+  const file = positionals[0] ?? env().journalPath;
+  // Nothing anonymous writes to a journal: the run is recorded with who started it.
+  const actor = values.by ?? `cli:${os.userInfo().username}`;
+  const { db, info } = openJournalWriter(file);
+  try {
+    const before = pageUse(db);
+    const r = await pruneJournal({ db, keepMs: keep.ms, actor, dryRun: values["dry-run"] });
+    const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
+    console.log(
+      `journal ${info.file}: ${what} ${r.cycles.toLocaleString("en")} cycles and ${r.positions.toLocaleString("en")} position rows older than ${r.horizon}; ` +
+        `kept ${r.keptCycles.toLocaleString("en")} older cycles (around ${r.incidents} incidents, and those other rows refer to); rollups, orders, breaker events and operator tables untouched`,
+    );
+    if (!r.dryRun) {
+      const after = pageUse(db);
+      console.log(
+        `  ${r.batches} batches in ${(r.elapsedMs / 1000).toFixed(1)} s, write lock held at most ${r.lockMsMax.toFixed(1)} ms (p99 ${r.lockMsP99.toFixed(1)} ms); ` +
+          `${mb(after.freePages * after.pageSize)} of ${mb(after.pages * after.pageSize)} now free for the bot's next writes (was ${mb(before.freePages * before.pageSize)})`,
+      );
+    }
+    if (values["vacuum-into"]) {
+      const copy = vacuumInto(db, values["vacuum-into"]);
+      console.log(`  compact copy ${copy.file}: ${mb(copy.bytes)}`);
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
 
 function main(argv: string[]): number {
   const [command, fileArg, ...rest] = argv;
@@ -64,7 +126,8 @@ function main(argv: string[]): number {
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  process.exitCode = argv[0] === "prune" ? await prune(argv.slice(1)) : main(argv);
 } catch (error) {
   // One line, no stack: the person reading it needs the file and the fix, not our call graph.
   if (error instanceof JournalError || error instanceof EnvError) console.error(`driftwatch: ${error.message}`);

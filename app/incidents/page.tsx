@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { connection } from "next/server";
 import { IncidentTimeline } from "@/components/incidents/incident-timeline";
+import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -184,6 +185,12 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           </a>
           <span className="text-slate-700 dark:text-slate-200">(up to {EXPORT_ROW_CAP.toLocaleString("en-US")} events)</span>
         </p>
+        {timeline.pruned && (
+          <PrunedNotice
+            pruned={timeline.pruned}
+            shows="There the timeline has no reconciliation cycles; the symbol pages chart those hours from the five-minute rollups."
+          />
+        )}
         {timeline.capped && (
           <p
             role="status"

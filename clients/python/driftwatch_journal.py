@@ -39,8 +39,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 # The contract version this module writes: the PRAGMA user_version of a journal with every migration
 # of drizzle/ applied. One constant, checked against drizzle/ by the project's CI: a contract change
-# this module does not follow fails the build.
-SCHEMA_VERSION = 5
+# this module does not follow fails the build. Version 6 (0005_journal_prunes) adds only a table the
+# pruning command writes: a bot never writes it, and its reconciliation ids may have gaps once old
+# cycles are pruned (they stay unique; nothing a bot reads back is pruned).
+SCHEMA_VERSION = 6
 
 BUSY_TIMEOUT_MS = 5000
 

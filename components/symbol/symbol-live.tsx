@@ -17,6 +17,7 @@ import { BookLine } from "./book-line";
 import { ChartLegend } from "./chart-legend";
 import { DriftLog } from "./drift-log";
 import { HistoryNotice } from "./history-notice";
+import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
@@ -152,6 +153,12 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           </div>
         )}
         {range && c?.notice && <HistoryNotice notice={c.notice} range={range} path={path} now={hydrated ? now : null} />}
+        {c?.pruned && (
+          <PrunedNotice
+            pruned={c.pruned}
+            shows="There the chart draws the five-minute rollups: every extreme and every drift of each five minutes, not every cycle."
+          />
+        )}
         {range && !c && !chartError && <p className="text-sm">Loading the chart…</p>}
         {c && (
           <>

@@ -10,6 +10,12 @@
  * Writes are plain SQL on purpose: this file doubles as the reference for bot authors in other
  * languages, who write the same statements with their own SQLite driver. Each write is one short
  * BEGIN IMMEDIATE transaction that also appends its history row.
+ *
+ * Retention (contract migration 0005, docs/journal.md "Retention"): a prune may delete old
+ * reconciliations and their positions while this writer runs. Nothing here reads them back (the
+ * book is the orders plus book_corrections, the breaker its own row, both kept for good), ids stay
+ * unique because a bot's latest cycle is never pruned, and the prune's batches are far shorter than
+ * the busy timeout. This writer never touches journal_prunes.
  */
 import type Database from "better-sqlite3";
 import type { BreakerRow } from "../db/schema";

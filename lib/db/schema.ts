@@ -329,6 +329,34 @@ export const auditLog = sqliteTable(
   ],
 );
 
+/**
+ * One run of `npm run journal -- prune` (migration 0005): the per-cycle rows (reconciliations and
+ * reconciliation_positions) of compared history before `horizon` may be gone, except around
+ * incidents. Written by the prune alone, never by a bot. The row is written before the first delete
+ * and counted up in every batch, so a run that was killed still says what it removed; `cursor` is
+ * the last reconciliation id it looked at, where a rerun resumes.
+ */
+export const journalPrunes = sqliteTable(
+  "journal_prunes",
+  {
+    id: integer("id").primaryKey(),
+    startedAt: text("started_at").notNull(),
+    /** Null while it runs, or when it was stopped before the end (a rerun resumes it). */
+    finishedAt: text("finished_at"),
+    /** Per-cycle rows older than this may be gone (a five-minute boundary, so rollups cover it exactly). */
+    horizon: text("horizon").notNull(),
+    keepMs: integer("keep_ms").notNull(),
+    /** Kept around every incident: from this long before its trip to this long after its clear. */
+    incidentMarginMs: integer("incident_margin_ms").notNull(),
+    cursor: integer("cursor").notNull().default(0),
+    cyclesDeleted: integer("cycles_deleted").notNull().default(0),
+    positionsDeleted: integer("positions_deleted").notNull().default(0),
+    /** Who ran it: `cli:<user>` by hand, `timer:<user>` from the systemd timer. */
+    actor: text("actor").notNull(),
+  },
+  (t) => [index("journal_prunes_horizon_idx").on(t.horizon)],
+);
+
 export type BotRow = typeof bots.$inferSelect;
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderEventRow = typeof orderEvents.$inferSelect;
@@ -342,3 +370,4 @@ export type DriftAcknowledgementRow = typeof driftAcknowledgements.$inferSelect;
 export type BookCorrectionRow = typeof bookCorrections.$inferSelect;
 export type ClearRequestRow = typeof clearRequests.$inferSelect;
 export type AuditRow = typeof auditLog.$inferSelect;
+export type JournalPruneRow = typeof journalPrunes.$inferSelect;

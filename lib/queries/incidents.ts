@@ -5,6 +5,7 @@ import type { JournalDb } from "../db/console";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
 import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
+import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
 
 /**
  * The page reads at most this many events (three busy hours at a thousand orders an hour for each
@@ -22,6 +23,8 @@ export interface IncidentTimeline {
   /** More events than `limit` fell in the window: `events` holds the first `limit` of them. */
   capped: boolean;
   limit: number;
+  /** Set when the window reaches into pruned history: its reconciliations are gone there, not missing. */
+  pruned: PrunedHistory | null;
 }
 
 export interface ResolvedWindow extends IncidentWindow {
@@ -125,7 +128,10 @@ export function getIncidentTimeline(params: {
   const limit = params.limit ?? TIMELINE_ROW_CAP;
   const f: Filter = { from: window.from, to: window.to, bot: filters.bot, kinds: new Set(filters.kinds) };
   const arms = SOURCES.map((s) => s.select(f)).filter((s): s is SQL => s !== null);
-  if (arms.length === 0) return { window, filters, events: [], capped: false, limit };
+  const pruned = filters.kinds.includes("reconciliation")
+    ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
+    : null;
+  if (arms.length === 0) return { window, filters, events: [], capped: false, limit, pruned };
 
   const rows = db.all<IncidentRow & { rank: number }>(sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`);
   const capped = rows.length > limit;
@@ -149,7 +155,7 @@ export function getIncidentTimeline(params: {
   const events = kept.map((r) =>
     toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []),
   );
-  return { window, filters, events: hide ? withoutNames(events) : events, capped, limit };
+  return { window, filters, events: hide ? withoutNames(events) : events, capped, limit, pruned };
 }
 
 type OrderFacts = Pick<IncidentRow, "botId" | "symbol" | "side" | "qty" | "strategy">;

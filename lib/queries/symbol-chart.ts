@@ -7,6 +7,8 @@ import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../url-state/symbol";
 import { statement } from "../db/statements";
+import { ROLLUP_MS } from "../journal/retention";
+import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
 import { latestComparedCycle } from "./symbol";
 
 export interface BreakerMarker {
@@ -36,6 +38,8 @@ export interface SymbolChart {
   latestAt: string | null;
   /** Set when the window ends now but the latest data is older than its start. */
   notice: HistoryNotice | null;
+  /** Set when part of the window was pruned: drawn there from the five-minute rollups. */
+  pruned: PrunedHistory | null;
   readAt: string;
 }
 
@@ -66,9 +70,6 @@ export const CHART_CARRY_IN_SQL = `
   LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?`;
 
 type RawRow = [at: string, ours: number, theirs: number, qtyStep: number];
-
-/** Width of one row of position_rollups and cycle_rollups (migration 0003). */
-export const ROLLUP_MS = 5 * 60_000;
 
 /**
  * The five-minute buckets of the window, with the bot's compared cycles in each and, when the
@@ -181,23 +182,50 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
   // A long window reads the five-minute rollups (one row where there were twenty cycles) when its
   // buckets are at least five minutes wide and it holds more cycles than it can draw; the partial
   // five minutes at each edge, and any rollup that missed a cycle, are read cycle by cycle.
-  const firstFull = Math.ceil(from / ROLLUP_MS) * ROLLUP_MS;
-  const lastFull = Math.floor(to / ROLLUP_MS) * ROLLUP_MS;
   const iso = (t: number) => new Date(t).toISOString();
-  const useRollups =
+  const wide =
     (to - from) / Math.floor(maxPoints / 7) >= ROLLUP_MS &&
-    lastFull > firstFull &&
-    (statement(client, CYCLES_IN_SQL).pluck(true).get(botId, iso(firstFull), iso(lastFull)) as number) > maxPoints;
-  if (!useRollups) {
-    rawRows(window.from, window.to);
-  } else {
-    rawRows(window.from, iso(firstFull - 1));
-    for (const r of statement(client, CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(firstFull), iso(lastFull)) as IterableIterator<RollupRow>) {
+    (statement(client, CYCLES_IN_SQL)
+      .pluck(true)
+      .get(botId, iso(Math.ceil(from / ROLLUP_MS) * ROLLUP_MS), iso(Math.floor(to / ROLLUP_MS) * ROLLUP_MS)) as number) > maxPoints;
+  const rollups = (fromT: number, toT: number) =>
+    statement(client, CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(fromT), iso(toT)) as IterableIterator<RollupRow>;
+  /** [a, b] with its per-cycle rows: every cycle, or the rollups of its whole buckets when the window is wide. */
+  const detail = (a: number, b: number, bInclusive: boolean) => {
+    const end = bInclusive ? iso(b) : iso(b - 1);
+    const firstFull = Math.ceil(a / ROLLUP_MS) * ROLLUP_MS;
+    const lastFull = Math.floor(b / ROLLUP_MS) * ROLLUP_MS;
+    if (!wide || lastFull <= firstFull) return rawRows(iso(a), end);
+    rawRows(iso(a), iso(firstFull - 1));
+    for (const r of rollups(firstFull, lastFull)) {
       if (r.cycles === r.botCycles) down.pushGroup(group(r));
       else rawRows(r.bucket, iso(Date.parse(r.bucket) + ROLLUP_MS - 1));
     }
-    rawRows(iso(lastFull), window.to);
+    if (lastFull < b || bInclusive) rawRows(iso(lastFull), end);
+  };
+  /**
+   * [a, b) whose per-cycle rows were pruned (whole buckets): the rollups alone. A bucket the symbol
+   * has no rollup for saw it flat on both sides in every cycle; one that counts fewer cycles than
+   * the bot's saw it flat in the others, which the rollup's extremes do not show.
+   */
+  const pruned = (a: number, b: number) => {
+    // A window that starts inside a bucket: that bucket's lines one by one, clamped to the window.
+    const start = Math.floor(a / ROLLUP_MS) * ROLLUP_MS;
+    for (const r of rollups(start, b)) {
+      const partial = Date.parse(r.bucket) < a;
+      if (r.cycles === null) down.push({ t: Math.max(a, Date.parse(r.bucket)), ours: 0, theirs: 0, drift: "none" });
+      else if (partial) for (const x of group(r).samples) down.push({ ...x, t: Math.max(a, x.t) });
+      else down.pushGroup(group(r));
+    }
+  };
+  const prunedHistory = getPrunedHistory({ db, botId, from, to });
+  let cursor = from;
+  for (const span of prunedHistory?.spans ?? []) {
+    if (span.from > cursor) detail(cursor, span.from, false);
+    pruned(Math.max(span.from, cursor), span.to);
+    cursor = span.to;
   }
+  if (cursor <= to) detail(cursor, to, true);
   const { points, episodes, samples, bucketMs } = down.finish();
 
   const markerRows = db.all<BreakerMarker>(sql`
@@ -216,6 +244,7 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
     bucketMs,
     latestAt,
     notice: historyNotice(window, latestAt),
+    pruned: prunedHistory,
     readAt: now.toISOString(),
   };
 }

@@ -24,6 +24,7 @@ import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/toke
 import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
 import { liveRows } from "./live-rows";
+import { pruneRows } from "./prune";
 
 const { values: args } = parseArgs({
   options: {
@@ -35,8 +36,11 @@ const { values: args } = parseArgs({
     // The pollers of the bot-write row, which stand for browsers on other machines, run at this
     // niceness in a process of their own (0: none).
     "pollers-nice": { type: "string", default: "19" },
+    // Simulated days of load written after the prune row (scripts/bench/prune.ts).
+    "prune-days": { type: "string", default: "7" },
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
     // "live": only the incident hour and the /api/live rows (issue 14).
+    // "prune": only the retention rows (scripts/bench/prune.ts).
     only: { type: "string" },
     // Open overviews (SSE streams from a load process) for the CPU and bot-write rows of /api/live.
     viewers: { type: "string", default: "100" },
@@ -45,8 +49,8 @@ const { values: args } = parseArgs({
     "hold-seconds": { type: "string", default: "60" },
   },
 });
-if (args.only !== undefined && args.only !== "flood" && args.only !== "live")
-  throw new Error(`--only takes "flood" or "live", not ${JSON.stringify(args.only)}`);
+if (args.only !== undefined && !["flood", "live", "prune"].includes(args.only))
+  throw new Error(`--only takes "flood", "live" or "prune", not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -173,6 +177,7 @@ async function main() {
   }
   if (args.only === "flood") return floodOnly(started);
   if (args.only === "live") return liveOnly(started);
+  if (args.only === "prune") return pruneOnly(started);
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -327,6 +332,8 @@ async function main() {
     await botRows(big20, bigRun);
     await floodRow(big20, bigRun);
     await liveRows(liveBench(big20, bigRun));
+    await big20.stop();
+    await pruneRows(pruneDeps(big.file));
 
     say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
@@ -403,6 +410,25 @@ async function liveOnly(started: number) {
 }
 
 /** `--only flood`: the reference journal of --days, one console, the flood row. */
+// --- retention (scripts/bench/prune.ts) ----------------------------------------------------------------
+
+const pruneDeps = (reference: string) => ({
+  reference,
+  phaseMs: PHASE_MS,
+  weekDays: Number(args["prune-days"]),
+  forkBot,
+  startConsole: startBenchConsole,
+  row,
+  say,
+  figures,
+});
+
+async function pruneOnly(started: number) {
+  await pruneRows(pruneDeps(referenceJournal(DAYS).file));
+  say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  finish();
+}
+
 async function floodOnly(started: number) {
   const journal = referenceJournal(DAYS);
   figures.journals = { [`${DAYS}d`]: journal.report };

@@ -1,0 +1,291 @@
+/**
+ * `npm run journal -- prune`: what goes, what stays, and what the console then says. Real journal
+ * files migrated from drizzle/, the CLI in its own process, and a bot writing beside it from another.
+ */
+import { fork, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { verifyAuditLog } from "@/lib/audit/log";
+import { INCIDENT_MARGIN_MS, ROLLUP_MS } from "@/lib/journal/retention";
+import { getIncidentTimeline } from "@/lib/queries/incidents";
+import { getSymbolChart } from "@/lib/queries/symbol-chart";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
+import { consoleDb } from "../helpers/console-db";
+import { repoRoot } from "../helpers/journal";
+import { AUDIT_KEY, pruneFixtureJournal, type PruneFixture } from "../helpers/prune-journal";
+
+const DAY = 86_400_000;
+const open = (file: string) => {
+  const db = new Database(file, { timeout: 5000 });
+  db.pragma("busy_timeout = 5000");
+  return db;
+};
+
+function cli(args: string[]) {
+  return spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), [path.join(repoRoot, "scripts/journal.ts"), ...args], { cwd: repoRoot, encoding: "utf8" });
+}
+
+/** Every table a prune must leave exactly as it was. */
+const KEPT_TABLES = [
+  "orders",
+  "order_events",
+  "breakers",
+  "breaker_events",
+  "bots",
+  "audit_log",
+  "drift_acknowledgements",
+  "book_corrections",
+  "latest_positions",
+  "position_rollups",
+  "cycle_rollups",
+];
+function keptTables(file: string): Record<string, unknown[]> {
+  const db = open(file);
+  try {
+    return Object.fromEntries(KEPT_TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2, 3`).raw().all()]));
+  } finally {
+    db.close();
+  }
+}
+
+const cycles = (file: string) => {
+  const db = open(file);
+  try {
+    return db.prepare(`SELECT id, bot_id AS botId, at FROM reconciliations ORDER BY id`).all() as { id: number; botId: string; at: string }[];
+  } finally {
+    db.close();
+  }
+};
+const scalar = (file: string, sql: string) => {
+  const db = open(file);
+  try {
+    return db.prepare(sql).pluck().get();
+  } finally {
+    db.close();
+  }
+};
+const copyOf = (file: string, name: string) => {
+  const copy = path.join(path.dirname(file), name);
+  const db = open(file);
+  db.prepare(`VACUUM INTO ?`).run(copy);
+  db.close();
+  return copy;
+};
+
+describe("npm run journal -- prune", () => {
+  let fx: PruneFixture;
+  let before: { id: number; botId: string; at: string }[];
+  let keptBefore: Record<string, unknown[]>;
+  let pristine: string;
+  let horizon: number;
+  let out: string;
+
+  beforeAll(() => {
+    fx = pruneFixtureJournal(open);
+    pristine = copyOf(fx.file, "pristine.db");
+    before = cycles(fx.file);
+    keptBefore = keptTables(fx.file);
+    const dry = cli(["prune", fx.file, "--keep", "30d", "--dry-run"]);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(cycles(fx.file)).toEqual(before);
+    const wouldGo = Number(/would delete ([\d,]+) cycles/.exec(dry.stdout)?.[1]?.replaceAll(",", ""));
+    const run = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:test"]);
+    expect(run.status, run.stderr).toBe(0);
+    out = run.stdout;
+    expect(Number(/deleted ([\d,]+) cycles/.exec(out)?.[1]?.replaceAll(",", ""))).toBe(wouldGo);
+    horizon = Date.parse(scalar(fx.file, `SELECT horizon FROM journal_prunes`) as string);
+    // Three CLI runs (tsx starts each) on a shared 2-core machine.
+  }, 300_000);
+  afterAll(() => fs.rmSync(path.dirname(fx.file), { recursive: true, force: true }));
+
+  it("deletes the cycles older than the horizon outside incidents, and their positions with them", () => {
+    const after = cycles(fx.file);
+    expect(after.length).toBeLessThan(before.length);
+    expect(Math.abs(horizon - (fx.now - 30 * DAY))).toBeLessThan(ROLLUP_MS);
+    // alpha outside its incident window, 32 to 35 days ago: gone.
+    const alphaGap = after.filter((c) => c.botId === "alpha" && Date.parse(c.at) > fx.alphaClear + 2 * INCIDENT_MARGIN_MS && Date.parse(c.at) < horizon);
+    expect(alphaGap.map((c) => c.id).filter((id) => !fx.pinned.includes(id))).toEqual([]);
+    expect(scalar(fx.file, `SELECT count(*) FROM reconciliation_positions WHERE reconciliation_id NOT IN (SELECT id FROM reconciliations)`)).toBe(0);
+    const row = open(fx.file);
+    const prune = row.prepare(`SELECT * FROM journal_prunes`).get() as Record<string, unknown>;
+    row.close();
+    expect(prune).toMatchObject({ actor: "cli:test", cycles_deleted: before.length - after.length, keep_ms: 30 * DAY });
+    expect(prune.finished_at).not.toBeNull();
+  });
+
+  it("keeps every cycle newer than the horizon", () => {
+    const newer = (list: typeof before) => list.filter((c) => Date.parse(c.at) >= horizon);
+    expect(newer(cycles(fx.file))).toEqual(newer(before));
+    expect(newer(before).length).toBeGreaterThan(20_000);
+  });
+
+  it("keeps every incident window cycle by cycle: an hour before the trip to an hour after the clear, and an open one to now", () => {
+    const after = new Set(cycles(fx.file).map((c) => c.id));
+    const alphaWindow = before.filter(
+      (c) => c.botId === "alpha" && Date.parse(c.at) >= fx.alphaTrip - INCIDENT_MARGIN_MS && Date.parse(c.at) <= fx.alphaClear + INCIDENT_MARGIN_MS,
+    );
+    expect(alphaWindow.length).toBeGreaterThanOrEqual(60);
+    expect(alphaWindow.filter((c) => !after.has(c.id))).toEqual([]);
+    const betaOpen = before.filter((c) => c.botId === "beta" && Date.parse(c.at) >= fx.betaTrip - INCIDENT_MARGIN_MS);
+    expect(betaOpen.filter((c) => !after.has(c.id))).toEqual([]);
+    // The positions of a kept cycle are all there.
+    const db = open(fx.file);
+    const p = db.prepare(`SELECT count(*) FROM reconciliation_positions WHERE reconciliation_id = ?`).pluck();
+    expect(alphaWindow.map((c) => p.get(c.id))).toEqual(alphaWindow.map(() => 3));
+    db.close();
+  });
+
+  it("keeps the cycles other rows name, orders, breaker events, operator tables and rollups exactly as they were; the audit chain still verifies", () => {
+    const after = new Set(cycles(fx.file).map((c) => c.id));
+    expect(fx.pinned.filter((id) => !after.has(id))).toEqual([]);
+    expect(keptTables(fx.file)).toEqual(keptBefore);
+    const db = open(fx.file);
+    const check = verifyAuditLog(db, AUDIT_KEY);
+    db.close();
+    expect(check).toMatchObject({ ok: true, entries: 3 });
+  });
+
+  it("draws a pruned window from the rollups and says when its detail was pruned; an incident window says nothing", () => {
+    const { db, close } = consoleDb(fx.file);
+    try {
+      const startedAt = scalar(fx.file, `SELECT started_at FROM journal_prunes`) as string;
+      const range = {
+        kind: "custom" as const,
+        from: new Date(fx.quietDrift.from - 3_600_000).toISOString(),
+        to: new Date(fx.quietDrift.to + 3_600_000).toISOString(),
+      };
+      const chart = getSymbolChart({ db, botId: "alpha", symbol: "S2", range, now: new Date(fx.now) });
+      expect(chart.pruned).toMatchObject({ prunedOn: startedAt, interrupted: false });
+      // Not an empty stretch: the rollups' lines, and the drift the cycles no longer show.
+      expect(chart.points.length).toBeGreaterThan(20);
+      expect(chart.episodes.map((e) => [e.kind, e.from <= fx.quietDrift.from + ROLLUP_MS, e.to >= fx.quietDrift.to - ROLLUP_MS])).toEqual([
+        ["size_drift", true, true],
+      ]);
+
+      const { db: pristineDb, close: closePristine } = consoleDb(pristine);
+      const whole = { kind: "custom" as const, from: new Date(fx.now - 40 * DAY).toISOString(), to: new Date(fx.now).toISOString() };
+      const was = getSymbolChart({ db: pristineDb, botId: "alpha", symbol: "S2", range: whole, now: new Date(fx.now) });
+      closePristine();
+      const is = getSymbolChart({ db, botId: "alpha", symbol: "S2", range: whole, now: new Date(fx.now) });
+      expect(is.pruned).not.toBeNull();
+      expect(is.episodes.map((e) => e.kind)).toEqual(was.episodes.map((e) => e.kind));
+
+      const incident = {
+        kind: "custom" as const,
+        from: new Date(fx.alphaTrip - 30 * 60_000).toISOString(),
+        to: new Date(fx.alphaClear + 30 * 60_000).toISOString(),
+      };
+      const kept = getSymbolChart({ db, botId: "alpha", symbol: "S1", range: incident, now: new Date(fx.now) });
+      expect(kept.pruned).toBeNull();
+      expect(kept.samples).toBe(before.filter((c) => c.botId === "alpha" && c.at >= incident.from && c.at <= incident.to).length);
+
+      const timeline = getIncidentTimeline({
+        db,
+        window: { from: range.from, to: range.to },
+        filters: { bot: "alpha", kinds: [...INCIDENT_KINDS] },
+      });
+      expect(timeline.pruned?.prunedOn).toBe(startedAt);
+      expect(
+        getIncidentTimeline({ db, window: { from: incident.from, to: incident.to }, filters: { bot: "alpha", kinds: [...INCIDENT_KINDS] } }).pruned,
+      ).toBeNull();
+    } finally {
+      close();
+    }
+  });
+
+  it("reports the write lock it held and the space it freed for reuse", () => {
+    expect(out).toMatch(/write lock held at most [\d.]+ ms/);
+    expect(Number(scalar(fx.file, `PRAGMA freelist_count`))).toBeGreaterThan(0);
+  });
+
+  it("refuses a horizon under a day or a word for one, changing nothing", () => {
+    for (const keep of ["6h", "soon", "30"]) {
+      const r = cli(["prune", pristine, "--keep", keep]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/--keep/);
+    }
+    expect(scalar(pristine, `SELECT count(*) FROM journal_prunes`)).toBe(0);
+  });
+});
+
+describe("a prune killed midway", () => {
+  it("leaves a consistent journal that says so, and a rerun resumes and ends where one run would, while a bot writes throughout", async () => {
+    const fx = pruneFixtureJournal(open);
+    const reference = copyOf(fx.file, "reference.db");
+    const refRun = cli(["prune", reference, "--keep", "30d"]);
+    expect(refRun.status, refRun.stderr).toBe(0);
+
+    // A bot writing 50 transactions a second beside the prune, in its own process.
+    const bot = fork(path.join(repoRoot, "scripts/bench/bot-writes.ts"), [fx.file, "20"], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    await new Promise<void>((resolve) => bot.once("message", () => resolve()));
+    // A failed expectation must not leave the bot writing after the test.
+    onTestFinished(() => void (bot.exitCode === null && bot.kill("SIGKILL")));
+
+    const child = fork(path.join(repoRoot, "scripts/journal.ts"), ["prune", fx.file, "--keep", "30d"], { execArgv: ["--import", "tsx"], stdio: "ignore" });
+    const watch = open(fx.file);
+    const progress = watch.prepare(`SELECT cycles_deleted FROM journal_prunes`).pluck();
+    const deadline = Date.now() + 30_000;
+    while (((progress.get() as number | undefined) ?? 0) < 500 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    watch.close();
+
+    const killed = open(fx.file);
+    const row = killed.prepare(`SELECT finished_at AS finishedAt, cycles_deleted AS deleted, cursor FROM journal_prunes`).get() as {
+      finishedAt: string | null;
+      deleted: number;
+      cursor: number;
+    };
+    expect(row.finishedAt).toBeNull();
+    expect(row.deleted).toBeGreaterThanOrEqual(500);
+    expect(killed.pragma("integrity_check", { simple: true })).toBe("ok");
+    expect(killed.prepare(`SELECT count(*) FROM reconciliation_positions WHERE reconciliation_id NOT IN (SELECT id FROM reconciliations)`).pluck().get()).toBe(
+      0,
+    );
+    // The record counts exactly what went: a batch's deletes and its count commit together.
+    const ourCycles = killed.prepare(`SELECT count(*) FROM reconciliations WHERE bot_id <> 'benchbot'`).pluck().get() as number;
+    killed.close();
+    const oneRunDeleted = scalar(reference, `SELECT cycles_deleted FROM journal_prunes`) as number;
+    expect(ourCycles + row.deleted).toBe(cycles(reference).length + oneRunDeleted);
+    const { db, close } = consoleDb(fx.file);
+    const mid = getSymbolChart({
+      db,
+      botId: "alpha",
+      symbol: "S2",
+      range: { kind: "custom", from: new Date(fx.quietDrift.from - 3_600_000).toISOString(), to: new Date(fx.quietDrift.to + 3_600_000).toISOString() },
+      now: new Date(fx.now),
+    });
+    close();
+    expect(mid.pruned?.interrupted).toBe(true);
+
+    const rerun = cli(["prune", fx.file, "--keep", "30d"]);
+    expect(rerun.status, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toMatch(/resumed a stopped prune/);
+
+    bot.send({ stop: true });
+    const report = await new Promise<{ busy: number; otherErrors: number; latencies: Record<string, number[]> }>((resolve) =>
+      bot.once("message", resolve as never),
+    );
+    expect(report).toMatchObject({ busy: 0, otherErrors: 0 });
+    expect(Object.values(report.latencies).flat().length).toBeGreaterThan(20);
+
+    const ours = cycles(fx.file).filter((c) => c.botId !== "benchbot");
+    expect(ours.map((c) => c.id)).toEqual(cycles(reference).map((c) => c.id));
+    const final = open(fx.file);
+    const record = final.prepare(`SELECT count(*) AS runs, sum(cycles_deleted) AS deleted, min(finished_at) AS finished FROM journal_prunes`).get() as {
+      runs: number;
+      deleted: number;
+      finished: string | null;
+    };
+    final.close();
+    expect(record.runs).toBe(1);
+    expect(record.finished).not.toBeNull();
+    expect(record.deleted).toBe(oneRunDeleted);
+    fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
+  }, 300_000);
+});
