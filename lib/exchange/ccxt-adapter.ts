@@ -242,13 +242,26 @@ export class CcxtAdapter implements ExchangeAdapter {
     return this.send({ clientOrderId: order.clientOrderId, symbol: order.symbol, side, qty: Math.abs(order.size), reduceOnly: true });
   }
 
-  /** Server time and one authenticated read: what `npm run gateway -- --check` asks of each account. */
-  async check(): Promise<{ serverTime: number; lag: number }> {
+  /**
+   * Server time and one authenticated read: what `npm run gateway -- --check` asks of each account.
+   * Throws LookupFailedError with a redacted reason.
+   */
+  async check(): Promise<{ serverTime: number; lagMs: number }> {
     const before = this.clock().getTime();
-    const serverTime = await this.exchange.fetchTime();
-    if (this.accountType === "spot") await this.exchange.fetchBalance();
-    else await this.contractPositions();
-    return { serverTime: serverTime ?? 0, lag: (serverTime ?? before) - before };
+    let serverTime: number | undefined;
+    try {
+      serverTime = await this.exchange.fetchTime();
+    } catch (error) {
+      throw new LookupFailedError(`server time: ${this.describe(error)}`);
+    }
+    try {
+      await this.exchange.loadMarkets();
+      if (this.accountType === "spot") await this.exchange.fetchBalance();
+      else await this.contractPositions();
+    } catch (error) {
+      throw new LookupFailedError(`authenticated read: ${this.describe(error)}`);
+    }
+    return { serverTime: serverTime ?? before, lagMs: (serverTime ?? before) - before };
   }
 
   // ---- per venue -------------------------------------------------------------------------------
