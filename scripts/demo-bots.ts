@@ -24,6 +24,7 @@ import { seededRng, subSeed } from "../tools/demo/random";
 import { SCENARIOS, type ScenarioName } from "../tools/demo/scenarios";
 import { DemoWorld } from "../tools/demo/world";
 import { serveVenueGateway } from "../lib/exchange/venue-gateway";
+import { demoGatewayAdapters } from "../tools/demo/bybit-venue";
 
 const BAR_MS = 15_000;
 const CYCLE_MS = 2_500;
@@ -107,13 +108,16 @@ async function main(): Promise<number> {
   });
   // The venue gateway: the console's "Check on exchange" asks these simulated venues, as it would
   // ask a real team's gateway, by its own route: the lookups the demo makes fail are the bots'.
-  // Loopback only; the token comes from the environment, not argv.
+  // Each venue speaks Bybit V5 on its own loopback port and the gateway asks it through
+  // CcxtAdapter, the same code `npm run gateway` runs against a real account. Loopback only; the
+  // token comes from the environment, not argv.
   const venuePort = values["venue-port"] ? Number(values["venue-port"]) : null;
+  const venues = venuePort === null ? null : await demoGatewayAdapters(world);
   const gateway =
-    venuePort === null
+    venuePort === null || venues === null
       ? null
       : await serveVenueGateway({
-          adapters: world.venueGatewaySources(),
+          adapters: venues.adapters,
           host: "127.0.0.1",
           port: venuePort,
           token: process.env.DRIFTWATCH_VENUE_TOKEN ?? null,
@@ -171,6 +175,7 @@ async function main(): Promise<number> {
     }
   } finally {
     gateway?.close();
+    await venues?.close();
     world.close();
   }
   console.log("bots: stopped, journal closed");

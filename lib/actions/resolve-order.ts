@@ -15,7 +15,7 @@ import { ORDER_STATES, type OrderState } from "../journal/contract";
 import { formatUtc } from "../text/format";
 import { Refusal, type ActionSpec } from "./guard";
 
-type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "updatedAt" | "version">;
+type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "createdAt" | "updatedAt" | "version">;
 
 const id = clientOrderIdField;
 const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");
@@ -23,7 +23,7 @@ const version = z.coerce.number({ error: "Missing version" }).int().positive("Mi
 function loadOrder(db: Database.Database, clientOrderId: string): OrderRow | undefined {
   return db
     .prepare(
-      `SELECT client_order_id AS clientOrderId, bot_id AS botId, symbol, qty, state, filled_qty AS filledQty, updated_at AS updatedAt, version
+      `SELECT client_order_id AS clientOrderId, bot_id AS botId, symbol, qty, state, filled_qty AS filledQty, created_at AS createdAt, updated_at AS updatedAt, version
        FROM orders WHERE client_order_id = ?`,
     )
     .get(clientOrderId) as OrderRow | undefined;
@@ -133,7 +133,7 @@ export function resolveByLookupSpec(deps: {
       // Asked on the read connection, outside the write lock: the exchange may take seconds to answer.
       const order = loadOrder(deps.reader().$client, input.clientOrderId);
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
-      const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId });
+      const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId, placedAt: order.createdAt });
       if (answer.kind === "failed") {
         // The error once, with the next step: the card's form shows a repeat as "failed again at …".
         throw new Refusal(

@@ -309,7 +309,7 @@ export class JournalWriter {
   /** A lookup that says: found (copied into the journal), absent (proved missing), or failed. */
   private async lookup(order: OrderRowLite): Promise<{ kind: "found"; order: OrderRowLite } | { kind: "absent" } | { kind: "failed"; error: string }> {
     try {
-      const found = await this.exchange.findOrder({ symbol: order.symbol, clientOrderId: order.clientOrderId });
+      const found = await this.exchange.findOrder({ symbol: order.symbol, clientOrderId: order.clientOrderId, placedAt: order.createdAt });
       if (found) return { kind: "found", order: this.applyExchangeOrder(order.clientOrderId, found, "lookup_found") };
       return { kind: "absent" };
     } catch (error) {

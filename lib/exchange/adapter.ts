@@ -33,13 +33,24 @@ export interface NewOrder {
   reduceOnly?: boolean;
 }
 
+export interface OrderQuery {
+  symbol: string;
+  clientOrderId: string;
+  /**
+   * When the order was made (the journal's created_at, ISO 8601). Real venues keep some orders for
+   * a limited time only (a canceled order without fills: hours on some), so "not found" proves
+   * absence only for an order young enough to still be kept; without this time it proves nothing.
+   */
+  placedAt?: string;
+}
+
 export interface ExchangeAdapter {
   readonly name: string;
   /**
    * Look an order up by its client order id, in open orders and recent history.
    * Returns null only when the exchange proves it does not have it; throws when it cannot tell.
    */
-  findOrder(query: { symbol: string; clientOrderId: string }): Promise<ExchangeOrder | null>;
+  findOrder(query: OrderQuery): Promise<ExchangeOrder | null>;
   fetchPositions(): Promise<ExchangePosition[]>;
   /**
    * Mark prices of these symbols, held or flat: a position's mark comes with fetchPositions, but a

@@ -6,21 +6,25 @@
  * bots' own process) owns them and answers one question over HTTP on loopback or a private
  * network:
  *
- *   GET /v1/bots/<botId>/orders/<clientOrderId>?symbol=<symbol>
+ *   GET /v1/bots/<botId>/orders/<clientOrderId>?symbol=<symbol>[&placedAt=<ISO time>]
  *     200 {"found": <ExchangeOrder>} | 200 {"found": null}   (null: the exchange proves it has none)
  *     502 {"error": "..."}                                    (the lookup itself failed: still unknown)
  *     404 {"error": "unknown bot"}
  *
- * with `Authorization: Bearer <token>` when a token is configured.
+ * with `Authorization: Bearer <token>` when a token is configured. `placedAt` is when the order was
+ * made (the journal's created_at): a real venue's "not found" proves absence only for an order young
+ * enough that the venue still keeps it (lib/exchange/ccxt-adapter.ts).
  */
 import http from "node:http";
 import { timingSafeEqual } from "node:crypto";
-import type { ExchangeAdapter, ExchangeOrder } from "./adapter";
+import type { ExchangeAdapter, ExchangeOrder, OrderQuery } from "./adapter";
 
 export type LookupAnswer = { kind: "found"; order: ExchangeOrder } | { kind: "absent" } | { kind: "failed"; error: string };
 
+export type GatewayQuery = OrderQuery & { botId: string };
+
 export interface OrderLookup {
-  lookup(q: { botId: string; symbol: string; clientOrderId: string }): Promise<LookupAnswer>;
+  lookup(q: GatewayQuery): Promise<LookupAnswer>;
 }
 
 /** The console's side: asks the gateway, and turns every failure into "failed", never "absent". */
@@ -31,12 +35,13 @@ export class VenueGatewayClient implements OrderLookup {
     private readonly timeoutMs = 5_000,
   ) {}
 
-  async lookup(q: { botId: string; symbol: string; clientOrderId: string }): Promise<LookupAnswer> {
+  async lookup(q: GatewayQuery): Promise<LookupAnswer> {
     const url = new URL(
       `v1/bots/${encodeURIComponent(q.botId)}/orders/${encodeURIComponent(q.clientOrderId)}`,
       this.baseUrl.endsWith("/") ? this.baseUrl : `${this.baseUrl}/`,
     );
     url.searchParams.set("symbol", q.symbol);
+    if (q.placedAt) url.searchParams.set("placedAt", q.placedAt);
     let res: Response;
     try {
       res = await fetch(url, {
@@ -73,7 +78,10 @@ export function serveVenueGateway(opts: {
   host: string;
   port: number;
   token: string | null;
+  /** One line per request: what was asked and the answer's kind. Never the token, a key or a signature. */
+  log?: (line: string) => void;
 }): Promise<http.Server> {
+  const log = opts.log ?? (() => undefined);
   const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : null;
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown) => {
@@ -90,19 +98,29 @@ export function serveVenueGateway(opts: {
   async function answer(req: http.IncomingMessage, send: (status: number, body: unknown) => void): Promise<void> {
     if (expected) {
       const got = Buffer.from(req.headers.authorization ?? "");
-      if (got.length !== expected.length || !timingSafeEqual(got, expected)) return send(401, { error: "missing or wrong token" });
+      if (got.length !== expected.length || !timingSafeEqual(got, expected)) {
+        log(`401 ${req.method ?? "?"} ${new URL(req.url ?? "/", "http://gateway").pathname}: missing or wrong token`);
+        return send(401, { error: "missing or wrong token" });
+      }
     }
     const url = new URL(req.url ?? "/", "http://gateway");
     const m = /^\/v1\/bots\/([^/]+)\/orders\/([^/]+)$/.exec(url.pathname);
     if (req.method !== "GET" || !m) return send(404, { error: "not found" });
-    const adapter = opts.adapters.get(decodeURIComponent(m[1]!));
-    if (!adapter) return send(404, { error: "unknown bot" });
+    const botId = decodeURIComponent(m[1]!);
+    const adapter = opts.adapters.get(botId);
+    if (!adapter) {
+      log(`404 unknown bot ${JSON.stringify(botId)}`);
+      return send(404, { error: "unknown bot" });
+    }
     const symbol = url.searchParams.get("symbol");
     if (!symbol) return send(400, { error: "symbol is required" });
+    const clientOrderId = decodeURIComponent(m[2]!);
     try {
-      const found = await adapter.findOrder({ symbol, clientOrderId: decodeURIComponent(m[2]!) });
+      const found = await adapter.findOrder({ symbol, clientOrderId, placedAt: url.searchParams.get("placedAt") ?? undefined });
+      log(`${botId} ${clientOrderId} on ${symbol}: ${found ? `found ${found.status}, ${found.filledQty} filled` : "absent"}`);
       send(200, { found });
     } catch (error) {
+      log(`${botId} ${clientOrderId} on ${symbol}: lookup failed: ${(error as Error).message}`);
       send(502, { error: `lookup failed: ${(error as Error).message}` });
     }
   }

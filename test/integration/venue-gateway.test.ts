@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveByLookupSpec } from "@/lib/actions/resolve-order";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
+import { demoGatewayAdapters } from "@/tools/demo/bybit-venue";
 import { applyFault, type DemoFault } from "@/tools/demo/faults";
 import { ALPHA, withOverrides } from "@/tools/demo/markets";
 import { LOST_REPLY_DOUBT_MS, SCENARIOS } from "@/tools/demo/scenarios";
@@ -120,7 +121,10 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
       world.advance(world.cycleMs);
       await world.cycle();
     }
-    const gateway = await serveVenueGateway({ adapters: world.venueGatewaySources(), host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
+    // As scripts/demo-bots.ts serves it: each venue spoken as Bybit V5, asked through CcxtAdapter.
+    const venues = await demoGatewayAdapters(world);
+    cleanups.push(() => venues.close());
+    const gateway = await serveVenueGateway({ adapters: venues.adapters, host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
     cleanups.push(() => closeServer(gateway));
     const db = consoleWriter(world.file);
     cleanups.push(() => void db.close());

@@ -11,7 +11,6 @@
 import type Database from "better-sqlite3";
 import { openJournalWriter } from "../../lib/db/journal-file";
 import type { OrderSide } from "../../lib/journal/contract";
-import type { ExchangeOrder } from "../../lib/exchange/adapter";
 import { SimExchange } from "../../lib/exchange/simulator";
 import { DemoBot, barStart, type Activity, type CycleReport } from "./bot";
 import { DEMO_BOTS, type BotSpec } from "./markets";
@@ -201,17 +200,6 @@ export class DemoWorld {
     }
     await m.sim.createOrder({ clientOrderId: order.clientOrderId, symbol: order.symbol, side: order.side, qty: order.qty });
     this.noteInjected(m, order.symbol, m.sim.position(order.symbol) - before);
-  }
-
-  /**
-   * What the demo's venue gateway serves: each bot's venue, read by the gateway's own route. A
-   * failing lookup in the demo is the bot's link failing (see SimExchange.venueRecord), so the
-   * console's "Check on exchange" gets the venue's answer meanwhile, as it would on a real desk.
-   */
-  venueGatewaySources(): Map<string, { findOrder(q: { symbol: string; clientOrderId: string }): Promise<ExchangeOrder | null> }> {
-    return new Map(
-      [...this.members].map(([botId, m]) => [botId, { findOrder: (q: { symbol: string; clientOrderId: string }) => Promise.resolve(m.sim.venueRecord(q)) }]),
-    );
   }
 
   /** Per symbol, what was changed on the bot's venue without the bot's orders. */

@@ -1,0 +1,196 @@
+/**
+ * `npm run gateway` as a real child process: config errors name their field, the served protocol
+ * needs the bearer token, a lookup goes through CcxtAdapter to (recorded) Bybit V5 responses, and
+ * `--check` prints one line per bot. No line the process prints holds a key, a secret, the token
+ * or a signature it sent.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VenueGatewayClient } from "@/lib/exchange/venue-gateway";
+import { repoRoot, tempDir } from "../helpers/journal";
+import { serveVenueReplay, type ReceivedRequest, type VenueReplay } from "../helpers/venue-replay";
+import { BYBIT_NOW, bybitBase, bybitOrder, bybitOrderList, bybitPosition } from "../helpers/venues/bybit";
+
+const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
+/** Only PATH and what the test names: no DRIFTWATCH_ setting of the machine leaks in. */
+const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", NODE_ENV: "test", ...vars });
+const ENV = {
+  ALPHA_BYBIT_KEY: "gwtest-key-Xr7uQ2mA",
+  ALPHA_BYBIT_SECRET: "gwtest-secret-Lp4nV9sK1z",
+  DRIFTWATCH_VENUE_TOKEN: "gw-token-8fK2pQ7xLm3v",
+};
+const SECRETS = Object.values(ENV);
+const ID = "alpha-3f9c2a71b0d4e58c6a12";
+
+function configFile(config: unknown): string {
+  const file = path.join(tempDir("gateway"), "gateway.json");
+  fs.writeFileSync(file, typeof config === "string" ? config : JSON.stringify(config));
+  return file;
+}
+
+const runOnce = (args: string[], env: Record<string, string> = ENV) =>
+  spawnSync(tsx, ["scripts/gateway.ts", ...args], { cwd: repoRoot, encoding: "utf8", env: childEnv(env), timeout: 60_000 });
+
+/** As runOnce, without blocking this process: the recorded venue it asks is served from here. */
+function run(args: string[]): Promise<{ status: number | null; stdout: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(tsx, ["scripts/gateway.ts", ...args], { cwd: repoRoot, env: childEnv(ENV), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    p.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    p.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
+    p.once("exit", (status) => resolve({ status, stdout }));
+  });
+}
+
+describe("npm run gateway: config errors", () => {
+  it("names each bad field, and the variables that are not set, then exits 2", () => {
+    const r = runOnce([
+      "--config",
+      configFile({
+        bots: {
+          alpha: { exchange: "kraken", accountType: "linear", keyEnv: "ALPHA_BYBIT_KEY", secretEnv: "ALPHA_BYBIT_SECRET" },
+          beta: { exchange: "okx", accountType: "linear", keyEnv: "K", secretEnv: "S" },
+        },
+      }),
+    ]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/bots\.alpha\.exchange: Invalid option: expected one of "bybit"\|"binance"\|"okx"/);
+    expect(r.stderr).toMatch(/bots\.beta\.passphraseEnv: OKX keys come with a passphrase/);
+
+    const unset = runOnce(
+      ["--config", configFile({ bots: { alpha: { exchange: "bybit", accountType: "linear", keyEnv: "NOT_SET_KEY", secretEnv: "ALPHA_BYBIT_SECRET" } } })],
+      {
+        ALPHA_BYBIT_SECRET: ENV.ALPHA_BYBIT_SECRET,
+      },
+    );
+    expect(unset.status).toBe(2);
+    expect(unset.stderr).toMatch(/tokenEnv: environment variable DRIFTWATCH_VENUE_TOKEN is not set/);
+    expect(unset.stderr).toMatch(/bots\.alpha\.keyEnv: environment variable NOT_SET_KEY is not set/);
+    for (const s of SECRETS) expect(unset.stderr + unset.stdout).not.toContain(s);
+  });
+
+  it("refuses a file that is not JSON, and an unknown field", () => {
+    expect(runOnce(["--config", configFile("{ bots: ")]).stderr).toMatch(/the config is not JSON/);
+    const extra = runOnce([
+      "--config",
+      configFile({
+        bots: { alpha: { exchange: "bybit", accountType: "linear", keyEnv: "ALPHA_BYBIT_KEY", secretEnv: "ALPHA_BYBIT_SECRET", apiKey: "pasted-here" } },
+      }),
+    ]);
+    expect(extra.status).toBe(2);
+    expect(extra.stderr).toMatch(/bots\.alpha: Unrecognized key: "apiKey"/);
+  });
+});
+
+describe("npm run gateway: serving Bybit through CcxtAdapter", () => {
+  let venue: VenueReplay;
+  let child: ChildProcess;
+  let output = "";
+  let base = "";
+  let config = "";
+
+  beforeAll(async () => {
+    venue = await serveVenueReplay({
+      ...bybitBase(),
+      "GET /v5/order/realtime": (req: ReceivedRequest) => ({
+        json: bybitOrderList(
+          req.query.get("orderLinkId") === ID
+            ? [bybitOrder({ orderLinkId: ID, orderStatus: "Filled", qty: "0.500", cumExecQty: "0.500", avgPrice: "60002" })]
+            : [],
+        ),
+      }),
+      "GET /v5/order/history": { json: bybitOrderList([]) },
+      "GET /v5/position/list": {
+        json: {
+          retCode: 0,
+          retMsg: "OK",
+          result: { list: [bybitPosition({ side: "Buy", size: "0.5", markPrice: "60100" })], nextPageCursor: "", category: "linear" },
+          retExtInfo: {},
+          time: BYBIT_NOW,
+        },
+      },
+    });
+    config = configFile({
+      port: 0,
+      bots: {
+        alpha: { exchange: "bybit", accountType: "linear", keyEnv: "ALPHA_BYBIT_KEY", secretEnv: "ALPHA_BYBIT_SECRET", baseUrl: venue.url, timeoutMs: 5_000 },
+      },
+    });
+    child = spawn(tsx, ["scripts/gateway.ts", "--config", config], {
+      cwd: repoRoot,
+      env: childEnv(ENV),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+    base = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (m) {
+          clearInterval(timer);
+          resolve(m[1]!);
+        }
+      }, 50);
+      child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${output}`)));
+    });
+  });
+
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await venue.close();
+  });
+
+  it("binds loopback and answers 401 without the token or with a wrong one", async () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    const url = `${base}/v1/bots/alpha/orders/${ID}?symbol=BTCUSDT`;
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: "Bearer gw-token-wrong-0000000" } })).status).toBe(401);
+  });
+
+  it("answers 404 for a bot it does not serve", async () => {
+    const res = await fetch(`${base}/v1/bots/nobody/orders/${ID}?symbol=BTCUSDT`, { headers: { authorization: `Bearer ${ENV.DRIFTWATCH_VENUE_TOKEN}` } });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: "unknown bot" });
+  });
+
+  it("looks an order up on Bybit by orderLinkId for the console's client, and proves another absent", async () => {
+    const client = new VenueGatewayClient(base, ENV.DRIFTWATCH_VENUE_TOKEN);
+    const placedAt = new Date(Date.now() - 60_000).toISOString();
+    expect(await client.lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: ID, placedAt })).toMatchObject({
+      kind: "found",
+      order: { clientOrderId: ID, status: "filled", filledQty: 0.5 },
+    });
+    expect(await client.lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "alpha-00000000000000000000", placedAt })).toEqual({ kind: "absent" });
+    // Without the order's time, an empty answer proves nothing.
+    const unsure = await client.lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "alpha-00000000000000000000" });
+    expect(unsure.kind).toBe("failed");
+    expect(venue.to("/v5/order/realtime").map((r) => r.query.get("orderLinkId"))).toContain(ID);
+  });
+
+  it("--check prints one line per bot: server time and an authenticated read", async () => {
+    const check = await run(["--config", config, "--check"]);
+    output += check.stdout;
+    const lines = check.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^alpha bybit linear: ok, server time 2026-08-10T12:00:00\.000Z .* key accepted$/);
+    expect(check.status).toBe(0);
+    expect(venue.to("/v5/market/time").length).toBeGreaterThan(0);
+    expect(venue.to("/v5/position/list").length).toBeGreaterThan(0);
+  });
+
+  it("never prints a key, a secret, the token or a signature it sent", async () => {
+    // Let the last log lines arrive.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(output).toMatch(/alpha alpha-3f9c2a71b0d4e58c6a12 on BTCUSDT: found filled/);
+    expect(output).toMatch(/401 GET \/v1\/bots\/alpha\/orders/);
+    const signatures = venue.requests.map((r) => r.headers["x-bapi-sign"]).filter((s): s is string => typeof s === "string");
+    expect(signatures.length).toBeGreaterThan(0);
+    for (const s of [...SECRETS, ...signatures, "gw-token-wrong-0000000"]) expect(output).not.toContain(s);
+  });
+});
