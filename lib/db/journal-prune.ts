@@ -1,3 +1,4 @@
+// No "server-only": the prune command (scripts/journal.ts) runs it with tsx, outside Next, where that import throws.
 /**
  * Pruning a journal while its bot keeps writing (`npm run journal -- prune`). The rules of what is
  * kept are lib/journal/retention.ts; this is how the rows go without ever making the bot wait.

@@ -41,8 +41,10 @@ const SENSITIVE: Record<string, string> = {
   "lib/db/accounts-file.ts": "opens the accounts file for writing",
   "lib/db/console.ts": "opens the journal's write connection",
   "lib/db/journal-file.ts": "opens, creates and migrates journals",
+  "lib/db/journal-prune.ts": "deletes a journal's old per-cycle rows (the prune command)",
   "lib/db/startup-check.ts": "reads the settings and opens the journal",
   "lib/env.ts": "reads process.env, secrets included",
+  "lib/exchange/ccxt-adapter.ts": "signs requests to a real exchange with its API keys",
   "lib/exchange/venue-gateway.ts": "talks to the venue gateway with its token",
   "lib/http/allowed-host.ts": "reads the settings",
   "lib/http/metrics.ts": "checks the metrics token",
@@ -61,7 +63,9 @@ const CLI_SHARED = [
   "lib/bot/journal-writer.ts",
   "lib/db/accounts-file.ts",
   "lib/db/journal-file.ts",
+  "lib/db/journal-prune.ts",
   "lib/env.ts",
+  "lib/exchange/ccxt-adapter.ts",
   "lib/exchange/venue-gateway.ts",
 ];
 
@@ -78,7 +82,7 @@ const SIGNS: [string, RegExp][] = [
   ["opens a database for writing", /getWriteConnection\(|openJournalWriter\(|openAccountsDb\(|migrateJournal\(|BEGIN IMMEDIATE/],
   ["writes rows", /\bINSERT INTO\b|\bUPDATE [a-z_]+ SET\b|\bDELETE FROM\b/],
   ["holds a key or secret", /consoleAuditKey\(|sessionSecret|createHmac/],
-  ["talks over the network", /VenueGatewayClient|\bfetch\(/],
+  ["talks over the network", /VenueGatewayClient|\bfetch\(|from "ccxt"/],
 ];
 
 const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
