@@ -16,8 +16,9 @@ export function actorRole(actor: string): string {
 
 /** Every named actor in a text replaced by its role. */
 export function hideNames(text: string): string {
-  // A name needs its colon: most strings (symbols, words, numbers as text) have none.
-  return text.includes(":") ? text.replace(NAMED, "$1") : text;
+  // A name needs its role and colon: most strings (times, symbols, words, numbers as text) have
+  // neither, and the colons of a time made every event's time run the expression.
+  return text.includes("operator:") || text.includes("viewer:") ? text.replace(NAMED, "$1") : text;
 }
 
 const isPlainObject = (v: object) => {

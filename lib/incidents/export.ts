@@ -89,7 +89,7 @@ function csvCells(e: IncidentEvent): CsvCell[] {
  * incidentCsv: the route streams it (lib/http/text-stream.ts), so a 50,000-event file is never one
  * string and its first bytes leave before the last event is written.
  */
-export function* incidentExportText(exp: IncidentExport, format: "json" | "csv"): Generator<string> {
+export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
   if (format === "csv") {
     // Lazily: a row's cells are built only when the stream asks for it.
     yield* csvRecords(
@@ -103,7 +103,11 @@ export function* incidentExportText(exp: IncidentExport, format: "json" | "csv")
   const { events, ...head } = exp;
   // `events` is the last key, so the head's JSON ends in `[]}`: open the array there.
   yield JSON.stringify({ ...head, events: [] }).slice(0, -2);
-  for (let i = 0; i < events.length; i++) yield `${i === 0 ? "" : ","}${JSON.stringify(events[i])}`;
+  let first = true;
+  for (const e of events) {
+    yield first ? JSON.stringify(e) : `,${JSON.stringify(e)}`;
+    first = false;
+  }
   yield "]}\n";
 }
 

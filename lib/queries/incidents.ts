@@ -1,7 +1,8 @@
 import "server-only";
 import { actorRole, withoutNames } from "../auth/actor-names";
-import { sql, type SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { statement } from "../db/statements";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
 import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
@@ -33,27 +34,25 @@ export interface ResolvedWindow extends IncidentWindow {
 }
 
 interface Filter {
-  from: string;
-  to: string;
   bot: string | null;
   kinds: ReadonlySet<IncidentKind>;
 }
 
 /**
- * Every source of the timeline, each one SELECT with the same columns, over its own `at` index.
- * "operator" is the audit log plus a filter on actors, so it also widens the sources that carry
- * one. A new source is one more entry here.
+ * Every source of the timeline, each one SELECT with the same columns (COLUMNS, in that order),
+ * over its own `at` index; parameters @from, @to and @bot. "operator" is the audit log plus a
+ * filter on actors, so it also widens the sources that carry one. A new source is one more entry here.
  */
-const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] = [
+const SOURCES: { source: IncidentSource; select: (f: Filter) => string | null }[] = [
   {
     source: "reconciliation",
     select: (f) =>
       f.kinds.has("reconciliation")
-        ? sql`SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
-                'bot' AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
-                r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight, NULL AS target, NULL AS outcome
-              FROM reconciliations r
-              WHERE r.at >= ${f.from} AND r.at < ${f.to}${f.bot === null ? sql`` : sql` AND r.bot_id = ${f.bot}`}`
+        ? `SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
+             'bot' AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
+             r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight, NULL AS target, NULL AS outcome
+           FROM reconciliations r
+           WHERE r.at >= @from AND r.at < @to${f.bot === null ? "" : " AND r.bot_id = @bot"}`
         : null,
   },
   {
@@ -66,31 +65,31 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
     source: "order",
     select: (f) => {
       if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
-      const operatorOnly = f.kinds.has("order") ? sql`` : sql` AND substr(e.actor, 1, 9) = 'operator:'`;
+      const operatorOnly = f.kinds.has("order") ? "" : " AND substr(e.actor, 1, 9) = 'operator:'";
       if (f.bot === null)
-        return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
-                     e.client_order_id AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, e.detail AS detail,
-                     NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
-                   FROM order_events e
-                   WHERE e.at >= ${f.from} AND e.at < ${f.to}${operatorOnly}`;
-      return sql`SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
-                   e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
-                   NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
-                 FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
-                 WHERE e.at >= ${f.from} AND e.at < ${f.to} AND +o.bot_id = ${f.bot}${operatorOnly}`;
+        return `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
+                  e.client_order_id AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, e.detail AS detail,
+                  NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+                FROM order_events e
+                WHERE e.at >= @from AND e.at < @to${operatorOnly}`;
+      return `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
+                e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
+                NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+              FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
+              WHERE e.at >= @from AND e.at < @to AND +o.bot_id = @bot${operatorOnly}`;
     },
   },
   {
     source: "breaker",
     select: (f) => {
       if (!f.kinds.has("breaker") && !f.kinds.has("operator")) return null;
-      return sql`SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
-                   NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
-                   b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
-                 FROM breaker_events b
-                 WHERE b.at >= ${f.from} AND b.at < ${f.to}${f.bot === null ? sql`` : sql` AND b.bot_id = ${f.bot}`}${
-                   f.kinds.has("breaker") ? sql`` : sql` AND substr(b.actor, 1, 9) = 'operator:'`
-                 }`;
+      return `SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
+                NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
+                b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+              FROM breaker_events b
+              WHERE b.at >= @from AND b.at < @to${f.bot === null ? "" : " AND b.bot_id = @bot"}${
+                f.kinds.has("breaker") ? "" : " AND substr(b.actor, 1, 9) = 'operator:'"
+              }`;
     },
   },
   {
@@ -99,16 +98,38 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
     source: "audit",
     select: (f) => {
       if (!f.kinds.has("operator")) return null;
-      return sql`SELECT 'audit' AS source, 3 AS rank, a.id AS rowId, a.at AS at,
-                   CASE WHEN EXISTS (SELECT 1 FROM bots WHERE bot_id = a.target) THEN a.target
-                        ELSE coalesce((SELECT bot_id FROM orders WHERE client_order_id = a.target),
-                                      CASE WHEN instr(a.target, '/') > 0 THEN substr(a.target, 1, instr(a.target, '/') - 1) END) END AS botId,
-                   a.action AS kind, a.actor AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy,
-                   a.detail AS detail, a.code AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, a.target AS target, a.outcome AS outcome
-                 FROM audit_log a
-                 WHERE a.at >= ${f.from} AND a.at < ${f.to}${f.bot === null ? sql`` : sql` AND botId = ${f.bot}`}`;
+      return `SELECT 'audit' AS source, 3 AS rank, a.id AS rowId, a.at AS at,
+                CASE WHEN EXISTS (SELECT 1 FROM bots WHERE bot_id = a.target) THEN a.target
+                     ELSE coalesce((SELECT bot_id FROM orders WHERE client_order_id = a.target),
+                                   CASE WHEN instr(a.target, '/') > 0 THEN substr(a.target, 1, instr(a.target, '/') - 1) END) END AS botId,
+                a.action AS kind, a.actor AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy,
+                a.detail AS detail, a.code AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, a.target AS target, a.outcome AS outcome
+              FROM audit_log a
+              WHERE a.at >= @from AND a.at < @to${f.bot === null ? "" : " AND botId = @bot"}`;
     },
   },
+];
+
+/** A row of the UNION as `.raw()` gives it: the sources' columns by position (no object per row from the driver). */
+type RawRow = [
+  source: IncidentSource,
+  rank: number,
+  rowId: number,
+  at: string,
+  botId: string | null,
+  kind: string,
+  actor: string,
+  clientOrderId: string | null,
+  symbol: string | null,
+  side: string | null,
+  qty: number | null,
+  strategy: string | null,
+  detail: string | null,
+  reason: string | null,
+  reconciliationId: number | null,
+  ordersInFlight: number | null,
+  target: string | null,
+  outcome: string | null,
 ];
 
 /**
@@ -116,59 +137,102 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => SQL | null }[] =
  * orders it moved, then the trip it caused, then the audit entry of an operator's action). One UNION ALL over the `at` indexes, cut at
  * `limit + 1` rows, so a wide window costs the cap, not the history.
  */
-export function getIncidentTimeline(params: {
+export function getIncidentTimeline(params: TimelineParams): IncidentTimeline {
+  const t = readIncidentTimeline(params);
+  return { window: t.window, filters: t.filters, capped: t.capped, limit: t.limit, pruned: t.pruned, events: [...t.events()] };
+}
+
+type TimelineParams = {
   db: JournalDb;
   window: IncidentWindow;
   filters: IncidentFilters;
   limit?: number;
   /** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
   names?: boolean;
-}): IncidentTimeline {
+};
+
+/** getIncidentTimeline with its events worded one at a time, as they are asked for. */
+export interface LazyIncidentTimeline extends Omit<IncidentTimeline, "events"> {
+  count: number;
+  /** The events, in order; each call words them afresh. */
+  events: () => Generator<IncidentEvent>;
+}
+
+/**
+ * getIncidentTimeline for a reader that takes the events one at a time (the export, which writes
+ * each as JSON or CSV and lets it go): the journal is read whole here, in one statement and two
+ * lookups, and only the wording waits. A busy hour's 6,800 events held at once outlived the young
+ * generation and were copied by the collector, which cost more than reading and wording them
+ * (docs/performance.md). The statement is compiled once per connection and filter shape, and its
+ * rows are read as arrays rather than one driver-built object per row.
+ */
+export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeline {
   const { db, window, filters } = params;
   const limit = params.limit ?? TIMELINE_ROW_CAP;
-  const f: Filter = { from: window.from, to: window.to, bot: filters.bot, kinds: new Set(filters.kinds) };
-  const arms = SOURCES.map((s) => s.select(f)).filter((s): s is SQL => s !== null);
+  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds) };
+  const arms = SOURCES.map((s) => s.select(f)).filter((s): s is string => s !== null);
   const pruned = filters.kinds.includes("reconciliation")
     ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
     : null;
-  if (arms.length === 0) return { window, filters, events: [], capped: false, limit, pruned };
+  if (arms.length === 0) return { window, filters, capped: false, limit, pruned, count: 0, events: function* () {} };
 
-  const rows = db.all<IncidentRow & { rank: number }>(sql`${sql.join(arms, sql` UNION ALL `)} ORDER BY at, rank, rowId LIMIT ${limit + 1}`);
+  const read = statement(db, `${arms.join(" UNION ALL ")} ORDER BY at, rank, rowId LIMIT @limit`).raw(true);
+  const rows = read.all({ from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) }) as RawRow[];
   const capped = rows.length > limit;
-  const kept = capped ? rows.slice(0, limit) : rows;
-  if (f.bot === null) {
-    const facts = orderFacts(
-      db,
-      kept.filter((r) => r.source === "order").map((r) => r.clientOrderId!),
-    );
-    for (const r of kept) {
-      const o = r.source === "order" ? facts.get(r.clientOrderId!) : undefined;
-      if (o) Object.assign(r, o);
-    }
+  if (capped) rows.length = limit;
+  const orderIds: string[] = [];
+  const driftIds: number[] = [];
+  for (const r of rows) {
+    if (r[0] === "order") orderIds.push(r[7]!);
+    else if (r[0] === "reconciliation" && r[5] === "drift") driftIds.push(r[2]);
   }
-  const drifts = getDriftsByReconciliation({
-    db,
-    reconciliationIds: kept.filter((r) => r.source === "reconciliation" && r.kind === "drift").map((r) => r.rowId),
-  });
+  const facts = f.bot === null ? orderFacts(db, orderIds) : null;
+  const drifts = getDriftsByReconciliation({ db, reconciliationIds: driftIds });
   // Without names: the actor's role before the summary is worded from it, then any name quoted in a reason or note.
   const hide = params.names === false;
-  const events = kept.map((r) =>
-    toIncidentEvent(hide ? { ...r, actor: actorRole(r.actor) } : r, r.source === "reconciliation" ? (drifts.get(r.rowId) ?? []) : []),
-  );
-  return { window, filters, events: hide ? withoutNames(events) : events, capped, limit, pruned };
+  function* events(): Generator<IncidentEvent> {
+    for (const r of rows) {
+      const o = facts !== null && r[0] === "order" ? facts.get(r[7]!) : undefined;
+      const row: IncidentRow = {
+        source: r[0],
+        rowId: r[2],
+        at: r[3],
+        botId: o ? o[1] : r[4],
+        kind: r[5],
+        actor: hide ? actorRole(r[6]) : r[6],
+        clientOrderId: r[7],
+        symbol: o ? o[2] : r[8],
+        side: o ? o[3] : r[9],
+        qty: o ? o[4] : r[10],
+        strategy: o ? o[5] : r[11],
+        detail: r[12],
+        reason: r[13],
+        reconciliationId: r[14],
+        ordersInFlight: r[15],
+        target: r[16],
+        outcome: r[17],
+      };
+      const event = toIncidentEvent(row, r[0] === "reconciliation" ? (drifts.get(r[2]) ?? []) : []);
+      yield hide ? withoutNames(event) : event;
+    }
+  }
+  return { window, filters, capped, limit, pruned, count: rows.length, events };
 }
 
-type OrderFacts = Pick<IncidentRow, "botId" | "symbol" | "side" | "qty" | "strategy">;
+/** An order's id, bot, symbol, side, size and strategy, by position (a `.raw()` row). */
+type OrderFacts = [clientOrderId: string, botId: string, symbol: string, side: string, qty: number, strategy: string];
 
 /** Each order's bot, symbol, side, size and strategy, one primary-key lookup per distinct order; absent orders are absent. */
 function orderFacts(db: JournalDb, ids: readonly string[]): Map<string, OrderFacts> {
-  const out = new Map<string, OrderFacts & { clientOrderId: string }>();
+  const out = new Map<string, OrderFacts>();
   if (ids.length === 0) return out;
-  const rows = db.all<OrderFacts & { clientOrderId: string }>(
-    sql`SELECT client_order_id AS clientOrderId, bot_id AS botId, symbol, side, qty, strategy
-        FROM orders WHERE client_order_id IN (SELECT value FROM json_each(${JSON.stringify([...new Set(ids)])}))`,
-  );
-  for (const r of rows) out.set(r.clientOrderId, r);
+  const rows = statement(
+    db,
+    `SELECT client_order_id, bot_id, symbol, side, qty, strategy FROM orders WHERE client_order_id IN (SELECT value FROM json_each(?))`,
+  )
+    .raw(true)
+    .all(JSON.stringify([...new Set(ids)])) as OrderFacts[];
+  for (const r of rows) out.set(r[0], r);
   return out;
 }
 

@@ -14,7 +14,7 @@ import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
 import { getIncidentStory, listIncidents } from "./incident-story";
-import { getIncidentTimeline, listIncidentBots, resolveIncidentWindow } from "./incidents";
+import { getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
 import type { ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
@@ -90,7 +90,7 @@ export function loadIncidentBots({ db }: Pick<ReadContext, "db">) {
   return listIncidentBots({ db });
 }
 
-/** `/incidents` and GET /api/incidents/export (which asks for more rows): the window resolved, and what happened in it. */
+/** `/incidents`: the window resolved, and what happened in it. */
 export function loadIncidentWindow({
   db,
   now,
@@ -102,6 +102,20 @@ export function loadIncidentWindow({
 }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
   const window = resolveIncidentWindow({ db, now, from, to });
   return { window, timeline: getIncidentTimeline({ db, window, filters, limit, names }) };
+}
+
+/** GET /api/incidents/export: loadIncidentWindow with its events worded as the file is written (readIncidentTimeline). */
+export function loadIncidentExport({
+  db,
+  now,
+  names,
+  from,
+  to,
+  filters,
+  limit,
+}: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
+  const window = resolveIncidentWindow({ db, now, from, to });
+  return { window, timeline: readIncidentTimeline({ db, window, filters, limit, names }) };
 }
 
 /** `/incidents/[id]` and GET /api/incidents/[id]/postmortem: one incident told, as this reader may see it; null when no trip has this id. */

@@ -4,7 +4,6 @@
  * and the demo's named scenarios. The durations are computed from what the journal holds.
  */
 import Database from "better-sqlite3";
-import { sql, type SQL } from "drizzle-orm";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { afterEach, describe, expect, it } from "vitest";
@@ -301,20 +300,26 @@ describe("the story's timeline, one bot's window", () => {
     cleanup.push(s.close);
     const c = consoleDb(s.file);
     cleanup.push(c.close);
-    // The timeline's own statement, captured as it runs, then asked for its plan on the same journal.
-    const ran: SQL[] = [];
-    const recording = new Proxy(c.db, {
-      get: (target, key, receiver) =>
-        key === "all"
-          ? (query: SQL) => {
-              ran.push(query);
-              return target.all(query);
-            }
-          : (Reflect.get(target, key, receiver) as unknown),
+    // The timeline's own statement, captured as the connection compiles it, then asked for its plan on the same journal.
+    const ran: string[] = [];
+    const sqlite = c.db.$client;
+    const client = new Proxy(sqlite, {
+      get: (target, key) => {
+        if (key === "prepare")
+          return (text: string) => {
+            ran.push(text);
+            return target.prepare(text);
+          };
+        const v = Reflect.get(target, key, target) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
     });
-    getIncidentTimeline({ db: recording, window: { from: s.botA.tripAt, to: s.botA.endAt }, filters: { bot: "bot-b", kinds: [...INCIDENT_KINDS] } });
-    const plan = c.db
-      .all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${ran[0]!}`)
+    const recording = new Proxy(c.db, { get: (target, key, receiver) => (key === "$client" ? client : (Reflect.get(target, key, receiver) as unknown)) });
+    const window = { from: s.botA.tripAt, to: s.botA.endAt };
+    getIncidentTimeline({ db: recording, window, filters: { bot: "bot-b", kinds: [...INCIDENT_KINDS] } });
+    const plan = (
+      sqlite.prepare(`EXPLAIN QUERY PLAN ${ran.find((t) => t.includes("UNION ALL"))!}`).all({ ...window, bot: "bot-b", limit: 1 }) as { detail: string }[]
+    )
       .map((r) => r.detail)
       .join("\n");
     expect(plan).toMatch(/SEARCH e USING INDEX order_events_at_idx/);
