@@ -112,7 +112,22 @@ async function main(): Promise<number> {
   // CcxtAdapter, the same code `npm run gateway` runs against a real account. Loopback only; the
   // token comes from the environment, not argv.
   const venuePort = values["venue-port"] ? Number(values["venue-port"]) : null;
-  const venues = venuePort === null ? null : await demoGatewayAdapters(world);
+  // Each order lookup a venue receives is one line (the bots' own lookups never reach these
+  // servers: only the gateway's), so the output shows "Check on exchange" reaching the venue as a
+  // signed Bybit request for the order's id.
+  const venues =
+    venuePort === null
+      ? null
+      : await demoGatewayAdapters(world, {
+          onPrivateRequest: (botId, r) => {
+            if (!r.path.startsWith("/v5/order/") || r.method !== "GET") return;
+            const linkId = r.params.get("orderLinkId");
+            console.log(
+              `${stamp(world.now().toISOString())} ${botId.padEnd(5)} ${"venue".padEnd(8)} Bybit V5 ${r.method} ${r.path}` +
+                `${linkId ? ` orderLinkId=${linkId}` : ""} (${r.signed ? "signature valid" : "signature refused"})`,
+            );
+          },
+        });
   const gateway =
     venuePort === null || venues === null
       ? null

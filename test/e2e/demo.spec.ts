@@ -15,17 +15,9 @@ import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
 import { tempDir } from "../helpers/journal";
 import { freePort } from "@/tools/lib/console-server";
+import { childGroups, groupAlive, killDemo } from "../helpers/e2e/demo";
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-const groupAlive = (pgid: number) => {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Every process whose command line or environment mentions `text`: the demo's children carry its folder. */
 function processesMentioning(text: string): string[] {
@@ -46,19 +38,11 @@ function processesMentioning(text: string): string[] {
   return found;
 }
 
-/** The process groups the launcher says it started (the bots, the console). */
-const childGroups = (output: string) => [...output.matchAll(/demo: (?:bots|console) started \(process group (\d+)\)/g)].map((m) => Number(m[1]));
-
 test.describe("npm run demo", () => {
   let demo: ChildProcess | undefined;
   let output = "";
-  test.afterEach(() => {
-    // Only if the test failed half way: never leave the demo running. A launcher killed outright
-    // cannot stop its children, which live in groups of their own: end those too.
-    for (const pgid of [demo?.pid, ...childGroups(output)]) {
-      if (pgid !== undefined && groupAlive(pgid)) process.kill(-pgid, "SIGKILL");
-    }
-  });
+  // Only if the test failed half way: never leave the demo running.
+  test.afterEach(() => killDemo(demo?.pid, output));
 
   // "start": the default, the production console (built by the test run). "dev": --dev, for working on the console.
   for (const server of ["start", "dev"] as const)

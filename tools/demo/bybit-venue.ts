@@ -24,6 +24,16 @@ interface BybitVenueOptions {
   secret: string;
   host: string;
   port: number;
+  /** Told of every private request once its signature is checked: what was asked and whether the signature held. */
+  onPrivateRequest?: (request: VenueRequest) => void;
+}
+
+/** A private request the venue received: its method, path, query (or body) and whether it was validly signed. */
+export interface VenueRequest {
+  method: string;
+  path: string;
+  params: URLSearchParams;
+  signed: boolean;
 }
 
 const BYBIT_STATUS: Record<ExchangeOrder["status"], string> = {
@@ -172,7 +182,11 @@ function serveSimAsBybit(opts: BybitVenueOptions): Promise<http.Server> {
         res.end(JSON.stringify(json));
       };
       const isPrivate = !url.pathname.startsWith("/v5/market/");
-      if (isPrivate && !signedBy(req, req.method === "GET" ? url.searchParams.toString() : body)) return send(200, error(10004, "error sign!"));
+      if (isPrivate) {
+        const signed = signedBy(req, req.method === "GET" ? url.searchParams.toString() : body);
+        opts.onPrivateRequest?.({ method: req.method ?? "GET", path: url.pathname, params: url.searchParams, signed });
+        if (!signed) return send(200, error(10004, "error sign!"));
+      }
       answer(req.method ?? "GET", url.pathname, url.searchParams, body).then(
         (json) => {
           // A lost reply: the venue took the order and the answer never comes back.
@@ -193,14 +207,29 @@ function serveSimAsBybit(opts: BybitVenueOptions): Promise<http.Server> {
 /**
  * What the demo's venue gateway serves: each bot's simulated venue behind its own Bybit V5 server
  * on loopback, asked through CcxtAdapter with a key made for this run. Close it to stop the servers.
+ * `onPrivateRequest` hears of each private request a venue received (scripts/demo-bots.ts prints
+ * the order lookups, so a person, or a test, sees "Check on exchange" reach the venue).
  */
-export async function demoGatewayAdapters(world: DemoWorld, host = "127.0.0.1"): Promise<{ adapters: Map<string, CcxtAdapter>; close: () => Promise<void> }> {
+export async function demoGatewayAdapters(
+  world: DemoWorld,
+  opts: { host?: string; onPrivateRequest?: (botId: string, request: VenueRequest) => void } = {},
+): Promise<{ adapters: Map<string, CcxtAdapter>; close: () => Promise<void> }> {
+  const host = opts.host ?? "127.0.0.1";
   const servers: http.Server[] = [];
   const adapters = new Map<string, CcxtAdapter>();
   for (const bot of world.bots) {
     const apiKey = `demo-${bot.botId}-${randomBytes(6).toString("hex")}`;
     const secret = randomBytes(24).toString("base64url");
-    const server = await serveSimAsBybit({ sim: world.exchange(bot.botId), markets: bot.spec.markets, apiKey, secret, host, port: 0 });
+    const onPrivateRequest = opts.onPrivateRequest;
+    const server = await serveSimAsBybit({
+      sim: world.exchange(bot.botId),
+      markets: bot.spec.markets,
+      apiKey,
+      secret,
+      host,
+      port: 0,
+      onPrivateRequest: onPrivateRequest && ((r) => onPrivateRequest(bot.botId, r)),
+    });
     servers.push(server);
     const { port } = server.address() as AddressInfo;
     const exchange = createCcxtExchange({ venue: "bybit", accountType: "linear", apiKey, secret, baseUrl: `http://${host}:${port}`, timeoutMs: 5_000 });
