@@ -133,7 +133,8 @@ test("eight tabs stay live at once on one shared stream, and each learns of a tr
   for (const path of paths) {
     const page = await context.newPage();
     await page.goto(server.url + path);
-    await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", "plain");
+    // "off" until the page has hydrated: seconds for the eighth tab on a loaded machine.
+    await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", "plain", { timeout: 20_000 });
     pages.push(page);
   }
   // Every tab's own page (and the halt signal of all) is live; with one stream per tab, six of
