@@ -42,6 +42,23 @@ const encodeOnce = (frame: string) => {
   return lastBytes;
 };
 
+/**
+ * The streams open in this process, ended when it is asked to stop: `next start` stops listening on
+ * SIGTERM or SIGINT but waits for open responses, and a stream never ends by itself, so one open
+ * tab kept a stopped console alive (and saying "live") until the browser closed. Ended, each tab
+ * sees its stream drop and reconnects, to the next console once one is up.
+ */
+const open = ((globalThis as { __driftwatchLiveStreams?: Set<() => void> }).__driftwatchLiveStreams ??= new Set());
+const stopping = globalThis as { __driftwatchLiveStop?: true };
+if (!stopping.__driftwatchLiveStop) {
+  stopping.__driftwatchLiveStop = true;
+  const endAll = () => {
+    for (const close of [...open]) close();
+  };
+  process.once("SIGTERM", endAll);
+  process.once("SIGINT", endAll);
+}
+
 export async function GET(request: NextRequest) {
   const views = parseLiveViewList(request.nextUrl.searchParams.get("views"));
   if (!views.ok) return badRequest(views.message);
@@ -49,8 +66,10 @@ export async function GET(request: NextRequest) {
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | null = null;
   let ended = false;
+  let close: (() => void) | null = null;
   const end = () => {
     ended = true;
+    if (close) open.delete(close);
     unsubscribe?.();
     unsubscribe = null;
   };
@@ -77,6 +96,15 @@ export async function GET(request: NextRequest) {
         views.value,
         names,
       );
+      close = () => {
+        end();
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      };
+      open.add(close);
       if (ended) end();
       request.signal.addEventListener("abort", end);
     },
