@@ -18,7 +18,8 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
   { loader: "loadDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
   { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },
   { loader: "loadSymbolChart", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/chart/route.ts"] },
-  { loader: "loadIncidentWindow", page: "app/incidents/page.tsx", routes: ["app/api/incidents/export/route.ts"] },
+  // Its export reads the same window through loadIncidentExport, the events worded as they stream (checked below).
+  { loader: "loadIncidentWindow", page: "app/incidents/page.tsx", routes: [] },
   { loader: "loadIncidentList", page: "app/incidents/page.tsx", routes: [] },
   { loader: "loadIncidentStory", page: "app/incidents/[id]/page.tsx", routes: ["app/api/incidents/[id]/postmortem/route.ts"] },
 ];
@@ -26,6 +27,7 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
 /** JSON routes that are no screen's, and why. */
 const NOT_SCREENS: Record<string, string> = {
   "app/api/metrics/route.ts": "Prometheus's scrape: lib/queries/metrics.ts reshapes the overview's own reads (getOverview) as metrics",
+  "app/api/incidents/export/route.ts": "the incident page's download: loadIncidentExport, the page loader's streaming twin (checked below)",
   "app/api/live/route.ts": "the live stream of the screens' views: lib/live/read-view.ts reads each through its screen's loader (checked below)",
 };
 
@@ -53,6 +55,15 @@ describe("one loader per screen, shared by its page and its route", () => {
       for (const file of [page, ...routes]) expect(callsLoader(read(file), loader), `${file} does not call ${loader} from lib/queries/screens`).toBe(true);
     });
   }
+
+  it("the incident export reads through loadIncidentExport, which resolves the window as the page's loader does", () => {
+    expect(callsLoader(read("app/api/incidents/export/route.ts"), "loadIncidentExport")).toBe(true);
+    const screens = read("lib/queries/screens.ts");
+    for (const loader of ["loadIncidentWindow", "loadIncidentExport"]) {
+      const body = screens.slice(screens.indexOf(`export function ${loader}(`)).split("\n}\n")[0]!;
+      expect(body, loader).toMatch(/resolveIncidentWindow\(\{ db, now, from, to \}\)/);
+    }
+  });
 
   it("the live stream reads each view through the loader its JSON route calls", () => {
     for (const loader of LIVE_LOADERS) expect(callsLoader(read("lib/live/read-view.ts"), loader), loader).toBe(true);
