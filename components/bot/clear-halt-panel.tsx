@@ -112,7 +112,7 @@ export function ClearHaltPanel({
           <>
             <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
               {view.items.map((item) => (
-                <li key={item.key} data-met={item.met} className="flex gap-2 text-sm">
+                <li key={item.key} data-item={item.key} data-met={item.met} className="flex gap-2 text-sm">
                   <span aria-hidden className={`font-bold ${item.met ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
                     {item.met ? "✓" : "✗"}
                   </span>
