@@ -12,7 +12,7 @@ import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 const PAGES = ["/bots/alpha", "/doubtful", "/incidents", "/audit"] as const;
 
 async function signalSettled(page: Page, state: "halted" | "plain" | "unknown") {
-  await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", state);
+  await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", state, { timeout: 15_000 });
 }
 
 test.describe("with halted bots", () => {
