@@ -90,33 +90,19 @@ export function loadIncidentBots({ db }: Pick<ReadContext, "db">) {
   return listIncidentBots({ db });
 }
 
-/** `/incidents`: the window resolved, and what happened in it. */
-export function loadIncidentWindow({
-  db,
-  now,
-  names,
-  from,
-  to,
-  filters,
-  limit,
-}: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
-  const window = resolveIncidentWindow({ db, now, from, to });
-  return { window, timeline: getIncidentTimeline({ db, window, filters, limit, names }) };
-}
+/** The incident window resolved from the request, and its timeline read by `read`. */
+const incidentWindowWith =
+  <T>(read: (p: Parameters<typeof getIncidentTimeline>[0]) => T) =>
+  ({ db, now, names, from, to, filters, limit }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) => {
+    const window = resolveIncidentWindow({ db, now, from, to });
+    return { window, timeline: read({ db, window, filters, limit, names }) };
+  };
 
-/** GET /api/incidents/export: loadIncidentWindow with its events worded as the file is written (readIncidentTimeline). */
-export function loadIncidentExport({
-  db,
-  now,
-  names,
-  from,
-  to,
-  filters,
-  limit,
-}: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) {
-  const window = resolveIncidentWindow({ db, now, from, to });
-  return { window, timeline: readIncidentTimeline({ db, window, filters, limit, names }) };
-}
+/** `/incidents`: the window resolved, and what happened in it. */
+export const loadIncidentWindow = incidentWindowWith(getIncidentTimeline);
+
+/** GET /api/incidents/export: the same window, its events worded as the file is written (readIncidentTimeline). */
+export const loadIncidentExport = incidentWindowWith(readIncidentTimeline);
 
 /** `/incidents/[id]` and GET /api/incidents/[id]/postmortem: one incident told, as this reader may see it; null when no trip has this id. */
 export function loadIncidentStory({ db, now, names, id }: Loader<{ id: number }>) {
