@@ -3,7 +3,9 @@
     python3 clients/python/example_bot.py [journal.db]
 
 Creates the journal from driftwatch's drizzle/ folder if needed, then trades five bars and prints
-what it did. Point the console at the file: DRIFTWATCH_JOURNAL=journal.db npm start.
+what it did. Point the console at the file (from a driftwatch checkout, after `npm run build`):
+DRIFTWATCH_JOURNAL=$PWD/journal.db PORT=3000 npm start. The fake exchange lives in memory: use a new
+journal for each run, or the second run trips a size drift (the book remembers the first run's fill).
 """
 
 import datetime
