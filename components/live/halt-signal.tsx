@@ -4,6 +4,8 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useSyncExternalStore } from "react";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
+import { streamCarries } from "@/lib/live/carried";
+import { STALL_MS } from "@/lib/live/stream-client";
 import { LiveReadError } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
@@ -73,8 +75,16 @@ export function HaltSignal() {
   // Joins a fetch already on its way (the overview page's own poll) rather than cancelling it, and
   // asks nothing when that poll answered within the interval: on the overview, in front, the page's
   // own 1 s poll already keeps the signal fresh, and a second request every 2 s would only add load.
+  // While the stream carries the view, it is trusted for as long as it is anywhere (a stream silent
+  // for STALL_MS is a failed poll): eight tabs re-rendering a trip on a busy laptop can miss a
+  // heartbeat for 2 s, and each then asked /api/overview beside a healthy stream.
   const { refetch } = query;
-  useChainedPoll(() => (Date.now() - updatedAt < SIGNAL_INTERVAL_MS ? Promise.resolve() : refetch({ cancelRefetch: false })), SIGNAL_INTERVAL_MS, active);
+  const view = typeof options.meta?.liveView === "string" ? options.meta.liveView : undefined;
+  useChainedPoll(
+    () => (Date.now() - updatedAt < (streamCarries(view) ? STALL_MS : SIGNAL_INTERVAL_MS) ? Promise.resolve() : refetch({ cancelRefetch: false })),
+    SIGNAL_INTERVAL_MS,
+    active,
+  );
   const now = useNow();
   const hydrated = useHydrated();
   const data = active ? query.data : undefined;
