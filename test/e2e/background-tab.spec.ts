@@ -22,7 +22,7 @@ test.afterEach(async () => {
 });
 
 async function signalSettled(page: Page, state: "halted" | "plain") {
-  await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", state);
+  await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", state, { timeout: 15_000 });
 }
 
 /**
