@@ -4,12 +4,9 @@ import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-for
 import { Notional } from "@/components/ui/notional";
 import { UtcTime } from "@/components/ui/utc-time";
 import { DriftExplained } from "./drift-explained";
-import { formatDuration } from "@/lib/text/format";
+import { driftSize, formatDuration, signedQty } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
-
-const num = (n: number, maxFraction = 8) => n.toLocaleString("en-US", { maximumFractionDigits: maxFraction });
-const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
 
 function DriftCell({ line }: { line: OverviewLine }) {
   if (line.drift === "unknown_position")
@@ -100,13 +97,13 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
               </Link>
             </td>
             <td className={`${cell} font-mono sm:text-right`} data-label="Ours">
-              {signed(l.ours)}
+              {signedQty(l.ours)}
             </td>
             <td className={`${cell} font-mono sm:text-right`} data-label="Theirs">
-              {signed(l.theirs)}
+              {signedQty(l.theirs)}
             </td>
             <td className={`${cell} font-mono sm:text-right`} data-label="Difference">
-              {l.drift === "none" ? "0" : `${signed(l.difference)} (${signed(Math.round(l.steps * 100) / 100)} steps)`}
+              {l.drift === "none" ? "0" : driftSize(l.difference, l.steps)}
             </td>
             <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">
               {l.drift === "none" ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}

@@ -1,11 +1,10 @@
 import { Notional } from "@/components/ui/notional";
 import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatDuration } from "@/lib/text/format";
+import { driftSize, formatDuration, signedQty } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
-const signed = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
 
 const driftBadge = {
   unknown_position: <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>,
@@ -47,19 +46,19 @@ export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; sy
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Ours</dt>
           <dd className="font-mono text-lg" data-testid="book-ours">
-            {signed(line.ours)}
+            {signedQty(line.ours)}
           </dd>
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Theirs</dt>
           <dd className="font-mono text-lg" data-testid="book-theirs">
-            {signed(line.theirs)}
+            {signedQty(line.theirs)}
           </dd>
         </div>
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Difference</dt>
           <dd className="font-mono" data-testid="book-difference">
-            {line.drift === "none" ? "0" : `${signed(line.difference)} (${signed(Math.round(line.steps * 100) / 100)} steps)`}
+            {line.drift === "none" ? "0" : driftSize(line.difference, line.steps)}
           </dd>
         </div>
         <div>

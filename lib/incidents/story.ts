@@ -7,6 +7,7 @@
 import { SETTLED_STATES } from "../journal/contract";
 import { HAND_HALT_PREFIX } from "../breaker/halt-cause";
 import { actionLabel } from "../text/audit-detail";
+import { signedQty } from "../text/format";
 import { isOperator, type IncidentDrift } from "./events";
 
 /**
@@ -236,9 +237,6 @@ function orderBehind(facts: IncidentFacts, symbol: string | null): IncidentOrder
   };
 }
 
-const qtyFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
-const signed = (n: number) => (n > 0 ? `+${qtyFormat.format(n)}` : qtyFormat.format(n));
-
 function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): IncidentStep {
   const d = parse(a.detail);
   const input = typeof d.input === "object" && d.input !== null ? (d.input as Record<string, unknown>) : {};
@@ -264,7 +262,7 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
     case "correct_book": {
       const kind = str(d.kind) ?? correction?.kind ?? null;
       const delta = typeof d.delta === "number" ? d.delta : correction?.delta;
-      what = `corrected the book of ${symbol}${kind === "flattened_on_venue" ? " (flattened on the venue)" : kind === "adopt_exchange" ? " to the exchange's size" : ""}${delta !== undefined ? `, ${signed(delta)}` : ""}`;
+      what = `corrected the book of ${symbol}${kind === "flattened_on_venue" ? " (flattened on the venue)" : kind === "adopt_exchange" ? " to the exchange's size" : ""}${delta !== undefined ? `, ${signedQty(delta)}` : ""}`;
       mark = "correction";
       break;
     }

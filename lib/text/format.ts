@@ -49,3 +49,15 @@ export function formatUtc(iso: string, now?: number | Date): string {
   const year = ref && !Number.isNaN(ref.getTime()) && ref.getUTCFullYear() === d.getUTCFullYear() ? "" : ` ${d.getUTCFullYear()}`;
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}${year} ${clock} UTC`;
 }
+
+// One formatter for every quantity: toLocaleString with options builds a new one per call.
+const qtyFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
+
+/** A quantity with its sign: "+0.5", "-3", "0". */
+export const signedQty = (n: number) => (n > 0 ? `+${qtyFormat.format(n)}` : qtyFormat.format(n));
+
+/** A drift's size and how many quantity steps that is: "+59 (+59 steps)", "-0.001 (-1 step)". */
+export function driftSize(difference: number, steps: number): string {
+  const rounded = Math.round(steps * 100) / 100;
+  return `${signedQty(difference)} (${signedQty(rounded)} ${Math.abs(rounded) === 1 ? "step" : "steps"})`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatAge, formatAgo, formatDuration, formatUtc } from "@/lib/text/format";
+import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, signedQty } from "@/lib/text/format";
 
 describe("formatAge", () => {
   it.each([
@@ -42,4 +42,20 @@ describe("formatUtc", () => {
   });
   it("always says the day and year without a reader's now", () => expect(formatUtc("2026-08-10T15:31:02.417Z")).toBe("Aug 10 2026 15:31:02 UTC"));
   it("shows an unreadable time as it is", () => expect(formatUtc("garbage")).toBe("garbage"));
+});
+
+describe("signedQty and driftSize", () => {
+  it("signs a quantity, never a zero, and keeps up to eight decimals", () => {
+    expect(signedQty(59)).toBe("+59");
+    expect(signedQty(-0.001)).toBe("-0.001");
+    expect(signedQty(0)).toBe("0");
+    expect(signedQty(1234.123456789)).toBe("+1,234.12345679");
+  });
+  it("says step for one step either way and steps otherwise, rounded to hundredths", () => {
+    expect(driftSize(-0.001, -1)).toBe("-0.001 (-1 step)");
+    expect(driftSize(0.001, 1.0004)).toBe("+0.001 (+1 step)");
+    expect(driftSize(3, 300)).toBe("+3 (+300 steps)");
+    expect(driftSize(0.0015, 1.5)).toBe("+0.0015 (+1.5 steps)");
+    expect(driftSize(0.0004, 0.4)).toBe("+0.0004 (+0.4 steps)");
+  });
 });
