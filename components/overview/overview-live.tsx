@@ -76,7 +76,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 className="text-2xl font-bold">Bots</h1>
+        <h1 className="text-2xl font-bold">Overview</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />
       </div>
       {halted.length > 0 && (

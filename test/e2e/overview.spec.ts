@@ -23,7 +23,7 @@ test.describe("a journal made with the sqlite3 tool and raw SQL", () => {
 
   test("lists each bot with its breaker and heartbeat age", async ({ page }) => {
     await page.goto(server.url);
-    await expect(page.getByRole("heading", { name: "Bots" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
     const cards = page.getByTestId("bot-card");
     await expect(cards).toHaveCount(2);
 

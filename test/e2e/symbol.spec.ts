@@ -133,7 +133,7 @@ test.describe("the symbol page of a bot trading now", () => {
     await expect(page.getByTestId("not-found-message")).toHaveText("Bot bot-a has never reconciled or ordered DOGE.");
     await expect(page.getByRole("link", { name: "BTCUSDT" })).toHaveAttribute("href", "/bots/bot-a/symbols/BTCUSDT");
     await page.getByRole("link", { name: "Back to the bots" }).click();
-    await expect(page.getByRole("heading", { name: "Bots" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Overview", level: 1 })).toBeVisible();
   });
 });
 
