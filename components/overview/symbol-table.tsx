@@ -19,6 +19,10 @@ function DriftCell({ line }: { line: OverviewLine }) {
 // On a phone each row becomes a small card: the labels come from data-label, so there is one DOM
 // and no horizontal scrolling.
 const cell = "px-2 py-1.5 sm:table-cell grid grid-cols-[7rem_1fr] gap-2 before:font-semibold before:content-[attr(data-label)] sm:before:content-none";
+// A symbol in sync is one line on a phone ("alpha BTCUSDT book +0.5 in sync"): a card per symbol
+// made the phone overview over 4,000 px tall, burying the drifts under rows with nothing to do.
+const syncCell = "px-2 py-1.5 sm:table-cell max-sm:inline-block max-sm:px-1";
+const syncHidden = "px-2 py-1.5 max-sm:hidden sm:table-cell";
 
 function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
   if (line.drift === "none") return <>—</>;
@@ -72,54 +76,59 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
         </tr>
       </thead>
       <tbody className="block sm:table-row-group">
-        {lines.map((l) => (
-          <tr
-            key={`${l.botId}/${l.symbol}`}
-            data-testid="symbol-row"
-            data-drift={l.drift}
-            data-symbol={l.symbol}
-            data-bot={l.botId}
-            className={`mb-3 block rounded border sm:mb-0 sm:table-row sm:rounded-none sm:border-0 sm:border-b ${
-              l.drift === "unknown_position"
-                ? "border-red-700 bg-red-50 dark:bg-red-950"
-                : l.drift === "size_drift"
-                  ? "border-orange-500 bg-orange-50 dark:bg-orange-950"
-                  : "border-slate-200 dark:border-slate-700"
-            } ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
-          >
-            <td className={`${cell} font-mono`} data-label="Bot">
-              {l.botId}
-              {unsure && <span className="ml-1 font-sans text-xs font-semibold">(not current)</span>}
-            </td>
-            <td className={cell} data-label="Symbol">
-              <Link href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`} className="font-mono font-semibold underline">
-                {l.symbol}
-              </Link>
-            </td>
-            <td className={`${cell} font-mono sm:text-right`} data-label="Ours">
-              {signedQty(l.ours)}
-            </td>
-            <td className={`${cell} font-mono sm:text-right`} data-label="Theirs">
-              {signedQty(l.theirs)}
-            </td>
-            <td className={`${cell} font-mono sm:text-right`} data-label="Difference">
-              {l.drift === "none" ? "0" : driftSize(l.difference, l.steps)}
-            </td>
-            <td className={`${cell} font-mono sm:text-right ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Notional">
-              {l.drift === "none" ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}
-            </td>
-            <td className={cell} data-label="Drift">
-              <DriftCell line={l} />
-              <DriftExplained by={l.explainedBy} />
-            </td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Drifting for">
-              {l.drift === "none" ? "—" : formatDuration(l.driftForMs)}
-            </td>
-            <td className={`${cell} ${l.drift === "none" ? "max-sm:hidden" : ""}`} data-label="Acknowledged">
-              <AckCell line={l} canAct={canAct} />
-            </td>
-          </tr>
-        ))}
+        {lines.map((l) => {
+          const inSync = l.drift === "none";
+          const c = inSync ? syncCell : cell;
+          return (
+            <tr
+              key={`${l.botId}/${l.symbol}`}
+              data-testid="symbol-row"
+              data-drift={l.drift}
+              data-symbol={l.symbol}
+              data-bot={l.botId}
+              className={`mb-3 block rounded border sm:mb-0 ${inSync ? "max-sm:mb-2 max-sm:flex max-sm:flex-wrap max-sm:items-baseline max-sm:px-1" : ""} sm:table-row sm:rounded-none sm:border-0 sm:border-b ${
+                l.drift === "unknown_position"
+                  ? "border-red-700 bg-red-50 dark:bg-red-950"
+                  : l.drift === "size_drift"
+                    ? "border-orange-500 bg-orange-50 dark:bg-orange-950"
+                    : "border-slate-200 dark:border-slate-700"
+              } ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
+            >
+              <td className={`${c} font-mono`} data-label="Bot">
+                {l.botId}
+                {unsure && <span className="ml-1 font-sans text-xs font-semibold">(not current)</span>}
+              </td>
+              <td className={c} data-label="Symbol">
+                <Link href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`} className="font-mono font-semibold underline">
+                  {l.symbol}
+                </Link>
+              </td>
+              <td className={`${c} font-mono sm:text-right`} data-label="Ours">
+                {inSync && <span className="font-sans sm:hidden">book </span>}
+                {signedQty(l.ours)}
+              </td>
+              <td className={`${inSync ? syncHidden : cell} font-mono sm:text-right`} data-label="Theirs">
+                {signedQty(l.theirs)}
+              </td>
+              <td className={`${inSync ? syncHidden : cell} font-mono sm:text-right`} data-label="Difference">
+                {inSync ? "0" : driftSize(l.difference, l.steps)}
+              </td>
+              <td className={`${inSync ? syncHidden : cell} font-mono sm:text-right`} data-label="Notional">
+                {inSync ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}
+              </td>
+              <td className={c} data-label="Drift">
+                <DriftCell line={l} />
+                <DriftExplained by={l.explainedBy} />
+              </td>
+              <td className={`${inSync ? syncHidden : cell}`} data-label="Drifting for">
+                {inSync ? "—" : formatDuration(l.driftForMs)}
+              </td>
+              <td className={`${inSync ? syncHidden : cell}`} data-label="Acknowledged">
+                <AckCell line={l} canAct={canAct} />
+              </td>
+            </tr>
+          );
+        })}
       </tbody>
     </table>
   );

@@ -62,6 +62,22 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await expect(icon).toHaveAttribute("href", "/favicon-halted.svg");
   });
 
+  test("a symbol in sync is one line on a phone, a drift keeps its labelled card", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(server.url);
+    const inSync = page.locator('main [data-testid="symbol-row"][data-drift="none"]').first();
+    // What a phone shows (innerText): the hidden cells (theirs, difference) say nothing new in sync.
+    await expect(inSync).toHaveText(/^(alpha|beta)\s+\S+\s+book [+-]?[\d.,]+\s+in sync$/, { useInnerText: true });
+    await expect(inSync.locator('[data-label="Theirs"]')).toBeHidden();
+    const syncBox = (await inSync.boundingBox())!;
+    const driftBox = (await page.locator('main [data-testid="symbol-row"][data-drift="unknown_position"]').first().boundingBox())!;
+    // One line of text and its padding; the drift's card lists every field under its label.
+    expect(syncBox.height).toBeLessThan(60);
+    expect(driftBox.height).toBeGreaterThan(4 * syncBox.height);
+    await expect(page.locator('main [data-testid="symbol-row"][data-drift="unknown_position"]').first().locator('[data-label="Theirs"]')).toBeVisible();
+    await noHorizontalScroll(page);
+  });
+
   test("keeps sorting and filters in the URL", async ({ page }) => {
     await page.goto(server.url);
     await page.getByLabel("drifting only").check();
