@@ -208,7 +208,8 @@ describe("the live watcher", () => {
     expect(b.events).toEqual([]);
     stopB();
     const fresh = stream();
-    watcher.subscribe(fresh, views("overview,doubtful"), true).call(null);
+    const stopFresh = watcher.subscribe(fresh, views("overview,doubtful"), true);
+    stopFresh();
     expect(fresh.events.map((e) => e.view)).toEqual(["overview", "doubtful"]);
 
     // A halt shows on the overview, not on the doubtful list: only the overview is sent.
