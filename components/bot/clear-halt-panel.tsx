@@ -9,9 +9,10 @@ import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
+import { useLiveAge } from "@/components/live/use-now";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
-import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { heartbeatItem, type UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { BookSection } from "./book-section";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
@@ -47,6 +48,10 @@ export function ClearHaltPanel({
   const [sent, setSent] = useState<ReadonlyMap<string, UnacknowledgedDrift>>(new Map());
   const [seen, setSeen] = useState({ version: loadedBreakerVersion, halted: loadedHalted });
   const view = query.data;
+  // The heartbeat item is judged and worded here, its age counting on from the answer: a bot that
+  // stops beating turns it unmet without a new answer, and the view need not change every second.
+  const beat = view?.items.find((i) => i.beat)?.beat;
+  const beatAgeMs = useLiveAge(beat?.ageMs ?? null, query.dataUpdatedAt);
   // A halt this panel shows after it showed the bot running is the halt the operator sees (their own
   // Halt now, or a trip that came in while they watched): adopt its version. A halt replaced by another
   // between two polls keeps the old version, and the clear is refused. (State adjusted while
@@ -56,7 +61,8 @@ export function ClearHaltPanel({
   if (breaker?.halted && !seen.halted) setSeen({ version: breaker.version, halted: true });
   if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
   const halted = view.bot.breaker?.halted ?? false;
-  const missing = view.items.filter((i) => !i.met);
+  const items = view.items.map((i) => (i.beat ? heartbeatItem({ ageMs: beatAgeMs, limitMs: i.beat.limitMs }) : i));
+  const missing = items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = seen.version !== null && currentVersion !== seen.version;
   // Once the poll lists a sent drift as acknowledged, it moves there: no form, no button, who and when.
@@ -111,14 +117,16 @@ export function ClearHaltPanel({
         ) : (
           <>
             <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
-              {view.items.map((item) => (
+              {items.map((item) => (
                 <li key={item.key} data-item={item.key} data-met={item.met} className="flex gap-2 text-sm">
                   <span aria-hidden className={`font-bold ${item.met ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
                     {item.met ? "✓" : "✗"}
                   </span>
                   <span>
                     <strong>{item.label}</strong>
-                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> — {visibleText(item.detail)}
+                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> —{" "}
+                    {/* The heartbeat's age: the server renders its own now; the browser's differs by the load time. */}
+                    <span suppressHydrationWarning>{visibleText(item.detail)}</span>
                     {item.fix && " "}
                     {item.fix && (
                       <span className="block" data-testid="checklist-fix">

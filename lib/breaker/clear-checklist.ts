@@ -49,6 +49,11 @@ export interface ChecklistItem {
   fix: string | null;
   /** Where to do it, when that is another page. */
   link?: { href: string; text: string };
+  /**
+   * The heartbeat item's facts: its age when read (null: none or unreadable) and the limit. Its
+   * words count seconds, so a page words them again with heartbeatItem as the age keeps counting.
+   */
+  beat?: { ageMs: number | null; limitMs: number };
 }
 
 const doubtfulList = (botId: string) => ({ href: `/doubtful?bot=${encodeURIComponent(botId)}`, text: "Open the doubtful list" });
@@ -89,7 +94,6 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
   const beat = f.heartbeatAt === null ? NaN : f.now.getTime() - Date.parse(f.heartbeatAt);
   const recMet = recAfter && rec?.outcome === "clean";
   const drifting = f.lastDrifts.map((d) => `${d.symbol} book ${signedQty(d.ours)} vs exchange ${signedQty(d.theirs)}`).join("; ");
-  const beatMet = !Number.isNaN(beat) && beat <= f.heartbeatStaleMs && beat >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, f.heartbeatStaleMs);
   const ongoing = f.unacknowledgedDrifts.some((d) => d.ongoing);
   return [
     {
@@ -130,23 +134,32 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
             }
           : { fix: "Acknowledge each below, saying what you checked." }),
     },
-    {
-      key: "heartbeat",
-      label: "A fresh heartbeat",
-      // A heartbeat from the future proves nothing about the bot now: its clock is ahead.
-      met: beatMet,
-      detail: Number.isNaN(beat)
-        ? "no heartbeat"
-        : beat < 0
-          ? `${Math.round(-beat / 1000)} s in the future (bot clock ahead?)`
-          : `${Math.round(beat / 1000)} s old (limit ${Math.round(f.heartbeatStaleMs / 1000)} s)`,
-      fix: beatMet
-        ? null
-        : !Number.isNaN(beat) && beat < 0
-          ? "The bot's clock is ahead of the console's: set its clock right (NTP), then wait for its next heartbeat."
-          : "The bot process is not running or cannot write to the journal: check it.",
-    },
+    heartbeatItem({ ageMs: Number.isNaN(beat) ? null : beat, limitMs: f.heartbeatStaleMs }),
   ];
+}
+
+/** The heartbeat item, from the heartbeat's age (null: none, or an unreadable time) and the limit. */
+export function heartbeatItem(beat: { ageMs: number | null; limitMs: number }): ChecklistItem {
+  const { ageMs, limitMs } = beat;
+  const met = ageMs !== null && ageMs <= limitMs && ageMs >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, limitMs);
+  return {
+    key: "heartbeat",
+    label: "A fresh heartbeat",
+    // A heartbeat from the future proves nothing about the bot now: its clock is ahead.
+    met,
+    detail:
+      ageMs === null
+        ? "no heartbeat"
+        : ageMs < 0
+          ? `${Math.round(-ageMs / 1000)} s in the future (bot clock ahead?)`
+          : `${Math.round(ageMs / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`,
+    fix: met
+      ? null
+      : ageMs !== null && ageMs < 0
+        ? "The bot's clock is ahead of the console's: set its clock right (NTP), then wait for its next heartbeat."
+        : "The bot process is not running or cannot write to the journal: check it.",
+    beat,
+  };
 }
 
 export const unmet = (items: ChecklistItem[]) => items.filter((i) => !i.met);

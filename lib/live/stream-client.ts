@@ -63,6 +63,8 @@ class TabStream {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private received = new Set<string>();
   private readonly cache = new Map<string, { at: number; payload: ViewPayload }>();
+  /** The stream that dropped and the id of the last event it brought: a reconnect to it resumes there. */
+  private resume: { url: string; id: string } | null = null;
 
   attach(client: QueryClient): void {
     this.client = client;
@@ -244,14 +246,24 @@ class TabStream {
   private open(url: string): void {
     const abort = new AbortController();
     this.abort = abort;
-    this.received = new Set();
-    this.cache.clear();
+    // The same views again after a drop: the server sends only those that changed since the last
+    // event, and the rest are as this tab (or its poll meanwhile) last had them.
+    const resume = this.resume?.url === url ? this.resume.id : null;
+    this.resume = null;
+    if (resume === null) {
+      this.received = new Set();
+      this.cache.clear();
+    }
+    let lastId = resume;
     const run = async () => {
-      const res = await fetch(url, { signal: abort.signal, cache: "no-store", headers: { accept: "text/event-stream" } });
+      const headers: Record<string, string> = { accept: "text/event-stream" };
+      if (resume !== null) headers["last-event-id"] = resume;
+      const res = await fetch(url, { signal: abort.signal, cache: "no-store", headers });
       if (!res.ok || !res.body) throw new Error(`GET /api/live answered ${res.status}`);
       const feed = sseParser((item) => {
         if (abort.signal.aborted) return;
         if (item.kind === "event" && item.event === "view") {
+          if (item.id !== null) lastId = item.id;
           const payload = JSON.parse(item.data) as ViewPayload;
           const at = Date.now();
           this.received.add(payload.view);
@@ -273,7 +285,9 @@ class TabStream {
       }
     };
     run().catch(() => {
-      if (this.abort === abort) this.dropped();
+      if (this.abort !== abort) return;
+      if (lastId !== null) this.resume = { url, id: lastId };
+      this.dropped();
     });
   }
 

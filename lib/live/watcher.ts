@@ -11,9 +11,17 @@ import "server-only";
  * a failure means a re-read. While nobody subscribes the timer is stopped and nothing is read.
  *
  * Time: the screens judge staleness against the clock (a heartbeat older than the limit is an
- * alarm even if nothing is written), so subscribed views are also re-read every RECHECK_MS. Ages
- * and `readAt` are left out of the comparison (the browser ages them from the arrival), so that
- * re-read sends nothing unless a verdict changed; they are refreshed at most every AGES_EVERY_MS.
+ * alarm even if nothing is written), so subscribed views are also re-read every RECHECK_MS. A view
+ * words no age (it carries times, and ages measured at the read, which the browser keeps counting
+ * from the arrival with its own clock), and ages and `readAt` are left out of the comparison, so
+ * that re-read sends nothing unless a verdict changed: a quiet journal sends heartbeat comments
+ * only. The re-read still refreshes the frame a stream that joins later is sent, so its ages start
+ * at most RECHECK_MS old.
+ *
+ * Resuming: each event's id is `<epoch>-<n>`, n counting changes in this watcher (epoch: this
+ * process's watcher, so ids of a restarted console never match). A stream opened with the id of the
+ * last event it got (Last-Event-ID) is sent only the views that changed after it; a view read anew
+ * since (nobody watched it for a while) keeps its old id while it shows the same.
  *
  * Failing: a journal that cannot be read (missing, gone, replaced by a bad file, locked, damaged)
  * is sent on every subscribed view as the error its JSON route answers, masked for the reader.
@@ -29,7 +37,8 @@ export const TICK_MS = 150;
 /** A heartbeat comment at least this often; the browser treats 3 s of silence as a failed poll. */
 export const PING_MS = 750;
 const RECHECK_MS = 1_000;
-const AGES_EVERY_MS = 10_000;
+/** Views nobody watches any more whose last event id is kept, for a stream that resumes. */
+const REMEMBERED_VIEWS = 1_000;
 
 /** One open stream: gets whole SSE frames. */
 export interface LiveSubscriber {
@@ -49,9 +58,9 @@ interface Entry {
   subscribers: Set<LiveSubscriber>;
   /** What the view shows, ages aside: the last one sent. */
   shown: string | null;
-  /** Everything, ages included: resent at most every AGES_EVERY_MS when only they moved. */
-  whole: string | null;
-  sentAt: number;
+  /** The number of the event that sent `shown`. */
+  id: number;
+  /** That event, with the ages of the latest read: what a stream that joins now is sent. */
   frame: string | null;
 }
 
@@ -68,6 +77,8 @@ const timeless = (key: string, value: unknown) => (TIMELY.test(key) ? undefined 
 
 export const PING_FRAME = ": ping\n\n";
 
+const entryKey = (names: boolean, name: string) => `${names ? "named" : "roles"} ${name}`;
+
 export class JournalWatcher {
   private readonly entries = new Map<string, Entry>();
   private readonly subscribers = new Set<LiveSubscriber>();
@@ -78,6 +89,9 @@ export class JournalWatcher {
   private readAt = 0;
   private pingedAt = 0;
   private lastId = 0;
+  private readonly epoch = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  /** Views whose entry went with their last stream: key → what they showed and under which id. */
+  private readonly remembered = new Map<string, { shown: string; id: number }>();
   /** How many times a view was read from the journal, for tests and the bench. */
   reads = 0;
   private readonly opts: Required<WatcherOptions>;
@@ -91,16 +105,20 @@ export class JournalWatcher {
 
   /**
    * Adds a stream for these views, as a reader who does (not) see names; sends each view's current
-   * state at once. Returns the unsubscribe, which stops the watcher when it was the last stream.
+   * state at once, or, given the id of the last event this stream's views were sent before
+   * (Last-Event-ID), only the views that changed after it. Returns the unsubscribe, which stops the
+   * watcher when it was the last stream.
    */
-  subscribe(subscriber: LiveSubscriber, views: { name: string; view: LiveView }[], names: boolean): () => void {
+  subscribe(subscriber: LiveSubscriber, views: { name: string; view: LiveView }[], names: boolean, lastEventId: string | null = null): () => void {
     const mine: Entry[] = [];
     const fresh: Entry[] = [];
     for (const { name, view } of views) {
-      const key = `${names ? "named" : "roles"} ${name}`;
+      const key = entryKey(names, name);
       let entry = this.entries.get(key);
       if (!entry) {
-        entry = { name, view, names, subscribers: new Set(), shown: null, whole: null, sentAt: 0, frame: null };
+        const known = this.remembered.get(key);
+        this.remembered.delete(key);
+        entry = { name, view, names, subscribers: new Set(), shown: known?.shown ?? null, id: known?.id ?? 0, frame: null };
         this.entries.set(key, entry);
         fresh.push(entry);
       }
@@ -108,19 +126,33 @@ export class JournalWatcher {
     }
     this.subscribers.add(subscriber);
     if (fresh.length > 0) this.check(fresh);
+    const seen = this.seenUpTo(lastEventId);
     for (const entry of mine) {
       entry.subscribers.add(subscriber);
-      if (entry.frame) subscriber.send(entry.frame);
+      if (entry.frame && entry.id > seen) subscriber.send(entry.frame);
     }
     this.timer ??= setInterval(() => this.tick(), this.opts.tickMs);
     return () => {
       this.subscribers.delete(subscriber);
       for (const entry of mine) {
         entry.subscribers.delete(subscriber);
-        if (entry.subscribers.size === 0) this.entries.delete(`${entry.names ? "named" : "roles"} ${entry.name}`);
+        if (entry.subscribers.size > 0) continue;
+        const key = entryKey(entry.names, entry.name);
+        this.entries.delete(key);
+        if (entry.shown === null) continue;
+        this.remembered.set(key, { shown: entry.shown, id: entry.id });
+        if (this.remembered.size > REMEMBERED_VIEWS) this.remembered.delete(this.remembered.keys().next().value!);
       }
       if (this.subscribers.size === 0) this.stop();
     };
+  }
+
+  /** The change number a Last-Event-ID names, when this watcher sent it; else nothing was seen (0). */
+  private seenUpTo(lastEventId: string | null): number {
+    const match = lastEventId === null ? null : /^([a-z0-9]+)-(\d{1,15})$/.exec(lastEventId.trim());
+    if (!match || match[1] !== this.epoch) return 0;
+    const n = Number(match[2]);
+    return n <= this.lastId ? n : 0;
   }
 
   /** The number of views being watched (each kind of reader counted apart). */
@@ -160,7 +192,7 @@ export class JournalWatcher {
     if (!handle.ok) {
       this.failing = true;
       this.connection = null;
-      for (const entry of entries) this.publish(entry, this.journalFailure(entry, handle.error), now);
+      for (const entry of entries) this.publish(entry, this.journalFailure(entry, handle.error));
       return;
     }
     let version: unknown;
@@ -170,7 +202,7 @@ export class JournalWatcher {
       const fault = this.source.classify(error);
       if (!fault) throw error;
       this.failing = true;
-      for (const entry of entries) this.publish(entry, this.journalFailure(entry, fault), now);
+      for (const entry of entries) this.publish(entry, this.journalFailure(entry, fault));
       return;
     }
     const changed = this.failing || handle.db !== this.connection || version !== this.version || now - this.readAt >= this.opts.recheckMs;
@@ -183,7 +215,7 @@ export class JournalWatcher {
       this.version = version;
       this.readAt = now;
     }
-    for (const entry of toRead) this.publish(entry, this.read(entry), now);
+    for (const entry of toRead) this.publish(entry, this.read(entry));
   }
 
   private read(entry: Entry): ViewPayload {
@@ -214,18 +246,15 @@ export class JournalWatcher {
     return { view: entry.name, ok: false, status: 503, error: { code, message, file, fix } };
   }
 
-  private publish(entry: Entry, payload: ViewPayload, now: number): void {
+  private publish(entry: Entry, payload: ViewPayload): void {
     const shown = JSON.stringify(payload, timeless);
-    if (shown === entry.shown) {
-      const whole = JSON.stringify(payload);
-      if (whole === entry.whole || now - entry.sentAt < AGES_EVERY_MS) return;
+    const changed = shown !== entry.shown;
+    if (changed) {
+      entry.shown = shown;
+      entry.id = ++this.lastId;
     }
-    const data = JSON.stringify(payload);
-    entry.shown = shown;
-    entry.whole = data;
-    entry.sentAt = now;
-    entry.frame = `id: ${++this.lastId}\nevent: view\ndata: ${data}\n\n`;
-    for (const s of entry.subscribers) s.send(entry.frame);
+    entry.frame = `id: ${this.epoch}-${entry.id}\nevent: view\ndata: ${JSON.stringify(payload)}\n\n`;
+    if (changed) for (const s of entry.subscribers) s.send(entry.frame);
   }
 }
 

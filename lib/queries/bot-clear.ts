@@ -71,7 +71,9 @@ export function getBotClearView(params: {
   }
   return {
     bot,
-    items,
+    // The heartbeat item's words count seconds: the page words them from `beat` as its age keeps
+    // counting (components/bot/clear-halt-panel.tsx), so the view does not change every second.
+    items: items.map((i) => (i.beat ? { ...i, detail: "" } : i)),
     drifts: facts.unacknowledgedDrifts,
     acknowledged: [...acknowledged.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)),
     twoPersonClear: params.twoPersonClear,

@@ -39,4 +39,47 @@ test.describe("when the console server stops answering", () => {
       j.close();
     }
   });
+
+  test("SIGTERM ends the open live streams, so the console's process group exits with a tab open", async () => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file });
+    const groupAlive = () => {
+      try {
+        process.kill(-server.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      // A tab's stream, open and delivering: `next start` waits for open responses when it stops,
+      // and a stream never ends by itself (app/api/live/route.ts ends them on SIGTERM/SIGINT).
+      const res = await fetch(`${server.url}/api/live?views=overview`, { headers: { accept: "text/event-stream" } });
+      expect(res.status).toBe(200);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.includes("event: view")) {
+        const { done, value } = await reader.read();
+        expect(done).toBe(false);
+        text += value;
+      }
+      const ended = (async () => {
+        try {
+          for (;;) if ((await reader.read()).done) return "ended";
+        } catch {
+          return "ended";
+        }
+      })();
+
+      const sentAt = Date.now();
+      process.kill(-server.pid, "SIGTERM");
+      await expect.poll(groupAlive, { timeout: 8_000, intervals: [100] }).toBe(false);
+      const exitedAfterMs = Date.now() - sentAt;
+      expect(await Promise.race([ended, new Promise((r) => setTimeout(() => r("still open"), 2_000))])).toBe("ended");
+      test.info().annotations.push({ type: "exited after", description: `${exitedAfterMs} ms` });
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
 });

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 interface Event {
-  id: number;
+  id: string;
   view: string;
   ok: boolean;
   data?: unknown;
@@ -42,10 +42,10 @@ function stream() {
     pings: () => pings,
     send(frame: string) {
       if (frame === PING_FRAME) return void pings++;
-      const id = /^id: (\d+)\n/.exec(frame)?.[1];
+      const id = /^id: ([a-z0-9]+-\d+)\n/.exec(frame)?.[1];
       const data = /\ndata: (.*)\n\n$/.exec(frame)?.[1];
-      expect(frame).toMatch(/^id: \d+\nevent: view\ndata: .*\n\n$/);
-      events.push({ id: Number(id), ...(JSON.parse(data!) as Omit<Event, "id">) });
+      expect(frame).toMatch(/^id: [a-z0-9]+-\d+\nevent: view\ndata: .*\n\n$/);
+      events.push({ id: id!, ...(JSON.parse(data!) as Omit<Event, "id">) });
     },
   };
 }
@@ -119,9 +119,6 @@ describe("the live watcher", () => {
 
   it("never reads a view nobody watches, and stops reading when the last stream goes", () => {
     const { file, watcher } = journal();
-    // No heartbeats: the clear panel words a heartbeat's age, which moves with the clock and would
-    // be a change of its own on a machine slow enough to let a second pass between two ticks.
-    sqliteCli(file, "UPDATE bots SET heartbeat_at = NULL");
     const a = stream();
     const stopA = watcher.subscribe(a, views("bot-clear:bot-a"), true);
     expect(watcher.reads).toBe(1);
@@ -173,6 +170,69 @@ describe("the live watcher", () => {
       (s.events.at(-1)!.data as { bots: { botId: string; breaker: { changedBy: string } | null }[] }).bots.find((b) => b.botId === "bot-a")!.breaker!.changedBy;
     expect(breakerOf(named)).toBe("operator:ana");
     expect(breakerOf(anonymous)).not.toContain("ana");
+  });
+
+  it("sends only heartbeats while nothing is written, though the clock re-reads every watched view each second", async () => {
+    const { source } = journal();
+    // The watcher's own timers, as the route runs it: a look every 150 ms, every view re-read each second.
+    const watcher = new JournalWatcher(source);
+    cleanup.push(() => watcher.stop());
+    const s = stream();
+    watcher.subscribe(s, views("overview,bot-clear:bot-a,breakers,doubtful,symbol:bot-a:AAPL:20"), true);
+    expect(s.events).toHaveLength(5);
+    const readsBefore = watcher.reads;
+    await new Promise((r) => setTimeout(r, 4_000));
+    // Re-read (the clock moved), yet nothing they show moved: the heartbeat's age is not worded.
+    expect(watcher.reads).toBeGreaterThanOrEqual(readsBefore + 5 * 2);
+    expect(s.events).toHaveLength(5);
+    expect(s.pings()).toBeGreaterThanOrEqual(3);
+    const clear = s.events.find((e) => e.view === "bot-clear:bot-a")!.data as {
+      items: { key: string; detail: string; beat?: { ageMs: number; limitMs: number } }[];
+    };
+    const beat = clear.items.find((i) => i.key === "heartbeat")!;
+    expect(beat.detail).toBe("");
+    expect(beat.beat!.ageMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it("resumes a stream from its Last-Event-ID: only the views that changed since, none when none did", () => {
+    const { file, watcher } = journal();
+    const a = stream();
+    const stopA = watcher.subscribe(a, views("overview,doubtful"), true);
+    expect(a.events.map((e) => e.view)).toEqual(["overview", "doubtful"]);
+    const seenByA = a.events.at(-1)!.id;
+    stopA();
+
+    // Nothing written: a reconnect with the last id gets nothing, one without it gets both.
+    const b = stream();
+    const stopB = watcher.subscribe(b, views("overview,doubtful"), true, seenByA);
+    expect(b.events).toEqual([]);
+    stopB();
+    const fresh = stream();
+    const stopFresh = watcher.subscribe(fresh, views("overview,doubtful"), true);
+    stopFresh();
+    expect(fresh.events.map((e) => e.view)).toEqual(["overview", "doubtful"]);
+
+    // A halt shows on the overview, not on the doubtful list: only the overview is sent.
+    halt(file, "bot-a");
+    const c = stream();
+    const stopC = watcher.subscribe(c, views("overview,doubtful"), true, seenByA);
+    expect(c.events.map((e) => e.view)).toEqual(["overview"]);
+    expect(
+      (c.events[0]!.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((x) => x.botId === "bot-a")?.breaker?.halted,
+    ).toBe(true);
+    const seenByC = c.events[0]!.id;
+    // While streams are open too: a second stream resuming from the newest id gets nothing.
+    const d = stream();
+    watcher.subscribe(d, views("overview,doubtful"), true, seenByC);
+    expect(d.events).toEqual([]);
+    stopC();
+
+    // An id this watcher never sent (a restarted console's, or nonsense) gets every view again.
+    for (const id of ["someotherepoch-1", `${seenByC.split("-")[0]}-999999`, "garbage"]) {
+      const e = stream();
+      watcher.subscribe(e, views("overview,doubtful"), true, id);
+      expect(e.events.map((x) => x.view)).toEqual(["overview", "doubtful"]);
+    }
   });
 
   /** What GET /api/overview answers now, for this reader: the error every stream must carry. */

@@ -13,10 +13,13 @@
  *   On connect every requested view is sent at once; then one event per view whose content changed:
  *   `id: <n>`, `event: view`, `data: {"view":…,"ok":true,"data":<the JSON route's data>}` or
  *   `{"view":…,"ok":false,"status":503|500,"error":{"code","message","file","fix"}}` (the JSON route's
- *   status and error, e.g. a locked or deleted journal). Ages and `readAt` alone changing is no change
- *   (resent at most every 10 s). A `: ping` comment at least every second, sent after the watcher
- *   looked at the journal: a client treats 3 s of silence as a failed poll.
- * - `Last-Event-ID` is ignored: a reconnect gets every requested view again at once, whatever it saw.
+ *   status and error, e.g. a locked or deleted journal). Ages and `readAt` alone changing is no change,
+ *   and no view words an age, so a journal nobody writes sends no event. A `: ping` comment at least
+ *   every second, sent after the watcher looked at the journal: a client treats 3 s of silence as a
+ *   failed poll.
+ * - Ids are `<epoch>-<n>`. A reconnect for the same views with `Last-Event-ID` (the header, as
+ *   EventSource sends it) is sent only the views that changed after that event, or none; an id this
+ *   process did not send (a restarted console) gets every view again.
  */
 import type { NextRequest } from "next/server";
 import { readerSeesNames } from "@/lib/auth/reader";
@@ -95,6 +98,7 @@ export async function GET(request: NextRequest) {
         },
         views.value,
         names,
+        request.headers.get("last-event-id"),
       );
       close = () => {
         end();
