@@ -4,22 +4,15 @@
  * HTTP to the simulated venue, with the demo's faults coming out on the wire. What the venue heard
  * is checked against the journal.
  */
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { resolveByLookupSpec } from "@/lib/actions/resolve-order";
-import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
-import { demoGatewayAdapters, type VenueRequest } from "@/tools/demo/bybit-venue";
+import type { VenueRequest } from "@/tools/demo/bybit-venue";
 import { applyFault } from "@/tools/demo/faults";
-import { ALPHA, withOverrides } from "@/tools/demo/markets";
-import { LOST_REPLY_DOUBT_MS, SCENARIOS } from "@/tools/demo/scenarios";
-import { ScriptedStrategy } from "@/tools/demo/strategies";
-import { DemoWorld } from "@/tools/demo/world";
-import { act, ana, auditRows, consoleWriter } from "../helpers/actions";
-import { journalDbOf } from "../helpers/console-db";
+import { SCENARIOS } from "@/tools/demo/scenarios";
+import { auditRows } from "../helpers/actions";
 import { JournalView } from "../helpers/demo-journal";
-import { migratedJournal, migrationsDir } from "../helpers/journal";
+import { demoCheckOnExchange, openScriptedAlpha } from "../helpers/demo-world";
+import { migratedJournal } from "../helpers/journal";
 
-const START = new Date("2026-08-10T12:00:00.000Z");
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -27,18 +20,7 @@ afterEach(async () => {
 
 /** Alpha alone, every symbol scripted, on its Bybit V5 venue; every private request the venue hears is kept. */
 async function alphaOnBybit() {
-  const script = new ScriptedStrategy("sma_cross");
-  const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
-  const world = await DemoWorld.open({
-    file: migratedJournal("demo-bybit"),
-    seed: 3,
-    start: START,
-    specs: [spec],
-    barMs: 60_000,
-    cycleMs: 10_000,
-    migrationsDir,
-    venueLink: "bybit-v5",
-  });
+  const { world, script } = await openScriptedAlpha({ file: migratedJournal("demo-bybit"), venueLink: "bybit-v5" });
   cleanups.push(() => world.close());
   const venue = world.bybitVenue("alpha")!;
   const heard: VenueRequest[] = [];
@@ -120,45 +102,11 @@ describe("the demo bot on its Bybit V5 venue", () => {
     expect(world.bot("alpha").writer.order(id)?.lastError).toMatch(/^lookup failed: bybit could not be asked about .*: network error/);
 
     // The console's Check on exchange, through the demo's gateway on the same venue.
-    const venues = await demoGatewayAdapters(world);
-    cleanups.push(() => venues.close());
-    const gateway = await serveVenueGateway({ adapters: venues.adapters, host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
-    cleanups.push(() => new Promise<void>((resolve) => gateway.close(() => resolve())));
-    const db = consoleWriter(world.file);
-    cleanups.push(() => void db.close());
-    const spec = resolveByLookupSpec({
-      lookup: new VenueGatewayClient(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, "demo-gateway-token-16"),
-      graceMs: 30_000,
-      reader: () => journalDbOf(db),
-    });
-    const version = db.prepare(`SELECT version FROM orders WHERE client_order_id = ?`).pluck().get(id) as number;
-    expect(await act(db, spec, ana, { clientOrderId: id, version, seenState: "unknown", seenFilledQty: 0 }, world.now())).toEqual({
-      ok: true,
-      data: { state: "filled" },
-    });
+    const checkOnExchange = await demoCheckOnExchange(world, cleanups);
+    expect(await checkOnExchange(id)).toEqual({ ok: true, data: { state: "filled" } });
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
     expect(auditRows(world.file).at(-1)).toMatchObject({ action: "resolve_order_lookup", outcome: "applied" });
     expect(lookupsOf(id, "gateway").length).toBeGreaterThan(0);
-    expect(creates()).toHaveLength(1);
-  });
-
-  it("lets the bot settle its lost reply by itself through the venue once its link is back", async () => {
-    const { world, script, creates, lookupsOf, view } = await alphaOnBybit();
-    script.set("BTCUSDT", 1);
-    for (const f of SCENARIOS["lost-reply-unknown"].demoIncident) applyFault(world, "alpha", f);
-    await world.cycle();
-    const [order] = view.orders("alpha", "symbol = 'BTCUSDT'");
-    expect(order).toMatchObject({ state: "unknown" });
-    const lostAt = Date.parse(order!.created_at);
-    while (world.now().getTime() + world.cycleMs < lostAt + LOST_REPLY_DOUBT_MS) {
-      world.advance(world.cycleMs);
-      await world.cycle();
-    }
-    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "unknown" })]);
-    world.advance(2 * world.cycleMs);
-    await world.cycle();
-    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
-    expect(lookupsOf(order!.client_order_id, "gateway")).toEqual([]);
     expect(creates()).toHaveLength(1);
   });
 });
