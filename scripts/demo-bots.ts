@@ -7,6 +7,9 @@
  *
  *   node --import tsx scripts/demo-bots.ts --journal data/demo.db [--speed 1] [--seed 1] [--on-call]
  *
+ * Each bot trades on its simulated venue served as Bybit V5 REST on loopback: its writer sends,
+ * looks up and reads positions through CcxtAdapter with a signed key, as on a real Bybit account.
+ *
  * The scenarios' incidents are injected on a schedule, so the console shows a double buy avoided
  * within seconds and a trip within the first minute; after that, benign faults every couple of
  * minutes and an incident now and then. With --on-call, a simulated person clears halts a few
@@ -104,23 +107,24 @@ async function main(): Promise<number> {
     barMs,
     cycleMs,
     timing: { mode: "realtime", speed: 1 },
+    venueLink: "bybit-v5",
     onActivity: print,
   });
   // The venue gateway: the console's "Check on exchange" asks these simulated venues, as it would
-  // ask a real team's gateway, by its own route: the lookups the demo makes fail are the bots'.
-  // Each venue speaks Bybit V5 on its own loopback port and the gateway asks it through
-  // CcxtAdapter, the same code `npm run gateway` runs against a real account. Loopback only; the
-  // token comes from the environment, not argv.
+  // ask a real team's gateway, with a read-only key of its own: the lookups the demo makes fail
+  // are the bot's (its key's link), not the gateway's. The gateway asks each bot's Bybit V5 venue
+  // through CcxtAdapter, the same code `npm run gateway` runs against a real account. Loopback
+  // only; the token comes from the environment, not argv.
   const venuePort = values["venue-port"] ? Number(values["venue-port"]) : null;
-  // Each order lookup a venue receives is one line (the bots' own lookups never reach these
-  // servers: only the gateway's), so the output shows "Check on exchange" reaching the venue as a
-  // signed Bybit request for the order's id.
+  // Each order lookup the gateway makes is one line (the bots' own requests, every cycle, are not
+  // printed), so the output shows "Check on exchange" reaching the venue as a signed Bybit request
+  // for the order's id.
   const venues =
     venuePort === null
       ? null
       : await demoGatewayAdapters(world, {
           onPrivateRequest: (botId, r) => {
-            if (!r.path.startsWith("/v5/order/") || r.method !== "GET") return;
+            if (r.caller === "bot" || !r.path.startsWith("/v5/order/") || r.method !== "GET") return;
             const linkId = r.params.get("orderLinkId");
             console.log(
               `${stamp(world.now().toISOString())} ${botId.padEnd(5)} ${"venue".padEnd(8)} Bybit V5 ${r.method} ${r.path}` +
@@ -145,7 +149,7 @@ async function main(): Promise<number> {
     : null;
   const plan = [...PLAN];
   for (const bot of world.bots) {
-    console.log(`bots: ${bot.botId} on ${bot.spec.venue}, ${bot.symbols.join(" ")}`);
+    console.log(`bots: ${bot.botId} on ${bot.spec.venue} (Bybit V5 at ${world.bybitVenue(bot.botId)?.url}, through ccxt), ${bot.symbols.join(" ")}`);
   }
   console.log(`bots: writing ${world.file}, ${barMs / 1000} s bars, a cycle every ${cycleMs / 1000} s, speed ${speed} (timestamps on the wall clock)`);
 

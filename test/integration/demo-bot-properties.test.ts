@@ -190,46 +190,55 @@ function checkEnd(w: DemoWorld, v: JournalView): void {
 }
 
 describe("the demo bots under random failure schedules", () => {
-  it("never double-fill, keep the venue equal to the journal plus what was done by hand, halt on every unknown order, and give every trip a cause", async () => {
-    let runs = 0;
-    let faultsApplied = 0;
-    let trips = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), scheduleArb, async (seed, schedule) => {
-        runs++;
-        world = await DemoWorld.open({
-          file: migratedJournal("prop"),
-          seed,
-          start: new Date("2026-08-12T08:00:00.000Z"),
-          specs: [coinSpec(ALPHA, seed), coinSpec(BETA, seed)],
-          barMs: BAR_MS,
-          cycleMs: CYCLE_MS,
-          warmupBars: 0,
-          migrationsDir,
-          synchronous: "NORMAL",
-        });
-        const decided: Decided = new Map();
-        const onCall = new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "on-call")), respondAfterMs: [20_000, 90_000] });
-        for (let cycle = 0; cycle < FAULTY_CYCLES + HEALING_CYCLES; cycle++) {
-          if (cycle === FAULTY_CYCLES) for (const bot of world.bots) world.exchange(bot.botId).clearFaults();
-          for (const s of schedule.filter((x) => x.cycle === cycle)) if (applyFault(world, s.botId, s.fault) !== null) faultsApplied++;
-          if (cycle > 0) world.advance(CYCLE_MS);
-          await world.cycle();
-          onCall.tick();
-          checkCycle(world, decided);
-        }
-        view = new JournalView(world.file);
-        trips += view.breakerEvents().filter((e) => e.kind === "trip").length;
-        checkEnd(world, view);
-        world.close();
-        view.close();
-        world = view = undefined;
-      }),
-      { numRuns: 30, seed: 20260812, endOnFailure: true },
-    );
-    // The schedules did reach the bots: faults landed and some of them tripped a breaker.
-    expect(runs).toBe(30);
-    expect(faultsApplied).toBeGreaterThan(100);
-    expect(trips).toBeGreaterThan(5);
-  });
+  // bybit-v5: the writer reaches each venue through CcxtAdapter as Bybit V5 REST on loopback, the
+  // faults coming out on the wire, as in `npm run demo`; fewer runs, each HTTP request costs.
+  it.each([
+    ["direct", 30, 100, 5],
+    ["bybit-v5", 12, 30, 1],
+  ] as const)(
+    "never double-fill, keep the venue equal to the journal plus what was done by hand, halt on every unknown order, and give every trip a cause (%s link, %i runs)",
+    async (venueLink, numRuns, minFaults, minTrips) => {
+      let runs = 0;
+      let faultsApplied = 0;
+      let trips = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 2 ** 31 - 1 }), scheduleArb, async (seed, schedule) => {
+          runs++;
+          world = await DemoWorld.open({
+            file: migratedJournal("prop"),
+            seed,
+            start: new Date("2026-08-12T08:00:00.000Z"),
+            specs: [coinSpec(ALPHA, seed), coinSpec(BETA, seed)],
+            barMs: BAR_MS,
+            cycleMs: CYCLE_MS,
+            warmupBars: 0,
+            migrationsDir,
+            synchronous: "NORMAL",
+            venueLink,
+          });
+          const decided: Decided = new Map();
+          const onCall = new SimulatedOnCall({ world, rng: seededRng(subSeed(seed, "on-call")), respondAfterMs: [20_000, 90_000] });
+          for (let cycle = 0; cycle < FAULTY_CYCLES + HEALING_CYCLES; cycle++) {
+            if (cycle === FAULTY_CYCLES) for (const bot of world.bots) world.exchange(bot.botId).clearFaults();
+            for (const s of schedule.filter((x) => x.cycle === cycle)) if (applyFault(world, s.botId, s.fault) !== null) faultsApplied++;
+            if (cycle > 0) world.advance(CYCLE_MS);
+            await world.cycle();
+            onCall.tick();
+            checkCycle(world, decided);
+          }
+          view = new JournalView(world.file);
+          trips += view.breakerEvents().filter((e) => e.kind === "trip").length;
+          checkEnd(world, view);
+          world.close();
+          view.close();
+          world = view = undefined;
+        }),
+        { numRuns, seed: 20260812, endOnFailure: true },
+      );
+      // The schedules did reach the bots: faults landed and some of them tripped a breaker.
+      expect(runs).toBe(numRuns);
+      expect(faultsApplied).toBeGreaterThan(minFaults);
+      expect(trips).toBeGreaterThan(minTrips);
+    },
+  );
 });

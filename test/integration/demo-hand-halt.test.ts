@@ -8,34 +8,21 @@ import { afterEach, describe, expect, it } from "vitest";
 import { clearHaltSpec } from "@/lib/actions/clear-halt";
 import { haltBotSpec } from "@/lib/actions/halt-bot";
 import type { Activity } from "@/tools/demo/bot";
-import { ALPHA, withOverrides } from "@/tools/demo/markets";
 import { SimulatedOnCall } from "@/tools/demo/operator";
 import { seededRng } from "@/tools/demo/random";
-import { ScriptedStrategy } from "@/tools/demo/strategies";
 import { DemoWorld } from "@/tools/demo/world";
 import { act, ana, consoleWriter } from "../helpers/actions";
 import { JournalView } from "../helpers/demo-journal";
-import { migratedJournal, migrationsDir } from "../helpers/journal";
+import { openScriptedAlpha } from "../helpers/demo-world";
+import { migratedJournal } from "../helpers/journal";
 
-const START = new Date("2026-08-10T12:00:00.000Z");
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
 async function openAlpha(file: string, activity: Activity[] = []) {
-  const script = new ScriptedStrategy("sma_cross");
-  const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
-  const w = await DemoWorld.open({
-    file,
-    seed: 3,
-    start: START,
-    specs: [spec],
-    barMs: 60_000,
-    cycleMs: 10_000,
-    migrationsDir,
-    onActivity: (a) => activity.push(a),
-  });
+  const { world: w, script } = await openScriptedAlpha({ file, onActivity: (a) => activity.push(a) });
   const consoleDb = consoleWriter(w.file);
   cleanups.push(
     () => w.close(),

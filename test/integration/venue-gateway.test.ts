@@ -6,20 +6,16 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { resolveByLookupSpec } from "@/lib/actions/resolve-order";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { serveVenueGateway, VenueGatewayClient } from "@/lib/exchange/venue-gateway";
-import { demoGatewayAdapters } from "@/tools/demo/bybit-venue";
 import { applyFault, type DemoFault } from "@/tools/demo/faults";
-import { ALPHA, withOverrides } from "@/tools/demo/markets";
 import { LOST_REPLY_DOUBT_MS, SCENARIOS } from "@/tools/demo/scenarios";
-import { ScriptedStrategy } from "@/tools/demo/strategies";
-import { DemoWorld } from "@/tools/demo/world";
-import { act, ana, auditRows, consoleWriter } from "../helpers/actions";
+import type { VenueLink } from "@/tools/demo/world";
+import { auditRows } from "../helpers/actions";
 import { SYMBOLS } from "../helpers/bot";
-import { journalDbOf } from "../helpers/console-db";
 import { JournalView } from "../helpers/demo-journal";
-import { migratedJournal, migrationsDir } from "../helpers/journal";
+import { migratedJournal } from "../helpers/journal";
+import { demoCheckOnExchange, openScriptedAlpha } from "../helpers/demo-world";
 
 describe("the venue gateway", () => {
   let server: http.Server;
@@ -85,8 +81,6 @@ describe("the venue gateway's failures, as the console's client words them", () 
 });
 
 describe("the demo's lost reply, settled through its venue gateway", () => {
-  const START = new Date("2026-08-10T12:00:00.000Z");
-  const GRACE = 30_000;
   const cleanups: (() => void | Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
@@ -97,18 +91,8 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
    * of the bot's lookups failing): the order goes unknown and the breaker trips. The demo's gateway
    * serves the same world on a loopback port, as scripts/demo-bots.ts serves it.
    */
-  async function demoLostReply(first: "lost_reply" | "never_arrived") {
-    const script = new ScriptedStrategy("sma_cross");
-    const spec = withOverrides(ALPHA, { strategies: Object.fromEntries(ALPHA.markets.map((m) => [m.symbol, script])) });
-    const world = await DemoWorld.open({
-      file: migratedJournal("demo-gateway"),
-      seed: 3,
-      start: START,
-      specs: [spec],
-      barMs: 60_000,
-      cycleMs: 10_000,
-      migrationsDir,
-    });
+  async function demoLostReply(first: "lost_reply" | "never_arrived", venueLink: VenueLink = "direct") {
+    const { world, script } = await openScriptedAlpha({ file: migratedJournal("demo-gateway"), venueLink });
     cleanups.push(() => world.close());
     world.exchange("alpha").setPrice("BTCUSDT", 60_000);
     script.set("BTCUSDT", 1);
@@ -122,26 +106,11 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
       await world.cycle();
     }
     // As scripts/demo-bots.ts serves it: each venue spoken as Bybit V5, asked through CcxtAdapter.
-    const venues = await demoGatewayAdapters(world);
-    cleanups.push(() => venues.close());
-    const gateway = await serveVenueGateway({ adapters: venues.adapters, host: "127.0.0.1", port: 0, token: "demo-gateway-token-16" });
-    cleanups.push(() => closeServer(gateway));
-    const db = consoleWriter(world.file);
-    cleanups.push(() => void db.close());
+    const checkOnExchange = await demoCheckOnExchange(world, cleanups);
     const view = new JournalView(world.file);
     cleanups.push(() => view.close());
     const [order] = view.orders("alpha", "symbol = 'BTCUSDT'");
-    const spec_ = resolveByLookupSpec({
-      lookup: new VenueGatewayClient(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, "demo-gateway-token-16"),
-      graceMs: GRACE,
-      reader: () => journalDbOf(db),
-    });
-    const check = () => {
-      const now = view.orders("alpha", "symbol = 'BTCUSDT'")[0]!;
-      const version = db.prepare(`SELECT version FROM orders WHERE client_order_id = ?`).pluck().get(now.client_order_id) as number;
-      return act(db, spec_, ana, { clientOrderId: now.client_order_id, version, seenState: now.state, seenFilledQty: now.filled_qty }, world.now());
-    };
-    return { world, view, order: order!, check };
+    return { world, view, order: order!, check: () => checkOnExchange(order!.client_order_id) };
   }
 
   it("copies the fill the exchange has while the bot's own lookups keep failing", async () => {
@@ -164,19 +133,24 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
     ).toHaveLength(1); // asked, never resent
   });
 
-  it("stays beyond the bot's own lookups for the five minutes the README promises, then the bot settles it by itself", async () => {
-    const { world, view, order } = await demoLostReply("lost_reply");
-    const lostAt = Date.parse(order.created_at);
-    // Until five minutes after the lost reply, every cycle's lookup of it fails.
-    while (world.now().getTime() + world.cycleMs < lostAt + LOST_REPLY_DOUBT_MS) {
-      world.advance(world.cycleMs);
+  // bybit-v5: the bot's lookups go to its Bybit V5 venue through ccxt, as in `npm run demo`.
+  it.each(["direct", "bybit-v5"] as const)(
+    "stays beyond the bot's own lookups for the five minutes the README promises, then the bot settles it by itself (%s link)",
+    async (venueLink) => {
+      const { world, view, order } = await demoLostReply("lost_reply", venueLink);
+      const lostAt = Date.parse(order.created_at);
+      // Until five minutes after the lost reply, every cycle's lookup of it fails.
+      while (world.now().getTime() + world.cycleMs < lostAt + LOST_REPLY_DOUBT_MS) {
+        world.advance(world.cycleMs);
+        await world.cycle();
+      }
+      expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "unknown" })]);
+      world.advance(2 * world.cycleMs);
       await world.cycle();
-    }
-    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "unknown" })]);
-    world.advance(2 * world.cycleMs);
-    await world.cycle();
-    expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
-  });
+      expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
+      expect(world.exchange("alpha").orders()).toHaveLength(1); // looked up, never resent
+    },
+  );
 
   it("marks absent an order the exchange never got, while the bot's own lookups keep failing", async () => {
     const { view, order, check } = await demoLostReply("never_arrived");

@@ -1,39 +1,55 @@
 /**
- * A simulated venue spoken as Bybit V5 REST, so the demo's venue gateway asks it through
- * CcxtAdapter and ccxt's own signing and parsing, exactly as a desk's gateway asks Bybit.
+ * A simulated venue spoken as Bybit V5 REST on loopback, so the demo's bots trade on it and the
+ * demo's venue gateway asks it through CcxtAdapter and ccxt's own signing and parsing, exactly as a
+ * desk's bot and gateway talk to Bybit.
  *
  * Served: market time, instruments-info (linear), tickers, order realtime / history by
- * orderLinkId, position list, order create and cancel-all. Every private request must carry a
- * valid X-BAPI-SIGN (HMAC-SHA256 of timestamp + key + recv window + query or body), or it gets
- * Bybit's retCode 10004. Reads come from the venue's own record (SimExchange.venueRecord): the
- * demo's failing lookups are the bot's link, not the venue, as on a real desk.
+ * orderLinkId, position list, order create (with orderLinkId, reduce-only) and cancel-all. Two keys
+ * are valid, as on a desk: the bot's trading key and the gateway's read-only key (a create or
+ * cancel with it is Bybit's retCode 10005). Every private request must carry a valid X-BAPI-SIGN
+ * (HMAC-SHA256 of timestamp + key + recv window + query or body) for one of them, or it gets
+ * retCode 10004.
+ *
+ * The demo's faults (tools/demo/faults.ts) stay in the simulator and come out on the wire as a real
+ * venue's would: a lost reply is a create whose connection is cut after the venue took the order,
+ * a failing lookup or position read a connection cut on the bot's key (its link, not the venue: the
+ * gateway's key still gets the venue's own record), a rate limit retCode 10006, a refusal 110007 or
+ * 110017, a reused id 110072.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { DuplicateClientOrderIdError, OrderRejectedError, RateLimitError, SendTimeoutError, type ExchangeOrder } from "../../lib/exchange/adapter";
+import {
+  DuplicateClientOrderIdError,
+  LookupFailedError,
+  OrderRejectedError,
+  RateLimitError,
+  SendTimeoutError,
+  type ExchangeOrder,
+  type ExchangePosition,
+} from "../../lib/exchange/adapter";
 import { CcxtAdapter, createCcxtExchange } from "../../lib/exchange/ccxt-adapter";
 import type { SimExchange } from "../../lib/exchange/simulator";
 import { stepDecimals, type MarketSpec } from "./markets";
 import type { DemoWorld } from "./world";
 
-interface BybitVenueOptions {
-  sim: SimExchange;
-  markets: readonly Pick<MarketSpec, "symbol" | "qtyStep">[];
-  apiKey: string;
-  secret: string;
-  host: string;
-  port: number;
-  /** Told of every private request once its signature is checked: what was asked and whether the signature held. */
-  onPrivateRequest?: (request: VenueRequest) => void;
-}
+/** Who holds the key a request was signed with: the bot (trading) or the venue gateway (read-only). */
+export type VenueCaller = "bot" | "gateway";
 
-/** A private request the venue received: its method, path, query (or body) and whether it was validly signed. */
+/** A private request the venue received: its method, path, query (or body), whose key and whether the signature held. */
 export interface VenueRequest {
   method: string;
   path: string;
+  /** The query of a GET, the JSON body's fields of a POST. */
   params: URLSearchParams;
+  /** null: a key the venue does not know. */
+  caller: VenueCaller | null;
   signed: boolean;
+}
+
+interface ApiKey {
+  apiKey: string;
+  secret: string;
 }
 
 const BYBIT_STATUS: Record<ExchangeOrder["status"], string> = {
@@ -44,8 +60,85 @@ const BYBIT_STATUS: Record<ExchangeOrder["status"], string> = {
   rejected: "Rejected",
 };
 
-function serveSimAsBybit(opts: BybitVenueOptions): Promise<http.Server> {
-  const { sim } = opts;
+/** The bot's link failed (the simulator said so): the connection is cut, no answer comes. */
+const CUT = Symbol("cut");
+
+const newKey = (who: string): ApiKey => ({ apiKey: `demo-${who}-${randomBytes(6).toString("hex")}`, secret: randomBytes(24).toString("base64url") });
+
+export class DemoBybitVenue {
+  readonly url: string;
+
+  private constructor(
+    private readonly server: http.Server,
+    private readonly keys: Record<VenueCaller, ApiKey>,
+    private readonly listeners: Set<(r: VenueRequest) => void>,
+  ) {
+    const { address, port } = server.address() as AddressInfo;
+    this.url = `http://${address}:${port}`;
+  }
+
+  /** Serves one simulated account on `host` (loopback by default), a free port unless one is given. */
+  static async serve(opts: {
+    sim: SimExchange;
+    markets: readonly Pick<MarketSpec, "symbol" | "qtyStep">[];
+    host?: string;
+    port?: number;
+  }): Promise<DemoBybitVenue> {
+    const keys = { bot: newKey("bot"), gateway: newKey("gateway") };
+    const listeners = new Set<(r: VenueRequest) => void>();
+    const server = http.createServer(
+      handler({
+        ...opts,
+        keys,
+        heard: (r) => {
+          for (const listener of listeners) listener(r);
+        },
+      }),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+    });
+    return new DemoBybitVenue(server, keys, listeners);
+  }
+
+  /** Hears of every private request once its signature is checked; returns how to stop hearing. */
+  onRequest(listener: (r: VenueRequest) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * CcxtAdapter on this venue with the caller's key, as a desk builds it for Bybit (createCcxtExchange,
+   * its REST roots pointed here). ccxt's client-side throttle is off: it paces requests to Bybit's
+   * published limits (100 ms for a position read, 200 ms for a lookup by id), which this venue does
+   * not have, and would only stretch the demo's cycles; a rate limit the demo injects still arrives
+   * as Bybit's 10006.
+   */
+  adapter(caller: VenueCaller, opts: { name: string; clock: () => Date }): CcxtAdapter {
+    const { apiKey, secret } = this.keys[caller];
+    const exchange = createCcxtExchange({ venue: "bybit", accountType: "linear", apiKey, secret, baseUrl: this.url, timeoutMs: 5_000 });
+    exchange.enableRateLimit = false;
+    return new CcxtAdapter({ venue: "bybit", accountType: "linear", exchange, name: opts.name, clock: opts.clock });
+  }
+
+  /** Stops listening and cuts open connections; synchronous in effect (the close callback only confirms). */
+  close(): Promise<void> {
+    this.listeners.clear();
+    return new Promise((resolve) => {
+      this.server.closeAllConnections();
+      this.server.close(() => resolve());
+    });
+  }
+}
+
+function handler(opts: {
+  sim: SimExchange;
+  markets: readonly Pick<MarketSpec, "symbol" | "qtyStep">[];
+  keys: Record<VenueCaller, ApiKey>;
+  heard: (r: VenueRequest) => void;
+}): http.RequestListener {
+  const { sim, keys } = opts;
   const steps = new Map(opts.markets.map((m) => [m.symbol, m.qtyStep]));
   const fmt = (symbol: string, n: number) => n.toFixed(stepDecimals(steps.get(symbol) ?? 1e-8));
   const envelope = (result: unknown) => ({ retCode: 0, retMsg: "OK", result, retExtInfo: {}, time: sim.now().getTime() });
@@ -80,18 +173,44 @@ function serveSimAsBybit(opts: BybitVenueOptions): Promise<http.Server> {
     };
   };
 
-  const signedBy = (req: http.IncomingMessage, payload: string): boolean => {
+  const position = (p: ExchangePosition) => ({
+    positionIdx: 0,
+    symbol: p.symbol,
+    side: p.size > 0 ? "Buy" : "Sell",
+    size: fmt(p.symbol, Math.abs(p.size)),
+    markPrice: String(p.markPrice ?? sim.price(p.symbol)),
+    avgPrice: "0",
+    leverage: "1",
+    positionValue: "0",
+    createdTime: "0",
+    updatedTime: "0",
+  });
+
+  /** Whose key signed the request, and whether the signature holds for that key's secret. */
+  const signer = (req: http.IncomingMessage, payload: string): { caller: VenueCaller | null; signed: boolean } => {
     const h = (name: string) => String(req.headers[name] ?? "");
+    const caller = (Object.keys(keys) as VenueCaller[]).find((c) => keys[c].apiKey === h("x-bapi-api-key")) ?? null;
+    if (!caller) return { caller, signed: false };
     const expected = Buffer.from(
-      createHmac("sha256", opts.secret)
-        .update(`${h("x-bapi-timestamp")}${opts.apiKey}${h("x-bapi-recv-window")}${payload}`)
+      createHmac("sha256", keys[caller].secret)
+        .update(`${h("x-bapi-timestamp")}${keys[caller].apiKey}${h("x-bapi-recv-window")}${payload}`)
         .digest("hex"),
     );
     const got = Buffer.from(h("x-bapi-sign"));
-    return h("x-bapi-api-key") === opts.apiKey && got.length === expected.length && timingSafeEqual(got, expected);
+    return { caller, signed: got.length === expected.length && timingSafeEqual(got, expected) };
   };
 
-  async function answer(method: string, path: string, query: URLSearchParams, body: string): Promise<unknown | "hang"> {
+  /** What the simulator's own errors look like on the wire. */
+  const onWire = (e: unknown): unknown => {
+    if (e instanceof SendTimeoutError || e instanceof LookupFailedError) return CUT;
+    if (e instanceof RateLimitError) return error(10006, "Too many visits!");
+    if (e instanceof DuplicateClientOrderIdError) return error(110072, "OrderLinkedID is duplicate");
+    if (e instanceof OrderRejectedError)
+      return /reduce-only/.test(e.reason) ? error(110017, `Reduce-only rule not satisfied: ${e.reason}`) : error(110007, e.reason);
+    throw e;
+  };
+
+  async function answer(method: string, path: string, query: URLSearchParams, body: string, caller: VenueCaller | null): Promise<unknown> {
     const q = (k: string) => query.get(k) ?? "";
     if (path === "/v5/market/time") {
       const ms = sim.now().getTime();
@@ -122,131 +241,135 @@ function serveSimAsBybit(opts: BybitVenueOptions): Promise<http.Server> {
       return envelope({ category: "linear", list: symbols.map((s) => ({ symbol: s, lastPrice: String(sim.price(s)), markPrice: String(sim.price(s)) })) });
     }
     if (path === "/v5/order/realtime" || path === "/v5/order/history") {
-      const found = q("orderLinkId") ? sim.venueRecord({ symbol: q("symbol"), clientOrderId: q("orderLinkId") }) : null;
+      let found: ExchangeOrder | null = null;
+      if (q("orderLinkId")) {
+        const asked = { symbol: q("symbol"), clientOrderId: q("orderLinkId") };
+        // The bot's lookups go through its link, which the demo's faults can break; the gateway's
+        // read the venue's own record.
+        if (caller === "bot") {
+          try {
+            found = await sim.findOrder(asked);
+          } catch (e) {
+            return onWire(e);
+          }
+        } else found = sim.venueRecord(asked);
+      }
       const live = found && (found.status === "open" || found.status === "partially_filled");
       // Realtime lists live orders and recent closed ones; history, closed ones.
       const list = found && (path === "/v5/order/realtime" || !live) ? [order(found)] : [];
       return envelope({ category: "linear", list, nextPageCursor: "" });
     }
     if (path === "/v5/position/list") {
-      const list = opts.markets
-        .filter((m) => sim.position(m.symbol) !== 0)
-        .map((m) => {
-          const size = sim.position(m.symbol);
-          return {
-            positionIdx: 0,
-            symbol: m.symbol,
-            side: size > 0 ? "Buy" : "Sell",
-            size: fmt(m.symbol, Math.abs(size)),
-            markPrice: String(sim.price(m.symbol)),
-            avgPrice: "0",
-            leverage: "1",
-            positionValue: "0",
-            createdTime: "0",
-            updatedTime: "0",
-          };
-        });
-      return envelope({ category: "linear", list, nextPageCursor: "" });
+      let held: ExchangePosition[];
+      if (caller === "bot") {
+        try {
+          held = await sim.fetchPositions();
+        } catch (e) {
+          return onWire(e);
+        }
+      } else {
+        held = opts.markets.map((m) => ({ symbol: m.symbol, size: sim.position(m.symbol), markPrice: sim.price(m.symbol) })).filter((p) => p.size !== 0);
+      }
+      return envelope({ category: "linear", list: held.map(position), nextPageCursor: "" });
     }
-    if (method === "POST" && path === "/v5/order/create") {
-      const o = JSON.parse(body) as { symbol: string; side: "Buy" | "Sell"; qty: string; orderLinkId: string; reduceOnly?: boolean };
-      const side = o.side === "Buy" ? "buy" : "sell";
+    if (method !== "POST" || (path !== "/v5/order/create" && path !== "/v5/order/cancel-all")) return null;
+    if (caller !== "bot") return error(10005, "Permission denied, please check your API key permissions.");
+    if (path === "/v5/order/create") {
+      const o = JSON.parse(body) as { symbol: string; side: "Buy" | "Sell"; qty: string; orderLinkId?: string; reduceOnly?: boolean };
+      if (!o.orderLinkId) return error(10001, "orderLinkId is required by this venue");
       try {
-        const placed = o.reduceOnly
-          ? await sim.closeReduceOnly({ clientOrderId: o.orderLinkId, symbol: o.symbol, size: side === "sell" ? Number(o.qty) : -Number(o.qty) })
-          : await sim.createOrder({ clientOrderId: o.orderLinkId, symbol: o.symbol, side, qty: Number(o.qty) });
+        // Every create is one matching-engine call, reduce-only or not, as on Bybit: the flatten
+        // close the writer sends after an unknown position meets the same "create" faults.
+        const placed = await sim.createOrder({
+          clientOrderId: o.orderLinkId,
+          symbol: o.symbol,
+          side: o.side === "Buy" ? "buy" : "sell",
+          qty: Number(o.qty),
+          reduceOnly: o.reduceOnly === true,
+        });
+        // Bybit acknowledges with the ids only; the state is read from realtime.
         return envelope({ orderId: placed.exchangeOrderId, orderLinkId: placed.clientOrderId });
       } catch (e) {
-        if (e instanceof SendTimeoutError) return "hang";
-        if (e instanceof DuplicateClientOrderIdError) return error(110072, "OrderLinkedID is duplicate");
-        if (e instanceof RateLimitError) return error(10006, "Too many visits!");
-        if (e instanceof OrderRejectedError) return error(110007, e.reason);
-        throw e;
+        return onWire(e);
       }
     }
-    if (method === "POST" && path === "/v5/order/cancel-all") {
-      const o = JSON.parse(body) as { symbol: string };
+    const o = JSON.parse(body) as { symbol: string };
+    try {
       const n = await sim.cancelAllOrders(o.symbol);
       return envelope({ list: Array.from({ length: n }, () => ({ orderId: "", orderLinkId: "" })), success: "1" });
+    } catch (e) {
+      return onWire(e);
     }
-    return null;
   }
 
-  const server = http.createServer((req, res) => {
+  return (req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => (body += c.toString("utf8")));
     req.on("end", () => {
       const url = new URL(req.url ?? "/", "http://bybit");
+      const method = req.method ?? "GET";
       const send = (status: number, json: unknown) => {
         res.writeHead(status, { "content-type": "application/json" });
         res.end(JSON.stringify(json));
       };
-      const isPrivate = !url.pathname.startsWith("/v5/market/");
-      if (isPrivate) {
-        const signed = signedBy(req, req.method === "GET" ? url.searchParams.toString() : body);
-        opts.onPrivateRequest?.({ method: req.method ?? "GET", path: url.pathname, params: url.searchParams, signed });
-        if (!signed) return send(200, error(10004, "error sign!"));
+      let caller: VenueCaller | null = null;
+      if (!url.pathname.startsWith("/v5/market/")) {
+        const signature = signer(req, method === "GET" ? url.searchParams.toString() : body);
+        caller = signature.caller;
+        let params = url.searchParams;
+        if (method !== "GET") {
+          try {
+            params = new URLSearchParams(Object.entries(JSON.parse(body) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+          } catch {
+            // not JSON: heard without its fields
+          }
+        }
+        opts.heard({ method, path: url.pathname, params, caller, signed: signature.signed });
+        if (!signature.signed) return send(200, error(caller ? 10004 : 10003, caller ? "error sign!" : "API key is invalid."));
       }
-      answer(req.method ?? "GET", url.pathname, url.searchParams, body).then(
+      answer(method, url.pathname, url.searchParams, body, caller).then(
         (json) => {
-          // A lost reply: the venue took the order and the answer never comes back.
-          if (json === "hang") return res.destroy();
-          if (json === null) return send(404, { error: `not served: ${req.method} ${url.pathname}` });
+          // The answer is lost: the venue did (or did not) act, and no reply comes back.
+          if (json === CUT) return res.destroy();
+          if (json === null) return send(404, { error: `not served: ${method} ${url.pathname}` });
           send(200, json);
         },
         (e: unknown) => send(500, { error: e instanceof Error ? e.message : String(e) }),
       );
     });
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host, () => resolve(server));
-  });
+  };
 }
 
 /**
- * What the demo's venue gateway serves: each bot's simulated venue behind its own Bybit V5 server
- * on loopback, asked through CcxtAdapter with a key made for this run. Close it to stop the servers.
- * `onPrivateRequest` hears of each private request a venue received (scripts/demo-bots.ts prints
- * the order lookups, so a person, or a test, sees "Check on exchange" reach the venue).
+ * What the demo's venue gateway serves: each bot's Bybit V5 venue asked through CcxtAdapter with
+ * the gateway's read-only key. A world whose bots already trade through such venues (venueLink
+ * "bybit-v5", as `npm run demo` runs) lends its own; for a world on direct links, each venue is
+ * served here and closed with the gateway. `onPrivateRequest` hears of each private request a
+ * venue receives, the bots' too (scripts/demo-bots.ts prints the gateway's order lookups, so a
+ * person, or a test, sees "Check on exchange" reach the venue).
  */
 export async function demoGatewayAdapters(
   world: DemoWorld,
   opts: { host?: string; onPrivateRequest?: (botId: string, request: VenueRequest) => void } = {},
 ): Promise<{ adapters: Map<string, CcxtAdapter>; close: () => Promise<void> }> {
-  const host = opts.host ?? "127.0.0.1";
-  const servers: http.Server[] = [];
+  const owned: DemoBybitVenue[] = [];
+  const unsubscribe: (() => void)[] = [];
   const adapters = new Map<string, CcxtAdapter>();
   for (const bot of world.bots) {
-    const apiKey = `demo-${bot.botId}-${randomBytes(6).toString("hex")}`;
-    const secret = randomBytes(24).toString("base64url");
+    let venue = world.bybitVenue(bot.botId);
+    if (!venue) {
+      venue = await DemoBybitVenue.serve({ sim: world.exchange(bot.botId), markets: bot.spec.markets, host: opts.host });
+      owned.push(venue);
+    }
     const onPrivateRequest = opts.onPrivateRequest;
-    const server = await serveSimAsBybit({
-      sim: world.exchange(bot.botId),
-      markets: bot.spec.markets,
-      apiKey,
-      secret,
-      host,
-      port: 0,
-      onPrivateRequest: onPrivateRequest && ((r) => onPrivateRequest(bot.botId, r)),
-    });
-    servers.push(server);
-    const { port } = server.address() as AddressInfo;
-    const exchange = createCcxtExchange({ venue: "bybit", accountType: "linear", apiKey, secret, baseUrl: `http://${host}:${port}`, timeoutMs: 5_000 });
-    adapters.set(bot.botId, new CcxtAdapter({ venue: "bybit", accountType: "linear", exchange, name: bot.spec.venue, clock: () => world.now() }));
+    if (onPrivateRequest) unsubscribe.push(venue.onRequest((r) => onPrivateRequest(bot.botId, r)));
+    adapters.set(bot.botId, venue.adapter("gateway", { name: bot.spec.venue, clock: () => world.now() }));
   }
   return {
     adapters,
     close: async () => {
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.closeAllConnections();
-              s.close(() => resolve());
-            }),
-        ),
-      );
+      for (const u of unsubscribe) u();
+      await Promise.all(owned.map((v) => v.close()));
     },
   };
 }

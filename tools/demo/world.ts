@@ -11,12 +11,23 @@
 import type Database from "better-sqlite3";
 import { openJournalWriter } from "../../lib/db/journal-file";
 import type { OrderSide } from "../../lib/journal/contract";
+import type { ExchangeAdapter } from "../../lib/exchange/adapter";
 import { SimExchange } from "../../lib/exchange/simulator";
 import { DemoBot, barStart, type Activity, type CycleReport } from "./bot";
+import { DemoBybitVenue } from "./bybit-venue";
 import { DEMO_BOTS, type BotSpec } from "./markets";
 import { subSeed } from "./random";
 
 export type WorldTiming = { mode: "simulated" } | { mode: "realtime"; speed: number };
+
+/**
+ * How each bot reaches its venue. "bybit-v5": the venue is served as Bybit V5 REST on loopback
+ * (tools/demo/bybit-venue.ts) and the bot's writer sends, looks up and reads positions through
+ * CcxtAdapter with its own signed key, as a real bot on Bybit does: what `npm run demo` runs.
+ * "direct": the writer calls the simulator in-process, the same faults without the HTTP and ccxt
+ * (scenarios, fast history and tests that run thousands of cycles).
+ */
+export type VenueLink = "direct" | "bybit-v5";
 
 export interface WorldOptions {
   /** A migrated journal file (see migrateJournal). */
@@ -39,6 +50,8 @@ export interface WorldOptions {
    */
   synchronous?: "FULL" | "NORMAL";
   retry?: { attempts: number; backoffMs: number };
+  /** Default "direct". */
+  venueLink?: VenueLink;
   onActivity?: (a: Activity) => void;
 }
 
@@ -48,6 +61,16 @@ interface Member {
   db: Database.Database;
   /** Per symbol: size changed on the venue without any order of the bot. */
   injected: Map<string, number>;
+  /** venueLink "bybit-v5": the venue the bot trades on through ccxt. */
+  venue: DemoBybitVenue | null;
+}
+
+/** Where the world's clock starts: warm-up bars before the first live bar. */
+function warmup(opts: WorldOptions): { barMs: number; warmupBars: number; firstBar: number; warmupStart: Date } {
+  const barMs = opts.barMs ?? 60_000;
+  const warmupBars = opts.warmupBars ?? 45;
+  const firstBar = Date.parse(barStart(opts.start, barMs));
+  return { barMs, warmupBars, firstBar, warmupStart: new Date(firstBar - warmupBars * barMs) };
 }
 
 const sleepWall = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -65,33 +88,25 @@ export class DemoWorld {
   private anchorSim = 0;
   private anchorWall = 0;
 
-  private constructor(opts: WorldOptions) {
+  private constructor(opts: WorldOptions, venues: ReadonlyMap<string, { sim: SimExchange; venue: DemoBybitVenue | null }>) {
     this.file = opts.file;
-    this.barMs = opts.barMs ?? 60_000;
+    const { barMs, warmupBars, firstBar, warmupStart } = warmup(opts);
+    this.barMs = barMs;
     this.cycleMs = opts.cycleMs ?? this.barMs;
     this.timing = opts.timing ?? { mode: "simulated" };
     this.migrationsDir = opts.migrationsDir;
     if (this.timing.mode === "realtime" && !(this.timing.speed > 0)) throw new RangeError(`speed must be above 0, got ${this.timing.speed}`);
-    const warmupBars = opts.warmupBars ?? 45;
-    const firstBar = Date.parse(barStart(opts.start, this.barMs));
-    const warmupStart = new Date(firstBar - warmupBars * this.barMs);
     this.clockMs = warmupStart.getTime();
 
     for (const spec of opts.specs ?? DEMO_BOTS) {
-      if (this.members.has(spec.botId)) throw new RangeError(`bot ${spec.botId} listed twice`);
-      const sim = new SimExchange({
-        seed: subSeed(opts.seed, spec.botId),
-        name: spec.venue,
-        startAt: warmupStart,
-        volatility: spec.volatility,
-        symbols: spec.markets.map((m) => ({ symbol: m.symbol, qtyStep: m.qtyStep, price: m.price })),
-      });
+      const { sim, venue } = venues.get(spec.botId)!;
       const { db } = openJournalWriter(opts.file, { migrationsDir: opts.migrationsDir });
       if (opts.synchronous) db.pragma(`synchronous = ${opts.synchronous}`);
+      const exchange: ExchangeAdapter = venue ? venue.adapter("bot", { name: spec.venue, clock: () => sim.now() }) : sim;
       const bot = new DemoBot({
         spec,
         db,
-        exchange: sim,
+        exchange,
         market: sim,
         clock: () => sim.now(),
         sleep: (ms) => this.backoff(sim, ms),
@@ -99,7 +114,7 @@ export class DemoWorld {
         retry: opts.retry,
         onActivity: opts.onActivity,
       });
-      this.members.set(spec.botId, { bot, sim, db, injected: new Map() });
+      this.members.set(spec.botId, { bot, sim, db, injected: new Map(), venue });
     }
 
     // Warm-up: the strategies see bar closes from before the start; nothing is written.
@@ -116,14 +131,30 @@ export class DemoWorld {
 
   /** Builds the world and starts every bot (registration, recovery of what a previous run left). */
   static async open(opts: WorldOptions): Promise<DemoWorld> {
-    const world = new DemoWorld(opts);
+    const { warmupStart } = warmup(opts);
+    const venues = new Map<string, { sim: SimExchange; venue: DemoBybitVenue | null }>();
+    let world: DemoWorld | undefined;
     try {
+      for (const spec of opts.specs ?? DEMO_BOTS) {
+        if (venues.has(spec.botId)) throw new RangeError(`bot ${spec.botId} listed twice`);
+        const sim = new SimExchange({
+          seed: subSeed(opts.seed, spec.botId),
+          name: spec.venue,
+          startAt: warmupStart,
+          volatility: spec.volatility,
+          symbols: spec.markets.map((m) => ({ symbol: m.symbol, qtyStep: m.qtyStep, price: m.price })),
+        });
+        venues.set(spec.botId, { sim, venue: null });
+        if (opts.venueLink === "bybit-v5") venues.set(spec.botId, { sim, venue: await DemoBybitVenue.serve({ sim, markets: spec.markets }) });
+      }
+      world = new DemoWorld(opts, venues);
       for (const m of world.members.values()) await m.bot.start();
+      return world;
     } catch (error) {
-      world.close();
+      if (world) world.close();
+      else for (const v of venues.values()) void v.venue?.close();
       throw error;
     }
-    return world;
   }
 
   get bots(): DemoBot[] {
@@ -136,6 +167,11 @@ export class DemoWorld {
 
   exchange(botId: string): SimExchange {
     return this.member(botId).sim;
+  }
+
+  /** The Bybit V5 venue the bot trades on (venueLink "bybit-v5"), or null on a direct link. */
+  bybitVenue(botId: string): DemoBybitVenue | null {
+    return this.member(botId).venue;
   }
 
   now(): Date {
@@ -207,9 +243,13 @@ export class DemoWorld {
     return this.member(botId).injected;
   }
 
+  /** Closes the journal connections and stops the venues' servers (they stop listening at once). */
   close(): void {
     for (const db of this.extraConnections.splice(0)) if (db.open) db.close();
-    for (const m of this.members.values()) if (m.db.open) m.db.close();
+    for (const m of this.members.values()) {
+      if (m.db.open) m.db.close();
+      void m.venue?.close();
+    }
   }
 
   // ---- internals ------------------------------------------------------------------------------
