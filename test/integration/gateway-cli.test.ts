@@ -75,6 +75,9 @@ describe("npm run gateway: config errors", () => {
 
   it("refuses a file that is not JSON, and an unknown field", () => {
     expect(runOnce(["--config", configFile("{ bots: ")]).stderr).toMatch(/the config is not JSON/);
+    const missing = runOnce(["--config", "/nonexistent/gateway.json"]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^gateway: cannot read the config \/nonexistent\/gateway\.json: no such file$/m);
     const extra = runOnce([
       "--config",
       configFile({
