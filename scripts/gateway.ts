@@ -35,7 +35,9 @@ async function main(): Promise<number> {
   try {
     text = fs.readFileSync(values.config, "utf8");
   } catch (error) {
-    console.error(`gateway: cannot read ${values.config}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : code === "EISDIR" ? "it is a folder" : (error as Error).message;
+    console.error(`gateway: cannot read the config ${values.config}: ${why}`);
     return 2;
   }
   let setup;

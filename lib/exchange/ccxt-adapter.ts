@@ -484,9 +484,13 @@ function hours(ms: number): string {
   return h >= 48 ? `${Math.round(h / 24)} days` : `${Number(h.toFixed(1))} h`;
 }
 
-/** Removes signatures and the key from a message (ccxt quotes request URLs and bodies). */
+/**
+ * Removes signatures and the key from a message (ccxt quotes request URLs and bodies). A quoted URL
+ * loses its query: it repeats the order's id, and Binance signs there (timestamp, signature), which
+ * only made a halt reason longer to read.
+ */
 export function redact(message: string, exchange: Pick<Exchange, "apiKey" | "secret">): string {
-  let out = message.replace(/([?&](signature|sign)=)[^&\s"]+/gi, "$1[redacted]");
+  let out = message.replace(/(https?:\/\/[^\s?"]+)\?[^\s"]*/g, "$1").replace(/([?&](signature|sign)=)[^&\s"]+/gi, "$1[redacted]");
   for (const secret of [exchange.apiKey, exchange.secret]) if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
   return out.length > 400 ? `${out.slice(0, 400)}…` : out;
 }

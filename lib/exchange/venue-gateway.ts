@@ -64,6 +64,11 @@ export class VenueGatewayClient implements OrderLookup {
     }
     if (res.status === 502)
       return { kind: "failed", error: `the venue gateway could not get an answer from the exchange (${body.error ?? "no reason given"})` };
+    // The two a new setup meets first, worded with what to change.
+    if (res.status === 401)
+      return { kind: "failed", error: "the venue gateway refused the console's token (401): DRIFTWATCH_VENUE_TOKEN must be the gateway's own" };
+    if (res.status === 404 && body.error === "unknown bot")
+      return { kind: "failed", error: `the venue gateway does not serve bot ${q.botId} (404): add it to the gateway's config under its journal bot_id` };
     if (res.status !== 200) return { kind: "failed", error: `the venue gateway answered ${res.status}${body.error ? ` (${body.error})` : ""}` };
     if (body.found === null) return { kind: "absent" };
     if (body.found && typeof body.found === "object" && body.found.clientOrderId === q.clientOrderId) return { kind: "found", order: body.found };

@@ -12,6 +12,8 @@ import { VenueGatewayClient } from "@/lib/exchange/venue-gateway";
 import { repoRoot, tempDir } from "../helpers/journal";
 import { serveVenueReplay, type ReceivedRequest, type VenueReplay } from "../helpers/venue-replay";
 import { BYBIT_NOW, bybitBase, bybitOrder, bybitOrderList, bybitPosition } from "../helpers/venues/bybit";
+import { binanceBase, binanceError } from "../helpers/venues/binance";
+import { okxBase, okxError } from "../helpers/venues/okx";
 
 const tsx = path.join(repoRoot, "node_modules/.bin/tsx");
 /** Only PATH and what the test names: no DRIFTWATCH_ setting of the machine leaks in. */
@@ -73,6 +75,9 @@ describe("npm run gateway: config errors", () => {
 
   it("refuses a file that is not JSON, and an unknown field", () => {
     expect(runOnce(["--config", configFile("{ bots: ")]).stderr).toMatch(/the config is not JSON/);
+    const missing = runOnce(["--config", "/nonexistent/gateway.json"]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^gateway: cannot read the config \/nonexistent\/gateway\.json: no such file$/m);
     const extra = runOnce([
       "--config",
       configFile({
@@ -192,5 +197,127 @@ describe("npm run gateway: serving Bybit through CcxtAdapter", () => {
     const signatures = venue.requests.map((r) => r.headers["x-bapi-sign"]).filter((s): s is string => typeof s === "string");
     expect(signatures.length).toBeGreaterThan(0);
     for (const s of [...SECRETS, ...signatures, "gw-token-wrong-0000000"]) expect(output).not.toContain(s);
+  });
+});
+
+describe("npm run gateway: Binance and OKX, and what it prints when they fail", () => {
+  const env = {
+    GAMMA_BINANCE_KEY: "gwtest-binance-key-Qe5rT8",
+    GAMMA_BINANCE_SECRET: "gwtest-binance-secret-Wm2kD6",
+    BETA_OKX_KEY: "gwtest-okx-key-Fz9nB3",
+    BETA_OKX_SECRET: "gwtest-okx-secret-Hy4cJ7",
+    BETA_OKX_PASSPHRASE: "gwtest-okx-passphrase-Vt1",
+    DRIFTWATCH_VENUE_TOKEN: "gw-token-3Rk8sW1qZp6n",
+  };
+  const GAMMA = "gamma-9e3a1c7b5d2f40e86b13";
+  const BETA = "beta0d4f2a6c8e1b3957a2c4";
+  let binance: VenueReplay;
+  let okx: VenueReplay;
+  let child: ChildProcess;
+  let output = "";
+  let base = "";
+  let config = "";
+
+  beforeAll(async () => {
+    // Binance answers -2013 for one id and never for the other: ccxt's timeout message quotes the
+    // signed URL, signature and all. OKX refuses every signature (50113).
+    binance = await serveVenueReplay({
+      ...binanceBase(),
+      "GET /api/v3/order": (req) => (req.query.get("origClientOrderId") === GAMMA ? "hang" : binanceError(-2013, "Order does not exist.")),
+      "GET /api/v3/account": { status: 401, json: { code: -2015, msg: "Invalid API-key, IP, or permissions for action." } },
+    });
+    okx = await serveVenueReplay({
+      ...okxBase(),
+      "GET /api/v5/trade/order": { status: 401, json: okxError("50113", "Invalid Sign") },
+      "GET /api/v5/account/positions": { status: 401, json: okxError("50113", "Invalid Sign") },
+    });
+    config = configFile({
+      port: 0,
+      bots: {
+        gamma: {
+          exchange: "binance",
+          accountType: "spot",
+          symbols: ["BTCUSDT"],
+          keyEnv: "GAMMA_BINANCE_KEY",
+          secretEnv: "GAMMA_BINANCE_SECRET",
+          baseUrl: binance.url,
+          timeoutMs: 500,
+        },
+        beta: {
+          exchange: "okx",
+          accountType: "linear",
+          keyEnv: "BETA_OKX_KEY",
+          secretEnv: "BETA_OKX_SECRET",
+          passphraseEnv: "BETA_OKX_PASSPHRASE",
+          baseUrl: okx.url,
+          timeoutMs: 5_000,
+        },
+      },
+    });
+    child = spawn(tsx, ["scripts/gateway.ts", "--config", config], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+    base = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+        if (m) {
+          clearInterval(timer);
+          resolve(m[1]!);
+        }
+      }, 50);
+      child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${output}`)));
+    });
+  });
+
+  afterAll(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    await binance.close();
+    await okx.close();
+  });
+
+  it("asks Binance by origClientOrderId and OKX by clOrdId; a timeout and a refused signature are failed, -2013 young is absent", async () => {
+    const client = new VenueGatewayClient(base, env.DRIFTWATCH_VENUE_TOKEN);
+    const placedAt = new Date(Date.now() - 60_000).toISOString();
+    const slow = await client.lookup({ botId: "gamma", symbol: "BTCUSDT", clientOrderId: GAMMA, placedAt });
+    expect(slow).toMatchObject({ kind: "failed" });
+    expect(await client.lookup({ botId: "gamma", symbol: "BTCUSDT", clientOrderId: "gamma-00000000000000000000", placedAt })).toEqual({ kind: "absent" });
+    const refused = await client.lookup({ botId: "beta", symbol: "BTC-USDT-SWAP", clientOrderId: BETA, placedAt });
+    expect(refused).toMatchObject({ kind: "failed" });
+    expect(binance.to("/api/v3/order").map((r) => r.query.get("origClientOrderId"))).toContain(GAMMA);
+    expect(okx.to("/api/v5/trade/order").map((r) => r.query.get("clOrdId"))).toContain(BETA);
+  });
+
+  it("--check prints one FAILED line per bot, saying which read failed and why", async () => {
+    const check = await new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const p = spawn(tsx, ["scripts/gateway.ts", "--config", config, "--check"], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      p.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+      p.stderr.on("data", (c: Buffer) => (stdout += c.toString()));
+      p.once("exit", (status) => resolve({ status, stdout }));
+    });
+    output += check.stdout;
+    expect(check.status).toBe(1);
+    const lines = check.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^gamma binance spot: FAILED authenticated read: refused the key or its signature \(.*-2015/);
+    expect(lines[1]).toMatch(/^beta okx linear: FAILED authenticated read: refused the key or its signature \(.*50113/);
+  });
+
+  it("never prints a key, a secret, the passphrase, the token or a signature it sent, though ccxt's timeout message quotes the signed URL (its query is dropped)", async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    expect(output).toMatch(
+      /gamma gamma-9e3a1c7b5d2f40e86b13 on BTCUSDT: lookup failed: .*no answer in 0\.5 s \(binance GET http:\/\/127\.0\.0\.1:\d+\/api\/v3\/order request timed out/,
+    );
+    expect(output).toMatch(/beta beta0d4f2a6c8e1b3957a2c4 on BTC-USDT-SWAP: lookup failed: .*refused the key or its signature/);
+    const signatures = [
+      ...binance.requests.map((r) => r.query.get("signature")).filter((s): s is string => !!s),
+      ...okx.requests.map((r) => r.headers["ok-access-sign"]).filter((s): s is string => typeof s === "string"),
+    ];
+    expect(signatures.length).toBeGreaterThanOrEqual(4);
+    for (const s of [...Object.values(env), ...signatures]) expect(output).not.toContain(s);
   });
 });

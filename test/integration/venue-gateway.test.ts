@@ -66,6 +66,23 @@ describe("the venue gateway's failures, as the console's client words them", () 
     expect(answer).toEqual({ kind: "failed", error: "the venue gateway did not answer in 0.3 s" });
   });
 
+  it("says what to change when the gateway refuses the console's token or does not serve the bot", async () => {
+    const sim = new SimExchange({ seed: 7, symbols: SYMBOLS, startAt: new Date("2026-08-10T15:30:00.000Z") });
+    const server = await serveVenueGateway({ adapters: new Map([["alpha", sim]]), host: "127.0.0.1", port: 0, token: "gateway-token-5Jr2wQ8x" });
+    servers.push(server);
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    for (const token of [null, "console-token-other-1"]) {
+      expect(await new VenueGatewayClient(base, token).lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "dw-x" })).toEqual({
+        kind: "failed",
+        error: "the venue gateway refused the console's token (401): DRIFTWATCH_VENUE_TOKEN must be the gateway's own",
+      });
+    }
+    expect(await new VenueGatewayClient(base, "gateway-token-5Jr2wQ8x").lookup({ botId: "gamma", symbol: "BTCUSDT", clientOrderId: "dw-x" })).toEqual({
+      kind: "failed",
+      error: "the venue gateway does not serve bot gamma (404): add it to the gateway's config under its journal bot_id",
+    });
+  });
+
   it("says the exchange could not be reached when the gateway's own lookup failed", async () => {
     const sim = new SimExchange({ seed: 7, symbols: SYMBOLS, startAt: new Date("2026-08-10T15:30:00.000Z") });
     sim.inject({ on: "find", fault: "lookup_fail", times: 1 });
