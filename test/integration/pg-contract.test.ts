@@ -44,6 +44,19 @@ describe.skipIf(!postgresAvailable)("the journal on PostgreSQL describes the sam
     expect(diff, `drizzle/ and drizzle/pg describe different journals:\n${diff.join("\n")}`).toEqual([]);
   });
 
+  it("has a trigger of the same name, on the same table, for every SQLite trigger (and besides them only the TRUNCATE refusals)", async () => {
+    const lite = (
+      sqlite.prepare("SELECT name, tbl_name AS tbl FROM sqlite_master WHERE type = 'trigger' ORDER BY name").all() as { name: string; tbl: string }[]
+    ).map((t) => `${t.tbl}.${t.name}`);
+    const post = (
+      await client.query<{ name: string }>(
+        "SELECT c.relname || '.' || t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE NOT t.tgisinternal ORDER BY t.tgname",
+      )
+    ).rows.map((r) => r.name);
+    expect(lite.length).toBeGreaterThan(5);
+    expect(post.filter((t) => !t.endsWith("_no_truncate")).sort()).toEqual([...lite].sort());
+  });
+
   it("keeps the schema version in journal_schema, equal to the SQLite user_version, and migrating again changes nothing", async () => {
     const sqliteVersion = sqlite.pragma("user_version", { simple: true });
     expect(sqliteVersion).toBe(latestSchemaVersion(migrationsDir));

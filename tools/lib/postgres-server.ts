@@ -45,8 +45,9 @@ export async function startPostgres(opts: { label?: string } = {}): Promise<Post
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `driftwatch-${opts.label ?? "postgres"}-`));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await run("chown", ["postgres:postgres", dir]);
+  // From inside the folder: the checkout may be where `postgres` cannot enter (a clone under /root).
   const pg = (tool: string, args: string[]) =>
-    asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
+    asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args], { cwd: dir }) : run(path.join(bin, tool), args, { cwd: dir });
   const data = path.join(dir, "data");
   const log = path.join(dir, "log");
   // C collation and UTF-8: text sorts by bytes, as SQLite's does. --no-sync and the settings
