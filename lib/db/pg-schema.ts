@@ -12,7 +12,8 @@
  * and sort them the same way.
  *
  * The schema version, SQLite's `PRAGMA user_version`, is the one row of `journal_schema` here
- * (see docs/journal.md, "PostgreSQL").
+ * (see docs/journal.md, "PostgreSQL"). Migration numbers in the comments below are those of
+ * drizzle/ (SQLite), copied with the tables; on PostgreSQL every trigger is in drizzle/pg/0001.
  */
 import { sql } from "drizzle-orm";
 import { bigint, check, doublePrecision, index, pgTable, primaryKey, smallint, text } from "drizzle-orm/pg-core";
