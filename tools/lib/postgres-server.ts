@@ -1,0 +1,84 @@
+/**
+ * A throwaway PostgreSQL server from Debian's binaries (`apt-get install postgresql`, done by
+ * `npm run setup`): `initdb` into a fresh temporary folder, `pg_ctl start` on a free loopback port
+ * with its socket in that folder, and `pg_ctl stop` plus the folder removed afterwards. Nothing of
+ * the package's own cluster is used. `initdb` refuses to run as root, so as root (CI) the folder is
+ * given to the `postgres` user the package creates and the binaries run through `runuser`.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { freePort } from "./console-server";
+
+const run = promisify(execFile);
+
+/** Where the server binaries are: DRIFTWATCH_PG_BIN, else the newest /usr/lib/postgresql/N/bin. */
+export function postgresBinDir(): string | null {
+  const candidates = process.env.DRIFTWATCH_PG_BIN
+    ? [process.env.DRIFTWATCH_PG_BIN]
+    : fs.existsSync("/usr/lib/postgresql")
+      ? fs
+          .readdirSync("/usr/lib/postgresql")
+          .filter((v) => /^\d+$/.test(v))
+          .sort((a, b) => Number(b) - Number(a))
+          .map((v) => `/usr/lib/postgresql/${v}/bin`)
+      : [];
+  return candidates.find((d) => fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl"))) ?? null;
+}
+
+export interface PostgresServer {
+  port: number;
+  /** A node-postgres connection string for the `postgres` superuser on 127.0.0.1 (trust auth). */
+  url: string;
+  dir: string;
+  /** How long initdb plus start took, in milliseconds (printed by the tests, never asserted). */
+  startMs: number;
+  stop: () => Promise<void>;
+}
+
+export async function startPostgres(opts: { label?: string } = {}): Promise<PostgresServer> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error("PostgreSQL's server binaries are not installed: run npm run setup (it installs Debian's postgresql package)");
+  const began = performance.now();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `driftwatch-${opts.label ?? "postgres"}-`));
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await run("chown", ["postgres:postgres", dir]);
+  // From inside the folder: the checkout may be where `postgres` cannot enter (a clone under /root).
+  const pg = (tool: string, args: string[]) =>
+    asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args], { cwd: dir }) : run(path.join(bin, tool), args, { cwd: dir });
+  const data = path.join(dir, "data");
+  const log = path.join(dir, "log");
+  // C collation and UTF-8: text sorts by bytes, as SQLite's does. --no-sync and the settings
+  // below trade durability for speed: this server lives for one test file.
+  await pg("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const settings = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+    try {
+      await pg("pg_ctl", ["-D", data, "-o", settings.join(" "), "-l", log, "-w", "-t", "60", "start"]);
+    } catch (error) {
+      // Another process may have taken the port between freePort() and the bind: try another.
+      lastError = new Error(`pg_ctl start failed on port ${port}: ${String(error)}\n${fs.existsSync(log) ? fs.readFileSync(log, "utf8") : ""}`);
+      continue;
+    }
+    const startMs = performance.now() - began;
+    let stopped = false;
+    return {
+      port,
+      url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+      dir,
+      startMs,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]).catch(() => undefined);
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
