@@ -53,7 +53,10 @@ function unique(sources: JournalSourceConfig[], where: string): Parsed {
   return { ok: true, sources };
 }
 
-/** `DRIFTWATCH_JOURNAL`: one path (today's form) or several, comma-separated; names from the file names. */
+/**
+ * `DRIFTWATCH_JOURNAL`: one path (today's form) or several, comma-separated (a path with a comma
+ * needs DRIFTWATCH_SOURCES); each named after its file, or its folder and file when two files share a name.
+ */
 export function parseJournalList(text: string, cwd: string): Parsed {
   const files = text
     .split(",")
@@ -64,6 +67,9 @@ export function parseJournalList(text: string, cwd: string): Parsed {
     const file = path.resolve(cwd, f);
     return { name: defaultName(file), kind: "sqlite" as const, file };
   });
+  // One journal.db per bot folder is the usual layout: two files of one name take their folder's too.
+  const taken = (name: string) => sources.filter((s) => s.name === name).length > 1;
+  for (const s of sources.filter((x) => taken(x.name))) s.name = `${defaultName(path.dirname(s.file))}-${s.name}`.slice(0, 64);
   return unique(sources, "DRIFTWATCH_JOURNAL");
 }
 

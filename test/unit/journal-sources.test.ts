@@ -25,8 +25,21 @@ describe("journal sources", () => {
 
   it("refuses the same journal twice and two journals with one name, naming both", () => {
     expect(parseJournalList("/j/a.db,/j/a.db", "/")).toMatchObject({ ok: false, message: expect.stringMatching(/names \/j\/a\.db twice/) });
-    const clash = parseJournalList("/x/journal.db,/y/journal.db", "/");
-    expect(clash).toMatchObject({ ok: false, message: expect.stringContaining("/x/journal.db and /y/journal.db") });
+    const clash = parseSourcesFile(
+      JSON.stringify({
+        sources: [
+          { name: "a", journal: "/x/j.db" },
+          { name: "a", journal: "/y/j.db" },
+        ],
+      }),
+      "/c/s.json",
+    );
+    expect(clash).toMatchObject({ ok: false, message: expect.stringContaining(`two sources the name "a" (/x/j.db and /y/j.db)`) });
+  });
+
+  it("names two journals of one file name after their folders too", () => {
+    const parsed = parseJournalList("/srv/bot-1/journal.db,/srv/bot-2/journal.db,/srv/x.db", "/");
+    expect(parsed.ok && parsed.sources.map((s) => s.name)).toEqual(["bot-1-journal", "bot-2-journal", "x"]);
   });
 
   it("reads a sources file, its journal paths relative to the file's folder", () => {

@@ -1,0 +1,237 @@
+/**
+ * One console on several journal files (DRIFTWATCH_JOURNAL=a.db,b.db,c.db): the screens merge
+ * them, each journal's trouble stays its own (its banner, its bots UNKNOWN, the others live) and
+ * ends by itself, an action lands in the bot's own file with its audit entry there, and a bot id
+ * in two journals is refused at start and on every read that meets it. Real files; the lock is
+ * held by a second process.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runGuarded } from "@/lib/actions/guard";
+import { haltBotSpec } from "@/lib/actions/halt-bot";
+import { actionSource } from "@/lib/actions/target";
+import { consoleAuditKey } from "@/lib/audit/key";
+import { JournalSource, SourceSet } from "@/lib/db/console";
+import { parseLiveViewList } from "@/lib/live/view-names";
+import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
+import type { Overview } from "@/lib/queries/overview";
+import { readBotScreen } from "@/lib/queries/read";
+import { loadBotClear, readOverview } from "@/lib/queries/screens";
+import { ana, auditRows } from "../helpers/actions";
+import { startFault } from "../helpers/faults";
+import { migratedJournal, migrationsDir, sqliteCli, tempDir } from "../helpers/journal";
+
+let cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
+
+function journalWith(label: string, bots: string[]): string {
+  const file = migratedJournal(label);
+  const at = new Date().toISOString();
+  sqliteCli(
+    file,
+    bots
+      .map(
+        (b, i) =>
+          `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('${b}', 'sim', '${label.slice(0, 1)}${i}', '${at}');
+           INSERT INTO breakers (bot_id, halted, changed_at, changed_by) VALUES ('${b}', 0, '${at}', 'bot');`,
+      )
+      .join("\n"),
+  );
+  return file;
+}
+
+/** Three journals as the console holds them, named as DRIFTWATCH_JOURNAL names them. */
+function fleet() {
+  const files = { alpha: journalWith("alpha", ["alpha-1", "alpha-2"]), beta: journalWith("beta", ["beta-1"]), gamma: journalWith("gamma", ["gamma-1"]) };
+  const set = new SourceSet(
+    Object.entries(files).map(([name, file]) => ({ name, kind: "sqlite" as const, file, journal: new JournalSource(file, { migrationsDir, log: () => {} }) })),
+  );
+  cleanup.push(() => set.close());
+  return { files, set };
+}
+
+const overviewOf = (set: SourceSet) => {
+  const read = readOverview({ names: true, set });
+  if (!read.ok) throw new Error(read.error.message);
+  return read.data;
+};
+/** "read": its journal answered; "UNKNOWN": its journal cannot be read, so it is shown unknown. */
+const statusOf = (o: Overview) =>
+  Object.fromEntries(
+    o.bots.map((b) => [b.botId, `${b.source}:${b.status === "unknown" && b.reasons.some((r) => r.startsWith("its journal")) ? "UNKNOWN" : "read"}`]),
+  );
+const failing = (o: Overview) => (o.sources ?? []).filter((s) => !s.ok).map((s) => `${s.name}:${s.problem!.code}`);
+
+describe("several journals in one console", () => {
+  it("merges every journal's bots on the overview, each named with its source", () => {
+    const { set } = fleet();
+    const o = overviewOf(set);
+    expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:read" });
+    expect(o.sources!.map((s) => [s.name, s.ok])).toEqual([
+      ["alpha", true],
+      ["beta", true],
+      ["gamma", true],
+    ]);
+  });
+
+  it("shows a journal deleted mid-run as its banner and its bots UNKNOWN, the others still read, and recovers once it is back", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    const away = `${files.gamma}.away`;
+    fs.renameSync(files.gamma, away);
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["gamma:gone"]);
+    expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:UNKNOWN" });
+    expect(o.alarms.some((a) => a.startsWith("source gamma: the journal cannot be read"))).toBe(true);
+    // The bot's own page says which journal it waits for; another bot's page is served.
+    const gammaPage = readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
+    expect(gammaPage).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
+    expect(readBotScreen("beta-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "beta-1" }), set).ok).toBe(true);
+
+    fs.renameSync(away, files.gamma);
+    const back = overviewOf(set);
+    expect(failing(back)).toEqual([]);
+    expect(statusOf(back)["gamma-1"]).toBe("gamma:read");
+  });
+
+  it("shows a journal replaced by a damaged file as its banner alone, and reads it again once restored", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    const good = `${files.alpha}.good`;
+    fs.copyFileSync(files.alpha, good);
+    fs.writeFileSync(`${files.alpha}.bad`, Buffer.alloc(8192, 0x5a));
+    fs.renameSync(`${files.alpha}.bad`, files.alpha);
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["alpha:not_sqlite"]);
+    expect(statusOf(o)).toMatchObject({ "alpha-1": "alpha:UNKNOWN", "alpha-2": "alpha:UNKNOWN", "beta-1": "beta:read", "gamma-1": "gamma:read" });
+    fs.renameSync(good, files.alpha);
+    expect(failing(overviewOf(set))).toEqual([]);
+  });
+
+  it("shows a journal another process locks as its banner, the others live, and recovers when the lock goes", async () => {
+    const { files, set } = fleet();
+    // A rollback-journal file, so that another process's exclusive transaction keeps readers out.
+    sqliteCli(files.beta, "PRAGMA journal_mode = DELETE;");
+    overviewOf(set);
+    const holder = startFault(["lock", files.beta, "rollback", "3000"]);
+    cleanup.push(() => holder.kill());
+    await holder.waitFor("locked");
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["beta:locked"]);
+    expect(statusOf(o)).toMatchObject({ "beta-1": "beta:UNKNOWN", "alpha-1": "alpha:read", "gamma-1": "gamma:read" });
+    await holder.waitFor("released", 30_000);
+    expect(failing(overviewOf(set))).toEqual([]);
+  });
+
+  it("sends one journal's trouble on the merged live view while the others stay live, and its return", () => {
+    const { files, set } = fleet();
+    const watcher = new JournalWatcher(set, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
+    cleanup.push(() => watcher.stop());
+    const events: { ok: boolean; data?: Overview }[] = [];
+    const parsed = parseLiveViewList("overview");
+    if (!parsed.ok) throw new Error(parsed.message);
+    watcher.subscribe({ send: (f) => f !== PING_FRAME && events.push(JSON.parse(/\ndata: (.*)\n\n$/.exec(f)![1]!)) }, parsed.value, true);
+    expect(events.at(-1)!.data!.bots).toHaveLength(4);
+    fs.renameSync(files.beta, `${files.beta}.away`);
+    watcher.tick();
+    expect(events.at(-1)).toMatchObject({ ok: true });
+    expect(failing(events.at(-1)!.data!)).toEqual(["beta:gone"]);
+    expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:UNKNOWN");
+    // Another journal still moves on the same stream.
+    sqliteCli(files.alpha, `UPDATE breakers SET halted = 1, reason = 'test', version = version + 1 WHERE bot_id = 'alpha-1';`);
+    watcher.tick();
+    expect(events.at(-1)!.data!.bots.find((b) => b.botId === "alpha-1")!.breaker!.halted).toBe(true);
+    fs.renameSync(`${files.beta}.away`, files.beta);
+    watcher.tick();
+    expect(failing(events.at(-1)!.data!)).toEqual([]);
+    expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:read");
+  });
+
+  it("sends an action to the bot's own journal, with its audit entry there and nowhere else", async () => {
+    const { files, set } = fleet();
+    const target = actionSource(set, { botId: "beta-1" });
+    if (!target.ok) throw new Error(target.error.message);
+    expect(target.source.name).toBe("beta");
+    const result = await runGuarded(
+      haltBotSpec(),
+      { db: target.source.journal.writeConnection(), user: ana, auditKey: consoleAuditKey(), assertJournalFile: () => target.source.journal.assertSameFile() },
+      { botId: "beta-1", reason: "stepping in from the fleet view", breakerVersion: "1" },
+    );
+    expect(result).toMatchObject({ ok: true });
+    expect(auditRows(files.beta).map((r) => [r.action, r.target, r.outcome])).toEqual([["halt_bot", "beta-1", "applied"]]);
+    expect(auditRows(files.alpha)).toEqual([]);
+    expect(auditRows(files.gamma)).toEqual([]);
+    expect(statusOf(overviewOf(set))["beta-1"]).toBe("beta:read");
+    expect(overviewOf(set).bots.find((b) => b.botId === "beta-1")!.breaker!.halted).toBe(true);
+  });
+
+  it("refuses an action for a bot whose journal cannot be read, naming that journal", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    fs.renameSync(files.gamma, `${files.gamma}.away`);
+    expect(actionSource(set, { botId: "gamma-1" })).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
+    fs.renameSync(`${files.gamma}.away`, files.gamma);
+  });
+
+  it("routes an order's action by its client order id to the journal that holds the order", () => {
+    const { files, set } = fleet();
+    const at = new Date().toISOString();
+    sqliteCli(
+      files.gamma,
+      `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES ('g0-1', 'gamma-1', 's', 'BTCUSDT', 'buy', 1, '${at}', 'sent', '${at}', '${at}');`,
+    );
+    const target = actionSource(set, { clientOrderId: "g0-1" });
+    expect(target.ok && target.source.name).toBe("gamma");
+  });
+
+  it("refuses a bot id two journals hold: on its page, for an action, and on the overview's alarms, naming both", () => {
+    const a = journalWith("left", ["twin"]);
+    const b = journalWith("right", ["twin"]);
+    const set = new SourceSet([
+      { name: "left", kind: "sqlite", file: a, journal: new JournalSource(a, { migrationsDir, log: () => {} }) },
+      { name: "right", kind: "sqlite", file: b, journal: new JournalSource(b, { migrationsDir, log: () => {} }) },
+    ]);
+    cleanup.push(() => set.close());
+    const page = readBotScreen("twin", (ctx) => loadBotClear({ ...ctx, names: true, botId: "twin" }), set);
+    expect(page).toMatchObject({ ok: false, error: { code: "bot_clash" } });
+    expect(!page.ok && page.error.problem).toMatch(/bot twin is in two journals: source left \(.*left.*\) and source right/);
+    expect(actionSource(set, { botId: "twin" })).toMatchObject({ ok: false, error: { code: "bot_clash" } });
+    expect(overviewOf(set).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
+  });
+
+  it("stops the console at start when two journals hold the same bot id, naming both sources", async () => {
+    const a = journalWith("one", ["shared-bot"]);
+    const b = journalWith("two", ["shared-bot", "only-two"]);
+    const before = { ...process.env };
+    process.env.DRIFTWATCH_JOURNAL = `${a},${b}`;
+    process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
+    cleanup.push(() => {
+      process.env = before;
+      vi.resetModules();
+    });
+    vi.resetModules();
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation(() => {});
+    const spyError = vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
+    cleanup.push(
+      () => spy.mockRestore(),
+      () => spyError.mockRestore(),
+    );
+    const { BotClashError, checkJournalAtStart } = await import("@/lib/db/startup-check");
+    let thrown: unknown;
+    try {
+      checkJournalAtStart();
+    } catch (e) {
+      thrown = e;
+      errors.push((e as Error).message);
+    }
+    expect(thrown).toBeInstanceOf(BotClashError);
+    expect(errors[0]).toContain(
+      `bot shared-bot is in two journals: source ${path.basename(path.dirname(a))}-journal (${a}) and source ${path.basename(path.dirname(b))}-journal (${b})`,
+    );
+  });
+});
