@@ -7,6 +7,7 @@ import "server-only";
  */
 import type { SourceSet } from "../db/console";
 import { journalProblemFor, type JournalProblemView } from "../http/journal-problem";
+import { AUDIT_PAGE, type AuditView } from "./audit";
 import type { BreakerBoard } from "./breakers";
 import type { DoubtfulOrder } from "./doubtful";
 import type { Overview, OverviewBot } from "./overview";
@@ -98,4 +99,33 @@ export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: Sourc
   if (!set.several) return first.data;
   const bots = parts.flatMap((p) => (p.ok ? p.data.bots : [])).sort(byBot);
   return { ...first.data, bots, sources: health(parts, names) };
+}
+
+/** An audit entry of a console that reads several journals: the journal whose chain holds it. */
+export type FleetAuditEntry = AuditView["entries"][number] & { source?: string };
+
+export type FleetAuditView = Omit<AuditView, "entries"> & {
+  entries: FleetAuditEntry[];
+  /** Each journal's chain, when the console reads several: its head, or why it cannot be read. */
+  chains?: (SourceHealth & { head: AuditView["head"] | null })[];
+};
+
+/**
+ * The audit pages of every journal, newest first: each journal keeps its own chain (an action is
+ * audited in the journal it changed), so the merge shows the newest page of each side by side and
+ * pages no further; one journal's page (its `source` chosen) pages down its own chain.
+ */
+export function mergeAudits(parts: SourcePart<AuditView>[], set: SourceSet, names: boolean): FleetAuditView {
+  const first = parts.find((p) => p.ok) as { data: AuditView };
+  if (!set.several) return first.data;
+  const entries = parts
+    .flatMap((p) => (p.ok ? p.data.entries.map((e) => ({ ...e, source: p.source.name })) : []))
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.source < b.source ? -1 : 1))
+    .slice(0, AUDIT_PAGE);
+  const union = (pick: (v: AuditView) => string[]) => [...new Set(parts.flatMap((p) => (p.ok ? pick(p.data) : [])))].sort();
+  const chains = health(parts, names).map((h, i) => {
+    const p = parts[i]!;
+    return { ...h, head: p.ok ? p.data.head : null };
+  });
+  return { ...first.data, entries, actors: union((v) => v.actors), actions: union((v) => v.actions), nextBefore: null, chains };
 }

@@ -16,9 +16,9 @@ import { DoubtfulSizes } from "./drift-explained";
 import { getIncidentStory, listIncidents } from "./incident-story";
 import { getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
-import type { SourceSet } from "../db/console";
-import { mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
-import { readBotScreen, readFleet, type ReadContext } from "./read";
+import { consoleSources, type SourceSet } from "../db/console";
+import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
+import { readBotScreen, readFleet, readScreen, type ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
 import { getSymbolChart } from "./symbol-chart";
 
@@ -162,4 +162,33 @@ export function readSymbolState({
   set?: SourceSet;
 }) {
   return readBotScreen(botId, (ctx) => loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit }), set);
+}
+
+/**
+ * `/audit`: every journal's chain merged (its newest page each), or one journal's own chain, paged,
+ * when `source` names one of several.
+ */
+export function readAudit({
+  names,
+  actor,
+  action,
+  before,
+  source,
+  set,
+}: {
+  names: boolean;
+  actor: string | null;
+  action: string | null;
+  before: number | null;
+  source: string | null;
+  set?: SourceSet;
+}) {
+  const load = (ctx: ReadContext) => loadAudit({ ...ctx, names, actor, action, before });
+  const all = set ?? consoleSources();
+  const one = all.several ? all.sources.find((s) => s.name === source) : undefined;
+  if (one) {
+    const read = readScreen(load, one.journal);
+    return read.ok ? { ...read, data: { ...read.data, entries: read.data.entries.map((e) => ({ ...e, source: one.name })) } } : read;
+  }
+  return readFleet(load, (parts, s) => mergeAudits(parts, s, names), all);
 }

@@ -5,22 +5,24 @@
  * in two journals is refused at start and on every read that meets it. Real files; the lock is
  * held by a second process.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runGuarded } from "@/lib/actions/guard";
 import { haltBotSpec } from "@/lib/actions/halt-bot";
 import { actionSource } from "@/lib/actions/target";
-import { consoleAuditKey } from "@/lib/audit/key";
+import { consoleAuditKey, resolveAuditKey } from "@/lib/audit/key";
+import { appendAudit } from "@/lib/audit/log";
 import { JournalSource, SourceSet } from "@/lib/db/console";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import type { Overview } from "@/lib/queries/overview";
 import { readBotScreen } from "@/lib/queries/read";
-import { loadBotClear, readOverview } from "@/lib/queries/screens";
-import { ana, auditRows } from "../helpers/actions";
+import { loadBotClear, readAudit, readOverview } from "@/lib/queries/screens";
+import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
-import { migratedJournal, migrationsDir, sqliteCli, tempDir } from "../helpers/journal";
+import { migratedJournal, migrationsDir, repoRoot, sqliteCli, tempDir } from "../helpers/journal";
 
 let cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -233,5 +235,49 @@ describe("several journals in one console", () => {
     expect(errors[0]).toContain(
       `bot shared-bot is in two journals: source ${path.basename(path.dirname(a))}-journal (${a}) and source ${path.basename(path.dirname(b))}-journal (${b})`,
     );
+  });
+
+  it("merges every journal's audit chain on the audit page, and verifies each chain on its own with npm run audit -- verify", () => {
+    const { files, set } = fleet();
+    const accounts = path.join(tempDir("fleet-accounts"), "accounts.db");
+    const key = resolveAuditKey({ configured: undefined, accountsDbPath: accounts, log: () => {} });
+    const entry = (file: string, at: string, target: string) => {
+      const db = consoleWriter(file);
+      db.transaction(() => appendAudit(db, { at, actor: "operator:ana", action: "halt_bot", target, outcome: "applied", detail: {} }, key)).immediate();
+      db.close();
+    };
+    entry(files.alpha, "2026-12-01T10:00:00.000Z", "alpha-1");
+    entry(files.beta, "2026-12-01T10:01:00.000Z", "beta-1");
+    entry(files.alpha, "2026-12-01T10:02:00.000Z", "alpha-2");
+
+    const page = readAudit({ names: true, actor: null, action: null, before: null, source: null, set });
+    if (!page.ok) throw new Error(page.error.message);
+    expect(page.data.entries.map((e) => `${e.source}#${e.id} ${e.target}`)).toEqual(["alpha#2 alpha-2", "beta#1 beta-1", "alpha#1 alpha-1"]);
+    expect("chains" in page.data && page.data.chains!.map((c) => [c.name, c.head?.entries])).toEqual([
+      ["alpha", 2],
+      ["beta", 1],
+      ["gamma", 0],
+    ]);
+    const onlyBeta = readAudit({ names: true, actor: null, action: null, before: null, source: "beta", set });
+    expect(onlyBeta.ok && onlyBeta.data.entries.map((e) => e.target)).toEqual(["beta-1"]);
+
+    const verify = () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_JOURNAL: [files.alpha, files.beta, files.gamma].join(",") };
+      for (const k of Object.keys(env)) if (k.startsWith("DRIFTWATCH_") && k !== "DRIFTWATCH_ACCOUNTS_DB" && k !== "DRIFTWATCH_JOURNAL") delete env[k];
+      const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/audit.ts", "verify"], { cwd: repoRoot, encoding: "utf8", env });
+      return { code: r.status, out: `${r.stdout}${r.stderr}` };
+    };
+    const ok = verify();
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
+    expect(ok.out).toMatch(/source driftwatch-beta-\w+-journal: audit log of .*: 1 entries, chain verified/);
+    expect(ok.out).toMatch(/source driftwatch-gamma-\w+-journal: audit log of .*: 0 entries, chain verified/);
+
+    // One chain altered: that chain is named broken, the others still verify.
+    sqliteCli(files.beta, `DROP TRIGGER IF EXISTS audit_log_no_update; UPDATE audit_log SET target = 'alpha-1' WHERE id = 1;`);
+    const broken = verify();
+    expect(broken.code).toBe(1);
+    expect(broken.out).toMatch(/source driftwatch-beta-\w+-journal: audit log of .*: chain broken at entry #1/);
+    expect(broken.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
   });
 });
