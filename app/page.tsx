@@ -19,7 +19,8 @@ export default async function OverviewPage() {
     return <JournalUnavailable error={read.error} />;
   }
   const { data: overview, journal } = read;
-  if (overview.bots.length === 0) return <NoBots file={journal.file} />;
+  // With several journals, one that cannot be read is a banner to show, not "no bots yet".
+  if (overview.bots.length === 0 && !overview.sources?.some((s) => !s.ok)) return <NoBots file={journal.file} />;
 
   // The server's read seeds the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();

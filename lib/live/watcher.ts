@@ -105,7 +105,9 @@ export class JournalWatcher {
   readonly sources: SourceSet;
 
   constructor(source: JournalSource | SourceSet, opts: WatcherOptions = {}) {
-    this.sources = source instanceof SourceSet ? source : SourceSet.of(source);
+    // Not instanceof: Next bundles route modules apart, so the console's set (on globalThis) may
+    // come from another bundle's copy of the class.
+    this.sources = "sources" in source ? source : SourceSet.of(source);
     this.opts = { tickMs: TICK_MS, pingMs: PING_MS, recheckMs: RECHECK_MS, now: () => Date.now(), ...opts };
   }
 
