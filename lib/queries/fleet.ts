@@ -94,7 +94,7 @@ export function mergeDoubtful(parts: SourcePart<{ orders: DoubtfulOrder[]; total
 }
 
 /** The breaker board of every journal: each bot's breaker and events, bots in id order. */
-export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: SourceSet, names: boolean): BreakerBoard & { sources?: SourceHealth[] } {
+export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: SourceSet, names: boolean): BreakerBoard {
   const first = parts.find((p) => p.ok) as { data: BreakerBoard };
   if (!set.several) return first.data;
   const bots = parts.flatMap((p) => (p.ok ? p.data.bots : [])).sort(byBot);

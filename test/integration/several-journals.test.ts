@@ -19,7 +19,7 @@ import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import type { Overview } from "@/lib/queries/overview";
 import { readBotScreen } from "@/lib/queries/read";
-import { loadBotClear, readAudit, readOverview } from "@/lib/queries/screens";
+import { loadBotClear, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
 import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
 import { migratedJournal, migrationsDir, repoRoot, sqliteCli, tempDir } from "../helpers/journal";
@@ -93,6 +93,12 @@ describe("several journals in one console", () => {
     const gammaPage = readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
     expect(gammaPage).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
     expect(readBotScreen("beta-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "beta-1" }), set).ok).toBe(true);
+    // The fleet lists say so too, beside the others' rows.
+    const board = readBreakerBoard({ names: true, bot: null, before: null, set });
+    expect(board.ok && board.data.bots.map((b) => b.botId)).toEqual(["alpha-1", "alpha-2", "beta-1"]);
+    expect(board.ok && board.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
+    const doubtful = readDoubtfulOrders({ names: true, botId: null, set });
+    expect(doubtful.ok && "sources" in doubtful.data && doubtful.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
 
     fs.renameSync(away, files.gamma);
     const back = overviewOf(set);
