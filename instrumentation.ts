@@ -6,15 +6,8 @@
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { BotClashError, checkJournalAtStart } = await import("./lib/db/startup-check");
-  try {
-    checkJournalAtStart();
-  } catch (error) {
-    // Two journals with the same bot id: no action could be routed safely, so do not serve at all.
-    if (!(error instanceof BotClashError)) throw error;
-    console.error(`driftwatch: ${error.message}`);
-    process.exit(1);
-  }
+  const { checkJournalsOrStop } = await import("./lib/db/startup-check");
+  checkJournalsOrStop();
   const { startSilenceLoop } = await import("./lib/alerting/silence-loop");
   startSilenceLoop();
 }

@@ -51,3 +51,15 @@ export function checkJournalAtStart(): void {
   }
   if (clashes.length > 0) throw new BotClashError(`driftwatch configuration is invalid: ${clashes.join("; ")}`);
 }
+
+/** The server's start: checkJournalAtStart, and the process stopped on a bot id in two journals. */
+export function checkJournalsOrStop(): void {
+  try {
+    checkJournalAtStart();
+  } catch (error) {
+    // No action could be routed safely, so do not serve at all.
+    if (!(error instanceof BotClashError)) throw error;
+    console.error(`driftwatch: ${error.message}`);
+    process.exit(1);
+  }
+}
