@@ -47,3 +47,18 @@ test.describe("one console on three journals", () => {
     await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
   });
 });
+
+test("a console on two journals that hold the same bot id stops at start, naming both sources", async () => {
+  const a = await healthyJournal({ botId: "twin", prefix: "tw1" });
+  const b = await healthyJournal({ botId: "twin", prefix: "tw2" });
+  try {
+    const start = startConsole({ journal: `${a.file},${b.file}`, timeoutMs: 60_000 });
+    await expect(start).rejects.toThrow(/console exited with 1/);
+    await expect(start).rejects.toThrow(
+      new RegExp(`bot twin is in two journals: source ${sourceName(a.file)} \\(${a.file}\\) and source ${sourceName(b.file)} \\(${b.file}\\)`),
+    );
+  } finally {
+    a.close();
+    b.close();
+  }
+});
