@@ -92,22 +92,26 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited }, raw);
 }
 
-/** With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those silences. */
-const silenceDeps = (): SilenceDeps | null => {
+/**
+ * With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those
+ * silences. Kept per journal: the silences of the journal the form's bot is in.
+ */
+const silenceDeps = (form: FormData): SilenceDeps | null => {
   const c = env();
-  return c.alertmanagerUrl
-    ? { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile: c.journalPath, publicUrl: c.publicUrl }
-    : null;
+  if (!c.alertmanagerUrl) return null;
+  const target = form instanceof FormData ? actionSource(consoleSources(), formDataToObject(form)) : null;
+  const journalFile = target?.ok ? target.source.file : c.journalPath;
+  return { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile, publicUrl: c.publicUrl };
 };
 
-const clearDeps = () => {
+const clearDeps = (form: FormData) => {
   const c = env();
   return {
     heartbeatStaleMs: c.heartbeatStaleMs,
     doubtfulGraceMs: c.doubtfulGraceMs,
     twoPersonClear: c.twoPersonClear,
     twoPersonWindowMs: c.twoPersonWindowMs,
-    silences: silenceDeps(),
+    silences: silenceDeps(form),
   };
 };
 
@@ -129,7 +133,7 @@ export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderSt
 }
 
 export async function acknowledgeDriftAction(_prev: ActionResult<Acknowledged> | null, form: FormData) {
-  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps() }), form);
+  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps(form) }), form);
 }
 
 export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
@@ -137,11 +141,11 @@ export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresA
 }
 
 export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, form: FormData) {
-  return run(clearHaltSpec(clearDeps()), form);
+  return run(clearHaltSpec(clearDeps(form)), form);
 }
 
 export async function approveClearAction(_prev: ActionResult<{ cleared: true; silences?: ClearedSilences }> | null, form: FormData) {
-  return run(approveClearSpec(clearDeps()), form);
+  return run(approveClearSpec(clearDeps(form)), form);
 }
 
 export async function haltBotAction(_prev: ActionResult<{ version: number }> | null, form: FormData) {

@@ -405,7 +405,3 @@ export function consoleSources(): SourceSet {
 export function consoleJournal(): JournalSource {
   return consoleSources().sources[0]!.journal;
 }
-
-export function getJournal(): JournalHandle {
-  return consoleJournal().get();
-}
