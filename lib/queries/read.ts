@@ -79,3 +79,16 @@ export function readBotScreen<T>(botId: string, load: (ctx: ReadContext) => T, s
       return { ok: false, error: clashError(botId, place.sources) };
   }
 }
+
+/**
+ * A screen not yet merged over several journals (the incidents): the first journal's, saying so
+ * on the page when there are others, so nobody takes it for the whole fleet.
+ */
+export function readFirstJournal<T>(load: (ctx: ReadContext) => T, set: SourceSet = consoleSources()): ScreenRead<T> {
+  const first = set.sources[0]!;
+  const read = readScreen(load, first.journal);
+  if (!read.ok || !set.several) return read;
+  const others = set.sources.slice(1).map((s) => s.name);
+  const note = `This page reads journal ${first.name} only, the first of ${set.sources.length}: what happened in ${others.join(", ")} is not shown here yet.`;
+  return { ...read, journal: { ...read.journal, warnings: [note, ...read.journal.warnings] } };
+}

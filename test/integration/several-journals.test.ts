@@ -18,8 +18,8 @@ import { JournalSource, SourceSet } from "@/lib/db/console";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import type { Overview } from "@/lib/queries/overview";
-import { readBotScreen } from "@/lib/queries/read";
-import { loadBotClear, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
+import { readBotScreen, readFirstJournal } from "@/lib/queries/read";
+import { loadBotClear, loadIncidentBots, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
 import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
 import { migratedJournal, migrationsDir, repoRoot, sqliteCli, tempDir } from "../helpers/journal";
@@ -285,5 +285,11 @@ describe("several journals in one console", () => {
     expect(broken.code).toBe(1);
     expect(broken.out).toMatch(/source driftwatch-beta-\w+-journal: audit log of .*: chain broken at entry #1/);
     expect(broken.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
+  });
+
+  it("says on a screen not yet merged (the incidents) that it reads the first journal only, naming the others", () => {
+    const { set } = fleet();
+    const read = readFirstJournal(loadIncidentBots, set);
+    expect(read.ok && read.journal.warnings[0]).toBe("This page reads journal alpha only, the first of 3: what happened in beta, gamma is not shown here yet.");
   });
 });
