@@ -1,13 +1,13 @@
 /**
  * Runs once when the server starts: checks the journal and says on the command line, in one line,
- * what is wrong with it. The server keeps running and every page shows the same message, so the
+ * what is wrong with it (each of them, with several). The server keeps running and every page shows the same message, so the
  * operator can fix the file without restarting anything. With Alertmanager configured, it also
  * starts the watch that ends a silence once its acknowledgement stops covering the drift.
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { checkJournalAtStart } = await import("./lib/db/startup-check");
-  checkJournalAtStart();
+  const { checkJournalsOrStop } = await import("./lib/db/startup-check");
+  checkJournalsOrStop();
   const { startSilenceLoop } = await import("./lib/alerting/silence-loop");
   startSilenceLoop();
 }

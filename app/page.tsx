@@ -6,8 +6,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { OverviewLive } from "@/components/overview/overview-live";
 import { canAct, getActor } from "@/lib/auth/session";
 import { overviewQuery } from "@/lib/query-options/overview";
-import { readScreen } from "@/lib/queries/read";
-import { loadOverview } from "@/lib/queries/screens";
+import { readOverview } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { DeskNotifyToggle } from "@/components/live/desk-notify-toggle";
 
@@ -15,12 +14,13 @@ export default async function OverviewPage() {
   // Read the journal per request, never at build time.
   await connection();
   const names = await readerSeesNames();
-  const read = readScreen((ctx) => loadOverview({ ...ctx, names }));
+  const read = readOverview({ names });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
   const { data: overview, journal } = read;
-  if (overview.bots.length === 0) return <NoBots file={journal.file} />;
+  // With several journals, one that cannot be read is a banner to show, not "no bots yet".
+  if (overview.bots.length === 0 && !overview.sources?.some((s) => !s.ok)) return <NoBots file={journal.file} />;
 
   // The server's read seeds the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();

@@ -3,9 +3,11 @@
  * The only module that reads process.env. Validated once; a bad value stops the console at start
  * with a message that names the variable.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { secretWeakness } from "./auth/secret-strength";
+import { parseJournalList, parseSourcesFile, type JournalSourceConfig } from "./journal-sources";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 /** An empty value (`VAR=` in a .env file or a unit file) means unset, not "the empty string". */
@@ -26,7 +28,10 @@ const headerName = z
   .regex(/^[a-z0-9!#$%&'*+.^_`|~-]+$/, "must be an HTTP header name, such as x-forwarded-user");
 
 const schema = z.object({
+  /** One journal file, or several comma-separated (each a source named after its file). */
   DRIFTWATCH_JOURNAL: z.string().trim().min(1, "must name a file").default("./data/journal.db"),
+  /** A JSON file naming each source (lib/journal-sources.ts); instead of DRIFTWATCH_JOURNAL, not with it. */
+  DRIFTWATCH_SOURCES: optional(z.string().trim().min(1)),
   /** created/sent orders not updated for this long are doubtful. */
   DRIFTWATCH_DOUBTFUL_GRACE_MS: positiveInt(30_000),
   /** A heartbeat older than this is an alarm. */
@@ -91,7 +96,10 @@ const schema = z.object({
 export const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 export type Env = {
+  /** The first source's journal: the one journal of a single-journal console, and the scripts' default. */
   journalPath: string;
+  /** Every journal the console reads, in the configured order; names unique, files unique. */
+  journals: JournalSourceConfig[];
   doubtfulGraceMs: number;
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
@@ -147,8 +155,10 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const allowedHosts = parseAllowedHosts(v.DRIFTWATCH_ALLOWED_HOSTS ?? "");
   if (!allowedHosts.ok) throw new EnvError(`driftwatch configuration is invalid: DRIFTWATCH_ALLOWED_HOSTS ${allowedHosts.message}`);
   const accountsDbPath = path.resolve(v.DRIFTWATCH_ACCOUNTS_DB);
+  const journals = parseJournals(v.DRIFTWATCH_SOURCES, source.DRIFTWATCH_JOURNAL, v.DRIFTWATCH_JOURNAL);
   return {
-    journalPath: path.resolve(v.DRIFTWATCH_JOURNAL),
+    journalPath: journals[0]!.file,
+    journals,
     doubtfulGraceMs: v.DRIFTWATCH_DOUBTFUL_GRACE_MS,
     heartbeatStaleMs: v.DRIFTWATCH_HEARTBEAT_STALE_MS,
     reconciliationStaleMs: v.DRIFTWATCH_RECONCILIATION_STALE_MS,
@@ -172,6 +182,28 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     alertmanagerUrl: v.DRIFTWATCH_ALERTMANAGER_URL ? v.DRIFTWATCH_ALERTMANAGER_URL.replace(/\/+$/, "") : null,
     publicUrl: v.DRIFTWATCH_PUBLIC_URL ? v.DRIFTWATCH_PUBLIC_URL.replace(/\/+$/, "") : null,
   };
+}
+
+function parseJournals(sourcesFile: string | undefined, journalGiven: string | undefined, journal: string): JournalSourceConfig[] {
+  let parsed;
+  if (sourcesFile !== undefined) {
+    if (journalGiven !== undefined && journalGiven.trim() !== "") {
+      throw new EnvError("driftwatch configuration is invalid: DRIFTWATCH_SOURCES and DRIFTWATCH_JOURNAL are both set; name the journals in one place");
+    }
+    // Configuration, not a project file: tell Turbopack not to trace it.
+    const file = path.resolve(/*turbopackIgnore: true*/ sourcesFile);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (error) {
+      throw new EnvError(`driftwatch configuration is invalid: DRIFTWATCH_SOURCES file ${file} cannot be read (${(error as Error).message})`);
+    }
+    parsed = parseSourcesFile(text, file);
+  } else {
+    parsed = parseJournalList(journal, process.cwd());
+  }
+  if (!parsed.ok) throw new EnvError(`driftwatch configuration is invalid: ${parsed.message}`);
+  return parsed.sources;
 }
 
 /**

@@ -7,7 +7,8 @@
  * console published outside the journal (DRIFTWATCH_AUDIT_HEAD_FILE), or the one given as N:HASH:
  * that catches a removed tail and a chain rewritten by whoever could write the journal.
  * Exit 0 with the head when everything holds; 1 naming the first bad entry; 2 for a usage error.
- * The file defaults to DRIFTWATCH_JOURNAL. When that default (or the accounts file the key is
+ * The file defaults to DRIFTWATCH_JOURNAL; with several journals (a list, or DRIFTWATCH_SOURCES) each
+ * keeps its own chain and each is verified, one line per journal: exit 0 only when every chain holds. When that default (or the accounts file the key is
  * kept beside) is missing and the demo's exists, it names the demo's files and the command for them.
  */
 import path from "node:path";
@@ -54,12 +55,34 @@ function main(argv: string[]): number {
     return 2;
   }
   const c = env();
+  if (args.file === undefined && c.journals.length > 1) {
+    // Each chain alone: one broken or unreadable journal neither hides nor stops the others' checks.
+    let worst = 0;
+    for (const j of c.journals) {
+      let code: number;
+      try {
+        code = verifyOne(argv, { ...args, file: j.file }, `source ${j.name}: `);
+      } catch (error) {
+        console.error(`source ${j.name}: driftwatch: ${(error as Error).message}`);
+        code = 1;
+      }
+      worst = Math.max(worst, code);
+    }
+    return worst;
+  }
+  return verifyOne(argv, args, "");
+}
+
+function verifyOne(argv: string[], args: Args, label: string): number {
+  const c = env();
+  const say = (line: string) => console.log(`${label}${line}`);
+  const complain = (line: string) => console.error(`${label}${line}`);
   const journalPath = path.resolve(args.file ?? c.journalPath);
   // During the demo the defaults are not its files: name the demo's, and the command for them.
   const alsoReads = { kind: "accounts" as const, file: c.accountsDbPath };
   const hint = args.file === undefined ? demoFileHint("journal", journalPath, { script: "audit", args: argv, alsoReads }) : undefined;
   if (hint) {
-    console.error(`driftwatch: ${hint}`);
+    complain(`driftwatch: ${hint}`);
     return 1;
   }
   // The journal first: a wrong path is the likeliest mistake, and says so in one line.
@@ -73,10 +96,10 @@ function main(argv: string[]): number {
     db.close();
     const accountsHint = demoFileHint("accounts", c.accountsDbPath, { script: "audit", args: argv });
     if (accountsHint) {
-      console.error(`driftwatch: ${accountsHint}`);
+      complain(`driftwatch: ${accountsHint}`);
       return 2;
     }
-    console.error(
+    complain(
       `audit log of ${info.file}: its entries are keyed, and no audit key was found (DRIFTWATCH_AUDIT_KEY is unset and there is no ${auditKeyFile(c.accountsDbPath)}). Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the key is kept beside it), or DRIFTWATCH_AUDIT_KEY to the console's key`,
     );
     return 2;
@@ -85,7 +108,7 @@ function main(argv: string[]): number {
     const published = lastPublishedHead(c.auditHeadFile, journalPath);
     if (!published) {
       db.close();
-      console.error(
+      complain(
         `audit log of ${journalPath}: no head was published for it in ${c.auditHeadFile}. Fix: set DRIFTWATCH_ACCOUNTS_DB to the console's accounts file (the head file is beside it) or DRIFTWATCH_AUDIT_HEAD_FILE to the console's head file, or pass --expect-head N:HASH from its "driftwatch: audit head" log line`,
       );
       return 2;
@@ -101,7 +124,7 @@ function main(argv: string[]): number {
     if (r.ok) {
       const before = r.unkeyed > 0 ? `; ${r.unkeyed} of them predate the audit key (unkeyed SHA-256)` : "";
       const held = expectHead ? `; holds the published head #${expectHead.entries}${headSource}` : "";
-      console.log(`audit log of ${info.file}: ${r.entries} entries, chain verified${before}${held}, head ${r.head}`);
+      say(`audit log of ${info.file}: ${r.entries} entries, chain verified${before}${held}, head ${r.head}`);
       return 0;
     }
     const e = r.brokenAt;
@@ -110,7 +133,7 @@ function main(argv: string[]): number {
       r.untrustedFrom <= 1
         ? "No entry of it can be trusted."
         : `Entries before #${r.untrustedFrom} verify; treat #${r.untrustedFrom} and everything after it as untrusted.`;
-    console.error(`audit log of ${info.file}: chain broken at ${which}: ${r.problem}. ${trust}`);
+    complain(`audit log of ${info.file}: chain broken at ${which}: ${r.problem}. ${trust}`);
     return 1;
   } finally {
     db.close();

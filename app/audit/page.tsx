@@ -7,8 +7,7 @@ import { z } from "zod";
 import { AuditDetailList } from "@/components/audit/audit-detail-list";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { UtcTime } from "@/components/ui/utc-time";
-import { readScreen } from "@/lib/queries/read";
-import { loadAudit } from "@/lib/queries/screens";
+import { readAudit } from "@/lib/queries/screens";
 import { actionLabel } from "@/lib/text/audit-detail";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -18,6 +17,7 @@ const params = z.object({
   actor: z.string().max(200).optional().catch(undefined),
   action: z.string().max(100).optional().catch(undefined),
   before: z.coerce.number().int().positive().optional().catch(undefined),
+  source: z.string().max(64).optional().catch(undefined),
 });
 
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -27,17 +27,20 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     actor: typeof raw.actor === "string" ? raw.actor : undefined,
     action: typeof raw.action === "string" ? raw.action : undefined,
     before: raw.before,
+    source: typeof raw.source === "string" ? raw.source : undefined,
   });
   // A reader who is not signed in sees roles, and filters by role: a name in the URL must not
   // tell them whether that account acted.
   const names = await readerSeesNames();
   const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
-  const read = readScreen((ctx) => loadAudit({ ...ctx, names, actor, action: p.action || null, before: p.before ?? null }));
+  const read = readAudit({ names, actor, action: p.action || null, before: p.before ?? null, source: p.source || null });
   if (!read.ok) return <JournalProblem error={read.error} />;
   const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();
   if (actor) next.set("actor", actor);
   if (p.action) next.set("action", p.action);
+  if (p.source) next.set("source", p.source);
+  const chains = "chains" in view ? view.chains : undefined;
   if (view.nextBefore) next.set("before", String(view.nextBefore));
   return (
     <div className="space-y-4">
@@ -49,6 +52,26 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         </code>
         . Verify it against the heads the console published outside the journal with <code>npm run audit -- verify --expect-head</code>.
       </p>
+      {chains && (
+        // Several journals: each keeps its own chain, in the journal its actions changed.
+        <ul className="space-y-1 text-sm" aria-label="Audit chains, one per journal">
+          {chains.map((c) => (
+            <li key={c.name} data-testid="audit-chain" data-source={c.name}>
+              <Link href={`/audit?source=${encodeURIComponent(c.name)}`} className="font-semibold underline">
+                {c.name}
+              </Link>
+              :{" "}
+              {c.head ? (
+                <>
+                  {c.head.entries} entries, head <code className="font-mono text-xs [overflow-wrap:anywhere]">{c.head.hash}</code>
+                </>
+              ) : (
+                <span role="alert">cannot be read: {c.problem?.message}</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
       <form className="flex flex-wrap items-end gap-3 text-sm" method="get">
         <div className="flex flex-col">
           <label htmlFor="audit-actor">Actor</label>
@@ -77,6 +100,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             ))}
           </select>
         </div>
+        {p.source && <input type="hidden" name="source" value={p.source} />}
         <button type="submit" className="rounded bg-slate-800 px-3 py-1.5 font-semibold text-white dark:bg-slate-600">
           Filter
         </button>
@@ -89,7 +113,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         <ol className="space-y-2" aria-label="Audit entries">
           {view.entries.map((e) => (
             <li
-              key={e.id}
+              key={`${"source" in e ? e.source : ""}#${e.id}`}
               data-testid="audit-entry"
               data-outcome={e.outcome}
               className={`rounded border p-3 text-sm ${e.outcome === "refused" ? "border-amber-600" : "border-slate-300 dark:border-slate-700"}`}
@@ -99,6 +123,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 <span className={e.outcome === "refused" ? "text-amber-800 dark:text-amber-300" : undefined}>{e.outcome}</span>
               </p>
               <p>
+                {"source" in e && e.source && <span className="font-semibold">{e.source} </span>}
                 <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> ·{" "}
                 <code className="font-mono text-xs">{visibleText(e.action)}</code> ·{" "}
                 <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code> ·{" "}

@@ -8,8 +8,7 @@ import { NoBots } from "@/components/bot/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { parseBreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/query-options/breakers";
-import { readScreen } from "@/lib/queries/read";
-import { loadBreakerBoard } from "@/lib/queries/screens";
+import { readBreakerBoard } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { CanActProvider } from "@/components/auth/can-act";
 import { canAct, getActor } from "@/lib/auth/session";
@@ -34,7 +33,7 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   }
   const { view } = parsed;
   const names = await readerSeesNames();
-  const read = readScreen((ctx) => loadBreakerBoard({ ...ctx, names, bot: view.bot, before: view.before }));
+  const read = readBreakerBoard({ names, bot: view.bot, before: view.before });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -7,8 +7,7 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
-import { readScreen } from "@/lib/queries/read";
-import { loadDoubtfulOrders } from "@/lib/queries/screens";
+import { readDoubtfulOrders } from "@/lib/queries/screens";
 
 export const metadata: Metadata = { title: "Doubtful orders · driftwatch" };
 
@@ -17,7 +16,7 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   const raw = (await searchParams).bot;
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, BOT_ID_MAX) : null;
   const names = await readerSeesNames();
-  const read = readScreen((ctx) => loadDoubtfulOrders({ ...ctx, names, botId: bot }));
+  const read = readDoubtfulOrders({ names, botId: bot });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -20,7 +20,7 @@ import {
 } from "@/lib/url-state/incidents";
 import { IncidentList } from "@/components/incidents/incident-list";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
-import { readScreen } from "@/lib/queries/read";
+import { readFirstJournal } from "@/lib/queries/read";
 import { loadIncidentBots, loadIncidentList, loadIncidentWindow } from "@/lib/queries/screens";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
@@ -57,7 +57,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     const raw = params.bot;
     const bot = (Array.isArray(raw) ? raw[0] : raw)?.slice(0, BOT_ID_MAX) || null;
     const names = await readerSeesNames();
-    const list = readScreen((ctx) => loadIncidentList({ ...ctx, names, bot }));
+    const list = readFirstJournal((ctx) => loadIncidentList({ ...ctx, names, bot }));
     if (!list.ok) return <JournalUnavailable error={list.error} />;
     return (
       <>
@@ -67,7 +67,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     );
   }
   const query = parseIncidentQuery(params);
-  const read = readScreen(loadIncidentBots);
+  const read = readFirstJournal(loadIncidentBots);
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
@@ -99,7 +99,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
   const names = await readerSeesNames();
-  const found = readScreen((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
+  const found = readFirstJournal((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
   if (!found.ok) {
     return <JournalUnavailable error={found.error} />;
   }

@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
+import { SourceProblems } from "@/components/journal/source-problems";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useHydrated } from "@/components/live/use-hydrated";
@@ -55,6 +56,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
           </>
         )}
       </p>
+      <SourceProblems sources={data?.sources} />
       <AlarmBanner title="These breakers may be out of date" causes={causes} fix="Until this clears, treat every bot as possibly halted." />
       {data && (
         <div className="grid gap-8 lg:grid-cols-2">

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
+import { SourceProblems } from "@/components/journal/source-problems";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useHydrated } from "@/components/live/use-hydrated";
@@ -68,6 +69,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
           ))}
         </ul>
       )}
+      <SourceProblems sources={data?.sources} />
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : shown.length === 0 ? (
         <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">

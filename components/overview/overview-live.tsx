@@ -6,6 +6,7 @@ import { useState } from "react";
 import { BotCard } from "@/components/bot/bot-card";
 import { CanActProvider } from "@/components/auth/can-act";
 import { JournalProblem } from "@/components/journal/journal-problem";
+import { SourceProblems } from "@/components/journal/source-problems";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -103,6 +104,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
           .
         </p>
       )}
+      <SourceProblems sources={data.sources} />
       <AlarmBanner
         title={error ? liveFailureTitle(error) : "Not everything here is current"}
         causes={causes}

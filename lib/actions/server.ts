@@ -13,7 +13,7 @@ import { AlertmanagerClient } from "../alerting/alertmanager";
 import type { ClearedSilences, SilenceDeps } from "../alerting/silences";
 import { authContext } from "../auth/context";
 import { getActor } from "../auth/session";
-import { assertJournalFile, getJournal, getWriteConnection } from "../db/console";
+import { consoleSources } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
 import { clientAddress } from "../http/client-address";
@@ -24,6 +24,7 @@ import { haltBotSpec } from "./halt-bot";
 import { correctBookSpec, type BookCorrected } from "./correct-book";
 import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
+import { actionSource } from "./target";
 import type { ActionResult } from "./result";
 import type { OrderState } from "../journal/contract";
 import type { z } from "zod";
@@ -64,14 +65,18 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   // Nobody may act before an operator is known: the journal is not even opened for them.
   const away = turnAwayNonOperator(spec.action, user, raw, { client });
   if (away) return away;
+  // The action goes to the journal of the bot (or the order) it names, its audit entry with it.
+  const target = actionSource(consoleSources(), raw);
+  if (!target.ok) return refuseUnavailableJournal(spec.action, user, target.error);
+  const source = target.source;
   // A locked, lost or damaged journal is known before writing: refuse at once rather than wait
   // out the write lock's timeout with the whole server frozen.
-  const journal = getJournal();
+  const journal = source.journal.get();
   if (!journal.ok) return refuseUnavailableJournal(spec.action, user, journal.error);
   let db;
   let auditKey;
   try {
-    db = getWriteConnection();
+    db = source.journal.writeConnection();
     // An unreadable or unsafe key file: a refusal that says why, not an error page.
     auditKey = consoleAuditKey();
   } catch (error) {
@@ -82,25 +87,31 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
       message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.`,
     };
   }
-  return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited: publishConsoleAuditHead }, raw);
+  const assertJournalFile = () => source.journal.assertSameFile();
+  const onAudited = (head: Parameters<typeof publishConsoleAuditHead>[0]) => publishConsoleAuditHead(head, source.file);
+  return runGuarded(spec, { db, user, assertJournalFile, client, auditKey, onAudited }, raw);
 }
 
-/** With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those silences. */
-const silenceDeps = (): SilenceDeps | null => {
+/**
+ * With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those
+ * silences. Kept per journal: the silences of the journal the form's bot is in.
+ */
+const silenceDeps = (form: FormData): SilenceDeps | null => {
   const c = env();
-  return c.alertmanagerUrl
-    ? { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile: c.journalPath, publicUrl: c.publicUrl }
-    : null;
+  if (!c.alertmanagerUrl) return null;
+  const target = form instanceof FormData ? actionSource(consoleSources(), formDataToObject(form)) : null;
+  const journalFile = target?.ok ? target.source.file : c.journalPath;
+  return { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile, publicUrl: c.publicUrl };
 };
 
-const clearDeps = () => {
+const clearDeps = (form: FormData) => {
   const c = env();
   return {
     heartbeatStaleMs: c.heartbeatStaleMs,
     doubtfulGraceMs: c.doubtfulGraceMs,
     twoPersonClear: c.twoPersonClear,
     twoPersonWindowMs: c.twoPersonWindowMs,
-    silences: silenceDeps(),
+    silences: silenceDeps(form),
   };
 };
 
@@ -108,7 +119,9 @@ export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderSt
   const c = env();
   const lookup = c.venue ? new VenueGatewayClient(c.venue.url, c.venue.token) : null;
   const reader = () => {
-    const j = getJournal();
+    const raw = form instanceof FormData ? form.get("clientOrderId") : null;
+    const place = consoleSources().placeOrder(typeof raw === "string" ? raw : "");
+    const j = (place.kind === "found" || place.kind === "unavailable" ? place.source : consoleSources().sources[0]!).journal.get();
     if (!j.ok) throw j.error;
     return j.db;
   };
@@ -120,7 +133,7 @@ export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderSt
 }
 
 export async function acknowledgeDriftAction(_prev: ActionResult<Acknowledged> | null, form: FormData) {
-  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps() }), form);
+  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps(form) }), form);
 }
 
 export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
@@ -128,11 +141,11 @@ export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresA
 }
 
 export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, form: FormData) {
-  return run(clearHaltSpec(clearDeps()), form);
+  return run(clearHaltSpec(clearDeps(form)), form);
 }
 
 export async function approveClearAction(_prev: ActionResult<{ cleared: true; silences?: ClearedSilences }> | null, form: FormData) {
-  return run(approveClearSpec(clearDeps()), form);
+  return run(approveClearSpec(clearDeps(form)), form);
 }
 
 export async function haltBotAction(_prev: ActionResult<{ version: number }> | null, form: FormData) {

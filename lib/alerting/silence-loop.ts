@@ -6,7 +6,7 @@ import "server-only";
  * instrumentation.ts, and only when DRIFTWATCH_ALERTMANAGER_URL is set.
  */
 import { authContext } from "../auth/context";
-import { getJournal } from "../db/console";
+import { consoleSources } from "../db/console";
 import { env } from "../env";
 import { AlertmanagerClient } from "./alertmanager";
 import { sweepSilences } from "./silences";
@@ -37,10 +37,13 @@ export function startSilenceLoop(): void {
     if (running) return;
     running = true;
     try {
-      const journal = getJournal();
-      if (!journal.ok) return; // every page already says why; the silences wait for the journal
-      const ended = await sweepSilences({ client, accounts: authContext().db, journalFile: env().journalPath, journal: journal.db.$client, now: new Date() });
-      for (const e of ended) if (e.ok) console.log(`driftwatch: expired Alertmanager silence ${e.silenceId}: ${e.why}`);
+      // Each journal's silences against that journal; one that cannot be read waits (its pages say why).
+      for (const source of consoleSources().sources) {
+        const journal = source.journal.get();
+        if (!journal.ok) continue;
+        const ended = await sweepSilences({ client, accounts: authContext().db, journalFile: source.file, journal: journal.db.$client, now: new Date() });
+        for (const e of ended) if (e.ok) console.log(`driftwatch: expired Alertmanager silence ${e.silenceId}: ${e.why}`);
+      }
       holder.__driftwatchSilenceLoopLogged = undefined;
     } catch (error) {
       logOnce(`driftwatch: the watch over Alertmanager silences failed; retrying every ${SWEEP_MS / 1000} s: ${(error as Error).message}`);

@@ -17,8 +17,10 @@ import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { env } from "../env";
+import type { JournalSourceConfig } from "../journal-sources";
 import { JournalError, READ_BUSY_TIMEOUT_MS, journalFault, lockedError, openJournalReader, openJournalWriter, type JournalInfo } from "./journal-file";
 import * as schema from "./schema";
+import { statement } from "./statements";
 
 /**
  * The one handle every read takes: drizzle over the journal, with the better-sqlite3 connection
@@ -271,32 +273,135 @@ export class JournalSource {
   }
 }
 
-// One source per server process; kept on globalThis so dev-mode reloads do not leak connections.
-const holder = globalThis as unknown as { __driftwatchJournal?: JournalSource };
-
-/** The configured journal's source, shared by every page, route and the live watcher (lib/live). */
-export function consoleJournal(): JournalSource {
-  const file = env().journalPath;
-  if (holder.__driftwatchJournal?.file !== file) {
-    holder.__driftwatchJournal?.close();
-    holder.__driftwatchJournal = new JournalSource(file);
-  }
-  return holder.__driftwatchJournal;
+/** One configured journal as the console holds it: its name, where it is, and its connections. */
+export interface ConsoleSource {
+  name: string;
+  kind: JournalSourceConfig["kind"];
+  file: string;
+  journal: JournalSource;
 }
 
-export function getJournal(): JournalHandle {
-  return consoleJournal().get();
+/** Where a bot (or an order's bot) lives, as far as the readable sources tell. */
+export type BotPlace =
+  | { kind: "found"; source: ConsoleSource }
+  /** No readable source has it, and this one, which cannot be read now, had it when last read. */
+  | { kind: "unavailable"; source: ConsoleSource; error: JournalError }
+  /** Two sources have it: the console cannot tell which one an action is for. */
+  | { kind: "clash"; sources: [ConsoleSource, ConsoleSource] }
+  | { kind: "none" };
+
+export const clashMessage = (botId: string, a: Pick<ConsoleSource, "name" | "file">, b: Pick<ConsoleSource, "name" | "file">) =>
+  `bot ${botId} is in two journals: source ${a.name} (${a.file}) and source ${b.name} (${b.file}). Bot ids must be unique across the console's journals: rename one bot, or read its journal from another console`;
+
+/** A bot id two journals hold, as the unavailable view shows it. */
+export function clashError(botId: string, [a, b]: [ConsoleSource, ConsoleSource]): JournalError {
+  return new JournalError(
+    "bot_clash",
+    b.file,
+    clashMessage(botId, a, b),
+    `rename the bot in one of them (${a.name} or ${b.name}), or read one journal from another console`,
+  );
 }
+
+const BOT_IN_JOURNAL_SQL = `SELECT 1 FROM bots WHERE bot_id = ? UNION ALL SELECT 1 FROM breakers WHERE bot_id = ? LIMIT 1`;
+const ORDER_BOT_SQL = `SELECT bot_id FROM orders WHERE client_order_id = ?`;
 
 /**
- * The write connection, for the action guard (which opens its own BEGIN IMMEDIATE transactions).
- * Throws JournalError when the journal cannot be opened for writing.
+ * The journals of one console, in the configured order, each standing alone: one that cannot be
+ * read leaves the others served. Remembers the bots each source last showed, so that a source
+ * that goes away can still name the bots it takes with it (as UNKNOWN), and a bot page or an
+ * action can say which journal it waits for.
  */
-export function getWriteConnection(): Database.Database {
-  return consoleJournal().writeConnection();
+export class SourceSet {
+  private readonly lastBots = new Map<string, string[]>();
+
+  constructor(readonly sources: ConsoleSource[]) {
+    if (sources.length === 0) throw new Error("a console reads at least one journal");
+  }
+
+  /** A set of the one source given (a test's journal, a watcher made for one file). */
+  static of(journal: JournalSource, name = "journal"): SourceSet {
+    return new SourceSet([{ name, kind: "sqlite", file: journal.file, journal }]);
+  }
+
+  get several(): boolean {
+    return this.sources.length > 1;
+  }
+
+  /** What the source showed last: its bot ids. Called by every read that lists them. */
+  rememberBots(source: string, botIds: string[]): void {
+    this.lastBots.set(source, botIds);
+  }
+
+  knownBots(source: string): string[] {
+    return this.lastBots.get(source) ?? [];
+  }
+
+  /** The source of a bot id: one small indexed query per source. */
+  placeBot(botId: string): BotPlace {
+    return this.place(
+      (s, db) => statement(db, BOT_IN_JOURNAL_SQL).get(botId, botId) !== undefined,
+      (s) => this.knownBots(s.name).includes(botId),
+    );
+  }
+
+  /** The source of an order, by its client order id (unique in a journal). */
+  placeOrder(clientOrderId: string): BotPlace {
+    return this.place(
+      (s, db) => statement(db, ORDER_BOT_SQL).get(clientOrderId) !== undefined,
+      () => false,
+    );
+  }
+
+  private place(has: (s: ConsoleSource, db: JournalDb) => boolean, hadIt: (s: ConsoleSource) => boolean): BotPlace {
+    if (!this.several) return { kind: "found", source: this.sources[0]! };
+    const found: ConsoleSource[] = [];
+    const failed: { source: ConsoleSource; error: JournalError }[] = [];
+    for (const source of this.sources) {
+      const read = source.journal.read((j) => has(source, j.db));
+      if (!read.ok) failed.push({ source, error: read.error });
+      else if (read.data) found.push(source);
+    }
+    if (found.length >= 2) return { kind: "clash", sources: [found[0]!, found[1]!] };
+    if (found.length === 1) return { kind: "found", source: found[0]! };
+    const away = failed.find((f) => hadIt(f.source)) ?? (failed.length === this.sources.length ? failed[0] : undefined);
+    return away ? { kind: "unavailable", ...away } : { kind: "none" };
+  }
+
+  /** Bot ids two sources both have, from what each showed last (the startup check and the merged screens). */
+  clashes(): string[] {
+    const seen = new Map<string, ConsoleSource>();
+    const out: string[] = [];
+    for (const source of this.sources) {
+      for (const botId of this.knownBots(source.name)) {
+        const other = seen.get(botId);
+        if (other) out.push(clashMessage(botId, other, source));
+        else seen.set(botId, source);
+      }
+    }
+    return out;
+  }
+
+  close(): void {
+    for (const s of this.sources) s.journal.close();
+  }
 }
 
-/** Throws JournalError when the journal file was deleted, moved or replaced since it was opened. */
-export function assertJournalFile(): void {
-  consoleJournal().assertSameFile();
+// One set of sources per server process; kept on globalThis so dev-mode reloads do not leak connections.
+const holder = globalThis as unknown as { __driftwatchSources?: { key: string; set: SourceSet } };
+
+/** The configured journals, shared by every page, route, action and the live watcher (lib/live). */
+export function consoleSources(): SourceSet {
+  const journals = env().journals;
+  const key = JSON.stringify(journals);
+  if (holder.__driftwatchSources?.key !== key) {
+    holder.__driftwatchSources?.set.close();
+    holder.__driftwatchSources = { key, set: new SourceSet(journals.map((j) => ({ ...j, journal: new JournalSource(j.file) }))) };
+  }
+  return holder.__driftwatchSources.set;
+}
+
+/** The first configured journal: the one journal of a single-journal console. */
+export function consoleJournal(): JournalSource {
+  return consoleSources().sources[0]!.journal;
 }

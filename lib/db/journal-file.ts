@@ -33,7 +33,9 @@ export type JournalProblemCode =
   /** Another process holds a lock that keeps even readers out. */
   | "locked"
   /** SQLite found damaged pages. */
-  | "corrupt";
+  | "corrupt"
+  /** With several journals: the bot id is in two of them, so the console cannot tell which is meant. */
+  | "bot_clash";
 
 /** One line that names the file, what is wrong and the fix. Shown as is, on a terminal or a page. */
 export class JournalError extends Error {

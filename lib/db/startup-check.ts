@@ -1,11 +1,22 @@
 import "server-only";
-import { env, EnvError } from "../env";
+import { env, EnvError, type Env } from "../env";
+import { clashMessage } from "./console";
 import { JournalError, openJournalReader, READ_BUSY_TIMEOUT_MS } from "./journal-file";
 
+/** Bot ids two journals both hold: the console cannot tell which one an action is for. */
+export class BotClashError extends Error {
+  override name = "BotClashError";
+}
+
+/**
+ * Says on the command line, one line per journal, what each is and what is wrong with it. A
+ * journal that cannot be read is no reason to stop: every page says the same and it is picked up
+ * once fixed. A bot id in two journals is: it throws BotClashError naming both sources.
+ */
 export function checkJournalAtStart(): void {
-  let file: string;
+  let journals: Env["journals"];
   try {
-    file = env().journalPath;
+    journals = env().journals;
   } catch (error) {
     if (error instanceof EnvError) {
       console.error(`driftwatch: ${error.message}`);
@@ -13,13 +24,42 @@ export function checkJournalAtStart(): void {
     }
     throw error;
   }
+  const owner = new Map<string, (typeof journals)[number]>();
+  const clashes: string[] = [];
+  for (const source of journals) {
+    const label = journals.length > 1 ? `source ${source.name}: ` : "";
+    try {
+      // Like every read of the console: a locked journal is reported at once, not waited for.
+      const { db, info } = openJournalReader(source.file, { busyTimeoutMs: READ_BUSY_TIMEOUT_MS });
+      try {
+        console.log(`driftwatch: ${label}reading journal ${info.file} (schema version ${info.schemaVersion}, ${info.journalMode})`);
+        if (journals.length > 1) {
+          const ids = db.prepare(`SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers`).pluck().all() as string[];
+          for (const id of ids) {
+            const other = owner.get(id);
+            if (other) clashes.push(clashMessage(id, other, source));
+            else owner.set(id, source);
+          }
+        }
+      } finally {
+        db.close();
+      }
+    } catch (error) {
+      if (error instanceof JournalError) console.error(`driftwatch: ${label}${error.message}`);
+      else console.error(`driftwatch: ${label}journal ${source.file} cannot be opened: ${(error as Error).message}`);
+    }
+  }
+  if (clashes.length > 0) throw new BotClashError(`driftwatch configuration is invalid: ${clashes.join("; ")}`);
+}
+
+/** The server's start: checkJournalAtStart, and the process stopped on a bot id in two journals. */
+export function checkJournalsOrStop(): void {
   try {
-    // Like every read of the console: a locked journal is reported at once, not waited for.
-    const { db, info } = openJournalReader(file, { busyTimeoutMs: READ_BUSY_TIMEOUT_MS });
-    db.close();
-    console.log(`driftwatch: reading journal ${info.file} (schema version ${info.schemaVersion}, ${info.journalMode})`);
+    checkJournalAtStart();
   } catch (error) {
-    if (error instanceof JournalError) console.error(`driftwatch: ${error.message}`);
-    else console.error(`driftwatch: journal ${file} cannot be opened: ${(error as Error).message}`);
+    // No action could be routed safely, so do not serve at all.
+    if (!(error instanceof BotClashError)) throw error;
+    console.error(`driftwatch: ${error.message}`);
+    process.exit(1);
   }
 }

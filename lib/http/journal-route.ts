@@ -2,7 +2,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import { getActor } from "../auth/session";
 import type { JournalError } from "../db/journal-file";
-import { readScreen, type ReadContext } from "../queries/read";
+import { readBotScreen, readScreen, type ReadContext, type ScreenRead } from "../queries/read";
 import type { ApiResult } from "./api-result";
 import { journalProblemFor } from "./journal-problem";
 
@@ -14,30 +14,44 @@ export function badRequest(message: string): NextResponse<ApiResult<never>> {
 }
 
 /**
- * A GET route over the journal: 200 with the data, 503 with the one-line reason when the journal
- * cannot be read (before or during the read), 500 with a plain message (never a stack) for anything else.
- * `read` is the screen's loader (lib/queries/screens.ts), the same one its page calls.
+ * A GET route over a bot's screen: 200 with the data, 503 with the one-line reason when the bot's
+ * journal cannot be read (before or during the read), 500 with a plain message (never a stack) for
+ * anything else. `read` is the screen's loader (lib/queries/screens.ts), the same one its page
+ * calls, run on the journal that holds the bot (lib/queries/read.ts readBotScreen).
  */
-export async function journalJson<T>(read: (ctx: ReadContext) => T): Promise<NextResponse<ApiResult<T>>> {
-  return journalResponse((ctx) => NextResponse.json({ ok: true as const, data: read(ctx) }, { headers: noStore }));
+export async function botJson<T>(botId: string, read: (ctx: ReadContext) => T): Promise<NextResponse<ApiResult<T>>> {
+  return screenJson(() => readBotScreen(botId, read));
+}
+
+/** botJson for a screen read by its own reader (a fleet screen merged over every journal, lib/queries/screens.ts). */
+export async function screenJson<T>(read: () => ScreenRead<T>): Promise<NextResponse<ApiResult<T>>> {
+  return answer(read, (data) => NextResponse.json({ ok: true as const, data }, { headers: noStore }), "read");
 }
 
 /**
- * journalJson for a route that shapes its own answer (a download): `respond` builds it from the
- * journal, with the same 503 and 500 as journalJson. `what` names the read in the server's log.
+ * botJson for a route that shapes its own answer (a download): `respond` builds it from the
+ * journal, with the same 503 and 500 as botJson. `what` names the read in the server's log.
  */
 export async function journalResponse<R extends Response>(respond: (ctx: ReadContext) => R, what = "read"): Promise<R | NextResponse<ApiResult<never>>> {
-  let read;
+  return answer(
+    () => readScreen(respond),
+    (r) => r,
+    what,
+  );
+}
+
+async function answer<T, R extends Response>(read: () => ScreenRead<T>, respond: (data: T) => R, what: string): Promise<R | NextResponse<ApiResult<never>>> {
+  let result;
   try {
-    read = readScreen(respond);
+    result = read();
   } catch (error) {
     console.error(`driftwatch: ${what} failed:`, error);
     const message = `the journal could not be read: ${(error as Error).message}`;
     return NextResponse.json({ ok: false as const, error: { code: "read_failed", message } }, { status: 500, headers: noStore });
   }
   // A lock, damage or a lost file, met at the open or halfway through the read: the same 503.
-  if (!read.ok) return journalUnavailable(read.error);
-  return read.data;
+  if (!result.ok) return journalUnavailable(result.error);
+  return respond(result.data);
 }
 
 /** The 503 of a journal that cannot be read; the full path only to a signed-in reader. */

@@ -1,23 +1,25 @@
 import "server-only";
 /**
- * A live view read with the same loader its JSON route calls (lib/queries/screens.ts), so the
- * stream and the poll can never disagree on what a screen shows or whose names a reader sees.
+ * A live view read with the same reader its JSON route calls (lib/queries/screens.ts), so the
+ * stream and the poll can never disagree on what a screen shows, from which journals, or whose
+ * names a reader sees.
  */
-import type { ReadContext } from "../queries/read";
-import { loadBotClear, loadBreakerBoard, loadDoubtfulOrders, loadOverview, loadSymbolState } from "../queries/screens";
+import type { SourceSet } from "../db/console";
+import type { ScreenRead } from "../queries/read";
+import { readBotClear, readBreakerBoard, readDoubtfulOrders, readOverview, readSymbolState } from "../queries/screens";
 import type { LiveView } from "./view-names";
 
-export function readLiveView(view: LiveView, ctx: ReadContext & { names: boolean }): unknown {
+export function readLiveView(view: LiveView, names: boolean, set: SourceSet): ScreenRead<unknown> {
   switch (view.kind) {
     case "overview":
-      return loadOverview(ctx);
+      return readOverview({ names, set });
     case "doubtful":
-      return loadDoubtfulOrders({ ...ctx, botId: view.botId });
+      return readDoubtfulOrders({ names, botId: view.botId, set });
     case "breakers":
-      return loadBreakerBoard({ ...ctx, bot: view.botId, before: view.before });
+      return readBreakerBoard({ names, bot: view.botId, before: view.before, set });
     case "bot-clear":
-      return loadBotClear({ ...ctx, botId: view.botId });
+      return readBotClear({ names, botId: view.botId, set });
     case "symbol":
-      return loadSymbolState({ ...ctx, botId: view.botId, symbol: view.symbol, ordersLimit: view.ordersLimit });
+      return readSymbolState({ names, botId: view.botId, symbol: view.symbol, ordersLimit: view.ordersLimit, set });
   }
 }

@@ -25,11 +25,15 @@ import "server-only";
  *
  * Failing: a journal that cannot be read (missing, gone, replaced by a bad file, locked, damaged)
  * is sent on every subscribed view as the error its JSON route answers, masked for the reader.
+ *
+ * Several journals: the watcher of a console that reads several looks at each of them on every
+ * tick (its stat, pragma and data_version), and re-reads the views when any of them changed, came
+ * back or failed; the views themselves merge the journals (lib/queries/fleet.ts), so one journal's
+ * failure is its banner and its bots UNKNOWN on the merged views, while the others stay live.
  */
 import type { JournalError } from "../db/journal-file";
-import { consoleJournal, type JournalSource } from "../db/console";
+import { consoleSources, SourceSet, type JournalSource } from "../db/console";
 import { journalProblemFor } from "../http/journal-problem";
-import { readScreen } from "../queries/read";
 import { readLiveView } from "./read-view";
 import type { LiveView } from "./view-names";
 
@@ -83,8 +87,9 @@ export class JournalWatcher {
   private readonly entries = new Map<string, Entry>();
   private readonly subscribers = new Set<LiveSubscriber>();
   private timer: ReturnType<typeof setInterval> | null = null;
-  private connection: unknown = null;
-  private version: unknown = null;
+  /** Per journal: the read connection seen at the last read (null: none), and its data_version or failure. */
+  private connections: unknown[] = [];
+  private version: string | null = null;
   private failing = true;
   private readAt = 0;
   private pingedAt = 0;
@@ -96,10 +101,13 @@ export class JournalWatcher {
   reads = 0;
   private readonly opts: Required<WatcherOptions>;
 
-  constructor(
-    readonly source: JournalSource,
-    opts: WatcherOptions = {},
-  ) {
+  /** The journals it watches: the one given, or the console's set. */
+  readonly sources: SourceSet;
+
+  constructor(source: JournalSource | SourceSet, opts: WatcherOptions = {}) {
+    // Not instanceof: Next bundles route modules apart, so the console's set (on globalThis) may
+    // come from another bundle's copy of the class.
+    this.sources = "sources" in source ? source : SourceSet.of(source);
     this.opts = { tickMs: TICK_MS, pingMs: PING_MS, recheckMs: RECHECK_MS, now: () => Date.now(), ...opts };
   }
 
@@ -188,30 +196,43 @@ export class JournalWatcher {
    */
   private check(entries: Entry[]): void {
     const now = this.opts.now();
-    const handle = this.source.get();
-    if (!handle.ok) {
+    const connections: unknown[] = [];
+    const failures: JournalError[] = [];
+    let version = "";
+    for (const [i, { journal }] of this.sources.sources.entries()) {
+      const handle = journal.get();
+      if (!handle.ok) {
+        failures.push(handle.error);
+        connections.push(null);
+        version += `!${handle.error.code};`;
+        continue;
+      }
+      try {
+        version += `${String(handle.db.$client.pragma("data_version", { simple: true }))};`;
+        connections.push(handle.db);
+      } catch (error) {
+        const fault = journal.classify(error);
+        if (!fault) throw error;
+        failures.push(fault);
+        // A failure on a connection that stays open: keep it, so its return is no new connection.
+        connections.push(this.connections[i] ?? null);
+        version += `!${fault.code};`;
+      }
+    }
+    if (failures.length === this.sources.sources.length) {
       this.failing = true;
-      this.connection = null;
-      for (const entry of entries) this.publish(entry, this.journalFailure(entry, handle.error));
+      this.connections = connections;
+      for (const entry of entries) this.publish(entry, this.journalFailure(entry, failures[0]!));
       return;
     }
-    let version: unknown;
-    try {
-      version = handle.db.$client.pragma("data_version", { simple: true });
-    } catch (error) {
-      const fault = this.source.classify(error);
-      if (!fault) throw error;
-      this.failing = true;
-      for (const entry of entries) this.publish(entry, this.journalFailure(entry, fault));
-      return;
-    }
-    const changed = this.failing || handle.db !== this.connection || version !== this.version || now - this.readAt >= this.opts.recheckMs;
+    const moved = connections.some((c, i) => c !== null && c !== this.connections[i]);
+    const changed = this.failing || moved || version !== this.version || now - this.readAt >= this.opts.recheckMs;
     const fresh = entries.filter((e) => e.frame === null);
     const toRead = changed ? entries : fresh;
     if (toRead.length === 0) return;
     if (changed) {
       this.failing = false;
-      this.connection = handle.db;
+      this.connections = connections;
       this.version = version;
       this.readAt = now;
     }
@@ -222,7 +243,7 @@ export class JournalWatcher {
     this.reads++;
     let read;
     try {
-      read = readScreen((ctx) => readLiveView(entry.view, { ...ctx, names: entry.names }), this.source);
+      read = readLiveView(entry.view, entry.names, this.sources);
     } catch (error) {
       // The JSON route's 500 (lib/http/journal-route.ts), word for word.
       console.error(`driftwatch: live view ${entry.name} failed:`, error);
@@ -260,11 +281,11 @@ export class JournalWatcher {
 
 // One watcher per journal per server process; on globalThis so that Next's dev reloads and its
 // separately bundled route modules share it rather than each starting its own.
-const holder = globalThis as unknown as { __driftwatchWatchers?: Map<JournalSource, JournalWatcher> };
+const holder = globalThis as unknown as { __driftwatchWatchers?: Map<SourceSet, JournalWatcher> };
 
-/** The watcher of the configured journal (lib/db/console.ts), made on first use. */
+/** The watcher of the configured journals (lib/db/console.ts), made on first use. */
 export function consoleWatcher(): JournalWatcher {
-  const source = consoleJournal();
+  const source = consoleSources();
   holder.__driftwatchWatchers ??= new Map();
   let watcher = holder.__driftwatchWatchers.get(source);
   if (!watcher) {

@@ -1,4 +1,5 @@
 import "server-only";
+import type { SourceHealth } from "./fleet";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import type { BreakerEventRow } from "../db/schema";
@@ -74,6 +75,8 @@ export interface BreakerBoard {
   pageSize: number;
   /** The page starts below this event id (one bot's older events); null for the newest. */
   before: number | null;
+  /** Each journal's state, when the console reads several (lib/queries/fleet.ts). */
+  sources?: SourceHealth[];
 }
 
 type EventRow = Pick<BreakerEventRow, "id" | "at" | "kind" | "reason" | "actor" | "reconciliationId"> & {

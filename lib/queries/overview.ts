@@ -8,6 +8,7 @@ import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
 import { markOfLine } from "./last-mark";
 import type { DriftExplainedBy } from "./drift-explained";
+import type { SourceHealth } from "./fleet";
 
 export interface OverviewLine {
   botId: string;
@@ -44,6 +45,8 @@ export interface OverviewBot extends BotSummary {
   newestDoubtful: { clientOrderId: string; symbol: string }[];
   symbolsInDrift: number;
   unknownPositions: number;
+  /** The journal it comes from, when the console reads several (lib/queries/fleet.ts). */
+  source?: string;
 }
 
 export interface Overview {
@@ -52,6 +55,8 @@ export interface Overview {
   lines: OverviewLine[];
   /** Why nothing may look healthy right now, one sentence each; empty when all is fresh. */
   alarms: string[];
+  /** Each journal's state, when the console reads several (lib/queries/fleet.ts). */
+  sources?: SourceHealth[];
 }
 
 const DOUBTFUL_COUNT_SQL = `

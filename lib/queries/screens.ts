@@ -16,7 +16,9 @@ import { DoubtfulSizes } from "./drift-explained";
 import { getIncidentStory, listIncidents } from "./incident-story";
 import { getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
-import type { ReadContext } from "./read";
+import { consoleSources, type SourceSet } from "../db/console";
+import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
+import { readBotScreen, readFleet, readScreen, type ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
 import { getSymbolChart } from "./symbol-chart";
 
@@ -117,4 +119,76 @@ export function loadIncidentList({ db, now, names, bot }: Loader<{ bot: string |
 /** `/audit` (no polling route: the log is read on demand). */
 export function loadAudit({ db, names, actor, action, before }: Loader<{ actor: string | null; action: string | null; before: number | null }>) {
   return forReader(listAudit({ db, actor, action, before }), names);
+}
+
+/**
+ * The screens as every page, route and live view reads them: a fleet screen from every journal,
+ * merged (lib/queries/fleet.ts); a bot's screen from the bot's own journal. `set`: the configured
+ * journals unless a live watcher passes its own.
+ */
+export function readOverview({ names, set }: { names: boolean; set?: SourceSet }) {
+  return readFleet(
+    (ctx) => loadOverview({ ...ctx, names }),
+    (parts, s) => mergeOverviews(parts, s, names),
+    set,
+  );
+}
+
+export function readDoubtfulOrders({ names, botId, set }: { names: boolean; botId: string | null; set?: SourceSet }) {
+  const load = (ctx: ReadContext) => loadDoubtfulOrders({ ...ctx, names, botId });
+  return botId === null ? readFleet(load, (parts, s) => mergeDoubtful(parts, s, names), set) : readBotScreen(botId, load, set);
+}
+
+export function readBreakerBoard({ names, bot, before, set }: { names: boolean; bot: string | null; before: number | null; set?: SourceSet }) {
+  const load = (ctx: ReadContext) => loadBreakerBoard({ ...ctx, names, bot, before });
+  return bot === null ? readFleet(load, (parts, s) => mergeBreakerBoards(parts, s, names), set) : readBotScreen(bot, load, set);
+}
+
+export function readBotClear({ names, botId, set }: { names: boolean; botId: string; set?: SourceSet }) {
+  return readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }), set);
+}
+
+export function readSymbolState({
+  names,
+  botId,
+  symbol,
+  ordersLimit,
+  set,
+}: {
+  names: boolean;
+  botId: string;
+  symbol: string;
+  ordersLimit: number;
+  set?: SourceSet;
+}) {
+  return readBotScreen(botId, (ctx) => loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit }), set);
+}
+
+/**
+ * `/audit`: every journal's chain merged (its newest page each), or one journal's own chain, paged,
+ * when `source` names one of several.
+ */
+export function readAudit({
+  names,
+  actor,
+  action,
+  before,
+  source,
+  set,
+}: {
+  names: boolean;
+  actor: string | null;
+  action: string | null;
+  before: number | null;
+  source: string | null;
+  set?: SourceSet;
+}) {
+  const load = (ctx: ReadContext) => loadAudit({ ...ctx, names, actor, action, before });
+  const all = set ?? consoleSources();
+  const one = all.several ? all.sources.find((s) => s.name === source) : undefined;
+  if (one) {
+    const read = readScreen(load, one.journal);
+    return read.ok ? { ...read, data: { ...read.data, entries: read.data.entries.map((e) => ({ ...e, source: one.name })) } } : read;
+  }
+  return readFleet(load, (parts, s) => mergeAudits(parts, s, names), all);
 }

@@ -1,11 +1,13 @@
 /** The doubtful orders' query, one definition for the server's prefetch and the client's poll. */
 import { queryOptions } from "@tanstack/react-query";
 import type { DoubtfulOrder } from "../queries/doubtful";
+import type { SourceHealth } from "../queries/fleet";
 import { fetchApi } from "./fetch-api";
 import { livePolling } from "./poll";
 import { liveViewName } from "../live/view-names";
 
-export type DoubtfulList = { orders: DoubtfulOrder[]; total: number };
+/** `sources`: each journal's state, when the console reads several (lib/queries/fleet.ts). */
+export type DoubtfulList = { orders: DoubtfulOrder[]; total: number; sources?: SourceHealth[] };
 
 export const doubtfulQuery = (bot: string | null) =>
   queryOptions({

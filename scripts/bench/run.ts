@@ -24,6 +24,7 @@ import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/toke
 import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
 import { liveRows } from "./live-rows";
+import { fleetJournals } from "./fleet";
 import { pruneRows } from "./prune";
 
 const { values: args } = parseArgs({
@@ -41,6 +42,7 @@ const { values: args } = parseArgs({
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
     // "live": only the incident hour and the /api/live rows (issue 14).
     // "prune": only the retention rows (scripts/bench/prune.ts).
+    // "fleet": only the several-journals row (issue 15: 10 journals of 10 bots against one journal of the same 100).
     only: { type: "string" },
     // Open overviews (SSE streams from a load process) for the CPU and bot-write rows of /api/live.
     viewers: { type: "string", default: "100" },
@@ -49,8 +51,8 @@ const { values: args } = parseArgs({
     "hold-seconds": { type: "string", default: "60" },
   },
 });
-if (args.only !== undefined && !["flood", "live", "prune"].includes(args.only))
-  throw new Error(`--only takes "flood", "live" or "prune", not ${JSON.stringify(args.only)}`);
+if (args.only !== undefined && !["flood", "live", "prune", "fleet"].includes(args.only))
+  throw new Error(`--only takes "flood", "live", "prune" or "fleet", not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -178,6 +180,7 @@ async function main() {
   if (args.only === "flood") return floodOnly(started);
   if (args.only === "live") return liveOnly(started);
   if (args.only === "prune") return pruneOnly(started);
+  if (args.only === "fleet") return fleetOnly(started);
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -405,6 +408,41 @@ async function liveOnly(started: number) {
     say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     await server.stop();
+  }
+  finish();
+}
+
+/**
+ * `--only fleet`: the overview of a console on 10 journals of 10 bots each against one on a single
+ * journal of the same 100 bots, under 20 pollers each in turn (issue 15: p50 within 2×).
+ */
+async function fleetOnly(started: number) {
+  say("writing 10 journals of 10 bots, and one journal of the same 100");
+  const { several, one } = await fleetJournals(path.join(benchDir, "fleet"), { journals: 10, botsEach: 10 });
+  const fleet = await startBenchConsole(several.join(","));
+  const single = await startBenchConsole(one);
+  try {
+    for (const u of [`${fleet.url}/api/overview`, `${single.url}/api/overview`]) await poll([u], 4, 50, 3_000);
+    say(`overview: 20 pollers every 500 ms for ${PHASE_MS / 1000} s, on each console in turn`);
+    const fleetPoll = await poll([`${fleet.url}/api/overview`], 20, 500, PHASE_MS);
+    const singlePoll = await poll([`${single.url}/api/overview`], 20, 500, PHASE_MS);
+    const p = (r: PollResult, q: number) => quantile(r.latencies, q);
+    figures.fleet = {
+      several: { p50: p(fleetPoll, 0.5), p99: p(fleetPoll, 0.99), requests: fleetPoll.requests, errors: fleetPoll.errors },
+      one: { p50: p(singlePoll, 0.5), p99: p(singlePoll, 0.99), requests: singlePoll.requests, errors: singlePoll.errors },
+    };
+    const ratio = p(fleetPoll, 0.5) / p(singlePoll, 0.5);
+    row(
+      "overview JSON, 20 pollers, 10 journals of 10 bots against one journal of the same 100",
+      "p50 ratio ≤ 2",
+      `p50 ${ms(p(fleetPoll, 0.5))} against ${ms(p(singlePoll, 0.5))}; p99 ${ms(p(fleetPoll, 0.99))} against ${ms(p(singlePoll, 0.99))}; ${fleetPoll.errors + singlePoll.errors} errors`,
+      ratio <= 2 && fleetPoll.errors === 0 && singlePoll.errors === 0,
+      `×${ratio.toFixed(2)}`,
+    );
+    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await fleet.stop();
+    await single.stop();
   }
   finish();
 }

@@ -12,10 +12,11 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
 
 /** Each screen: its page, the routes that poll or download it, and the loader they share. */
 const SCREENS: { loader: string; page: string; routes: string[] }[] = [
-  { loader: "loadOverview", page: "app/page.tsx", routes: ["app/api/overview/route.ts"] },
+  // A screen over every journal is read through its fleet reader (readOverview…), which calls the loader per journal (checked below).
+  { loader: "readOverview", page: "app/page.tsx", routes: ["app/api/overview/route.ts"] },
   { loader: "loadBotClear", page: "app/bots/[botId]/page.tsx", routes: ["app/api/bots/[botId]/clear/route.ts"] },
-  { loader: "loadBreakerBoard", page: "app/breakers/page.tsx", routes: ["app/api/breakers/route.ts"] },
-  { loader: "loadDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
+  { loader: "readBreakerBoard", page: "app/breakers/page.tsx", routes: ["app/api/breakers/route.ts"] },
+  { loader: "readDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
   { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },
   { loader: "loadSymbolChart", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/chart/route.ts"] },
   // Its export reads the same window through loadIncidentExport, the events worded as they stream (checked below).
@@ -31,8 +32,14 @@ const NOT_SCREENS: Record<string, string> = {
   "app/api/live/route.ts": "the live stream of the screens' views: lib/live/read-view.ts reads each through its screen's loader (checked below)",
 };
 
-/** The loaders of the screens the live stream carries (lib/live/view-names.ts). */
-const LIVE_LOADERS = ["loadOverview", "loadBotClear", "loadBreakerBoard", "loadDoubtfulOrders", "loadSymbolState"];
+/** The readers of the screens the live stream carries (lib/live/view-names.ts), and the loader each calls. */
+const LIVE_READERS: Record<string, string> = {
+  readOverview: "loadOverview",
+  readBotClear: "loadBotClear",
+  readBreakerBoard: "loadBreakerBoard",
+  readDoubtfulOrders: "loadDoubtfulOrders",
+  readSymbolState: "loadSymbolState",
+};
 
 const SCREENS_MODULE = /import\s*{([^}]*)}\s*from\s*"(?:@\/lib|\.\.)\/queries\/screens"/;
 const callsLoader = (text: string, loader: string) => {
@@ -65,8 +72,13 @@ describe("one loader per screen, shared by its page and its route", () => {
     expect(screens).toMatch(/const incidentWindowWith =[\s\S]*?resolveIncidentWindow\(\{ db, now, from, to \}\)/);
   });
 
-  it("the live stream reads each view through the loader its JSON route calls", () => {
-    for (const loader of LIVE_LOADERS) expect(callsLoader(read("lib/live/read-view.ts"), loader), loader).toBe(true);
+  it("the live stream reads each view through the reader its JSON route calls, and each reader through its screen's loader", () => {
+    const screens = read("lib/queries/screens.ts");
+    for (const [reader, loader] of Object.entries(LIVE_READERS)) {
+      expect(callsLoader(read("lib/live/read-view.ts"), reader), reader).toBe(true);
+      const body = new RegExp(`export function ${reader}\\([\\s\\S]*?\\n}\\n`).exec(screens)?.[0] ?? "";
+      expect(body, `${reader} calls ${loader}`).toMatch(new RegExp(`\\b${loader}\\(`));
+    }
   });
 
   it("every JSON route is one of those screens' routes", () => {
@@ -76,6 +88,6 @@ describe("one loader per screen, shared by its page and its route", () => {
 
   it("no page or route opens the journal itself", () => {
     const direct = [...filesUnder("app", "page.tsx"), ...filesUnder("app", "route.ts")].filter((f) => /lib\/db\//.test(read(f)));
-    expect(direct, "read through readScreen (lib/queries/read) in a page, journalJson or journalResponse (lib/http) in a route").toEqual([]);
+    expect(direct, "read through readScreen (lib/queries/read) in a page, botJson, screenJson or journalResponse (lib/http) in a route").toEqual([]);
   });
 });

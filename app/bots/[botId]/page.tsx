@@ -10,7 +10,7 @@ import { canAct, getActor } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
-import { readScreen } from "@/lib/queries/read";
+import { readBotScreen } from "@/lib/queries/read";
 import { loadBotClear } from "@/lib/queries/screens";
 
 export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {
@@ -22,7 +22,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, BOT_ID_MAX);
   const names = await readerSeesNames();
-  const read = readScreen((ctx) => loadBotClear({ ...ctx, names, botId }));
+  const read = readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -10,7 +10,7 @@ import { IncidentSummary } from "@/components/incidents/incident-summary";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { UtcTime } from "@/components/ui/utc-time";
-import { readScreen } from "@/lib/queries/read";
+import { readFirstJournal } from "@/lib/queries/read";
 import { loadIncidentStory } from "@/lib/queries/screens";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentHref, incidentListHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
@@ -24,7 +24,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
   const id = parseIncidentId((await params).id);
   if (id === null) notFound();
   const names = await readerSeesNames();
-  const read = readScreen((ctx) => loadIncidentStory({ ...ctx, names, id }));
+  const read = readFirstJournal((ctx) => loadIncidentStory({ ...ctx, names, id }));
   if (!read.ok) return <JournalUnavailable error={read.error} />;
   const view = read.data;
   if (!view) notFound();

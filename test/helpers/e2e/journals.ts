@@ -42,13 +42,15 @@ export function botOnJournal(opts: { sim: SimExchange; symbols: readonly { symbo
 }
 
 /** One bot that has traded cleanly up to this moment: running, until its heartbeat stops. */
-export async function healthyJournal(): Promise<{ file: string; beat: () => void; close: () => void }> {
+export async function healthyJournal(
+  bot: { botId: string; prefix: string } = { botId: "gamma", prefix: "ga1" },
+): Promise<{ file: string; beat: () => void; close: () => void }> {
   const file = `${tempDir("e2e")}/journal.db`;
   migrateJournal(file, { migrationsDir });
   const { db } = openJournalWriter(file, { migrationsDir });
   const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
   const sim = new SimExchange({ seed: 3, symbols: SYMBOLS, startAt: new Date(Date.now() - 5 * 60_000) });
-  const writer = new JournalWriter({ db, botId: "gamma", prefix: "ga1", exchange: sim, qtyStepFor: (s) => steps.get(s), clock: () => sim.now() });
+  const writer = new JournalWriter({ db, botId: bot.botId, prefix: bot.prefix, exchange: sim, qtyStepFor: (s) => steps.get(s), clock: () => sim.now() });
   writer.register();
   await writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: sim.now().toISOString() });
   while (sim.now().getTime() < Date.now() - 1_000) {

@@ -1,6 +1,6 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
-import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { badRequest, botJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
 import { loadBotClear } from "@/lib/queries/screens";
 
@@ -8,5 +8,5 @@ export async function GET(_request: NextRequest, ctx: { params: Promise<{ botId:
   const botId = parsePathId("bot id", (await ctx.params).botId);
   if (!botId.ok) return badRequest(botId.message);
   const names = await readerSeesNames();
-  return journalJson((ctx) => loadBotClear({ ...ctx, names, botId: botId.value }));
+  return botJson(botId.value, (ctx) => loadBotClear({ ...ctx, names, botId: botId.value }));
 }

@@ -1,7 +1,7 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { z } from "zod";
-import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { badRequest, botJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
 import { loadSymbolState } from "@/lib/queries/screens";
 import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/url-state/symbol";
@@ -18,5 +18,5 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const limit = ordersParam.safeParse(req.nextUrl.searchParams.get("orders") ?? undefined);
   if (!limit.success) return badRequest(`orders must be a whole number from 1 to ${MAX_ORDERS}`);
   const names = await readerSeesNames();
-  return journalJson((ctx) => loadSymbolState({ ...ctx, names, botId: botId.value, symbol: symbol.value, ordersLimit: limit.data }));
+  return botJson(botId.value, (ctx) => loadSymbolState({ ...ctx, names, botId: botId.value, symbol: symbol.value, ordersLimit: limit.data }));
 }

@@ -1,6 +1,6 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
-import { badRequest, journalJson } from "@/lib/http/journal-route";
+import { badRequest, botJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
 import { loadSymbolChart } from "@/lib/queries/screens";
 import { parseSymbolRange } from "@/lib/url-state/symbol";
@@ -15,5 +15,5 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const parsed = parseSymbolRange(req.nextUrl.searchParams);
   if (!parsed.ok) return badRequest(parsed.message);
   const names = await readerSeesNames();
-  return journalJson((ctx) => loadSymbolChart({ ...ctx, names, botId: botId.value, symbol: symbol.value, range: parsed.range }));
+  return botJson(botId.value, (ctx) => loadSymbolChart({ ...ctx, names, botId: botId.value, symbol: symbol.value, range: parsed.range }));
 }

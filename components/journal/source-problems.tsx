@@ -1,0 +1,32 @@
+import { WrappingText } from "@/components/ui/wrapping-text";
+import type { SourceHealth } from "@/lib/queries/fleet";
+
+/**
+ * With several journals: one banner per journal that cannot be read, above the others' data. Its
+ * bots stay on the page as UNKNOWN; the banner goes once the journal reads again.
+ */
+export function SourceProblems({ sources }: { sources: readonly SourceHealth[] | undefined }) {
+  const failing = (sources ?? []).filter((s) => !s.ok && s.problem);
+  if (failing.length === 0) return null;
+  return (
+    <>
+      {failing.map((s) => (
+        <section
+          key={s.name}
+          role="alert"
+          data-testid="source-problem"
+          data-source={s.name}
+          className="rounded-lg border-2 border-red-700 bg-red-50 p-4 text-sm text-red-950 dark:bg-red-950 dark:text-red-50"
+        >
+          <h2 className="font-bold">Journal {s.name} cannot be read: its bots are UNKNOWN</h2>
+          <p className="mt-1 break-words">
+            <WrappingText text={s.problem!.message} />
+          </p>
+          <p className="mt-1">
+            <span className="font-semibold">Fix:</span> {s.problem!.fix}
+          </p>
+        </section>
+      ))}
+    </>
+  );
+}

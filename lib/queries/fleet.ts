@@ -1,0 +1,131 @@
+import "server-only";
+/**
+ * Where the screens read from several journals are merged: the one place that decides how bots,
+ * lines, orders and breakers of different journals sit together, and what a journal that cannot
+ * be read leaves on screen (its banner, and its bots as UNKNOWN: never a gap, never green). With
+ * one journal every merge returns that journal's view unchanged.
+ */
+import type { SourceSet } from "../db/console";
+import { journalProblemFor, type JournalProblemView } from "../http/journal-problem";
+import { AUDIT_PAGE, type AuditView } from "./audit";
+import type { BreakerBoard } from "./breakers";
+import type { DoubtfulOrder } from "./doubtful";
+import type { Overview, OverviewBot } from "./overview";
+import type { SourcePart } from "./read";
+
+/** One journal's state, on the screens of a console that reads several. */
+export interface SourceHealth {
+  name: string;
+  ok: boolean;
+  /** Why it cannot be read, as this reader may see it; null when it can. */
+  problem: JournalProblemView | null;
+}
+
+function health<T>(parts: SourcePart<T>[], names: boolean): SourceHealth[] {
+  return parts.map((p) => ({ name: p.source.name, ok: p.ok, problem: p.ok ? null : journalProblemFor(p.error, { signedIn: names }) }));
+}
+
+/** A bot whose journal cannot be read: it is there, and nothing about it can be vouched for. */
+function unknownBot(botId: string, source: string, problem: JournalProblemView): OverviewBot {
+  return {
+    botId,
+    source,
+    exchange: "",
+    clientIdPrefix: "",
+    status: "unknown",
+    reasons: [`its journal (source ${source}) cannot be read: ${problem.problem}`],
+    heartbeatAt: null,
+    heartbeatAgeMs: null,
+    breaker: null,
+    lastReconciliation: null,
+    doubtfulOrders: 0,
+    oldestDoubtfulAt: null,
+    newestDoubtful: [],
+    symbolsInDrift: 0,
+    unknownPositions: 0,
+  };
+}
+
+const byBot = <T extends { botId: string }>(a: T, b: T) => (a.botId < b.botId ? -1 : a.botId > b.botId ? 1 : 0);
+
+/** Bots that two readable journals both show: each a sentence for the alarms. */
+function clashAlarms(set: SourceSet): string[] {
+  return set.clashes();
+}
+
+/** The overview of every journal: bots and lines side by side, one alarm per journal that cannot be read. */
+export function mergeOverviews(parts: SourcePart<Overview>[], set: SourceSet, names: boolean): Overview {
+  for (const p of parts)
+    if (p.ok)
+      set.rememberBots(
+        p.source.name,
+        p.data.bots.map((b) => b.botId),
+      );
+  if (!set.several) return (parts[0] as { data: Overview }).data;
+  const bots: OverviewBot[] = [];
+  const lines: Overview["lines"] = [];
+  const alarms: string[] = [];
+  let readAt = "";
+  const sources = health(parts, names);
+  parts.forEach((p, i) => {
+    if (p.ok) {
+      bots.push(...p.data.bots.map((b) => ({ ...b, source: p.source.name })));
+      lines.push(...p.data.lines);
+      alarms.push(...p.data.alarms);
+      readAt = readAt > p.data.readAt ? readAt : p.data.readAt;
+      return;
+    }
+    const problem = sources[i]!.problem!;
+    alarms.push(`source ${p.source.name}: the journal cannot be read (${problem.problem}); its bots are UNKNOWN`);
+    bots.push(...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem)));
+  });
+  alarms.push(...clashAlarms(set));
+  lines.sort((a, b) => byBot(a, b) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+  return { readAt, bots: bots.sort(byBot), lines, alarms, sources };
+}
+
+/** Doubtful orders of every journal, newest update first as in one journal. */
+export function mergeDoubtful(parts: SourcePart<{ orders: DoubtfulOrder[]; total: number }>[], set: SourceSet, names: boolean) {
+  if (!set.several) return (parts[0] as { data: { orders: DoubtfulOrder[]; total: number } }).data;
+  const orders = parts.flatMap((p) => (p.ok ? p.data.orders : []));
+  orders.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+  const total = parts.reduce((n, p) => n + (p.ok ? p.data.total : 0), 0);
+  return { orders, total, sources: health(parts, names) };
+}
+
+/** The breaker board of every journal: each bot's breaker and events, bots in id order. */
+export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: SourceSet, names: boolean): BreakerBoard {
+  const first = parts.find((p) => p.ok) as { data: BreakerBoard };
+  if (!set.several) return first.data;
+  const bots = parts.flatMap((p) => (p.ok ? p.data.bots : [])).sort(byBot);
+  return { ...first.data, bots, sources: health(parts, names) };
+}
+
+/** An audit entry of a console that reads several journals: the journal whose chain holds it. */
+export type FleetAuditEntry = AuditView["entries"][number] & { source?: string };
+
+export type FleetAuditView = Omit<AuditView, "entries"> & {
+  entries: FleetAuditEntry[];
+  /** Each journal's chain, when the console reads several: its head, or why it cannot be read. */
+  chains?: (SourceHealth & { head: AuditView["head"] | null })[];
+};
+
+/**
+ * The audit pages of every journal, newest first: each journal keeps its own chain (an action is
+ * audited in the journal it changed), so the merge shows the newest page of each side by side and
+ * pages no further; one journal's page (its `source` chosen) pages down its own chain.
+ */
+export function mergeAudits(parts: SourcePart<AuditView>[], set: SourceSet, names: boolean): FleetAuditView {
+  const first = parts.find((p) => p.ok) as { data: AuditView };
+  if (!set.several) return first.data;
+  const entries = parts
+    .flatMap((p) => (p.ok ? p.data.entries.map((e) => ({ ...e, source: p.source.name })) : []))
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : a.source < b.source ? -1 : 1))
+    .slice(0, AUDIT_PAGE);
+  const union = (pick: (v: AuditView) => string[]) => [...new Set(parts.flatMap((p) => (p.ok ? pick(p.data) : [])))].sort();
+  const chains = health(parts, names).map((h, i) => {
+    const p = parts[i]!;
+    return { ...h, head: p.ok ? p.data.head : null };
+  });
+  return { ...first.data, entries, actors: union((v) => v.actors), actions: union((v) => v.actions), nextBefore: null, chains };
+}

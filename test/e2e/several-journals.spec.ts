@@ -1,0 +1,64 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { healthyJournal } from "../helpers/e2e/journals";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+/** The name DRIFTWATCH_JOURNAL gives a journal.db among others: its folder's and its own. */
+const sourceName = (file: string) => `${path.basename(path.dirname(file))}-journal`;
+
+test.describe("one console on three journals", () => {
+  let server: ConsoleServer;
+  const journals: Awaited<ReturnType<typeof healthyJournal>>[] = [];
+
+  test.beforeAll(async () => {
+    journals.push(
+      await healthyJournal({ botId: "north", prefix: "no1" }),
+      await healthyJournal({ botId: "south", prefix: "so1" }),
+      await healthyJournal({ botId: "west", prefix: "we1" }),
+    );
+    server = await startConsole({ journal: journals.map((j) => j.file).join(",") });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    for (const j of journals) j.close();
+  });
+
+  test("shows a broken journal's banner and its bot UNKNOWN while the others stay live, and recovers by itself", async ({ page }) => {
+    for (const j of journals) j.beat();
+    await page.goto(server.url);
+    const card = (bot: string) => page.locator(`[data-testid="bot-card"][data-bot="${bot}"]`);
+    for (const bot of ["north", "south", "west"]) await expect(card(bot)).toBeVisible();
+    await expect(page.getByTestId("source-problem")).toHaveCount(0);
+
+    const broken = journals[2]!.file;
+    fs.renameSync(broken, `${broken}.away`);
+    const banner = page.locator(`[data-testid="source-problem"][data-source="${sourceName(broken)}"]`);
+    await expect(banner).toBeVisible();
+    await expect(banner).toContainText("its bots are UNKNOWN");
+    await expect(banner).toContainText("deleted or moved away");
+    await expect(card("west").locator("[data-status]")).toHaveText("UNKNOWN");
+    // The others are still read, and still live.
+    for (const bot of ["north", "south"]) await expect(card(bot).locator("[data-status]")).not.toHaveText("UNKNOWN");
+    await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+
+    fs.renameSync(`${broken}.away`, broken);
+    await expect(page.getByTestId("source-problem")).toHaveCount(0);
+    await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
+  });
+});
+
+test("a console on two journals that hold the same bot id stops at start, naming both sources", async () => {
+  const a = await healthyJournal({ botId: "twin", prefix: "tw1" });
+  const b = await healthyJournal({ botId: "twin", prefix: "tw2" });
+  try {
+    const start = startConsole({ journal: `${a.file},${b.file}`, timeoutMs: 60_000 });
+    await expect(start).rejects.toThrow(/console exited with 1/);
+    await expect(start).rejects.toThrow(
+      new RegExp(`bot twin is in two journals: source ${sourceName(a.file)} \\(${a.file}\\) and source ${sourceName(b.file)} \\(${b.file}\\)`),
+    );
+  } finally {
+    a.close();
+    b.close();
+  }
+});

@@ -1,0 +1,295 @@
+/**
+ * One console on several journal files (DRIFTWATCH_JOURNAL=a.db,b.db,c.db): the screens merge
+ * them, each journal's trouble stays its own (its banner, its bots UNKNOWN, the others live) and
+ * ends by itself, an action lands in the bot's own file with its audit entry there, and a bot id
+ * in two journals is refused at start and on every read that meets it. Real files; the lock is
+ * held by a second process.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { runGuarded } from "@/lib/actions/guard";
+import { haltBotSpec } from "@/lib/actions/halt-bot";
+import { actionSource } from "@/lib/actions/target";
+import { consoleAuditKey, resolveAuditKey } from "@/lib/audit/key";
+import { appendAudit } from "@/lib/audit/log";
+import { JournalSource, SourceSet } from "@/lib/db/console";
+import { parseLiveViewList } from "@/lib/live/view-names";
+import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
+import type { Overview } from "@/lib/queries/overview";
+import { readBotScreen, readFirstJournal } from "@/lib/queries/read";
+import { loadBotClear, loadIncidentBots, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
+import { ana, auditRows, consoleWriter } from "../helpers/actions";
+import { startFault } from "../helpers/faults";
+import { migratedJournal, migrationsDir, repoRoot, sqliteCli, tempDir } from "../helpers/journal";
+
+let cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const f of cleanup.reverse()) await f();
+  cleanup = [];
+});
+
+function journalWith(label: string, bots: string[]): string {
+  const file = migratedJournal(label);
+  const at = new Date().toISOString();
+  sqliteCli(
+    file,
+    bots
+      .map(
+        (b, i) =>
+          `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('${b}', 'sim', '${label.slice(0, 1)}${i}', '${at}');
+           INSERT INTO breakers (bot_id, halted, changed_at, changed_by) VALUES ('${b}', 0, '${at}', 'bot');`,
+      )
+      .join("\n"),
+  );
+  return file;
+}
+
+/** Three journals as the console holds them, named as DRIFTWATCH_JOURNAL names them. */
+function fleet() {
+  const files = { alpha: journalWith("alpha", ["alpha-1", "alpha-2"]), beta: journalWith("beta", ["beta-1"]), gamma: journalWith("gamma", ["gamma-1"]) };
+  const set = new SourceSet(
+    Object.entries(files).map(([name, file]) => ({ name, kind: "sqlite" as const, file, journal: new JournalSource(file, { migrationsDir, log: () => {} }) })),
+  );
+  cleanup.push(() => set.close());
+  return { files, set };
+}
+
+const overviewOf = (set: SourceSet) => {
+  const read = readOverview({ names: true, set });
+  if (!read.ok) throw new Error(read.error.message);
+  return read.data;
+};
+/** "read": its journal answered; "UNKNOWN": its journal cannot be read, so it is shown unknown. */
+const statusOf = (o: Overview) =>
+  Object.fromEntries(
+    o.bots.map((b) => [b.botId, `${b.source}:${b.status === "unknown" && b.reasons.some((r) => r.startsWith("its journal")) ? "UNKNOWN" : "read"}`]),
+  );
+const failing = (o: Overview) => (o.sources ?? []).filter((s) => !s.ok).map((s) => `${s.name}:${s.problem!.code}`);
+
+describe("several journals in one console", () => {
+  it("merges every journal's bots on the overview, each named with its source", () => {
+    const { set } = fleet();
+    const o = overviewOf(set);
+    expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:read" });
+    expect(o.sources!.map((s) => [s.name, s.ok])).toEqual([
+      ["alpha", true],
+      ["beta", true],
+      ["gamma", true],
+    ]);
+  });
+
+  it("shows a journal deleted mid-run as its banner and its bots UNKNOWN, the others still read, and recovers once it is back", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    const away = `${files.gamma}.away`;
+    fs.renameSync(files.gamma, away);
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["gamma:gone"]);
+    expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:UNKNOWN" });
+    expect(o.alarms.some((a) => a.startsWith("source gamma: the journal cannot be read"))).toBe(true);
+    // The bot's own page says which journal it waits for; another bot's page is served.
+    const gammaPage = readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
+    expect(gammaPage).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
+    expect(readBotScreen("beta-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "beta-1" }), set).ok).toBe(true);
+    // The fleet lists say so too, beside the others' rows.
+    const board = readBreakerBoard({ names: true, bot: null, before: null, set });
+    expect(board.ok && board.data.bots.map((b) => b.botId)).toEqual(["alpha-1", "alpha-2", "beta-1"]);
+    expect(board.ok && board.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
+    const doubtful = readDoubtfulOrders({ names: true, botId: null, set });
+    expect(doubtful.ok && "sources" in doubtful.data && doubtful.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
+
+    fs.renameSync(away, files.gamma);
+    const back = overviewOf(set);
+    expect(failing(back)).toEqual([]);
+    expect(statusOf(back)["gamma-1"]).toBe("gamma:read");
+  });
+
+  it("shows a journal replaced by a damaged file as its banner alone, and reads it again once restored", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    const good = `${files.alpha}.good`;
+    fs.copyFileSync(files.alpha, good);
+    fs.writeFileSync(`${files.alpha}.bad`, Buffer.alloc(8192, 0x5a));
+    fs.renameSync(`${files.alpha}.bad`, files.alpha);
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["alpha:not_sqlite"]);
+    expect(statusOf(o)).toMatchObject({ "alpha-1": "alpha:UNKNOWN", "alpha-2": "alpha:UNKNOWN", "beta-1": "beta:read", "gamma-1": "gamma:read" });
+    fs.renameSync(good, files.alpha);
+    expect(failing(overviewOf(set))).toEqual([]);
+  });
+
+  it("shows a journal another process locks as its banner, the others live, and recovers when the lock goes", async () => {
+    const { files, set } = fleet();
+    // A rollback-journal file, so that another process's exclusive transaction keeps readers out.
+    sqliteCli(files.beta, "PRAGMA journal_mode = DELETE;");
+    overviewOf(set);
+    const holder = startFault(["lock", files.beta, "rollback", "3000"]);
+    cleanup.push(() => holder.kill());
+    await holder.waitFor("locked");
+    const o = overviewOf(set);
+    expect(failing(o)).toEqual(["beta:locked"]);
+    expect(statusOf(o)).toMatchObject({ "beta-1": "beta:UNKNOWN", "alpha-1": "alpha:read", "gamma-1": "gamma:read" });
+    await holder.waitFor("released", 30_000);
+    expect(failing(overviewOf(set))).toEqual([]);
+  });
+
+  it("sends one journal's trouble on the merged live view while the others stay live, and its return", () => {
+    const { files, set } = fleet();
+    const watcher = new JournalWatcher(set, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
+    cleanup.push(() => watcher.stop());
+    const events: { ok: boolean; data?: Overview }[] = [];
+    const parsed = parseLiveViewList("overview");
+    if (!parsed.ok) throw new Error(parsed.message);
+    watcher.subscribe({ send: (f) => f !== PING_FRAME && events.push(JSON.parse(/\ndata: (.*)\n\n$/.exec(f)![1]!)) }, parsed.value, true);
+    expect(events.at(-1)!.data!.bots).toHaveLength(4);
+    fs.renameSync(files.beta, `${files.beta}.away`);
+    watcher.tick();
+    expect(events.at(-1)).toMatchObject({ ok: true });
+    expect(failing(events.at(-1)!.data!)).toEqual(["beta:gone"]);
+    expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:UNKNOWN");
+    // Another journal still moves on the same stream.
+    sqliteCli(files.alpha, `UPDATE breakers SET halted = 1, reason = 'test', version = version + 1 WHERE bot_id = 'alpha-1';`);
+    watcher.tick();
+    expect(events.at(-1)!.data!.bots.find((b) => b.botId === "alpha-1")!.breaker!.halted).toBe(true);
+    fs.renameSync(`${files.beta}.away`, files.beta);
+    watcher.tick();
+    expect(failing(events.at(-1)!.data!)).toEqual([]);
+    expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:read");
+  });
+
+  it("sends an action to the bot's own journal, with its audit entry there and nowhere else", async () => {
+    const { files, set } = fleet();
+    const target = actionSource(set, { botId: "beta-1" });
+    if (!target.ok) throw new Error(target.error.message);
+    expect(target.source.name).toBe("beta");
+    const result = await runGuarded(
+      haltBotSpec(),
+      { db: target.source.journal.writeConnection(), user: ana, auditKey: consoleAuditKey(), assertJournalFile: () => target.source.journal.assertSameFile() },
+      { botId: "beta-1", reason: "stepping in from the fleet view", breakerVersion: "1" },
+    );
+    expect(result).toMatchObject({ ok: true });
+    expect(auditRows(files.beta).map((r) => [r.action, r.target, r.outcome])).toEqual([["halt_bot", "beta-1", "applied"]]);
+    expect(auditRows(files.alpha)).toEqual([]);
+    expect(auditRows(files.gamma)).toEqual([]);
+    expect(statusOf(overviewOf(set))["beta-1"]).toBe("beta:read");
+    expect(overviewOf(set).bots.find((b) => b.botId === "beta-1")!.breaker!.halted).toBe(true);
+  });
+
+  it("refuses an action for a bot whose journal cannot be read, naming that journal", () => {
+    const { files, set } = fleet();
+    overviewOf(set);
+    fs.renameSync(files.gamma, `${files.gamma}.away`);
+    expect(actionSource(set, { botId: "gamma-1" })).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
+    fs.renameSync(`${files.gamma}.away`, files.gamma);
+  });
+
+  it("routes an order's action by its client order id to the journal that holds the order", () => {
+    const { files, set } = fleet();
+    const at = new Date().toISOString();
+    sqliteCli(
+      files.gamma,
+      `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES ('g0-1', 'gamma-1', 's', 'BTCUSDT', 'buy', 1, '${at}', 'sent', '${at}', '${at}');`,
+    );
+    const target = actionSource(set, { clientOrderId: "g0-1" });
+    expect(target.ok && target.source.name).toBe("gamma");
+  });
+
+  it("refuses a bot id two journals hold: on its page, for an action, and on the overview's alarms, naming both", () => {
+    const a = journalWith("left", ["twin"]);
+    const b = journalWith("right", ["twin"]);
+    const set = new SourceSet([
+      { name: "left", kind: "sqlite", file: a, journal: new JournalSource(a, { migrationsDir, log: () => {} }) },
+      { name: "right", kind: "sqlite", file: b, journal: new JournalSource(b, { migrationsDir, log: () => {} }) },
+    ]);
+    cleanup.push(() => set.close());
+    const page = readBotScreen("twin", (ctx) => loadBotClear({ ...ctx, names: true, botId: "twin" }), set);
+    expect(page).toMatchObject({ ok: false, error: { code: "bot_clash" } });
+    expect(!page.ok && page.error.problem).toMatch(/bot twin is in two journals: source left \(.*left.*\) and source right/);
+    expect(actionSource(set, { botId: "twin" })).toMatchObject({ ok: false, error: { code: "bot_clash" } });
+    expect(overviewOf(set).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
+  });
+
+  it("stops the console at start when two journals hold the same bot id, naming both sources", async () => {
+    const a = journalWith("one", ["shared-bot"]);
+    const b = journalWith("two", ["shared-bot", "only-two"]);
+    const before = { ...process.env };
+    process.env.DRIFTWATCH_JOURNAL = `${a},${b}`;
+    process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
+    cleanup.push(() => {
+      process.env = before;
+      vi.resetModules();
+    });
+    vi.resetModules();
+    const errors: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation(() => {});
+    const spyError = vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
+    cleanup.push(
+      () => spy.mockRestore(),
+      () => spyError.mockRestore(),
+    );
+    const { BotClashError, checkJournalAtStart } = await import("@/lib/db/startup-check");
+    let thrown: unknown;
+    try {
+      checkJournalAtStart();
+    } catch (e) {
+      thrown = e;
+      errors.push((e as Error).message);
+    }
+    expect(thrown).toBeInstanceOf(BotClashError);
+    expect(errors[0]).toContain(
+      `bot shared-bot is in two journals: source ${path.basename(path.dirname(a))}-journal (${a}) and source ${path.basename(path.dirname(b))}-journal (${b})`,
+    );
+  });
+
+  it("merges every journal's audit chain on the audit page, and verifies each chain on its own with npm run audit -- verify", () => {
+    const { files, set } = fleet();
+    const accounts = path.join(tempDir("fleet-accounts"), "accounts.db");
+    const key = resolveAuditKey({ configured: undefined, accountsDbPath: accounts, log: () => {} });
+    const entry = (file: string, at: string, target: string) => {
+      const db = consoleWriter(file);
+      db.transaction(() => appendAudit(db, { at, actor: "operator:ana", action: "halt_bot", target, outcome: "applied", detail: {} }, key)).immediate();
+      db.close();
+    };
+    entry(files.alpha, "2026-12-01T10:00:00.000Z", "alpha-1");
+    entry(files.beta, "2026-12-01T10:01:00.000Z", "beta-1");
+    entry(files.alpha, "2026-12-01T10:02:00.000Z", "alpha-2");
+
+    const page = readAudit({ names: true, actor: null, action: null, before: null, source: null, set });
+    if (!page.ok) throw new Error(page.error.message);
+    expect(page.data.entries.map((e) => `${e.source}#${e.id} ${e.target}`)).toEqual(["alpha#2 alpha-2", "beta#1 beta-1", "alpha#1 alpha-1"]);
+    expect("chains" in page.data && page.data.chains!.map((c) => [c.name, c.head?.entries])).toEqual([
+      ["alpha", 2],
+      ["beta", 1],
+      ["gamma", 0],
+    ]);
+    const onlyBeta = readAudit({ names: true, actor: null, action: null, before: null, source: "beta", set });
+    expect(onlyBeta.ok && onlyBeta.data.entries.map((e) => e.target)).toEqual(["beta-1"]);
+
+    const verify = () => {
+      const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_ACCOUNTS_DB: accounts, DRIFTWATCH_JOURNAL: [files.alpha, files.beta, files.gamma].join(",") };
+      for (const k of Object.keys(env)) if (k.startsWith("DRIFTWATCH_") && k !== "DRIFTWATCH_ACCOUNTS_DB" && k !== "DRIFTWATCH_JOURNAL") delete env[k];
+      const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/audit.ts", "verify"], { cwd: repoRoot, encoding: "utf8", env });
+      return { code: r.status, out: `${r.stdout}${r.stderr}` };
+    };
+    const ok = verify();
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
+    expect(ok.out).toMatch(/source driftwatch-beta-\w+-journal: audit log of .*: 1 entries, chain verified/);
+    expect(ok.out).toMatch(/source driftwatch-gamma-\w+-journal: audit log of .*: 0 entries, chain verified/);
+
+    // One chain altered: that chain is named broken, the others still verify.
+    sqliteCli(files.beta, `DROP TRIGGER IF EXISTS audit_log_no_update; UPDATE audit_log SET target = 'alpha-1' WHERE id = 1;`);
+    const broken = verify();
+    expect(broken.code).toBe(1);
+    expect(broken.out).toMatch(/source driftwatch-beta-\w+-journal: audit log of .*: chain broken at entry #1/);
+    expect(broken.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
+  });
+
+  it("says on a screen not yet merged (the incidents) that it reads the first journal only, naming the others", () => {
+    const { set } = fleet();
+    const read = readFirstJournal(loadIncidentBots, set);
+    expect(read.ok && read.journal.warnings[0]).toBe("This page reads journal alpha only, the first of 3: what happened in beta, gamma is not shown here yet.");
+  });
+});
