@@ -8,16 +8,29 @@ import "server-only";
  * An unreadable journal still answers 200, with driftwatch_journal_readable 0 and its reason, and
  * no per-bot series: the scrape itself succeeds, so DriftwatchJournalUnreadable can fire (a 503 would
  * only turn `up` to 0 and hide why).
+ *
+ * With several journals (DRIFTWATCH_JOURNAL=a.db,b.db) every journal is scraped on its own: the
+ * journal-wide series (readable, the audit chain, the action counts) carry a `source` label, one
+ * series per journal, so one unreadable journal fires its own alert while the others' bots are
+ * still scraped. Bot series need no source label: bot ids are unique across the console's journals.
+ * With one journal the scrape is what it always was, without the label.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { Gauge, Registry } from "prom-client";
 import { KEYED_PREFIX } from "../audit/chain";
 import { env } from "../env";
 import { getMetrics, type MetricsView } from "../queries/metrics";
+import { consoleSources, type SourceSet } from "../db/console";
 import { readScreen } from "../queries/read";
 
 /** What the scrape reads: the journal's metrics, or why the journal could not be read. */
 export type MetricsRead = { ok: true; data: MetricsView } | { ok: false; reason: string };
+
+/** One journal's read, named by its source when the console reads several (null: the one journal). */
+export interface SourceMetrics {
+  source: string | null;
+  read: MetricsRead;
+}
 
 /** The head hash's first 16 hex digits: enough to notice the chain move or fork, short as a label. */
 export function headPrefix(hash: string): string {
@@ -44,27 +57,40 @@ export async function metricsResponse(authorization: string | null): Promise<Res
       status: 401,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "WWW-Authenticate": 'Bearer realm="driftwatch metrics"' },
     });
-  let read: MetricsRead;
-  try {
-    const screen = readScreen(getMetrics);
-    read = screen.ok ? { ok: true, data: screen.data } : { ok: false, reason: screen.error.code };
-  } catch (error) {
-    console.error("driftwatch: metrics read failed:", error);
-    read = { ok: false, reason: "read_failed" };
-  }
-  const { contentType, body } = await metricsText(read);
+  const { contentType, body } = await metricsText(readMetrics());
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }
 
-export async function metricsText(read: MetricsRead): Promise<{ contentType: string; body: string }> {
+/** Every journal's metrics, each read on its own: one that cannot be read is its reason, beside the others. */
+export function readMetrics(set: SourceSet = consoleSources()): SourceMetrics[] {
+  return set.sources.map((source) => {
+    let read: MetricsRead;
+    try {
+      const screen = readScreen(getMetrics, source.journal);
+      read = screen.ok ? { ok: true, data: screen.data } : { ok: false, reason: screen.error.code };
+    } catch (error) {
+      console.error(`driftwatch: metrics read failed (${source.name}):`, error);
+      read = { ok: false, reason: "read_failed" };
+    }
+    return { source: set.several ? source.name : null, read };
+  });
+}
+
+/** The scrape of one journal (a MetricsRead) or of several (each SourceMetrics with its source's name). */
+export async function metricsText(input: MetricsRead | SourceMetrics[]): Promise<{ contentType: string; body: string }> {
+  const reads: SourceMetrics[] = Array.isArray(input) ? input : [{ source: null, read: input }];
+  const several = reads.some((r) => r.source !== null);
   const registry = new Registry();
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  // The journal-wide series: labelled by source only when there are several journals.
+  const journalLabels = several ? (["source"] as const) : ([] as const);
+  const from = (r: SourceMetrics): Record<string, string> => (r.source === null ? {} : { source: r.source });
 
-  const readable = gauge("driftwatch_journal_readable", "1 when the console could read the journal; reason says why not.", ["reason"]);
-  readable.set({ reason: read.ok ? "" : read.reason }, read.ok ? 1 : 0);
-  if (!read.ok) return { contentType: registry.contentType, body: await registry.metrics() };
-  const m = read.data;
+  const readable = gauge("driftwatch_journal_readable", "1 when the console could read the journal; reason says why not.", ["reason", ...journalLabels]);
+  for (const r of reads) readable.set({ reason: r.read.ok ? "" : r.read.reason, ...from(r) }, r.read.ok ? 1 : 0);
+  const ok = reads.filter((r): r is SourceMetrics & { read: { ok: true; data: MetricsView } } => r.read.ok);
+  if (ok.length === 0) return { contentType: registry.contentType, body: await registry.metrics() };
 
   const halted = gauge("driftwatch_bot_halted", "1 while the bot's breaker is halted.", ["bot"]);
   const haltedSince = gauge("driftwatch_bot_halted_since_timestamp_seconds", "When the breaker tripped (only while halted).", ["bot"]);
@@ -77,37 +103,46 @@ export async function metricsText(read: MetricsRead): Promise<{ contentType: str
   const largest = gauge("driftwatch_bot_largest_drift_notional", "The largest drift at its mark price, in the symbol's quote currency (0 when none).", ["bot"]);
   const unacknowledged = gauge("driftwatch_bot_unacknowledged_drifts", "Drifting symbols no acknowledgement covers.", ["bot"]);
   const acks = gauge("driftwatch_bot_acknowledgements_in_force", "Drifting symbols an acknowledgement still covers.", ["bot"]);
-  for (const b of m.bots) {
-    const bot = { bot: b.botId };
-    halted.set(bot, b.halted ? 1 : 0);
-    if (b.haltedSince !== null) haltedSince.set(bot, b.haltedSince);
-    heartbeat.set(bot, b.heartbeatAgeSeconds);
-    reconciliation.set(bot, b.reconciliationAgeSeconds);
-    for (const o of ["clean", "drift", "skipped", "error"] as const) outcome.set({ ...bot, outcome: o }, b.lastOutcome === o ? 1 : 0);
-    doubtful.set(bot, b.doubtfulOrders);
-    oldest.set(bot, b.oldestDoubtfulAgeSeconds);
-    for (const [cls, n] of Object.entries(b.driftingSymbols)) driftingSymbols.set({ ...bot, class: cls }, n);
-    largest.set(bot, b.largestDriftNotional);
-    unacknowledged.set(bot, b.unacknowledgedDrifts);
-    acks.set(bot, b.acknowledgementsInForce);
-  }
-
   const drift = gauge("driftwatch_drift", "1 for each symbol that drifts now.", ["bot", "symbol", "class"]);
   const acknowledged = gauge("driftwatch_drift_acknowledged", "1 when an acknowledgement covers the symbol's drift, 0 when none does.", [
     "bot",
     "symbol",
     "class",
   ]);
-  for (const d of m.drifts) {
-    const labels = { bot: d.botId, symbol: d.symbol, class: d.drift };
-    drift.set(labels, 1);
-    acknowledged.set(labels, d.acknowledged ? 1 : 0);
+  const views = ok.map((r) => r.read.data);
+  for (const m of views) {
+    for (const b of m.bots) {
+      const bot = { bot: b.botId };
+      halted.set(bot, b.halted ? 1 : 0);
+      if (b.haltedSince !== null) haltedSince.set(bot, b.haltedSince);
+      heartbeat.set(bot, b.heartbeatAgeSeconds);
+      reconciliation.set(bot, b.reconciliationAgeSeconds);
+      for (const o of ["clean", "drift", "skipped", "error"] as const) outcome.set({ ...bot, outcome: o }, b.lastOutcome === o ? 1 : 0);
+      doubtful.set(bot, b.doubtfulOrders);
+      oldest.set(bot, b.oldestDoubtfulAgeSeconds);
+      for (const [cls, n] of Object.entries(b.driftingSymbols)) driftingSymbols.set({ ...bot, class: cls }, n);
+      largest.set(bot, b.largestDriftNotional);
+      unacknowledged.set(bot, b.unacknowledgedDrifts);
+      acks.set(bot, b.acknowledgementsInForce);
+    }
   }
 
-  gauge("driftwatch_audit_chain_entries", "Entries in the audit log's hash chain.").set(m.audit.entries);
-  gauge("driftwatch_audit_chain_head_info", "The chain's head hash, its first 16 hex digits.", ["head"]).set({ head: headPrefix(m.audit.hash) }, 1);
-  const actions = gauge("driftwatch_actions", "Operator actions in the audit log, by action and outcome.", ["action", "outcome"]);
-  for (const a of m.actions) actions.set({ action: a.action, outcome: a.outcome }, a.count);
+  for (const m of views)
+    for (const d of m.drifts) {
+      const labels = { bot: d.botId, symbol: d.symbol, class: d.drift };
+      drift.set(labels, 1);
+      acknowledged.set(labels, d.acknowledged ? 1 : 0);
+    }
+
+  const entries = gauge("driftwatch_audit_chain_entries", "Entries in the audit log's hash chain.", journalLabels);
+  const head = gauge("driftwatch_audit_chain_head_info", "The chain's head hash, its first 16 hex digits.", ["head", ...journalLabels]);
+  const actions = gauge("driftwatch_actions", "Operator actions in the audit log, by action and outcome.", ["action", "outcome", ...journalLabels]);
+  for (const r of ok) {
+    const m = r.read.data;
+    entries.set(from(r), m.audit.entries);
+    head.set({ head: headPrefix(m.audit.hash), ...from(r) }, 1);
+    for (const a of m.actions) actions.set({ action: a.action, outcome: a.outcome, ...from(r) }, a.count);
+  }
 
   return { contentType: registry.contentType, body: await registry.metrics() };
 }

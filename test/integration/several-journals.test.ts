@@ -15,6 +15,7 @@ import { actionSource } from "@/lib/actions/target";
 import { consoleAuditKey, resolveAuditKey } from "@/lib/audit/key";
 import { appendAudit } from "@/lib/audit/log";
 import { JournalSource, SourceSet } from "@/lib/db/console";
+import { metricsText, readMetrics } from "@/lib/http/metrics";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import type { Overview } from "@/lib/queries/overview";
@@ -157,6 +158,28 @@ describe("several journals in one console", () => {
     watcher.tick();
     expect(failing(events.at(-1)!.data!)).toEqual([]);
     expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:read");
+  });
+
+  it("scrapes every journal for Prometheus: one unreadable journal is its own readable 0 with its reason, the others' bots still scraped", async () => {
+    const { files, set } = fleet();
+    const scrape = async () => (await metricsText(readMetrics(set))).body;
+    const before = await scrape();
+    for (const name of ["alpha", "beta", "gamma"]) {
+      expect(before).toContain(`driftwatch_journal_readable{reason="",source="${name}"} 1`);
+      expect(before).toContain(`driftwatch_audit_chain_entries{source="${name}"} 0`);
+    }
+    for (const bot of ["alpha-1", "alpha-2", "beta-1", "gamma-1"]) expect(before).toContain(`driftwatch_bot_halted{bot="${bot}"} 0`);
+
+    fs.renameSync(files.gamma, `${files.gamma}.away`);
+    const during = await scrape();
+    expect(during).toContain('driftwatch_journal_readable{reason="gone",source="gamma"} 0');
+    expect(during).toContain('driftwatch_journal_readable{reason="",source="alpha"} 1');
+    expect(during).not.toContain('bot="gamma-1"');
+    expect(during).not.toContain('driftwatch_audit_chain_entries{source="gamma"}');
+    expect(during).toContain('driftwatch_bot_halted{bot="beta-1"} 0');
+
+    fs.renameSync(`${files.gamma}.away`, files.gamma);
+    expect(await scrape()).toContain('driftwatch_bot_halted{bot="gamma-1"} 0');
   });
 
   it("sends an action to the bot's own journal, with its audit entry there and nowhere else", async () => {
