@@ -19,7 +19,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type Database from "better-sqlite3";
+import Database from "better-sqlite3";
 import { INCIDENT_MARGIN_MS, inSpans, incidentSpans, mergeSpans, pruneHorizon, floorToRollup, type BreakerEventLite, type Span } from "../journal/retention";
 
 export interface PruneOptions {
@@ -115,7 +115,21 @@ const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
   return Number.isFinite(t) && t < p.horizon && !p.pinned.has(r.id) && !inSpans(t, p.spans.get(r.botId) ?? []);
 };
 
+/**
+ * Prunes `opts.db` to its horizon; refuses with PruneBusyError, changing nothing, while another
+ * prune runs on the same journal (a dry run reads only and needs no lock).
+ */
 export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
+  if (opts.dryRun) return pruneLocked(opts);
+  const release = acquirePruneLock(opts.db);
+  try {
+    return await pruneLocked(opts);
+  } finally {
+    release();
+  }
+}
+
+async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
   const { db } = opts;
   const started = Date.now();
   const now = (opts.now ?? new Date()).getTime();
@@ -252,6 +266,44 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
   report.lockMsP99 = holds[Math.min(holds.length - 1, Math.floor(holds.length * 0.99))] ?? 0;
   report.elapsedMs = Date.now() - started;
   return report;
+}
+
+/** Refused: another prune holds this journal (its process is alive; a killed one releases at once). */
+export class PruneBusyError extends Error {
+  override name = "PruneBusyError";
+}
+
+/** The file whose lock says a prune is running on `journal`: beside it, as SQLite's -wal and -shm are. */
+export const pruneLockFile = (journal: string) => `${path.resolve(journal)}.prune-lock`;
+
+/**
+ * One prune at a time per journal. Two at once would both resume the same journal_prunes row and
+ * count each other's deletes. The lock is a write transaction held open on a small SQLite file
+ * beside the journal: SQLite's own POSIX lock, which the kernel drops the moment its process
+ * ends, so a killed prune never leaves a stale lock for the next run to guess about (no pid files,
+ * no timeouts). The file is left in place: unlinking it could hand two runs two different files.
+ */
+export function acquirePruneLock(journal: Database.Database): () => void {
+  const file = pruneLockFile(journal.name);
+  const lock = new Database(file, { timeout: 0 });
+  try {
+    lock.pragma("busy_timeout = 0");
+    lock.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    const open = journal
+      .prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`)
+      .get() as { actor: string; startedAt: string; cursor: number } | undefined;
+    const who = open ? ` (started ${open.startedAt} by ${open.actor}, at reconciliation ${open.cursor})` : "";
+    throw new PruneBusyError(
+      `another prune is running on ${path.resolve(journal.name)}${who}; nothing was changed. Wait for it to finish, or stop it: a stopped prune resumes on the next run`,
+    );
+  }
+  return () => {
+    if (lock.inTransaction) lock.exec("ROLLBACK");
+    lock.close();
+  };
 }
 
 /**

@@ -293,4 +293,42 @@ describe("a prune killed midway", () => {
     expect(record.deleted).toBe(scalar(oneRun, `SELECT cycles_deleted FROM journal_prunes`));
     fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
   }, 300_000);
+
+  it("a second prune started while one runs refuses and changes nothing; the first finishes, and the next run is free", async () => {
+    const fx = pruneFixtureJournal(open);
+    const first = fork(path.join(repoRoot, "scripts/journal.ts"), ["prune", fx.file, "--keep", "30d", "--by", "cli:first"], {
+      execArgv: ["--import", "tsx"],
+      stdio: "ignore",
+    });
+    onTestFinished(() => void (first.exitCode === null && first.kill("SIGKILL")));
+    const watch = open(fx.file);
+    const progress = watch.prepare(`SELECT cycles_deleted FROM journal_prunes`).pluck();
+    const deadline = Date.now() + 60_000;
+    while (((progress.get() as number | undefined) ?? 0) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    // Stopped, not killed: the first prune is still running (its lock held) whatever the machine's speed.
+    first.kill("SIGSTOP");
+    const snapshot = watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all();
+    expect(snapshot).toHaveLength(1);
+    const cyclesThen = watch.prepare(`SELECT count(*) FROM reconciliations`).pluck().get() as number;
+
+    const second = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:second"]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/another prune is running on .*by cli:first.*nothing was changed/);
+    expect(watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all()).toEqual(snapshot);
+    expect(watch.prepare(`SELECT count(*) FROM reconciliations`).pluck().get()).toBe(cyclesThen);
+    // Reading what would go takes no lock.
+    expect(cli(["prune", fx.file, "--keep", "30d", "--dry-run"]).status).toBe(0);
+
+    first.kill("SIGCONT");
+    const code = await new Promise<number | null>((r) => first.once("exit", r));
+    expect(code).toBe(0);
+    const record = watch.prepare(`SELECT count(*) AS runs, min(finished_at) AS finished, max(actor) AS actor FROM journal_prunes`).get();
+    expect(record).toMatchObject({ runs: 1, actor: "cli:first" });
+    watch.close();
+
+    const next = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:next"]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stdout).not.toMatch(/resumed/);
+    fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
+  }, 300_000);
 });
