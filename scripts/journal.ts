@@ -19,7 +19,7 @@ import { demoFileHint } from "./cli-files";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
-import { pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
+import { NO_BOT_PACE, pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
 import { parseKeep } from "../lib/journal/retention";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]
@@ -62,7 +62,7 @@ async function prune(argv: string[]): Promise<number> {
   try {
     const before = pageUse(db);
     // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
-    const pace = values["no-bot"] ? { lockTargetMs: 20, pauseMs: 0, lockShare: 1, syncWal: false, checkpointEvery: 25 } : {};
+    const pace = values["no-bot"] ? NO_BOT_PACE : {};
     const r = await pruneJournal({ db, keepMs: keep.ms, actor, dryRun: values["dry-run"], ...pace });
     const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
     console.log(

@@ -55,6 +55,9 @@ export interface PruneOptions {
   onBatch?: (b: { batch: number; cycles: number; positions: number; lockMs: number }) => void;
 }
 
+/** The pace for a journal nobody writes meanwhile (a copy, an archive, a test): 20 ms batches, no pauses, no extra syncs. */
+export const NO_BOT_PACE = { lockTargetMs: 20, pauseMs: 0, lockShare: 1, syncWal: false, checkpointEvery: 25 } satisfies Partial<PruneOptions>;
+
 export interface PruneReport {
   pruneId: number | null;
   horizon: string;

@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { pageUse, pruneJournal } from "../../lib/db/journal-prune";
+import { NO_BOT_PACE, pageUse, pruneJournal } from "../../lib/db/journal-prune";
 import { quantile, timeRequests, poll } from "../../tools/bench/http-load";
 import type { ConsoleServer } from "../../tools/lib/console-server";
 import { benchDir, root } from "../../tools/bench/reference";
@@ -259,10 +259,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
       keepMs: 7 * DAY,
       now: new Date(start + (d + 1) * DAY),
       actor: "bench",
-      pauseMs: 0,
-      lockShare: 1,
-      syncWal: false,
-      checkpointEvery: 25,
+      ...NO_BOT_PACE,
     });
     w.pragma("wal_checkpoint(TRUNCATE)");
     const u = pageUse(w);
