@@ -5,10 +5,11 @@
  *   check [file]     exit 0 when the console can read it and SQLite's quick_check finds no damage,
  *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
- *   prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME]
+ *   prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot]
  *                    delete per-cycle reconciliation rows older than the horizon (incident windows
  *                    and everything else kept: docs/journal.md "Retention"), in batches the bot never
- *                    waits on; --dry-run prints what would go; a killed run resumes when run again
+ *                    waits on; --dry-run prints what would go; a killed run resumes when run again;
+ *                    --no-bot for a journal nobody writes meanwhile: larger batches, no pauses
  *
  * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db). When that default is missing and the
  * demo's journal exists, check and version name the demo's and the command for it (scripts/cli-files.ts).
@@ -18,11 +19,11 @@ import { demoFileHint } from "./cli-files";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
-import { pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
+import { NO_BOT_PACE, pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
 import { parseKeep } from "../lib/journal/retention";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]
-       npm run journal -- prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME]`;
+       npm run journal -- prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot]`;
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -32,7 +33,13 @@ async function prune(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { keep: { type: "string" }, "dry-run": { type: "boolean", default: false }, "vacuum-into": { type: "string" }, by: { type: "string" } },
+      options: {
+        keep: { type: "string" },
+        "dry-run": { type: "boolean", default: false },
+        "vacuum-into": { type: "string" },
+        by: { type: "string" },
+        "no-bot": { type: "boolean", default: false },
+      },
     });
   } catch (error) {
     console.error(`driftwatch: ${(error as Error).message}\n${usage}`);
@@ -54,7 +61,9 @@ async function prune(argv: string[]): Promise<number> {
   const { db, info } = openJournalWriter(file);
   try {
     const before = pageUse(db);
-    const r = await pruneJournal({ db, keepMs: keep.ms, actor, dryRun: values["dry-run"] });
+    // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
+    const pace = values["no-bot"] ? NO_BOT_PACE : {};
+    const r = await pruneJournal({ db, keepMs: keep.ms, actor, dryRun: values["dry-run"], ...pace });
     const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
     console.log(
       `journal ${info.file}: ${what} ${r.cycles.toLocaleString("en")} cycles and ${r.positions.toLocaleString("en")} position rows older than ${r.horizon}; ` +

@@ -8,6 +8,17 @@
  * - The rows go in small batches by reconciliation id, each its own BEGIN IMMEDIATE transaction sized
  *   so that it holds the write lock for about `lockTargetMs` (measured, and the next batch resized),
  *   with a pause between batches in which the bot's writes, waiting on their busy timeout, get in.
+ *   What made the bot's tail, measured by scripts/bench/prune-probe.ts (docs/performance.md,
+ *   "Pruning"), and what each default answers:
+ *   - a bot that finds the lock taken sleeps in SQLite's busy handler 1, 2, 5, 10 … ms, so a 4 ms
+ *     hold cost it 8 ms and a hold's tail (a preempted batch) 20–30 ms: batches of about 0.5 ms, and
+ *     the prune holds the lock at most 5 % of the time (after a batch of L ms it pauses 19 L), so
+ *     few writes meet it and those wait one or two short sleeps;
+ *   - the prune commits without fsync (synchronous NORMAL), and the bot's next commit, which
+ *     fsyncs the WAL, flushed the prune's pages too: the prune fdatasyncs the WAL itself after
+ *     each batch, outside the lock;
+ *   - a PASSIVE checkpoint after every batch, outside the lock, so the bot's auto-checkpoint never
+ *     finds a WAL full of the prune's pages to copy.
  * - The run is recorded in journal_prunes before the first delete, and every batch moves its cursor
  *   and counts in the same transaction as its deletes: killed at any moment, the journal is
  *   consistent (a cycle goes with its positions or not at all) and a rerun resumes at the cursor.
@@ -19,7 +30,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type Database from "better-sqlite3";
+import Database from "better-sqlite3";
 import { INCIDENT_MARGIN_MS, inSpans, incidentSpans, mergeSpans, pruneHorizon, floorToRollup, type BreakerEventLite, type Span } from "../journal/retention";
 
 export interface PruneOptions {
@@ -32,11 +43,20 @@ export interface PruneOptions {
   dryRun?: boolean;
   /** Hold the write lock for about this long per batch. */
   lockTargetMs?: number;
-  /** Pause between batches, so waiting writers get in. */
+  /** Pause between batches at least this long, so waiting writers get in. */
   pauseMs?: number;
+  /** The most of the time the prune holds the write lock: after a batch that held it L ms, it pauses L × (1 / share − 1). */
+  lockShare?: number;
+  /** Run a PASSIVE checkpoint after every this many batches (outside the lock). */
+  checkpointEvery?: number;
+  /** fdatasync the WAL after each batch, outside the lock, so the bot's next commit does not flush the prune's pages. */
+  syncWal?: boolean;
   /** Called after each batch (progress; tests stop here to be killed). */
   onBatch?: (b: { batch: number; cycles: number; positions: number; lockMs: number }) => void;
 }
+
+/** The pace for a journal nobody writes meanwhile (a copy, an archive, a test): 20 ms batches, no pauses, no extra syncs. */
+export const NO_BOT_PACE = { lockTargetMs: 20, pauseMs: 0, lockShare: 1, syncWal: false, checkpointEvery: 25 } satisfies Partial<PruneOptions>;
 
 export interface PruneReport {
   pruneId: number | null;
@@ -115,12 +135,26 @@ const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
   return Number.isFinite(t) && t < p.horizon && !p.pinned.has(r.id) && !inSpans(t, p.spans.get(r.botId) ?? []);
 };
 
+/**
+ * Prunes `opts.db` to its horizon; refuses with PruneBusyError, changing nothing, while another
+ * prune runs on the same journal (a dry run reads only and needs no lock).
+ */
 export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
+  if (opts.dryRun) return pruneLocked(opts);
+  const release = acquirePruneLock(opts.db);
+  try {
+    return await pruneLocked(opts);
+  } finally {
+    release();
+  }
+}
+
+async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
   const { db } = opts;
   const started = Date.now();
   const now = (opts.now ?? new Date()).getTime();
-  const lockTargetMs = opts.lockTargetMs ?? 4;
-  const pauseMs = opts.pauseMs ?? 10;
+  const lockTargetMs = opts.lockTargetMs ?? 0.5;
+  const pauseMs = opts.pauseMs ?? 2;
   // In WAL, NORMAL keeps the file consistent through a crash; a batch lost to a power cut is simply
   // redone by the next run. It spares each batch an fsync while it holds the lock.
   db.pragma("synchronous = NORMAL");
@@ -185,15 +219,27 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
   const advance = db.prepare(
     `UPDATE journal_prunes SET cursor = ?, cycles_deleted = cycles_deleted + ?, positions_deleted = positions_deleted + ? WHERE id = ?`,
   );
-  const batchTx = db.transaction((ids: number[], lastId: number) => {
+  const begin = db.prepare("BEGIN IMMEDIATE");
+  const commit = db.prepare("COMMIT");
+  /** One batch in its own write transaction: the time waited for the lock (the bot's commit) apart from the time held. */
+  const batchTx = (ids: number[], lastId: number): { positions: number; waitMs: number; lockMs: number } => {
+    const t0 = process.hrtime.bigint();
+    begin.run();
+    const t1 = process.hrtime.bigint();
     let positions = 0;
-    for (const id of ids) {
-      positions += delPositions.run(id).changes;
-      delCycle.run(id);
+    try {
+      for (const id of ids) {
+        positions += delPositions.run(id).changes;
+        delCycle.run(id);
+      }
+      advance.run(lastId, ids.length, positions, run.id);
+      commit.run();
+    } catch (error) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw error;
     }
-    advance.run(lastId, ids.length, positions, run.id);
-    return positions;
-  });
+    return { positions, waitMs: Number(t1 - t0) / 1e6, lockMs: Number(process.hrtime.bigint() - t1) / 1e6 };
+  };
 
   // Every page a batch's deletes touch, read before the lock: the table and its three indexes. A
   // page read from disk inside the transaction would keep the bot waiting on the disk.
@@ -216,35 +262,41 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
   };
   // Pages the deletes dirty are copied back to the file by a checkpoint; run here, outside the lock
   // (PASSIVE never blocks a writer), it spares the bot's own commits from doing that copying.
-  const checkpointEvery = 25;
-
+  const checkpointEvery = opts.checkpointEvery ?? 1;
+  const lockShare = opts.lockShare ?? 0.05;
+  // Only a WAL journal has a -wal to flush (a copy made by VACUUM INTO, say, is in rollback mode).
+  const walFile = `${db.name}-wal`;
+  const wal = (opts.syncWal ?? true) && db.pragma("journal_mode", { simple: true }) === "wal" && fs.existsSync(walFile) ? fs.openSync(walFile, "r") : null;
   const holds: number[] = [];
-  let cursor = run.cursor;
-  // Cycles looked at per batch, resized to hold the lock for about lockTargetMs.
-  let size = 20;
-  for (;;) {
-    const rows = page.all(cursor, p.endId, Math.max(1, Math.round(size))) as { id: number; botId: string; at: string }[];
-    if (rows.length === 0) break;
-    const ids: number[] = [];
-    for (const r of rows) {
-      if (doomed(p, r)) ids.push(r.id);
-      else if (Date.parse(r.at) < p.horizon) report.keptCycles += 1;
+  try {
+    let cursor = run.cursor;
+    // Cycles looked at per batch, resized to hold the lock for about lockTargetMs.
+    let size = 20;
+    for (;;) {
+      const rows = page.all(cursor, p.endId, Math.max(1, Math.round(size))) as { id: number; botId: string; at: string }[];
+      if (rows.length === 0) break;
+      const ids: number[] = [];
+      for (const r of rows) {
+        if (doomed(p, r)) ids.push(r.id);
+        else if (Date.parse(r.at) < p.horizon) report.keptCycles += 1;
+      }
+      const lastId = rows[rows.length - 1]!.id;
+      prefetch(rows.filter((r) => ids.includes(r.id)));
+      const { positions, lockMs } = batchTx(ids, lastId);
+      holds.push(lockMs);
+      cursor = lastId;
+      report.batches += 1;
+      report.cycles += ids.length;
+      report.positions += positions;
+      opts.onBatch?.({ batch: report.batches, cycles: ids.length, positions, lockMs });
+      if (ids.length > 0) size = Math.min(2000, Math.max(1, size * Math.min(2, Math.max(0.5, lockTargetMs / Math.max(lockMs, 0.05)))));
+      else size = Math.min(2000, size * 2);
+      if (wal !== null) fs.fdatasyncSync(wal);
+      if (report.batches % checkpointEvery === 0) db.pragma("wal_checkpoint(PASSIVE)");
+      if (ids.length > 0) await sleep(Math.max(pauseMs, lockShare < 1 ? lockMs * (1 / lockShare - 1) : 0));
     }
-    const lastId = rows[rows.length - 1]!.id;
-    prefetch(rows.filter((r) => ids.includes(r.id)));
-    const t0 = process.hrtime.bigint();
-    const positions = batchTx.immediate(ids, lastId);
-    const lockMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    holds.push(lockMs);
-    cursor = lastId;
-    report.batches += 1;
-    report.cycles += ids.length;
-    report.positions += positions;
-    opts.onBatch?.({ batch: report.batches, cycles: ids.length, positions, lockMs });
-    if (ids.length > 0) size = Math.min(2000, Math.max(1, size * Math.min(2, Math.max(0.5, lockTargetMs / Math.max(lockMs, 0.05)))));
-    else size = Math.min(2000, size * 2);
-    if (report.batches % checkpointEvery === 0) db.pragma("wal_checkpoint(PASSIVE)");
-    if (ids.length > 0) await sleep(pauseMs);
+  } finally {
+    if (wal !== null) fs.closeSync(wal);
   }
   db.prepare(`UPDATE journal_prunes SET finished_at = ? WHERE id = ?`).run(new Date().toISOString(), run.id);
   holds.sort((a, b) => a - b);
@@ -252,6 +304,46 @@ export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
   report.lockMsP99 = holds[Math.min(holds.length - 1, Math.floor(holds.length * 0.99))] ?? 0;
   report.elapsedMs = Date.now() - started;
   return report;
+}
+
+/** Refused: another prune holds this journal (its process is alive; a killed one releases at once). */
+export class PruneBusyError extends Error {
+  override name = "PruneBusyError";
+}
+
+/** The file whose lock says a prune is running on `journal`: beside it, as SQLite's -wal and -shm are. */
+export const pruneLockFile = (journal: string) => `${path.resolve(journal)}.prune-lock`;
+
+/**
+ * One prune at a time per journal. Two at once would both resume the same journal_prunes row and
+ * count each other's deletes. The lock is a write transaction held open on a small SQLite file
+ * beside the journal: SQLite's own POSIX lock, which the kernel drops the moment its process
+ * ends, so a killed prune never leaves a stale lock for the next run to guess about (no pid files,
+ * no timeouts). The file is left in place: unlinking it could hand two runs two different files.
+ */
+export function acquirePruneLock(journal: Database.Database): () => void {
+  const file = pruneLockFile(journal.name);
+  const lock = new Database(file, { timeout: 0 });
+  try {
+    lock.pragma("busy_timeout = 0");
+    // Nothing is ever written to it: no -journal file beside it, hot or not.
+    lock.pragma("journal_mode = MEMORY");
+    lock.exec("BEGIN IMMEDIATE");
+  } catch (error) {
+    lock.close();
+    if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
+    const open = journal
+      .prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`)
+      .get() as { actor: string; startedAt: string; cursor: number } | undefined;
+    const who = open ? ` (started ${open.startedAt} by ${open.actor}, at reconciliation ${open.cursor})` : "";
+    throw new PruneBusyError(
+      `another prune is running on ${path.resolve(journal.name)}${who}; nothing was changed. Wait for it to finish, or stop it: a stopped prune resumes on the next run`,
+    );
+  }
+  return () => {
+    if (lock.inTransaction) lock.exec("ROLLBACK");
+    lock.close();
+  };
 }
 
 /**

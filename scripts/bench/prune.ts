@@ -17,7 +17,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { pageUse, pruneJournal } from "../../lib/db/journal-prune";
+import { NO_BOT_PACE, pageUse, pruneJournal } from "../../lib/db/journal-prune";
 import { quantile, timeRequests, poll } from "../../tools/bench/http-load";
 import type { ConsoleServer } from "../../tools/lib/console-server";
 import { benchDir, root } from "../../tools/bench/reference";
@@ -89,6 +89,31 @@ async function consoleFigures(deps: PruneBenchDeps, journal: string) {
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The file's bytes by the rule that keeps them (SQLite's dbstat, tables with their indexes):
+ * per-cycle rows (pruned to the horizon, incident windows kept), orders and their events and the
+ * rollups (kept for good), the rest, and the free pages.
+ */
+function tableGroups(db: Database.Database): Record<string, number> {
+  const group = (table: string) =>
+    ["reconciliations", "reconciliation_positions"].includes(table)
+      ? "per-cycle"
+      : ["orders", "order_events"].includes(table)
+        ? "orders"
+        : ["position_rollups", "cycle_rollups"].includes(table)
+          ? "rollups"
+          : "other";
+  const owner = new Map((db.prepare(`SELECT name, tbl_name AS tbl FROM sqlite_schema`).all() as { name: string; tbl: string }[]).map((r) => [r.name, r.tbl]));
+  const out: Record<string, number> = { "per-cycle": 0, orders: 0, rollups: 0, other: 0 };
+  for (const r of db.prepare(`SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name`).all() as { name: string; bytes: number }[]) {
+    const g = group(owner.get(r.name) ?? r.name);
+    out[g] = (out[g] ?? 0) + r.bytes;
+  }
+  const u = pageUse(db);
+  out.free = u.freePages * u.pageSize;
+  return out;
 }
 
 /** One simulated day of the reference load after `dayStart`: two bots' cycles of 50 symbols every 15 s, and their orders. */
@@ -226,16 +251,31 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   const seq = { n: 0 };
   const days: { day: number; pages: number; freePages: number; walBytes: number }[] = [];
   const startPages = pageUse(w);
+  const startParts = tableGroups(w);
   for (let d = 0; d < deps.weekDays; d++) {
     writeDay(w, start + d * DAY, bots, seq);
-    await pruneJournal({ db: w, keepMs: 7 * DAY, now: new Date(start + (d + 1) * DAY), actor: "bench", pauseMs: 0 });
+    await pruneJournal({
+      db: w,
+      keepMs: 7 * DAY,
+      now: new Date(start + (d + 1) * DAY),
+      actor: "bench",
+      ...NO_BOT_PACE,
+    });
     w.pragma("wal_checkpoint(TRUNCATE)");
     const u = pageUse(w);
     days.push({ day: d + 1, pages: u.pages, freePages: u.freePages, walBytes: fileBytes(`${run}-wal`) });
     say(`prune: simulated day ${d + 1}: ${mb(u.pages * u.pageSize)} file, ${mb(u.freePages * u.pageSize)} of it free`);
   }
   const orders = w.prepare(`SELECT count(*) FROM orders`).pluck().get() as number;
+  const endParts = tableGroups(w);
   w.close();
+  const growth = Object.fromEntries(Object.keys(endParts).map((k) => [k, (endParts[k]! - (startParts[k] ?? 0)) / deps.weekDays]));
+  figures.pruneWeekParts = { start: startParts, end: endParts, perDay: growth };
+  say(
+    `prune: bytes per day of the week, by what keeps them: ${Object.entries(growth)
+      .map(([k, v]) => `${k} ${v >= 0 ? "+" : ""}${mb(v)}`)
+      .join(", ")}`,
+  );
   const grown = (days.at(-1)!.pages - startPages.pages) * startPages.pageSize;
   figures.pruneWeek = { startPages, days, orders };
   row(

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { expect as baseExpect, test } from "@playwright/test";
-import { pruneJournal } from "@/lib/db/journal-prune";
+import { NO_BOT_PACE, pruneJournal } from "@/lib/db/journal-prune";
 import { pruneFixtureJournal, type PruneFixture } from "../helpers/prune-journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
@@ -18,7 +18,7 @@ test.describe("a chart of pruned history", () => {
     test.setTimeout(240_000);
     fx = pruneFixtureJournal(open);
     const db = open(fx.file);
-    await pruneJournal({ db, keepMs: 30 * 86_400_000, actor: "cli:e2e", pauseMs: 0 });
+    await pruneJournal({ db, keepMs: 30 * 86_400_000, actor: "cli:e2e", ...NO_BOT_PACE });
     db.close();
     server = await startConsole({ journal: fx.file });
   });

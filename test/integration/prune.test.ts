@@ -91,7 +91,7 @@ describe("npm run journal -- prune", () => {
     expect(dry.status, dry.stderr).toBe(0);
     expect(cycles(fx.file)).toEqual(before);
     const wouldGo = Number(/would delete ([\d,]+) cycles/.exec(dry.stdout)?.[1]?.replaceAll(",", ""));
-    const run = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:test"]);
+    const run = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:test", "--no-bot"]);
     expect(run.status, run.stderr).toBe(0);
     out = run.stdout;
     expect(Number(/deleted ([\d,]+) cycles/.exec(out)?.[1]?.replaceAll(",", ""))).toBe(wouldGo);
@@ -202,7 +202,7 @@ describe("npm run journal -- prune", () => {
 
   it("refuses a horizon under a day or a word for one, changing nothing", () => {
     for (const keep of ["6h", "soon", "30"]) {
-      const r = cli(["prune", pristine, "--keep", keep]);
+      const r = cli(["prune", pristine, "--keep", keep, "--no-bot"]);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/--keep/);
     }
@@ -215,7 +215,7 @@ describe("a prune killed midway", () => {
     const fx = pruneFixtureJournal(open);
     const untouched = copyOf(fx.file, "untouched.db");
     const reference = copyOf(fx.file, "reference.db");
-    const refRun = cli(["prune", reference, "--keep", "30d"]);
+    const refRun = cli(["prune", reference, "--keep", "30d", "--no-bot"]);
     expect(refRun.status, refRun.stderr).toBe(0);
 
     // A bot writing 50 transactions a second beside the prune, in its own process.
@@ -264,7 +264,8 @@ describe("a prune killed midway", () => {
     close();
     expect(mid.pruned?.interrupted).toBe(true);
 
-    const rerun = cli(["prune", fx.file, "--keep", "30d"]);
+    // At --no-bot pace to keep the test short; its 20 ms batches stay far under the bot's 5 s busy timeout.
+    const rerun = cli(["prune", fx.file, "--keep", "30d", "--no-bot"]);
     expect(rerun.status, rerun.stderr).toBe(0);
     expect(rerun.stdout).toMatch(/resumed a stopped prune/);
 
@@ -278,7 +279,7 @@ describe("a prune killed midway", () => {
     // One uninterrupted run now: the horizon sits on a five-minute boundary of the clock, and a
     // slow machine can carry this test across one since the first reference run.
     const oneRun = copyOf(untouched, "one-run.db");
-    expect(cli(["prune", oneRun, "--keep", "30d"]).status).toBe(0);
+    expect(cli(["prune", oneRun, "--keep", "30d", "--no-bot"]).status).toBe(0);
     const ours = cycles(fx.file).filter((c) => c.botId !== "benchbot");
     expect(ours.map((c) => c.id)).toEqual(cycles(oneRun).map((c) => c.id));
     const final = open(fx.file);
@@ -291,6 +292,43 @@ describe("a prune killed midway", () => {
     expect(record.runs).toBe(1);
     expect(record.finished).not.toBeNull();
     expect(record.deleted).toBe(scalar(oneRun, `SELECT cycles_deleted FROM journal_prunes`));
+    fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
+  }, 300_000);
+
+  it("a second prune started while one runs refuses and changes nothing; once the first is killed the next run is free and resumes it", async () => {
+    const fx = pruneFixtureJournal(open);
+    const first = fork(path.join(repoRoot, "scripts/journal.ts"), ["prune", fx.file, "--keep", "30d", "--by", "cli:first"], {
+      execArgv: ["--import", "tsx"],
+      stdio: "ignore",
+    });
+    onTestFinished(() => void (first.exitCode === null && first.kill("SIGKILL")));
+    const watch = open(fx.file);
+    const progress = watch.prepare(`SELECT cycles_deleted FROM journal_prunes`).pluck();
+    const deadline = Date.now() + 60_000;
+    while (((progress.get() as number | undefined) ?? 0) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    // Stopped, not killed: the first prune is still running (its lock held) whatever the machine's speed.
+    first.kill("SIGSTOP");
+    const snapshot = watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all();
+    expect(snapshot).toHaveLength(1);
+    const cyclesThen = watch.prepare(`SELECT count(*) FROM reconciliations`).pluck().get() as number;
+
+    const second = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:second"]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/another prune is running on .*by cli:first.*nothing was changed/);
+    expect(watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all()).toEqual(snapshot);
+    expect(watch.prepare(`SELECT count(*) FROM reconciliations`).pluck().get()).toBe(cyclesThen);
+    // Reading what would go takes no lock.
+    expect(cli(["prune", fx.file, "--keep", "30d", "--dry-run"]).status).toBe(0);
+
+    // Killed, the first prune's lock goes with its process: the next run is free and resumes it.
+    first.kill("SIGKILL");
+    await new Promise((r) => first.once("exit", r));
+    const next = cli(["prune", fx.file, "--keep", "30d", "--by", "cli:next", "--no-bot"]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/resumed a stopped prune/);
+    const record = watch.prepare(`SELECT count(*) AS runs, count(finished_at) AS finished, max(actor) AS actor FROM journal_prunes`).get();
+    expect(record).toMatchObject({ runs: 1, finished: 1, actor: "cli:next" });
+    watch.close();
     fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
   }, 300_000);
 });
