@@ -30,7 +30,7 @@ export interface LiveBench {
   holdStreams: number;
   pollersNice: number;
   nice: number;
-  /** Alternations of the bot-write row (default 2). */
+  /** Alternations of the bot-write row (default 4). */
   rounds?: number;
   row: (what: string, target: string, measured: string, pass: boolean, ratio?: string) => void;
   figures: Record<string, unknown>;
@@ -290,7 +290,7 @@ async function cpuPerChange(b: LiveBench, w: ReturnType<typeof probeWriter>, pro
 
 /**
  * The bot writing 50 times a second, alternating phases without streams and with `viewers` open
- * overviews, `rounds` times (default 2). Each round's streams connect and disconnect outside both
+ * overviews, `rounds` times (default 4). Each round's streams connect and disconnect outside both
  * windows (their writes are tagged apart), so the row compares a quiet window with a streaming one
  * and the load others put on the machine meets both alike; each round's own ratio and the load
  * average are printed, to tell a real cost from noise.
@@ -304,7 +304,7 @@ export async function liveBotWrites(b: LiveBench, probe?: { bot: string; symbol:
   const streamsOn = probe;
   const { child, report } = await b.forkBot(b.journal);
   const phaseMs = 15_000;
-  const rounds = Math.max(1, b.rounds ?? 2);
+  const rounds = Math.max(1, b.rounds ?? 4);
   const loadBefore = os.loadavg();
   b.say(`the bot writes 50 times a second; alternating ${phaseMs / 1000} s without and with ${b.viewers} open overviews, ${rounds} times`);
   const summaries: FleetSummary[] = [];

@@ -45,7 +45,7 @@ const { values: args } = parseArgs({
     // "live-bot": only the bot's write p99 with --viewers open overviews against none.
     only: { type: "string" },
     // Alternations of the live bot-write row (a phase without streams, then one with them, each 15 s).
-    rounds: { type: "string", default: "2" },
+    rounds: { type: "string", default: "4" },
     // Open overviews (SSE streams from a load process) for the CPU and bot-write rows of /api/live.
     viewers: { type: "string", default: "100" },
     // The held-streams row: this many streams for this long.
