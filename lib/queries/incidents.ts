@@ -110,7 +110,7 @@ const SOURCES: { source: IncidentSource; select: (f: Filter) => string | null }[
   },
 ];
 
-/** A row of the UNION as `.raw()` gives it: the sources' columns by position (no object per row from the driver). */
+/** A row of a source's SELECT as `.raw()` gives it: the sources' columns by position (no object per row from the driver). */
 type RawRow = [
   source: IncidentSource,
   rank: number,
@@ -134,8 +134,9 @@ type RawRow = [
 
 /**
  * Everything that happened in [from, to), in time order (at a tie: the reconciliation, then the
- * orders it moved, then the trip it caused, then the audit entry of an operator's action). One UNION ALL over the `at` indexes, cut at
- * `limit + 1` rows, so a wide window costs the cap, not the history.
+ * orders it moved, then the trip it caused, then the audit entry of an operator's action). One
+ * SELECT per source over its `at` index, each cut at `limit + 1` rows and merged, so a wide window
+ * costs the cap, not the history.
  */
 export function getIncidentTimeline(params: TimelineParams): IncidentTimeline {
   const t = readIncidentTimeline(params);
@@ -176,8 +177,11 @@ export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeli
     : null;
   if (arms.length === 0) return { window, filters, capped: false, limit, pruned, count: 0, events: function* () {} };
 
-  const read = statement(db, `${arms.join(" UNION ALL ")} ORDER BY at, rank, rowId LIMIT @limit`).raw(true);
-  const rows = read.all({ from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) }) as RawRow[];
+  // One statement per source, each in its own `at` index's order (no sort of the hour's rows in a
+  // temporary B-tree, which copied every row with its detail text), merged here by (at, rank, rowId).
+  const bound = { from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) };
+  const lists = arms.map((arm) => statement(db, `${arm} ORDER BY at, rowId LIMIT @limit`).raw(true).all(bound) as RawRow[]);
+  const rows = mergeByTime(lists, limit + 1);
   const capped = rows.length > limit;
   if (capped) rows.length = limit;
   const orderIds: string[] = [];
@@ -217,6 +221,35 @@ export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeli
     }
   }
   return { window, filters, capped, limit, pruned, count: rows.length, events };
+}
+
+/**
+ * Rows of each source, each sorted by (at, rowId), as one list sorted by (at, rank, rowId), at most
+ * `max` long. `at` is ISO-8601 text (docs/journal.md), which JavaScript's `<` orders as SQLite's
+ * BINARY collation does.
+ */
+function mergeByTime(lists: RawRow[][], max: number): RawRow[] {
+  const nonEmpty = lists.filter((l) => l.length > 0);
+  if (nonEmpty.length === 0) return [];
+  if (nonEmpty.length === 1) return nonEmpty[0]!.length > max ? nonEmpty[0]!.slice(0, max) : nonEmpty[0]!;
+  const out: RawRow[] = [];
+  const at = nonEmpty.map(() => 0);
+  while (out.length < max) {
+    let best = -1;
+    let bestRow: RawRow | undefined;
+    for (let i = 0; i < nonEmpty.length; i++) {
+      const r = nonEmpty[i]![at[i]!];
+      if (r === undefined) continue;
+      if (bestRow === undefined || r[3] < bestRow[3] || (r[3] === bestRow[3] && (r[1] < bestRow[1] || (r[1] === bestRow[1] && r[2] < bestRow[2])))) {
+        best = i;
+        bestRow = r;
+      }
+    }
+    if (bestRow === undefined) break;
+    out.push(bestRow);
+    at[best] = at[best]! + 1;
+  }
+  return out;
 }
 
 /** An order's id, bot, symbol, side, size and strategy, by position (a `.raw()` row). */

@@ -23,8 +23,8 @@ import { createAccount } from "../../lib/auth/accounts";
 import { sessionPayload, signSession, SESSION_COOKIE } from "../../lib/auth/token";
 import { openAccountsDb } from "../../lib/db/accounts-file";
 import { benchDir, referenceJournal, root } from "../../tools/bench/reference";
-import { liveRows } from "./live-rows";
 import { fleetJournals } from "./fleet";
+import { liveBotWrites, liveRows } from "./live-rows";
 import { pruneRows } from "./prune";
 
 const { values: args } = parseArgs({
@@ -43,7 +43,11 @@ const { values: args } = parseArgs({
     // "live": only the incident hour and the /api/live rows (issue 14).
     // "prune": only the retention rows (scripts/bench/prune.ts).
     // "fleet": only the several-journals row (issue 15: 10 journals of 10 bots against one journal of the same 100).
+    // "browser": only the Chromium rows (first paint, JavaScript, drift to screen).
+    // "live-bot": only the bot's write p99 with --viewers open overviews against none.
     only: { type: "string" },
+    // Alternations of the live bot-write row (a phase without streams, then one with them, each 15 s).
+    rounds: { type: "string", default: "4" },
     // Open overviews (SSE streams from a load process) for the CPU and bot-write rows of /api/live.
     viewers: { type: "string", default: "100" },
     // The held-streams row: this many streams for this long.
@@ -51,8 +55,9 @@ const { values: args } = parseArgs({
     "hold-seconds": { type: "string", default: "60" },
   },
 });
-if (args.only !== undefined && !["flood", "live", "prune", "fleet"].includes(args.only))
-  throw new Error(`--only takes "flood", "live", "prune" or "fleet", not ${JSON.stringify(args.only)}`);
+const ONLY = ["flood", "live", "prune", "browser", "live-bot", "fleet"];
+if (args.only !== undefined && !ONLY.includes(args.only))
+  throw new Error(`--only takes ${ONLY.map((o) => `"${o}"`).join(", ")}, not ${JSON.stringify(args.only)}`);
 const DAYS = Number(args.days);
 const PHASE_MS = Number(args.seconds) * 1000;
 const NICE = Number(args.nice);
@@ -181,6 +186,8 @@ async function main() {
   if (args.only === "live") return liveOnly(started);
   if (args.only === "prune") return pruneOnly(started);
   if (args.only === "fleet") return fleetOnly(started);
+  if (args.only === "browser") return oneConsole(started, (server, run) => browserRows(server, run));
+  if (args.only === "live-bot") return oneConsole(started, (server, run) => liveBotWrites(liveBench(server, run)));
   const big = referenceJournal(DAYS);
   const small = referenceJournal(1);
   figures.journals = { [`${DAYS}d`]: big.report, "1d": small.report };
@@ -383,6 +390,7 @@ function liveBench(server: Server, journal: string): Parameters<typeof liveRows>
     holdSeconds: Number(args["hold-seconds"]),
     pollersNice: POLLERS_NICE,
     nice: NICE,
+    rounds: Number(args.rounds),
     row,
     figures,
     say,
@@ -443,6 +451,23 @@ async function fleetOnly(started: number) {
   } finally {
     await fleet.stop();
     await single.stop();
+  }
+  finish();
+}
+
+/** `--only browser` and `--only live-bot`: the reference journal of --days, one console, those rows. */
+async function oneConsole(started: number, rows: (server: Server, run: string) => Promise<void>) {
+  const journal = referenceJournal(DAYS);
+  figures.journals = { [`${DAYS}d`]: journal.report };
+  const run = workingCopy(journal.file);
+  say("starting the console");
+  const server = await startBenchConsole(run);
+  try {
+    await poll([`${server.url}/api/overview`], 4, 50, 3_000);
+    await rows(server, run);
+    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await server.stop();
   }
   finish();
 }
