@@ -138,7 +138,7 @@ export function resolveByLookupSpec(deps: {
         // The error once, with the next step: the card's form shows a repeat as "failed again at …".
         throw new Refusal(
           "refused",
-          `The exchange could not be asked: ${answer.error}. The order stays doubtful: try again, or resolve by hand with what the exchange's own page shows.`,
+          `Check on exchange failed: ${answer.error}. The order stays doubtful: try again, or resolve by hand with what the exchange's own page shows.`,
           [],
           { lookup: answer },
         );

@@ -62,8 +62,7 @@ export class VenueGatewayClient implements OrderLookup {
     } catch {
       return { kind: "failed", error: `the venue gateway answered ${res.status} without JSON` };
     }
-    if (res.status === 502)
-      return { kind: "failed", error: `the venue gateway could not get an answer from the exchange (${body.error ?? "no reason given"})` };
+    if (res.status === 502) return { kind: "failed", error: `the venue gateway says: ${body.error ?? "no answer from the exchange, and no reason given"}` };
     // The two a new setup meets first, worded with what to change.
     if (res.status === 401)
       return { kind: "failed", error: "the venue gateway refused the console's token (401): DRIFTWATCH_VENUE_TOKEN must be the gateway's own" };

@@ -242,7 +242,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const before = snapshotExceptAudit(bot.file);
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_lookup");
-    expect(r.ok ? "" : r.message).toMatch(/could not be asked: .*The order stays doubtful/);
+    expect(r.ok ? "" : r.message).toMatch(/^Check on exchange failed: .*The order stays doubtful/);
     // What to do next, and the error said once: not repeated as a reason under the message.
     expect(r).toMatchObject({ ok: false, message: expect.stringMatching(/try again, or resolve by hand with what the exchange's own page shows\.$/) });
     expect(r.ok ? [] : (r.reasons ?? [])).toEqual([]);

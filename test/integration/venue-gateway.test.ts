@@ -92,7 +92,7 @@ describe("the venue gateway's failures, as the console's client words them", () 
     const answer = await new VenueGatewayClient(base, null).lookup({ botId: "alpha", symbol: "BTCUSDT", clientOrderId: "dw-x" });
     expect(answer).toEqual({
       kind: "failed",
-      error: "the venue gateway could not get an answer from the exchange (lookup failed: no answer from the venue about dw-x: connection reset)",
+      error: "the venue gateway says: lookup failed: no answer from the venue about dw-x: connection reset",
     });
   });
 });
