@@ -41,6 +41,8 @@ test.describe("one console on three journals", () => {
     // The others are still read, and still live.
     for (const bot of ["north", "south"]) await expect(card(bot).locator("[data-status]")).not.toHaveText("UNKNOWN");
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+    // The fix once, not inside the message and again below it.
+    expect((await banner.innerText()).match(/Fix/g)).toHaveLength(1);
 
     fs.renameSync(`${broken}.away`, broken);
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
