@@ -43,6 +43,11 @@ test.describe("one console on three journals", () => {
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
     // The fix once, not inside the message and again below it.
     expect((await banner.innerText()).match(/Fix/g)).toHaveLength(1);
+    // An empty list does not vouch for the journal it cannot read.
+    await page.goto(`${server.url}/doubtful`);
+    await expect(page.getByTestId("no-doubtful")).toContainText(`in the journals that can be read; ${sourceName(broken)} cannot be read`);
+    await expect(page.getByTestId("no-doubtful")).not.toContainText("every order is settled");
+    await page.goto(server.url);
 
     fs.renameSync(`${broken}.away`, broken);
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
