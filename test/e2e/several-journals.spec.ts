@@ -47,6 +47,9 @@ test.describe("one console on three journals", () => {
     await page.goto(`${server.url}/doubtful`);
     await expect(page.getByTestId("no-doubtful")).toContainText(`in the journals that can be read; ${sourceName(broken)} cannot be read`);
     await expect(page.getByTestId("no-doubtful")).not.toContainText("every order is settled");
+    // The bot's own page names its journal.
+    await page.goto(`${server.url}/bots/west`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Journal ${sourceName(broken)} cannot be read`);
     await page.goto(server.url);
 
     fs.renameSync(`${broken}.away`, broken);
