@@ -43,6 +43,9 @@ test.describe("one console on three journals", () => {
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
     // The fix once, not inside the message and again below it.
     expect((await banner.innerText()).match(/Fix/g)).toHaveLength(1);
+    // Each card names its journal, the unreadable one's too (with no empty exchange or id prefix).
+    await expect(card("north").getByTestId("bot-card-where")).toContainText(`journal ${sourceName(journals[0]!.file)} · `);
+    await expect(card("west").getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(broken)}`);
     // An empty list does not vouch for the journal it cannot read.
     await page.goto(`${server.url}/doubtful`);
     await expect(page.getByTestId("no-doubtful")).toContainText(`in the journals that can be read; ${sourceName(broken)} cannot be read`);
