@@ -12,7 +12,7 @@ import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
 import { ReviewAndClearLink } from "./review-and-clear-link";
 
-type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number };
+type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number; source?: string };
 
 /**
  * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
@@ -40,8 +40,24 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
         </h2>
         <StatusBadge status={status} />
       </header>
-      <p className="mt-1 text-sm text-slate-600 dark:text-slate-300">
-        {bot.exchange} · ids <span className="font-mono">{bot.clientIdPrefix}-…</span>
+      {/* With several journals, which one the bot writes (what to check when it goes wrong); a bot
+          whose journal cannot be read has no exchange or id prefix to show. */}
+      <p className="mt-1 text-sm text-slate-600 dark:text-slate-300" data-testid="bot-card-where">
+        {[
+          bot.source ? (
+            <span key="source">
+              journal <span className="font-mono">{bot.source}</span>
+            </span>
+          ) : null,
+          bot.exchange ? <span key="exchange">{bot.exchange}</span> : null,
+          bot.clientIdPrefix ? (
+            <span key="ids">
+              ids <span className="font-mono">{bot.clientIdPrefix}-…</span>
+            </span>
+          ) : null,
+        ]
+          .filter((part) => part !== null)
+          .flatMap((part, i) => (i === 0 ? [part] : [" · ", part]))}
       </p>
 
       {halted && bot.breaker && (

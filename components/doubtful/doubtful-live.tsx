@@ -45,6 +45,8 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   for (const [id, h] of held) {
     if (!listed.has(id)) shown.splice(Math.min(h.index, shown.length), 0, { order: h.order, goneFromList: true });
   }
+  // A journal that cannot be read may hold doubtful orders: the empty list must not vouch for it.
+  const unread = (data?.sources ?? []).filter((s) => !s.ok).map((s) => s.name);
   const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? ["this list has stopped updating"] : [];
   return (
     <div className="space-y-4">
@@ -73,7 +75,9 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : shown.length === 0 ? (
         <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">
-          No doubtful order{bot ? ` for ${bot}` : ""}: every order is settled, or live and recently updated.
+          {unread.length > 0
+            ? `No doubtful order${bot ? ` for ${bot}` : ""} in the journals that can be read; ${unread.join(", ")} cannot be read: ${unread.length > 1 ? "their" : "its"} orders are not shown.`
+            : `No doubtful order${bot ? ` for ${bot}` : ""}: every order is settled, or live and recently updated.`}
         </p>
       ) : (
         <>

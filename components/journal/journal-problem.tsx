@@ -3,9 +3,9 @@ import type { JournalError } from "@/lib/db/journal-file";
 
 /**
  * The whole page when the journal cannot be read: what is wrong, with which file, and the fix.
- * Nothing else is shown, so nothing can look healthy.
+ * Nothing else is shown, so nothing can look healthy. `source`: which of several journals it is.
  */
-export function JournalProblem({ error }: { error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message"> }) {
+export function JournalProblem({ error, source }: { error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message">; source?: string }) {
   return (
     <section
       role="alert"
@@ -13,7 +13,7 @@ export function JournalProblem({ error }: { error: Pick<JournalError, "code" | "
       className="rounded-lg border-2 border-red-700 bg-red-50 p-5 text-red-950 dark:bg-red-950 dark:text-red-50"
     >
       <h1 id="journal-problem-title" className="text-xl font-bold">
-        The journal cannot be read
+        {source ? `Journal ${source} cannot be read` : "The journal cannot be read"}
       </h1>
       <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="journal-error">
         <WrappingText text={error.message} />

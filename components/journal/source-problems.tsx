@@ -19,8 +19,9 @@ export function SourceProblems({ sources }: { sources: readonly SourceHealth[] |
           className="rounded-lg border-2 border-red-700 bg-red-50 p-4 text-sm text-red-950 dark:bg-red-950 dark:text-red-50"
         >
           <h2 className="font-bold">Journal {s.name} cannot be read: its bots are UNKNOWN</h2>
+          {/* The file and the problem, then the fix once (the message would repeat it). */}
           <p className="mt-1 break-words">
-            <WrappingText text={s.problem!.message} />
+            journal <span className="break-all font-mono">{s.problem!.file}</span>: <WrappingText text={s.problem!.problem} />
           </p>
           <p className="mt-1">
             <span className="font-semibold">Fix:</span> {s.problem!.fix}

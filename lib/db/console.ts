@@ -290,8 +290,14 @@ export type BotPlace =
   | { kind: "clash"; sources: [ConsoleSource, ConsoleSource] }
   | { kind: "none" };
 
+/** Which bot two journals hold, and where; clashMessage adds what to do about it. */
+export const clashFact = (botId: string, a: Pick<ConsoleSource, "name" | "file">, b: Pick<ConsoleSource, "name" | "file">) =>
+  `bot ${botId} is in two journals: source ${a.name} (${a.file}) and source ${b.name} (${b.file})`;
+
+export const CLASH_ADVICE = "Bot ids must be unique across the console's journals: rename one bot, or read its journal from another console";
+
 export const clashMessage = (botId: string, a: Pick<ConsoleSource, "name" | "file">, b: Pick<ConsoleSource, "name" | "file">) =>
-  `bot ${botId} is in two journals: source ${a.name} (${a.file}) and source ${b.name} (${b.file}). Bot ids must be unique across the console's journals: rename one bot, or read its journal from another console`;
+  `${clashFact(botId, a, b)}. ${CLASH_ADVICE}`;
 
 /** A bot id two journals hold, as the unavailable view shows it. */
 export function clashError(botId: string, [a, b]: [ConsoleSource, ConsoleSource]): JournalError {

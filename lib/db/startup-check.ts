@@ -1,6 +1,6 @@
 import "server-only";
 import { env, EnvError, type Env } from "../env";
-import { clashMessage } from "./console";
+import { CLASH_ADVICE, clashFact } from "./console";
 import { JournalError, openJournalReader, READ_BUSY_TIMEOUT_MS } from "./journal-file";
 
 /** Bot ids two journals both hold: the console cannot tell which one an action is for. */
@@ -37,7 +37,7 @@ export function checkJournalAtStart(): void {
           const ids = db.prepare(`SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers`).pluck().all() as string[];
           for (const id of ids) {
             const other = owner.get(id);
-            if (other) clashes.push(clashMessage(id, other, source));
+            if (other) clashes.push(clashFact(id, other, source));
             else owner.set(id, source);
           }
         }
@@ -49,7 +49,8 @@ export function checkJournalAtStart(): void {
       else console.error(`driftwatch: ${label}journal ${source.file} cannot be opened: ${(error as Error).message}`);
     }
   }
-  if (clashes.length > 0) throw new BotClashError(`driftwatch configuration is invalid: ${clashes.join("; ")}`);
+  // The advice once, after every clash (a fleet made from copies of one journal has many).
+  if (clashes.length > 0) throw new BotClashError(`driftwatch configuration is invalid: ${clashes.join("; ")}. ${CLASH_ADVICE}`);
 }
 
 /** The server's start: checkJournalAtStart, and the process stopped on a bot id in two journals. */

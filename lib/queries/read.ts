@@ -21,7 +21,8 @@ export interface ReadContext {
   now: Date;
 }
 
-export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError };
+/** `source`: with several journals, the name of the one a bot's screen could not read (for its page's title). */
+export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError; source?: string };
 
 /** `from`: the configured (first) journal, or the one a live watcher (lib/live) was made for. */
 export function readScreen<T>(load: (ctx: ReadContext) => T, from: JournalSource = consoleJournal()): ScreenRead<T> {
@@ -69,10 +70,12 @@ export function readFleet<T, M>(
 export function readBotScreen<T>(botId: string, load: (ctx: ReadContext) => T, set: SourceSet = consoleSources()): ScreenRead<T> {
   const place = set.placeBot(botId);
   switch (place.kind) {
-    case "found":
-      return readScreen(load, place.source.journal);
+    case "found": {
+      const read = readScreen(load, place.source.journal);
+      return read.ok || !set.several ? read : { ...read, source: place.source.name };
+    }
     case "unavailable":
-      return { ok: false, error: place.error };
+      return set.several ? { ok: false, error: place.error, source: place.source.name } : { ok: false, error: place.error };
     case "none":
       return readScreen(load, set.sources[0]!.journal);
     case "clash":

@@ -41,6 +41,19 @@ test.describe("one console on three journals", () => {
     // The others are still read, and still live.
     for (const bot of ["north", "south"]) await expect(card(bot).locator("[data-status]")).not.toHaveText("UNKNOWN");
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+    // The fix once, not inside the message and again below it.
+    expect((await banner.innerText()).match(/Fix/g)).toHaveLength(1);
+    // Each card names its journal, the unreadable one's too (with no empty exchange or id prefix).
+    await expect(card("north").getByTestId("bot-card-where")).toContainText(`journal ${sourceName(journals[0]!.file)} · `);
+    await expect(card("west").getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(broken)}`);
+    // An empty list does not vouch for the journal it cannot read.
+    await page.goto(`${server.url}/doubtful`);
+    await expect(page.getByTestId("no-doubtful")).toContainText(`in the journals that can be read; ${sourceName(broken)} cannot be read`);
+    await expect(page.getByTestId("no-doubtful")).not.toContainText("every order is settled");
+    // The bot's own page names its journal.
+    await page.goto(`${server.url}/bots/west`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Journal ${sourceName(broken)} cannot be read`);
+    await page.goto(server.url);
 
     fs.renameSync(`${broken}.away`, broken);
     await expect(page.getByTestId("source-problem")).toHaveCount(0);

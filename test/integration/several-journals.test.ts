@@ -266,6 +266,37 @@ describe("several journals in one console", () => {
     );
   });
 
+  it("names every bot id two journals hold at start, and says what to do once", async () => {
+    const a = journalWith("one", ["twin-a", "twin-b"]);
+    const b = journalWith("two", ["twin-a", "twin-b", "only-two"]);
+    const before = { ...process.env };
+    process.env.DRIFTWATCH_JOURNAL = `${a},${b}`;
+    process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
+    cleanup.push(() => {
+      process.env = before;
+      vi.resetModules();
+    });
+    vi.resetModules();
+    const spy = vi.spyOn(console, "log").mockImplementation(() => {});
+    const spyError = vi.spyOn(console, "error").mockImplementation(() => {});
+    cleanup.push(
+      () => spy.mockRestore(),
+      () => spyError.mockRestore(),
+    );
+    const { checkJournalAtStart } = await import("@/lib/db/startup-check");
+    const message = (() => {
+      try {
+        checkJournalAtStart();
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return "";
+    })();
+    expect(message).toContain("bot twin-a is in two journals");
+    expect(message).toContain("bot twin-b is in two journals");
+    expect(message.match(/Bot ids must be unique/g)).toHaveLength(1);
+  });
+
   it("merges every journal's audit chain on the audit page, and verifies each chain on its own with npm run audit -- verify", () => {
     const { files, set } = fleet();
     const accounts = path.join(tempDir("fleet-accounts"), "accounts.db");

@@ -24,7 +24,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   const names = await readerSeesNames();
   const read = readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }));
   if (!read.ok) {
-    return <JournalUnavailable error={read.error} />;
+    return <JournalUnavailable error={read.error} source={read.source} />;
   }
   const view = read.data;
   // A 404, not a page that answers 200 for any id: app/bots/[botId]/not-found.tsx says what is missing.

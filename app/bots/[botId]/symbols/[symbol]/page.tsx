@@ -33,7 +33,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
     return { state, chart };
   });
   if (!read.ok) {
-    return <JournalUnavailable error={read.error} />;
+    return <JournalUnavailable error={read.error} source={read.source} />;
   }
   const {
     data: { state, chart },
