@@ -4,7 +4,7 @@
  * the action's transaction.
  */
 import { signedQty } from "../incidents/events";
-import { formatUtc } from "../text/format";
+import { formatAge, formatUtc } from "../text/format";
 import { CLOCK_AHEAD_TOLERANCE_MS } from "./bot-status";
 
 export interface ClearFacts {
@@ -151,8 +151,8 @@ export function heartbeatItem(beat: { ageMs: number | null; limitMs: number }): 
       ageMs === null
         ? "no heartbeat"
         : ageMs < 0
-          ? `${Math.round(-ageMs / 1000)} s in the future (bot clock ahead?)`
-          : `${Math.round(ageMs / 1000)} s old (limit ${Math.round(limitMs / 1000)} s)`,
+          ? `${formatAge(-ageMs)} in the future (bot clock ahead?)`
+          : `${formatAge(ageMs)} old (limit ${formatAge(limitMs)})`,
     fix: met
       ? null
       : ageMs !== null && ageMs < 0

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clearChecklist, unmet, type ClearFacts, type UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
+import { clearChecklist, heartbeatItem, unmet, type ClearFacts, type UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 
 const now = new Date("2026-08-10T15:31:00.000Z");
 const trippedAt = "2026-08-10T15:20:00.000Z";
@@ -135,5 +135,17 @@ describe("clearChecklist: may this halt be cleared", () => {
   it("a heartbeat from the future asks for the bot's clock to be set right", () => {
     const [beat] = unmet(clearChecklist({ ...ready, heartbeatAt: "2026-08-10T15:35:00.000Z" }));
     expect(beat!.fix).toMatch(/clock is ahead/);
+  });
+});
+
+describe("heartbeatItem: the heartbeat's age in words a person reads at a glance", () => {
+  it("says a heartbeat months old in days and hours, not in millions of seconds", () => {
+    const item = heartbeatItem({ ageMs: 9_814_170_000, limitMs: 60_000 });
+    expect(item).toMatchObject({ met: false, detail: "113 d 14 h old (limit 1 min 0 s)" });
+  });
+
+  it("says a fresh one in seconds, and one from the future as a clock ahead", () => {
+    expect(heartbeatItem({ ageMs: 4_200, limitMs: 30_000 })).toMatchObject({ met: true, detail: "4 s old (limit 30 s)" });
+    expect(heartbeatItem({ ageMs: -90_000, limitMs: 30_000 })).toMatchObject({ met: false, detail: "1 min 30 s in the future (bot clock ahead?)" });
   });
 });
