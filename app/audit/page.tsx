@@ -46,14 +46,21 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <div className="space-y-4">
       <h1 className="text-2xl font-bold">Audit log</h1>
       <p className="text-sm">
-        Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash: {view.head.entries} entries, head{" "}
-        <code className="font-mono text-xs [overflow-wrap:anywhere]" data-testid="audit-head">
-          {view.head.hash}
-        </code>
+        Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash
+        {chains ? (
+          // Several journals: no single head to show; each journal's chain is listed below.
+          <>: each journal keeps its own chain, in the journal its actions changed</>
+        ) : (
+          <>
+            : {entriesText(view.head.entries)}, head{" "}
+            <code className="font-mono text-xs [overflow-wrap:anywhere]" data-testid="audit-head">
+              {view.head.hash}
+            </code>
+          </>
+        )}
         . Verify it against the heads the console published outside the journal with <code>npm run audit -- verify --expect-head</code>.
       </p>
       {chains && (
-        // Several journals: each keeps its own chain, in the journal its actions changed.
         <ul className="space-y-1 text-sm" aria-label="Audit chains, one per journal">
           {chains.map((c) => (
             <li key={c.name} data-testid="audit-chain" data-source={c.name}>
@@ -63,7 +70,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               :{" "}
               {c.head ? (
                 <>
-                  {c.head.entries} entries, head <code className="font-mono text-xs [overflow-wrap:anywhere]">{c.head.hash}</code>
+                  {entriesText(c.head.entries)}, head <code className="font-mono text-xs [overflow-wrap:anywhere]">{c.head.hash}</code>
                 </>
               ) : (
                 <span role="alert">cannot be read: {c.problem?.message}</span>
@@ -148,3 +155,5 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     </div>
   );
 }
+
+const entriesText = (n: number) => `${n} ${n === 1 ? "entry" : "entries"}`;

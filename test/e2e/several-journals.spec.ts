@@ -59,6 +59,15 @@ test.describe("one console on three journals", () => {
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
     await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
   });
+
+  test("the audit page lists each journal's own chain and shows no single head that would stand for all of them", async ({ page }) => {
+    await page.goto(`${server.url}/audit`);
+    const chains = page.getByTestId("audit-chain");
+    await expect(chains).toHaveCount(3);
+    for (const j of journals) await expect(page.locator(`[data-testid="audit-chain"][data-source="${sourceName(j.file)}"]`)).toContainText("0 entries, head");
+    await expect(page.getByTestId("audit-head")).toHaveCount(0);
+    await expect(page.getByText("each journal keeps its own chain")).toBeVisible();
+  });
 });
 
 test("a console on two journals that hold the same bot id stops at start, naming both sources", async () => {
