@@ -182,7 +182,7 @@ async function main() {
     });
     if (b.status !== 0) throw new Error("next build failed");
   }
-  if (args.only === "flood") return floodOnly(started);
+  if (args.only === "flood") return oneConsole(started, floodRow);
   if (args.only === "live") return liveOnly(started);
   if (args.only === "prune") return pruneOnly(started);
   if (args.only === "fleet") return fleetOnly(started);
@@ -455,7 +455,7 @@ async function fleetOnly(started: number) {
   finish();
 }
 
-/** `--only browser` and `--only live-bot`: the reference journal of --days, one console, those rows. */
+/** `--only flood`, `--only browser` and `--only live-bot`: the reference journal of --days, one console, those rows. */
 async function oneConsole(started: number, rows: (server: Server, run: string) => Promise<void>) {
   const journal = referenceJournal(DAYS);
   figures.journals = { [`${DAYS}d`]: journal.report };
@@ -472,7 +472,6 @@ async function oneConsole(started: number, rows: (server: Server, run: string) =
   finish();
 }
 
-/** `--only flood`: the reference journal of --days, one console, the flood row. */
 // --- retention (scripts/bench/prune.ts) ----------------------------------------------------------------
 
 const pruneDeps = (reference: string) => ({
@@ -489,22 +488,6 @@ const pruneDeps = (reference: string) => ({
 async function pruneOnly(started: number) {
   await pruneRows(pruneDeps(referenceJournal(DAYS).file));
   say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  finish();
-}
-
-async function floodOnly(started: number) {
-  const journal = referenceJournal(DAYS);
-  figures.journals = { [`${DAYS}d`]: journal.report };
-  const run = workingCopy(journal.file);
-  say("starting the console");
-  const server = await startBenchConsole(run);
-  try {
-    await poll([`${server.url}/api/overview`], 4, 50, 3_000);
-    await floodRow(server, run);
-    say(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  } finally {
-    await server.stop();
-  }
   finish();
 }
 

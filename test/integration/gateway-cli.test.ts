@@ -46,6 +46,30 @@ function run(args: string[]): Promise<{ status: number | null; stdout: string }>
   });
 }
 
+/** The gateway's base URL, from its "listening on" line (its output so far is read through `output`). */
+function listeningOn(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output());
+      if (m) {
+        clearInterval(timer);
+        resolve(m[1]!);
+      }
+    }, 50);
+    child.once("exit", (code) => {
+      clearInterval(timer);
+      reject(new Error(`gateway exited ${code}: ${output()}`));
+    });
+  });
+}
+
+async function stopGateway(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+}
+
 describe("npm run gateway: config errors", () => {
   it("names each bad field, and the variables that are not set, then exits 2", () => {
     const r = runOnce([
@@ -130,24 +154,11 @@ describe("npm run gateway: serving Bybit through CcxtAdapter", () => {
     });
     child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-    base = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (m) {
-          clearInterval(timer);
-          resolve(m[1]!);
-        }
-      }, 50);
-      child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${output}`)));
-    });
+    base = await listeningOn(child, () => output);
   });
 
   afterAll(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stopGateway(child);
     await venue.close();
   });
 
@@ -257,24 +268,11 @@ describe("npm run gateway: Binance and OKX, and what it prints when they fail", 
     child = spawn(tsx, ["scripts/gateway.ts", "--config", config], { cwd: repoRoot, env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     child.stdout!.on("data", (c: Buffer) => (output += c.toString()));
     child.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-    base = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-        if (m) {
-          clearInterval(timer);
-          resolve(m[1]!);
-        }
-      }, 50);
-      child.once("exit", (code) => reject(new Error(`gateway exited ${code}: ${output}`)));
-    });
+    base = await listeningOn(child, () => output);
   });
 
   afterAll(async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await stopGateway(child);
     await binance.close();
     await okx.close();
   });

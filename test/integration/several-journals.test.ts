@@ -234,11 +234,10 @@ describe("several journals in one console", () => {
     expect(overviewOf(set).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
   });
 
-  it("stops the console at start when two journals hold the same bot id, naming both sources", async () => {
-    const a = journalWith("one", ["shared-bot"]);
-    const b = journalWith("two", ["shared-bot", "only-two"]);
+  /** The console's start-up check on these journals, as `npm start` runs it: what it threw, and what it logged before (then the thrown message). */
+  async function startupCheckOn(files: string[]): Promise<{ thrown: unknown; errors: string[] }> {
     const before = { ...process.env };
-    process.env.DRIFTWATCH_JOURNAL = `${a},${b}`;
+    process.env.DRIFTWATCH_JOURNAL = files.join(",");
     process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
     cleanup.push(() => {
       process.env = before;
@@ -252,14 +251,21 @@ describe("several journals in one console", () => {
       () => spy.mockRestore(),
       () => spyError.mockRestore(),
     );
-    const { BotClashError, checkJournalAtStart } = await import("@/lib/db/startup-check");
-    let thrown: unknown;
+    const { checkJournalAtStart } = await import("@/lib/db/startup-check");
     try {
       checkJournalAtStart();
+      return { thrown: undefined, errors };
     } catch (e) {
-      thrown = e;
       errors.push((e as Error).message);
+      return { thrown: e, errors };
     }
+  }
+
+  it("stops the console at start when two journals hold the same bot id, naming both sources", async () => {
+    const a = journalWith("one", ["shared-bot"]);
+    const b = journalWith("two", ["shared-bot", "only-two"]);
+    const { thrown, errors } = await startupCheckOn([a, b]);
+    const { BotClashError } = await import("@/lib/db/startup-check");
     expect(thrown).toBeInstanceOf(BotClashError);
     expect(errors[0]).toContain(
       `bot shared-bot is in two journals: source ${path.basename(path.dirname(a))}-journal (${a}) and source ${path.basename(path.dirname(b))}-journal (${b})`,
@@ -269,29 +275,8 @@ describe("several journals in one console", () => {
   it("names every bot id two journals hold at start, and says what to do once", async () => {
     const a = journalWith("one", ["twin-a", "twin-b"]);
     const b = journalWith("two", ["twin-a", "twin-b", "only-two"]);
-    const before = { ...process.env };
-    process.env.DRIFTWATCH_JOURNAL = `${a},${b}`;
-    process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
-    cleanup.push(() => {
-      process.env = before;
-      vi.resetModules();
-    });
-    vi.resetModules();
-    const spy = vi.spyOn(console, "log").mockImplementation(() => {});
-    const spyError = vi.spyOn(console, "error").mockImplementation(() => {});
-    cleanup.push(
-      () => spy.mockRestore(),
-      () => spyError.mockRestore(),
-    );
-    const { checkJournalAtStart } = await import("@/lib/db/startup-check");
-    const message = (() => {
-      try {
-        checkJournalAtStart();
-      } catch (e) {
-        return (e as Error).message;
-      }
-      return "";
-    })();
+    const { thrown } = await startupCheckOn([a, b]);
+    const message = thrown instanceof Error ? thrown.message : "";
     expect(message).toContain("bot twin-a is in two journals");
     expect(message).toContain("bot twin-b is in two journals");
     expect(message.match(/Bot ids must be unique/g)).toHaveLength(1);
