@@ -96,7 +96,10 @@ const world = {
 const lookup: OrderLookup = {
   lookup: async (q) =>
     q.clientOrderId === "d-2"
-      ? { kind: "found", order: { clientOrderId: "d-2", exchangeOrderId: "X-77", status: "filled", filledQty: 5, avgPrice: 190.5 } }
+      ? {
+          kind: "found",
+          order: { clientOrderId: "d-2", exchangeOrderId: "X-77", symbol: "AAPL", side: "buy", qty: 5, status: "filled", filledQty: 5, avgPrice: 190.5 },
+        }
       : { kind: "absent" },
 };
 
