@@ -45,13 +45,15 @@ import {
 } from "./clear-halt";
 import { checkCorrectable, correctBookSpec, correctedResult, correctionRows, UNSETTLED_SQL, type CorrectionFacts } from "./correct-book";
 import { checkHalt, haltBotSpec, haltNotApplied, haltResult, handHaltReason, type BreakerNow } from "./halt-bot";
-import { onPostgres, type PgTx } from "./pg-guard";
+import type { Pool } from "pg";
+import type { OrderLookup } from "../exchange/venue-gateway";
+import { onPostgres, pgTx, type PgTx } from "./pg-guard";
 import {
   checkStillDoubtful,
   lookupResolution,
   manualResolution,
   needsMark,
-  resolveByLookupSpec,
+  resolveByLookupSpecWith,
   resolveManuallySpec,
   usableMark,
   type OrderRow,
@@ -109,9 +111,17 @@ async function writeResolutionPg(tx: PgTx, order: OrderRow, r: Resolution, now: 
   ]);
 }
 
-/** Settling a doubtful order by asking the exchange: `reader` is the read path's, for the lookup before the transaction. */
-export function resolveByLookupPgSpec(deps: Parameters<typeof resolveByLookupSpec>[0]) {
-  return onPostgres(resolveByLookupSpec(deps), async ({ tx, input, prepared, actor, now }) => {
+/** Settling a doubtful order by asking the exchange: the order is read on `pool` before the transaction, the exchange asked outside it. */
+export function resolveByLookupPgSpec(deps: { lookup: OrderLookup | null; graceMs: number; pool: Pool }) {
+  const findOrder = async (clientOrderId: string) => {
+    const client = await deps.pool.connect();
+    try {
+      return (await pgTx(client).one<OrderRow>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = $1`, [clientOrderId])) ?? undefined;
+    } finally {
+      client.release();
+    }
+  };
+  return onPostgres(resolveByLookupSpecWith({ lookup: deps.lookup, graceMs: deps.graceMs, findOrder }), async ({ tx, input, prepared, actor, now }) => {
     const order = checkStillDoubtful(await loadOrderPg(tx, input.clientOrderId), input, now, deps.graceMs);
     const r = lookupResolution(order, input, prepared.answer, actor);
     await writeResolutionPg(tx, order, r, now);

@@ -128,11 +128,21 @@ function writeResolution(db: Database.Database, order: OrderRow, change: Resolut
 
 const lookupSchema = z.object({ clientOrderId: id, version, seenState, seenFilledQty });
 
-export function resolveByLookupSpec(deps: {
+type LookupSpec = ActionSpec<typeof lookupSchema, { answer: LookupAnswer; botId: string; symbol: string }, { state: OrderState }>;
+
+export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => JournalDb }): LookupSpec {
+  return resolveByLookupSpecWith({ ...deps, findOrder: async (clientOrderId) => loadOrder(deps.reader().$client, clientOrderId) });
+}
+
+/**
+ * The lookup action with the order read before the transaction by `findOrder`: the journal's read
+ * connection on SQLite (above), the source's pool on PostgreSQL (lib/actions/pg-actions.ts).
+ */
+export function resolveByLookupSpecWith(deps: {
   lookup: OrderLookup | null;
   graceMs: number;
-  reader: () => JournalDb;
-}): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
+  findOrder: (clientOrderId: string) => Promise<OrderRow | undefined>;
+}): LookupSpec {
   return {
     action: "resolve_order_lookup",
     schema: lookupSchema,
@@ -145,7 +155,7 @@ export function resolveByLookupSpec(deps: {
         );
       }
       // Asked on the read connection, outside the write lock: the exchange may take seconds to answer.
-      const order = loadOrder(deps.reader().$client, input.clientOrderId);
+      const order = await deps.findOrder(input.clientOrderId);
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
       const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId, placedAt: order.createdAt });
       if (answer.kind === "failed") {

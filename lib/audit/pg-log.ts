@@ -1,4 +1,5 @@
-// No "server-only": like lib/audit/log.ts, scripts and tests run it with tsx, outside Next.
+import "server-only";
+// (No CLI loads it yet; `npm run audit -- verify` on a PostgreSQL source would, and must then drop this import as lib/audit/log.ts has.)
 /**
  * The audit log on a PostgreSQL journal: the same keyed chain as lib/audit/log.ts, the same entry
  * fields (nextAuditEntry), other statements. PostgreSQL has several writers at once, so an append

@@ -14,9 +14,13 @@ import "server-only";
  * aged-out times and row-locks the keys until COMMIT; the decision is made on what it returned, and
  * the failure appended before COMMIT. Parallel guesses from any number of processes are therefore
  * counted one after another: the first few get through, the rest wait, as in one process.
+ *
+ * When PostgreSQL cannot be reached the attempt is counted in this process's memory instead (the
+ * in-memory store, with a log line at most once a minute): sign-in stays open to the on-call
+ * person, still under delays, only no longer shared until the database answers again.
  */
 import pg from "pg";
-import { LOGIN_LIMIT, waitBefore, type Admission, type Attempt, type RateLimitOptions, type SignInLimiter } from "./rate-limit";
+import { LOGIN_LIMIT, LoginRateLimiter, waitBefore, type Admission, type Attempt, type RateLimitOptions, type SignInLimiter } from "./rate-limit";
 
 const TABLE = "driftwatch_console.sign_in_failures";
 
@@ -34,11 +38,38 @@ const SCHEMA_SQL = [
 
 export class PgLoginRateLimiter implements SignInLimiter {
   private ready: Promise<void> | null = null;
+  private readonly local: LoginRateLimiter;
+  /** Attempts admitted by the in-memory fallback: forgiven there. */
+  private readonly admittedLocally = new WeakSet<Attempt>();
+  private lastComplaint = -Infinity;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly opts: RateLimitOptions = LOGIN_LIMIT,
-  ) {}
+    private readonly log: (line: string) => void = (line) => console.error(line),
+  ) {
+    this.local = new LoginRateLimiter(opts);
+  }
+
+  private complain(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastComplaint < 60_000) return;
+    this.lastComplaint = now;
+    this.log(
+      `driftwatch: the shared sign-in limiter (DRIFTWATCH_LIMITER_URL) cannot be reached (${(error as Error).message}); counting failed sign-ins in this process until it answers`,
+    );
+  }
+
+  async begin(keys: readonly string[], now: number = Date.now()): Promise<Admission> {
+    try {
+      return await this.beginShared(keys, now);
+    } catch (error) {
+      this.complain(error);
+      const admission = this.local.begin(keys, now);
+      if (admission.ok) this.admittedLocally.add(admission.attempt);
+      return admission;
+    }
+  }
 
   /** Creates the console's schema and table if missing; retried on the next call after a failure. */
   ensureSchema(): Promise<void> {
@@ -67,7 +98,7 @@ export class PgLoginRateLimiter implements SignInLimiter {
     }
   }
 
-  async begin(keys: readonly string[], now: number = Date.now()): Promise<Admission> {
+  private async beginShared(keys: readonly string[], now: number): Promise<Admission> {
     await this.ensureSchema();
     const sorted = [...new Set(keys)].sort();
     const since = now - this.opts.windowMs;
@@ -97,6 +128,16 @@ export class PgLoginRateLimiter implements SignInLimiter {
 
   /** The attempt succeeded: it no longer counts (one of its times removed from each key). */
   async succeed(attempt: Attempt): Promise<void> {
+    if (this.admittedLocally.has(attempt)) return this.local.succeed(attempt);
+    try {
+      await this.forgive(attempt);
+    } catch (error) {
+      // The sign-in itself succeeded; an unforgiven failure only ages out.
+      this.complain(error);
+    }
+  }
+
+  private async forgive(attempt: Attempt): Promise<void> {
     await this.ensureSchema();
     await this.pool.query(
       `UPDATE ${TABLE} SET failures = failures[:array_position(failures, $2::bigint) - 1] || failures[array_position(failures, $2::bigint) + 1:]
@@ -117,7 +158,8 @@ export class PgLoginRateLimiter implements SignInLimiter {
 
 /** The shared limiter for a console configured with DRIFTWATCH_LIMITER_URL. */
 export function pgLoginRateLimiter(url: string): PgLoginRateLimiter {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // A database that does not answer within 3 s is treated as unreachable: the sign-in falls back to memory.
+  const pool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 3_000 });
   // An idle connection dropped by the server must not take the console down; the next query reconnects.
   pool.on("error", (error) => console.error(`driftwatch: the sign-in limiter's PostgreSQL connection failed: ${error.message}`));
   return new PgLoginRateLimiter(pool);

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import type Database from "better-sqlite3";
-import type pg from "pg";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearDeps } from "@/lib/actions/clear-halt";
@@ -317,10 +317,18 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
         "refused",
       ),
       step(
+        "ask the exchange about an order the journal does not have",
+        ana,
+        () => resolveByLookupSpec({ lookup, graceMs: GRACE, reader: reader(db) }),
+        () => resolveByLookupPgSpec({ lookup, graceMs: GRACE, pool }),
+        { clientOrderId: "d-9", version: "1" },
+        "refused",
+      ),
+      step(
         "settle an order by asking the exchange",
         ana,
         () => resolveByLookupSpec({ lookup, graceMs: GRACE, reader: reader(db) }),
-        () => resolveByLookupPgSpec({ lookup, graceMs: GRACE, reader: reader(db) }),
+        () => resolveByLookupPgSpec({ lookup, graceMs: GRACE, pool }),
         { clientOrderId: "d-2", version: "2" },
         "applied",
       ),
@@ -441,5 +449,70 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
     } finally {
       client.release();
     }
+  });
+
+  /** A bot's transaction that trips bot-a's breaker again and holds the row until told to commit. */
+  async function botTripsAgain(url: string) {
+    const bot = new pg.Client({ connectionString: url });
+    await bot.connect();
+    await bot.query("BEGIN");
+    await bot.query(`UPDATE breakers SET reason = 'drift on AAPL again', changed_at = $1, changed_by = 'bot', version = version + 1 WHERE bot_id = 'bot-a'`, [
+      at(119),
+    ]);
+    return bot;
+  }
+  const waitingOnALock = async (pool: pg.Pool) => {
+    for (;;) {
+      const r = await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`);
+      if (r.rows[0].n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const clearForm = { botId: "bot-a", breakerVersion: "2", reason: "book repaired by hand", confirmBotId: "bot-a" };
+  async function clearable() {
+    const j = await twinJournals();
+    j.db.close();
+    const ack = await runGuardedPg(
+      acknowledgeEndedDriftPgSpec({ ackTtlMs: 3_600_000 }),
+      { user: ana, now: () => NOW, auditKey: KEY, pool: j.pool },
+      { botId: "bot-a", symbol: "MSFT", reconciliationId: "2", note: "checked MSFT on the venue" },
+    );
+    expect(ack.ok).toBe(true);
+    return j;
+  }
+
+  it("a bot tripping the breaker while a clear runs: the clear waits for the row, then is refused on the new version", async () => {
+    const { pool, url } = await clearable();
+    const bot = await botTripsAgain(url);
+    const clearing = runGuardedPg(clearHaltPgSpec(clearDeps), { user: ana, now: () => NOW, auditKey: KEY, pool }, clearForm);
+    await waitingOnALock(pool);
+    await bot.query("COMMIT");
+    await bot.end();
+    expect(await clearing).toEqual({
+      ok: false,
+      code: "conflict",
+      message: "The breaker of bot-a changed since you loaded the page (version 2, now 3). Look again.",
+      reasons: ["breaker version 2 seen, 3 now"],
+    });
+    const tables = await pgTables(pool);
+    expect(tables.breakers!.find((b) => (b as { bot_id: string }).bot_id === "bot-a")).toMatchObject({ halted: 1, version: 3, reason: "drift on AAPL again" });
+    expect((await pgAuditRows(pool)).at(-1)).toMatchObject({ action: "clear_halt", outcome: "refused", code: "conflict" });
+  });
+
+  it("a row held by a bot past the lock timeout: refused, nothing changed, and said not to be in the audit log", async () => {
+    const { pool, url } = await clearable();
+    const bot = await botTripsAgain(url);
+    const before = await pgAuditRows(pool);
+    const r = await runGuardedPg(clearHaltPgSpec(clearDeps), { user: ana, now: () => NOW, auditKey: KEY, pool, lockTimeoutMs: 200 }, clearForm);
+    await bot.query("ROLLBACK");
+    await bot.end();
+    expect(r).toEqual({
+      ok: false,
+      code: "internal",
+      message:
+        "Nothing was changed: the journal's rows stayed locked by another transaction (lock_timeout). Try again once it is free. This attempt is not in the audit log (the journal could not record it); the console's server log has it.",
+    });
+    expect(await pgAuditRows(pool)).toEqual(before);
+    expect((await pgTables(pool)).breakers!.find((b) => (b as { bot_id: string }).bot_id === "bot-a")).toMatchObject({ halted: 1, version: 2 });
   });
 });

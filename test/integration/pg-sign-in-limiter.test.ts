@@ -9,6 +9,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgLoginRateLimiter } from "@/lib/auth/pg-rate-limit";
 import { LoginRateLimiter } from "@/lib/auth/rate-limit";
+import { freePort } from "@/tools/lib/console-server";
 import { repoRoot } from "../helpers/journal";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
 
@@ -92,5 +93,19 @@ describe.skipIf(!postgresAvailable)("the sign-in limiter shared in PostgreSQL", 
     const rows = await pool.query(`SELECT key FROM driftwatch_console.sign_in_failures ORDER BY key`);
     expect(rows.rows.map((r) => r.key)).toEqual(["account:dave"]);
     await (b as unknown as { pool: pg.Pool }).pool.end();
+  });
+
+  it("with the database unreachable, sign-in stays open under delays counted in the process, and the log says so once", async () => {
+    const port = await freePort(); // nothing listens there
+    const down = new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`, max: 1, connectionTimeoutMillis: 2_000 });
+    const lines: string[] = [];
+    const limiter = new PgLoginRateLimiter(down, undefined, (line) => lines.push(line));
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await limiter.begin(["account:erin"], T0 + i));
+    expect(answers.map((a) => a.ok)).toEqual([true, true, true, true, true, false]);
+    expect(answers[5]).toEqual({ ok: false, retryAfterMs: 999 });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/shared sign-in limiter \(DRIFTWATCH_LIMITER_URL\) cannot be reached .*counting failed sign-ins in this process/);
+    await down.end();
   });
 });
