@@ -515,4 +515,30 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
     expect(await pgAuditRows(pool)).toEqual(before);
     expect((await pgTables(pool)).breakers!.find((b) => (b as { bot_id: string }).bot_id === "bot-a")).toMatchObject({ halted: 1, version: 2 });
   });
+
+  it("forty actions at once over two pools: each answered, each audited once, the chain unbroken", async () => {
+    const { pool, url } = await twinJournals();
+    const other = new pg.Pool({ connectionString: url, max: 4 });
+    pools.push(other);
+    // Halts of bot-b, bot-c and bot-d with every version from 1 to 4: three can apply, the rest are refused.
+    const posts = Array.from({ length: 40 }, (_, i) => ({
+      pool: i % 2 === 0 ? pool : other,
+      user: i % 3 === 0 ? ben : ana,
+      form: { botId: ["bot-b", "bot-c", "bot-d"][i % 3]!, reason: `drill number ${i}`, breakerVersion: String(1 + (i % 4)) },
+    }));
+    const results = await Promise.all(posts.map((p) => runGuardedPg(haltBotPgSpec(), { user: p.user, now: () => NOW, auditKey: KEY, pool: p.pool }, p.form)));
+    expect(results.filter((r) => r.ok)).toHaveLength(3);
+    expect(new Set(results.filter((r) => !r.ok).map((r) => (r.ok ? "" : r.code)))).toEqual(new Set(["refused", "conflict"]));
+    const audit = await pgAuditRows(pool);
+    expect(audit).toHaveLength(40);
+    expect(audit.map((a) => a.id)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    const client = await pool.connect();
+    try {
+      expect(await verifyAuditLogPg(client, KEY)).toMatchObject({ ok: true, entries: 40 });
+    } finally {
+      client.release();
+    }
+    const trips = (await pgTables(pool)).breaker_events!.filter((e) => (e as { kind: string }).kind === "trip");
+    expect(trips).toHaveLength(3);
+  });
 });
