@@ -90,6 +90,12 @@ const schema = z.object({
   DRIFTWATCH_ALERTMANAGER_URL: optional(z.url({ protocol: /^https?$/ })),
   /** The console's own address as people reach it (https://driftwatch.example), for links in alerts and notifications. */
   DRIFTWATCH_PUBLIC_URL: optional(z.url({ protocol: /^https?$/ })),
+  /**
+   * A PostgreSQL URL (postgresql://user@host:5432/db) where every console process counts failed
+   * sign-ins together (table driftwatch_console.sign_in_failures, made on first use). Unset: each
+   * process counts in memory, right for one process.
+   */
+  DRIFTWATCH_LIMITER_URL: optional(z.url({ protocol: /^postgres(ql)?$/, error: "must be a postgresql:// URL" })),
 });
 
 /** Host names always allowed: the loopback addresses the console binds by default. */
@@ -129,6 +135,8 @@ export type Env = {
   alertmanagerUrl: string | null;
   /** Base URL without a trailing slash; null: links are relative to wherever the reader opened the console. */
   publicUrl: string | null;
+  /** The shared sign-in limiter's database; null: in memory, per process. */
+  limiterUrl: string | null;
 };
 
 export class EnvError extends Error {
@@ -181,6 +189,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     metricsToken: v.DRIFTWATCH_METRICS_TOKEN ?? null,
     alertmanagerUrl: v.DRIFTWATCH_ALERTMANAGER_URL ? v.DRIFTWATCH_ALERTMANAGER_URL.replace(/\/+$/, "") : null,
     publicUrl: v.DRIFTWATCH_PUBLIC_URL ? v.DRIFTWATCH_PUBLIC_URL.replace(/\/+$/, "") : null,
+    limiterUrl: v.DRIFTWATCH_LIMITER_URL ?? null,
   };
 }
 

@@ -3,7 +3,7 @@ import "server-only";
 import { z } from "zod";
 import { noteField, seenSizeField } from "./text-field";
 import { botIdField, symbolField } from "../journal/ids";
-import { getCurrentBookLine } from "../queries/book-line";
+import { getCurrentBookLine, type CurrentBookLine } from "../queries/book-line";
 import { latestDriftSince } from "../queries/clear-checklist";
 import { classifyDrift, driftTolerance } from "../reconcile/diff";
 import { silenceAcknowledgement, type SilenceDeps, type SilenceOutcome } from "../alerting/silences";
@@ -32,6 +32,38 @@ export interface Acknowledged {
   silence?: SilenceOutcome;
 }
 
+type AckInput = z.infer<typeof schema>;
+
+/** The precondition of an acknowledgement, on either engine: the line still drifts as the operator saw it. */
+export function checkAcknowledgeable(input: AckInput, line: CurrentBookLine | null): CurrentBookLine & { drift: "size_drift" | "unknown_position" } {
+  if (!line) throw new Refusal("refused", `No book line for ${input.botId} ${input.symbol} in the journal.`);
+  if (line.drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is not drifting any more: nothing to acknowledge.`);
+  const changed: string[] = [];
+  if (line.drift !== input.drift) changed.push(`class ${input.drift} → ${line.drift}`);
+  if (line.driftSince !== input.driftSince) changed.push("a new drift episode started");
+  if (Math.abs(line.ours - input.ours) >= driftTolerance(line.qtyStep) || Math.abs(line.theirs - input.theirs) >= driftTolerance(line.qtyStep)) {
+    changed.push(`sizes ours ${input.ours} → ${line.ours}, theirs ${input.theirs} → ${line.theirs}`);
+  }
+  if (changed.length > 0)
+    throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
+  return line as CurrentBookLine & { drift: "size_drift" | "unknown_position" };
+}
+
+export function acknowledgedResult(input: AckInput, line: CurrentBookLine, acknowledgementId: number, expiresAt: string) {
+  return {
+    data: { expiresAt },
+    detail: {
+      acknowledgementId,
+      drift: line.drift,
+      ours: line.ours,
+      theirs: line.theirs,
+      reconciliationId: line.reconciliationId,
+      note: input.note,
+      expiresAt,
+    },
+  };
+}
+
 /** `silences`: Alertmanager is configured; after the acknowledgement commits, its page is silenced. */
 export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: SilenceDeps | null }): ActionSpec<typeof schema, undefined, Acknowledged> {
   const silences = deps.silences;
@@ -40,17 +72,7 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: Silenc
     schema,
     target: (i) => `${i.botId}/${i.symbol}`,
     apply: ({ db, input, actor, now }) => {
-      const line = getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol });
-      if (!line) throw new Refusal("refused", `No book line for ${input.botId} ${input.symbol} in the journal.`);
-      if (line.drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} is not drifting any more: nothing to acknowledge.`);
-      const changed: string[] = [];
-      if (line.drift !== input.drift) changed.push(`class ${input.drift} → ${line.drift}`);
-      if (line.driftSince !== input.driftSince) changed.push("a new drift episode started");
-      if (Math.abs(line.ours - input.ours) >= driftTolerance(line.qtyStep) || Math.abs(line.theirs - input.theirs) >= driftTolerance(line.qtyStep)) {
-        changed.push(`sizes ours ${input.ours} → ${line.ours}, theirs ${input.theirs} → ${line.theirs}`);
-      }
-      if (changed.length > 0)
-        throw new Refusal("conflict", `The drift on ${input.botId} ${input.symbol} changed since you looked. Look again before acknowledging.`, changed);
+      const line = checkAcknowledgeable(input, getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol }));
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
       const { lastInsertRowid } = db
         .prepare(
@@ -70,18 +92,7 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: Silenc
           now.toISOString(),
           expiresAt,
         );
-      return {
-        data: { expiresAt },
-        detail: {
-          acknowledgementId: Number(lastInsertRowid),
-          drift: line.drift,
-          ours: line.ours,
-          theirs: line.theirs,
-          reconciliationId: line.reconciliationId,
-          note: input.note,
-          expiresAt,
-        },
-      };
+      return acknowledgedResult(input, line, Number(lastInsertRowid), expiresAt);
     },
     followUp: silences
       ? async ({ input, data, detail, user, now }) => {
@@ -119,30 +130,62 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
     schema: endedSchema,
     target: (i) => `${i.botId}/${i.symbol}`,
     apply: ({ db, input, actor, now }) => {
-      const breaker = db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as
-        { halted: number; changedAt: string } | undefined;
-      if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
-      const latest = latestDriftSince({ db, botId: input.botId, symbol: input.symbol, since: breaker.changedAt });
-      if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
-      if (latest.id !== input.reconciliationId) {
-        throw new Refusal("conflict", `${input.botId} ${input.symbol} drifted again since you looked (cycle #${latest.id}). Look again before acknowledging.`, [
-          `cycle #${input.reconciliationId} seen, #${latest.id} now`,
-        ]);
-      }
-      const line = getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol });
-      if (line && line.drift !== "none")
-        throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
-      const drift = classifyDrift(latest);
-      if (drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
+      const breaker = checkEndedBreaker(
+        input,
+        db.prepare(`SELECT halted, changed_at AS changedAt FROM breakers WHERE bot_id = ?`).get(input.botId) as
+          { halted: number; changedAt: string } | undefined,
+      );
+      const latest = checkEndedLatest(input, latestDriftSince({ db, botId: input.botId, symbol: input.symbol, since: breaker.changedAt }));
+      const drift = checkEndedLine(input, latest, getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol }));
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
       db.prepare(
         `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
       ).run(input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, input.note, actor, now.toISOString(), expiresAt);
-      return {
-        data: { expiresAt },
-        detail: { ended: true, drift, ours: latest.ours, theirs: latest.theirs, reconciliationId: latest.id, at: latest.at, note: input.note },
-      };
+      return endedAcknowledgedResult(input, latest, drift, expiresAt);
     },
+  };
+}
+
+type EndedInput = z.infer<typeof endedSchema>;
+/** A symbol's latest drifting cycle since the trip (lib/queries/clear-checklist.ts latestDriftSince). */
+export interface DriftCycle {
+  id: number;
+  at: string;
+  ours: number;
+  theirs: number;
+  qtyStep: number;
+}
+
+/** The acknowledgement of an ended drift, in three steps on either engine: the bot is halted… */
+export function checkEndedBreaker(input: EndedInput, breaker: { halted: number; changedAt: string } | undefined): { changedAt: string } {
+  if (!breaker || breaker.halted !== 1) throw new Refusal("refused", `${input.botId} is not halted: a drift that ended needs no acknowledgement to clear.`);
+  return breaker;
+}
+
+/** …the symbol drifted since the trip, last in the cycle the operator saw… */
+export function checkEndedLatest(input: EndedInput, latest: DriftCycle | undefined): DriftCycle {
+  if (!latest) throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
+  if (latest.id !== input.reconciliationId) {
+    throw new Refusal("conflict", `${input.botId} ${input.symbol} drifted again since you looked (cycle #${latest.id}). Look again before acknowledging.`, [
+      `cycle #${input.reconciliationId} seen, #${latest.id} now`,
+    ]);
+  }
+  return latest;
+}
+
+/** …and it drifts no more. Returns the drift class to record. */
+export function checkEndedLine(input: EndedInput, latest: DriftCycle, line: CurrentBookLine | null): "size_drift" | "unknown_position" {
+  if (line && line.drift !== "none")
+    throw new Refusal("refused", `${input.botId} ${input.symbol} is still drifting: acknowledge it on the overview, where its sizes are live.`);
+  const drift = classifyDrift(latest);
+  if (drift === "none") throw new Refusal("refused", `${input.botId} ${input.symbol} has not drifted since the trip: nothing to acknowledge.`);
+  return drift;
+}
+
+export function endedAcknowledgedResult(input: EndedInput, latest: DriftCycle, drift: string, expiresAt: string) {
+  return {
+    data: { expiresAt },
+    detail: { ended: true, drift, ours: latest.ours, theirs: latest.theirs, reconciliationId: latest.id, at: latest.at, note: input.note },
   };
 }

@@ -8,8 +8,8 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { noteField } from "./text-field";
 import { BOT_ID_MAX, botIdField } from "../journal/ids";
-import { unmet } from "../breaker/clear-checklist";
-import { getClearChecklist } from "../queries/clear-checklist";
+import { clearChecklist, unmet, type ClearFacts } from "../breaker/clear-checklist";
+import { getClearFacts } from "../queries/clear-checklist";
 import { expireBotSilences, type ClearedSilences, type SilenceDeps } from "../alerting/silences";
 import { Refusal, type ActionSpec, type FollowUpContext } from "./guard";
 
@@ -49,8 +49,14 @@ const clearSchema = z
   .refine((v) => v.confirmBotId === v.botId, { path: ["confirmBotId"], message: "Type the bot id exactly to confirm" });
 
 /** Everything a clear must find true, inside the transaction. */
-function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: string; breakerVersion: number }, now: Date) {
-  const { facts, items } = getClearChecklist({ db, botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+function loadAndCheckClearable(db: Database.Database, deps: ClearDeps, input: { botId: string; breakerVersion: number }, now: Date) {
+  const facts = getClearFacts({ db, botId: input.botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+  return checkClearable(facts, input);
+}
+
+/** The checklist and the breaker as the operator saw it, on either engine: the facts come from the engine's statements. */
+export function checkClearable(facts: ClearFacts, input: { botId: string; breakerVersion: number }) {
+  const items = clearChecklist(facts);
   if (!facts.breaker) throw new Refusal("refused", `No breaker for bot ${input.botId}.`);
   if (facts.breaker.version !== input.breakerVersion) {
     throw new Refusal(
@@ -71,6 +77,8 @@ function checkClearable(db: Database.Database, deps: ClearDeps, input: { botId: 
   return facts.breaker;
 }
 
+export const clearNotApplied = (input: { botId: string }) => new Refusal("conflict", `The breaker of ${input.botId} changed while clearing. Look again.`);
+
 function clearBreaker(db: Database.Database, input: { botId: string; breakerVersion: number }, reason: string, actor: string, now: Date) {
   const at = now.toISOString();
   const changed = db
@@ -78,7 +86,7 @@ function clearBreaker(db: Database.Database, input: { botId: string; breakerVers
       `UPDATE breakers SET halted = 0, reason = NULL, changed_at = ?, changed_by = ?, version = version + 1 WHERE bot_id = ? AND version = ? AND halted = 1`,
     )
     .run(at, actor, input.botId, input.breakerVersion).changes;
-  if (changed !== 1) throw new Refusal("conflict", `The breaker of ${input.botId} changed while clearing. Look again.`);
+  if (changed !== 1) throw clearNotApplied(input);
   db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'clear', ?, ?, NULL)`).run(
     input.botId,
     at,
@@ -95,19 +103,16 @@ export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, u
     schema: clearSchema,
     target: (i) => i.botId,
     apply: ({ db, input, actor, now }) => {
-      const breaker = checkClearable(db, deps, input, now);
+      const breaker = loadAndCheckClearable(db, deps, input, now);
       if (!deps.twoPersonClear) {
         clearBreaker(db, input, input.reason, actor, now);
-        return {
-          data: { cleared: true },
-          detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: input.reason, breakerVersion: input.breakerVersion },
-        };
+        return clearedResult(input, breaker);
       }
       const pending = db
         .prepare(`SELECT id FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND breaker_version = ? AND expires_at > ?`)
         .pluck()
         .get(input.botId, input.breakerVersion, now.toISOString()) as number | undefined;
-      if (pending !== undefined) throw new Refusal("conflict", `A request to clear ${input.botId} is already waiting for approval (#${pending}).`);
+      checkNoPendingRequest(input, pending);
       const expiresAt = new Date(now.getTime() + deps.twoPersonWindowMs).toISOString();
       const requestId = Number(
         db
@@ -116,11 +121,27 @@ export function clearHaltSpec(deps: ClearDeps): ActionSpec<typeof clearSchema, u
           )
           .run(input.botId, input.breakerVersion, input.reason, actor, now.toISOString(), expiresAt).lastInsertRowid,
       );
-      return { data: { cleared: false, requestId, expiresAt }, detail: { requestId, reason: input.reason, expiresAt, breakerVersion: input.breakerVersion } };
+      return requestedResult(input, requestId, expiresAt);
     },
     followUp: endSilences<ClearOutcome>(deps),
   };
 }
+
+type ClearInput = z.infer<typeof clearSchema>;
+
+export const clearedResult = (input: ClearInput, breaker: NonNullable<ClearFacts["breaker"]>) => ({
+  data: { cleared: true as const },
+  detail: { trippedReason: breaker.reason, trippedAt: breaker.changedAt, reason: input.reason, breakerVersion: input.breakerVersion },
+});
+
+export function checkNoPendingRequest(input: ClearInput, pending: number | undefined): void {
+  if (pending !== undefined) throw new Refusal("conflict", `A request to clear ${input.botId} is already waiting for approval (#${pending}).`);
+}
+
+export const requestedResult = (input: ClearInput, requestId: number, expiresAt: string) => ({
+  data: { cleared: false as const, requestId, expiresAt },
+  detail: { requestId, reason: input.reason, expiresAt, breakerVersion: input.breakerVersion },
+});
 
 const approveSchema = z.object({
   requestId: z.coerce.number({ error: "Missing request" }).int().positive("Missing request"),
@@ -134,22 +155,48 @@ export function approveClearSpec(deps: ClearDeps): ActionSpec<typeof approveSche
     schema: approveSchema,
     target: (i) => i.botId,
     apply: ({ db, input, actor, now }) => {
-      const req = db
-        .prepare(
-          `SELECT id, bot_id AS botId, breaker_version AS breakerVersion, reason, requested_by AS requestedBy, expires_at AS expiresAt, status FROM clear_requests WHERE id = ?`,
-        )
-        .get(input.requestId) as
-        { id: number; botId: string; breakerVersion: number; reason: string; requestedBy: string; expiresAt: string; status: string } | undefined;
-      if (!req || req.botId !== input.botId) throw new Refusal("refused", `No request #${input.requestId} to clear ${input.botId}.`);
-      if (req.status !== "pending") throw new Refusal("conflict", `Request #${req.id} was already ${req.status}.`);
-      if (Date.parse(req.expiresAt) <= now.getTime()) throw new Refusal("refused", `Request #${req.id} expired at ${req.expiresAt}; a new request is needed.`);
-      if (req.requestedBy === actor) throw new Refusal("refused", "You requested this clear: a second operator must approve it.", ["requester cannot approve"]);
-      if (req.breakerVersion !== input.breakerVersion) throw new Refusal("conflict", "The breaker changed since the request was made. Look again.");
-      checkClearable(db, deps, input, now);
-      clearBreaker(db, input, `${req.reason} (requested by ${req.requestedBy}, approved by ${actor})`, actor, now);
+      const req = checkApprovable(
+        input,
+        db
+          .prepare(
+            `SELECT id, bot_id AS botId, breaker_version AS breakerVersion, reason, requested_by AS requestedBy, expires_at AS expiresAt, status FROM clear_requests WHERE id = ?`,
+          )
+          .get(input.requestId) as ClearRequest | undefined,
+        actor,
+        now,
+      );
+      loadAndCheckClearable(db, deps, input, now);
+      clearBreaker(db, input, approvedReason(req, actor), actor, now);
       db.prepare(`UPDATE clear_requests SET status = 'approved', decided_by = ?, decided_at = ? WHERE id = ?`).run(actor, now.toISOString(), req.id);
-      return { data: { cleared: true }, detail: { requestId: req.id, requestedBy: req.requestedBy, reason: req.reason } };
+      return approvedResult(req);
     },
     followUp: endSilences<{ cleared: true }>(deps),
   };
 }
+
+export interface ClearRequest {
+  id: number;
+  botId: string;
+  breakerVersion: number;
+  reason: string;
+  requestedBy: string;
+  expiresAt: string;
+  status: string;
+}
+
+/** The request a second operator approves, on either engine: pending, unexpired, someone else's, for the breaker seen. */
+export function checkApprovable(input: z.infer<typeof approveSchema>, req: ClearRequest | undefined, actor: string, now: Date): ClearRequest {
+  if (!req || req.botId !== input.botId) throw new Refusal("refused", `No request #${input.requestId} to clear ${input.botId}.`);
+  if (req.status !== "pending") throw new Refusal("conflict", `Request #${req.id} was already ${req.status}.`);
+  if (Date.parse(req.expiresAt) <= now.getTime()) throw new Refusal("refused", `Request #${req.id} expired at ${req.expiresAt}; a new request is needed.`);
+  if (req.requestedBy === actor) throw new Refusal("refused", "You requested this clear: a second operator must approve it.", ["requester cannot approve"]);
+  if (req.breakerVersion !== input.breakerVersion) throw new Refusal("conflict", "The breaker changed since the request was made. Look again.");
+  return req;
+}
+
+export const approvedReason = (req: ClearRequest, actor: string) => `${req.reason} (requested by ${req.requestedBy}, approved by ${actor})`;
+
+export const approvedResult = (req: ClearRequest) => ({
+  data: { cleared: true as const },
+  detail: { requestId: req.id, requestedBy: req.requestedBy, reason: req.reason },
+});

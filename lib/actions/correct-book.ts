@@ -11,8 +11,8 @@ import { SETTLED_STATES } from "../journal/contract";
 import { botIdField, symbolField } from "../journal/ids";
 import { signedQty } from "../incidents/events";
 import { formatUtc } from "../text/format";
-import { getCurrentBookLine } from "../queries/book-line";
-import { pendingCorrection } from "../queries/book-corrections";
+import { getCurrentBookLine, type CurrentBookLine } from "../queries/book-line";
+import { pendingCorrection, type CorrectionRow } from "../queries/book-corrections";
 import { driftTolerance } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
 import { noteField, seenSizeField } from "./text-field";
@@ -39,7 +39,7 @@ export function correctionDelta(kind: BookCorrectionKind, line: { ours: number; 
 }
 
 /** An order in one of these states may still fill: it may be the very difference. */
-const UNSETTLED_SQL = `state NOT IN (${SETTLED_STATES.map((s) => `'${s}'`).join(", ")})`;
+export const UNSETTLED_SQL = `state NOT IN (${SETTLED_STATES.map((s) => `'${s}'`).join(", ")})`;
 
 export interface BookCorrected {
   correctionId: number;
@@ -50,6 +50,105 @@ export interface BookCorrected {
   correctedAt: string;
 }
 
+type CorrectInput = z.infer<typeof schema>;
+
+/** What the precondition of a correction reads, on either engine. */
+export interface CorrectionFacts {
+  line: CurrentBookLine | null;
+  /** The symbol's latest correction the bot may not have counted yet. */
+  pending: CorrectionRow | null;
+  /** The bot's first unsettled order on the symbol. */
+  unsettled: { id: string; state: string } | undefined;
+  /** An order on the symbol that changed after the line's cycle (times on the bot's clock). */
+  moved: { id: string; state: string } | undefined;
+}
+
+/** The precondition of a correction, on either engine. Returns the line to correct. */
+export function checkCorrectable(input: CorrectInput, facts: CorrectionFacts, now: Date): CurrentBookLine {
+  const { botId, symbol } = input;
+  const line = facts.line;
+  if (!line) {
+    throw new Refusal("refused", `No book line for ${botId} ${symbol} in the journal: the bot never reconciled this symbol. Check the bot and the symbol.`);
+  }
+  // Before the sizes: a correction the bot has not counted yet leaves them as they were, and
+  // a second correction of the same difference would be counted twice.
+  const pending = facts.pending;
+  if (pending) {
+    throw new Refusal(
+      "conflict",
+      `${pending.correctedBy} already corrected ${botId} ${symbol} at ${formatUtc(pending.correctedAt, now)} (book ${signedQty(pending.ours)} → ${signedQty(pending.ours + pending.delta)}), and the bot has not counted it yet. Nothing was changed; wait for the bot's next cycle, then look again.`,
+      [`correction #${pending.id} made on cycle #${pending.reconciliationId} is not counted yet`],
+    );
+  }
+  const tolerance = driftTolerance(line.qtyStep);
+  const changed: string[] = [];
+  if (Math.abs(line.ours - input.ours) >= tolerance) changed.push(`the bot's book moved from ${signedQty(input.ours)} to ${signedQty(line.ours)}`);
+  if (Math.abs(line.theirs - input.theirs) >= tolerance) {
+    changed.push(`the exchange's position moved from ${signedQty(input.theirs)} to ${signedQty(line.theirs)}`);
+  }
+  if (changed.length > 0) {
+    throw new Refusal(
+      "conflict",
+      `${botId} ${symbol} changed since you looked: ${changed.join(", and ")}. Nothing was changed; look at the new sizes and correct again if still needed.`,
+      changed,
+    );
+  }
+  if (line.drift === "none") {
+    throw new Refusal("refused", `${botId} ${symbol} is in sync (book ${signedQty(line.ours)}, exchange ${signedQty(line.theirs)}): nothing to correct.`);
+  }
+  if (input.kind === "flattened_on_venue" && Math.abs(line.ours) < tolerance) {
+    throw new Refusal(
+      "refused",
+      `The bot's book of ${symbol} is already 0: a flatten on the venue needs no correction. Once the exchange shows 0 too, the bot's next cycle is clean.`,
+    );
+  }
+  const unsettled = facts.unsettled;
+  if (unsettled) {
+    throw new Refusal(
+      "refused",
+      `Order ${unsettled.id} on ${symbol} is ${unsettled.state}, not settled: it may be the very difference. Settle it first on /doubtful?bot=${encodeURIComponent(botId)}, then correct the book if it still drifts.`,
+      [`order ${unsettled.id} is ${unsettled.state}`],
+    );
+  }
+  // An order that settled after the cycle the operator saw moved the book since: that cycle's
+  // sizes no longer say what to correct.
+  const moved = facts.moved;
+  if (moved) {
+    throw new Refusal(
+      "conflict",
+      `Order ${moved.id} on ${symbol} became ${moved.state} after the bot's last reconciliation, so its sizes are out of date. Wait for the bot's next cycle, then look again.`,
+      [`order ${moved.id} changed after cycle #${line.reconciliationId}`],
+    );
+  }
+  return line;
+}
+
+/** What a correction records: the correction row, the acknowledgement it counts as, the operator's data and the audit detail. */
+export function correctionRows(input: CorrectInput, line: CurrentBookLine, now: Date, ackTtlMs: number) {
+  const delta = correctionDelta(input.kind, line);
+  const at = now.toISOString();
+  // The correction judges the drift the operator saw: it counts as its acknowledgement.
+  const expiresAt = new Date(now.getTime() + ackTtlMs).toISOString();
+  return { delta, after: line.ours + delta, at, expiresAt };
+}
+
+export function correctedResult(input: CorrectInput, line: CurrentBookLine, rows: ReturnType<typeof correctionRows>, correctionId: number) {
+  return {
+    data: { correctionId, kind: input.kind, before: line.ours, after: rows.after, delta: rows.delta, correctedAt: rows.at },
+    detail: {
+      kind: input.kind,
+      ours: line.ours,
+      theirs: line.theirs,
+      delta: rows.delta,
+      book: rows.after,
+      reconciliationId: line.reconciliationId,
+      correctionId,
+      note: input.note,
+      acknowledgedUntil: rows.expiresAt,
+    },
+  };
+}
+
 export function correctBookSpec(deps: { ackTtlMs: number }): ActionSpec<typeof schema, undefined, BookCorrected> {
   return {
     action: "correct_book",
@@ -58,98 +157,47 @@ export function correctBookSpec(deps: { ackTtlMs: number }): ActionSpec<typeof s
     apply: ({ db, input, actor, now }) => {
       const { botId, symbol } = input;
       const line = getCurrentBookLine({ db, botId, symbol });
-      if (!line) {
-        throw new Refusal("refused", `No book line for ${botId} ${symbol} in the journal: the bot never reconciled this symbol. Check the bot and the symbol.`);
+      const facts: CorrectionFacts = { line, pending: null, unsettled: undefined, moved: undefined };
+      if (line) {
+        facts.pending = pendingCorrection({ db, botId, symbol });
+        facts.unsettled = db
+          .prepare(`SELECT client_order_id AS id, state FROM orders WHERE bot_id = ? AND symbol = ? AND ${UNSETTLED_SQL} ORDER BY created_at, id LIMIT 1`)
+          .get(botId, symbol) as { id: string; state: string } | undefined;
+        const cycleAt = db.prepare(`SELECT at FROM reconciliations WHERE id = ?`).pluck().get(line.reconciliationId) as string | undefined;
+        facts.moved =
+          cycleAt === undefined
+            ? undefined
+            : (db
+                .prepare(`SELECT client_order_id AS id, state FROM orders WHERE bot_id = ? AND symbol = ? AND updated_at > ? ORDER BY updated_at DESC LIMIT 1`)
+                .get(botId, symbol, cycleAt) as { id: string; state: string } | undefined);
       }
-      // Before the sizes: a correction the bot has not counted yet leaves them as they were, and
-      // a second correction of the same difference would be counted twice.
-      const pending = pendingCorrection({ db, botId, symbol });
-      if (pending) {
-        throw new Refusal(
-          "conflict",
-          `${pending.correctedBy} already corrected ${botId} ${symbol} at ${formatUtc(pending.correctedAt, now)} (book ${signedQty(pending.ours)} → ${signedQty(pending.ours + pending.delta)}), and the bot has not counted it yet. Nothing was changed; wait for the bot's next cycle, then look again.`,
-          [`correction #${pending.id} made on cycle #${pending.reconciliationId} is not counted yet`],
-        );
-      }
-      const tolerance = driftTolerance(line.qtyStep);
-      const changed: string[] = [];
-      if (Math.abs(line.ours - input.ours) >= tolerance) changed.push(`the bot's book moved from ${signedQty(input.ours)} to ${signedQty(line.ours)}`);
-      if (Math.abs(line.theirs - input.theirs) >= tolerance) {
-        changed.push(`the exchange's position moved from ${signedQty(input.theirs)} to ${signedQty(line.theirs)}`);
-      }
-      if (changed.length > 0) {
-        throw new Refusal(
-          "conflict",
-          `${botId} ${symbol} changed since you looked: ${changed.join(", and ")}. Nothing was changed; look at the new sizes and correct again if still needed.`,
-          changed,
-        );
-      }
-      if (line.drift === "none") {
-        throw new Refusal("refused", `${botId} ${symbol} is in sync (book ${signedQty(line.ours)}, exchange ${signedQty(line.theirs)}): nothing to correct.`);
-      }
-      if (input.kind === "flattened_on_venue" && Math.abs(line.ours) < tolerance) {
-        throw new Refusal(
-          "refused",
-          `The bot's book of ${symbol} is already 0: a flatten on the venue needs no correction. Once the exchange shows 0 too, the bot's next cycle is clean.`,
-        );
-      }
-      const unsettled = db
-        .prepare(`SELECT client_order_id AS id, state FROM orders WHERE bot_id = ? AND symbol = ? AND ${UNSETTLED_SQL} ORDER BY created_at, id LIMIT 1`)
-        .get(botId, symbol) as { id: string; state: string } | undefined;
-      if (unsettled) {
-        throw new Refusal(
-          "refused",
-          `Order ${unsettled.id} on ${symbol} is ${unsettled.state}, not settled: it may be the very difference. Settle it first on /doubtful?bot=${encodeURIComponent(botId)}, then correct the book if it still drifts.`,
-          [`order ${unsettled.id} is ${unsettled.state}`],
-        );
-      }
-      // An order that settled after the cycle the operator saw moved the book since: that cycle's
-      // sizes no longer say what to correct. (Times on the bot's clock, both.)
-      const cycleAt = db.prepare(`SELECT at FROM reconciliations WHERE id = ?`).pluck().get(line.reconciliationId) as string | undefined;
-      const moved =
-        cycleAt === undefined
-          ? undefined
-          : (db
-              .prepare(`SELECT client_order_id AS id, state FROM orders WHERE bot_id = ? AND symbol = ? AND updated_at > ? ORDER BY updated_at DESC LIMIT 1`)
-              .get(botId, symbol, cycleAt) as { id: string; state: string } | undefined);
-      if (moved) {
-        throw new Refusal(
-          "conflict",
-          `Order ${moved.id} on ${symbol} became ${moved.state} after the bot's last reconciliation, so its sizes are out of date. Wait for the bot's next cycle, then look again.`,
-          [`order ${moved.id} changed after cycle #${line.reconciliationId}`],
-        );
-      }
-      const delta = correctionDelta(input.kind, line);
-      const after = line.ours + delta;
-      const at = now.toISOString();
+      const current = checkCorrectable(input, facts, now);
+      const rows = correctionRows(input, current, now, deps.ackTtlMs);
       const correctionId = Number(
         db
           .prepare(
             `INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(botId, symbol, input.kind, line.ours, line.theirs, line.reconciliationId, delta, input.note, actor, at).lastInsertRowid,
+          .run(botId, symbol, input.kind, current.ours, current.theirs, current.reconciliationId, rows.delta, input.note, actor, rows.at).lastInsertRowid,
       );
-      // The correction judges the drift the operator saw: it counts as its acknowledgement.
-      const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
       db.prepare(
         `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(botId, symbol, line.drift, line.ours, line.theirs, line.reconciliationId, line.driftSince, input.note, actor, at, expiresAt);
-      return {
-        data: { correctionId, kind: input.kind, before: line.ours, after, delta, correctedAt: at },
-        detail: {
-          kind: input.kind,
-          ours: line.ours,
-          theirs: line.theirs,
-          delta,
-          book: after,
-          reconciliationId: line.reconciliationId,
-          correctionId,
-          note: input.note,
-          acknowledgedUntil: expiresAt,
-        },
-      };
+      ).run(
+        botId,
+        symbol,
+        current.drift,
+        current.ours,
+        current.theirs,
+        current.reconciliationId,
+        current.driftSince,
+        input.note,
+        actor,
+        rows.at,
+        rows.expiresAt,
+      );
+      return correctedResult(input, current, rows, correctionId);
     },
   };
 }

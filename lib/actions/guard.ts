@@ -23,7 +23,7 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { BOT_ID_MAX, CLIENT_ORDER_ID_MAX, SYMBOL_MAX } from "../journal/ids";
 import type { AuditHead } from "../audit/chain";
-import { appendAudit } from "../audit/log";
+import { appendAudit, type AuditEntryInput } from "../audit/log";
 import { JournalError } from "../db/journal-file";
 import { isDamaged, sqliteErrorKind } from "../db/sqlite-error";
 import { LimitedLog } from "../http/rate-window";
@@ -276,7 +276,61 @@ export function turnAwayNonOperator(
   return { ok: false, code: "unauthorized", message };
 }
 
+/**
+ * What differs between engines: how the action's transaction runs, how an entry is audited on its
+ * own, and which errors mean the journal itself stopped the write. Everything else of the guard
+ * (who, the input, the refusals and their audit, the follow-up) is the one code below.
+ */
+export interface GuardEngine<I, P, T> {
+  /**
+   * The precondition, the version the operator saw and the applied audit entry, in one
+   * transaction; a Refusal thrown by the action rolls all of it back and is rethrown.
+   */
+  applyInTransaction: (
+    ctx: { input: I; prepared: P; actor: string; user: ActingUser; now: Date },
+    entry: (detail: Record<string, unknown>, now: Date) => AuditEntryInput,
+  ) => Promise<{ data: T; detail: Record<string, unknown>; head: AuditHead }>;
+  /** One entry in a transaction of its own (a refusal, a follow-up's entry). */
+  auditAlone: (entry: AuditEntryInput) => Promise<AuditHead>;
+  /** The journal stopped the write: what to tell the operator, and whether a refusal can be audited there. */
+  writeFault: (error: unknown) => { message: string; auditable: boolean } | null;
+}
+
+/** The parts of GuardEnv that do not depend on the engine. */
+export type GuardCommon = Pick<GuardEnv, "user" | "now" | "onAudited" | "client" | "refusalLog">;
+
+/** The SQLite engine: BEGIN IMMEDIATE on the guard's write connection, as always. */
+function sqliteEngine<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv): GuardEngine<z.infer<S>, P, T> {
+  return {
+    applyInTransaction: async (ctx, entry) =>
+      env.db
+        .transaction(() => {
+          const now = (env.now ?? (() => new Date()))();
+          const { data, detail } = spec.apply({ db: env.db, input: ctx.input, prepared: ctx.prepared, actor: ctx.actor, user: ctx.user, now });
+          const head = appendAudit(env.db, entry(detail, now), env.auditKey);
+          env.assertJournalFile?.();
+          return { data, detail, head };
+        })
+        .immediate(),
+    auditAlone: async (e) => env.db.transaction(() => appendAudit(env.db, e, env.auditKey)).immediate(),
+    writeFault: journalWriteFault,
+  };
+}
+
 export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, env: GuardEnv, raw: Record<string, unknown>): Promise<ActionResult<T>> {
+  return runGuardedOn(spec, sqliteEngine(spec, env), env, raw);
+}
+
+/**
+ * The guard's steps on any engine (runGuarded for SQLite, runGuardedPg for PostgreSQL). `spec`
+ * gives the audit name, schema, target, prepare and follow-up; the engine runs the transaction.
+ */
+export async function runGuardedOn<S extends z.ZodType, P, T>(
+  spec: Omit<ActionSpec<S, P, T>, "apply">,
+  engine: GuardEngine<z.infer<S>, P, T>,
+  env: GuardCommon,
+  raw: Record<string, unknown>,
+): Promise<ActionResult<T>> {
   const clock = env.now ?? (() => new Date());
   const actor = actorOf(env.user);
   const published = (head: AuditHead) => {
@@ -286,10 +340,8 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
       console.error(`driftwatch: could not publish audit head #${head.entries}; the action stands:`, error);
     }
   };
-  const audit = (outcome: "applied" | "refused", target: string, code: ActionCode | null, detail: Record<string, unknown>) => {
-    const head = env.db
-      .transaction(() => appendAudit(env.db, { at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail }, env.auditKey))
-      .immediate();
+  const audit = async (outcome: "applied" | "refused", target: string, code: ActionCode | null, detail: Record<string, unknown>) => {
+    const head = await engine.auditAlone({ at: clock().toISOString(), actor, action: spec.action, target, outcome, code, detail });
     published(head);
     return head;
   };
@@ -302,15 +354,15 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     console.error(`driftwatch: NOT AUDITED (${why}): ${actor} ${spec.action} ${target} refused with ${code}: ${message}`);
     return { ok: false, code, message: `${message.replace(/\.?$/, ".")} This attempt is not in the audit log (${why}); the console's server log has it.` };
   };
-  const refuse = (
+  const refuse = async (
     code: ActionCode,
     message: string,
     target: string,
     extra: Partial<ActionResult<T> & { ok: false }> = {},
     detail: Record<string, unknown> = {},
-  ): ActionResult<T> => {
+  ): Promise<ActionResult<T>> => {
     try {
-      audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: summarizeInput(raw), ...detail });
+      await audit("refused", target, code, { message, reasons: extra.reasons ?? [], fieldErrors: extra.fieldErrors, input: summarizeInput(raw), ...detail });
     } catch (error) {
       // The refusal stands (nothing changed); the operator must know it is not on record.
       console.error(`driftwatch: could not audit a refused ${spec.action}:`, error);
@@ -330,15 +382,15 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     if (after.audit) {
       const a = after.audit;
       try {
-        const head = env.db
-          .transaction(() =>
-            appendAudit(
-              env.db,
-              { at: clock().toISOString(), actor, action: a.action, target: a.target, outcome: a.outcome, code: a.code ?? null, detail: a.detail },
-              env.auditKey,
-            ),
-          )
-          .immediate();
+        const head = await engine.auditAlone({
+          at: clock().toISOString(),
+          actor,
+          action: a.action,
+          target: a.target,
+          outcome: a.outcome,
+          code: a.code ?? null,
+          detail: a.detail,
+        });
         published(head);
       } catch (error) {
         console.error(
@@ -368,25 +420,20 @@ export async function runGuarded<S extends z.ZodType, P, T>(spec: ActionSpec<S, 
     // 3. Slow work, outside the write lock.
     const prepared = (spec.prepare ? await spec.prepare(input, { user, now: clock() }) : undefined) as P;
     // 4. Precondition, version and audit entry: one transaction.
-    const { data, detail, head } = env.db
-      .transaction(() => {
-        const now = clock();
-        const { data, detail } = spec.apply({ db: env.db, input, prepared, actor, user, now });
-        const head = appendAudit(
-          env.db,
-          { at: now.toISOString(), actor, action: spec.action, target, outcome: "applied", detail: { ...detail, input: summarizeInput(raw) } },
-          env.auditKey,
-        );
-        env.assertJournalFile?.();
-        return { data, detail, head };
-      })
-      .immediate();
+    const { data, detail, head } = await engine.applyInTransaction({ input, prepared, actor, user, now: clock() }, (detail, now) => ({
+      at: now.toISOString(),
+      actor,
+      action: spec.action,
+      target,
+      outcome: "applied",
+      detail: { ...detail, input: summarizeInput(raw) },
+    }));
     published(head);
     if (!spec.followUp) return { ok: true, data };
     return { ok: true, data: await followUp(spec.followUp, { input, data, detail, user, now: clock() }) };
   } catch (error) {
     if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);
-    const fault = journalWriteFault(error);
+    const fault = engine.writeFault(error);
     if (fault) {
       console.error(`driftwatch: action ${spec.action} stopped by the journal:`, (error as Error).message);
       return fault.auditable ? refuse("internal", fault.message, target) : notAudited("internal", fault.message, target, "the journal could not record it");

@@ -15,7 +15,7 @@ import { ORDER_STATES, type OrderState } from "../journal/contract";
 import { formatUtc } from "../text/format";
 import { Refusal, type ActionSpec } from "./guard";
 
-type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "createdAt" | "updatedAt" | "version">;
+export type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "createdAt" | "updatedAt" | "version">;
 
 const id = clientOrderIdField;
 const version = z.coerce.number({ error: "Missing version" }).int().positive("Missing version");
@@ -61,8 +61,7 @@ function seenAndNow(order: OrderRow, input: Seen) {
  * every few seconds without changing anything a resolution rests on, and must not win that race.
  * Without the seen state the version alone decides, as before.
  */
-function checkStillDoubtful(db: Database.Database, input: Seen, now: Date, graceMs: number): OrderRow {
-  const order = loadOrder(db, input.clientOrderId);
+export function checkStillDoubtful(order: OrderRow | undefined, input: Seen, now: Date, graceMs: number): OrderRow {
   if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
   if (order.version !== input.version) {
     if (input.seenState === undefined || input.seenFilledQty === undefined) {
@@ -91,13 +90,28 @@ function checkStillDoubtful(db: Database.Database, input: Seen, now: Date, grace
   return order;
 }
 
-function writeResolution(
-  db: Database.Database,
-  order: OrderRow,
-  change: { state: OrderState; filledQty: number; avgPrice: number | null; exchangeOrderId?: string | null },
-  event: { kind: "lookup_found" | "lookup_absent" | "operator"; actor: string; detail: Record<string, unknown> },
-  now: Date,
-) {
+/** A failed answer never reaches a resolution: prepare refuses it first. */
+type LookupAnswer = Awaited<ReturnType<OrderLookup["lookup"]>>;
+
+export interface ResolutionChange {
+  state: OrderState;
+  filledQty: number;
+  avgPrice: number | null;
+  exchangeOrderId?: string | null;
+}
+export interface ResolutionEvent {
+  kind: "lookup_found" | "lookup_absent" | "operator";
+  actor: string;
+  detail: Record<string, unknown>;
+}
+/** A resolution: what it writes to the order and its events, and what the operator and the audit log get. */
+export interface Resolution {
+  change: ResolutionChange;
+  event: ResolutionEvent;
+  result: { data: { state: OrderState }; detail: Record<string, unknown> };
+}
+
+function writeResolution(db: Database.Database, order: OrderRow, change: ResolutionChange, event: ResolutionEvent, now: Date) {
   const at = now.toISOString();
   db.prepare(
     `UPDATE orders SET state = ?, filled_qty = ?, avg_price = coalesce(?, avg_price), exchange_order_id = coalesce(?, exchange_order_id),
@@ -114,11 +128,21 @@ function writeResolution(
 
 const lookupSchema = z.object({ clientOrderId: id, version, seenState, seenFilledQty });
 
-export function resolveByLookupSpec(deps: {
+type LookupSpec = ActionSpec<typeof lookupSchema, { answer: LookupAnswer; botId: string; symbol: string }, { state: OrderState }>;
+
+export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => JournalDb }): LookupSpec {
+  return resolveByLookupSpecWith({ ...deps, findOrder: async (clientOrderId) => loadOrder(deps.reader().$client, clientOrderId) });
+}
+
+/**
+ * The lookup action with the order read before the transaction by `findOrder`: the journal's read
+ * connection on SQLite (above), the source's pool on PostgreSQL (lib/actions/pg-actions.ts).
+ */
+export function resolveByLookupSpecWith(deps: {
   lookup: OrderLookup | null;
   graceMs: number;
-  reader: () => JournalDb;
-}): ActionSpec<typeof lookupSchema, { answer: Awaited<ReturnType<OrderLookup["lookup"]>>; botId: string; symbol: string }, { state: OrderState }> {
+  findOrder: (clientOrderId: string) => Promise<OrderRow | undefined>;
+}): LookupSpec {
   return {
     action: "resolve_order_lookup",
     schema: lookupSchema,
@@ -131,7 +155,7 @@ export function resolveByLookupSpec(deps: {
         );
       }
       // Asked on the read connection, outside the write lock: the exchange may take seconds to answer.
-      const order = loadOrder(deps.reader().$client, input.clientOrderId);
+      const order = await deps.findOrder(input.clientOrderId);
       if (!order) throw new Refusal("refused", `No order ${input.clientOrderId} in the journal.`);
       const answer = await deps.lookup.lookup({ botId: order.botId, symbol: order.symbol, clientOrderId: order.clientOrderId, placedAt: order.createdAt });
       if (answer.kind === "failed") {
@@ -146,38 +170,38 @@ export function resolveByLookupSpec(deps: {
       return { answer, botId: order.botId, symbol: order.symbol };
     },
     apply: ({ db, input, prepared, actor, now }) => {
-      const order = checkStillDoubtful(db, input, now, deps.graceMs);
-      const answer = prepared.answer;
-      if (answer.kind === "found") {
-        const o = answer.order;
-        writeResolution(
-          db,
-          order,
-          { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId },
-          { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } },
-          now,
-        );
-        return {
-          data: { state: o.status },
-          detail: {
-            ...seenAndNow(order, input),
-            before: { state: order.state, version: order.version },
-            after: { state: o.status, filledQty: o.filledQty },
-            lookup: "found",
-          },
-        };
-      }
-      writeResolution(
-        db,
-        order,
-        { state: "absent", filledQty: 0, avgPrice: null },
-        { kind: "lookup_absent", actor, detail: { during: "operator check" } },
-        now,
-      );
-      return {
-        data: { state: "absent" },
-        detail: { ...seenAndNow(order, input), before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" },
-      };
+      const order = checkStillDoubtful(loadOrder(db, input.clientOrderId), input, now, deps.graceMs);
+      const r = lookupResolution(order, input, prepared.answer, actor);
+      writeResolution(db, order, r.change, r.event, now);
+      return r.result;
+    },
+  };
+}
+
+/** What a lookup's answer writes and reports, on either engine. */
+export function lookupResolution(order: OrderRow, input: Seen, answer: LookupAnswer, actor: string): Resolution {
+  if (answer.kind === "found") {
+    const o = answer.order;
+    return {
+      change: { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId },
+      event: { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } },
+      result: {
+        data: { state: o.status },
+        detail: {
+          ...seenAndNow(order, input),
+          before: { state: order.state, version: order.version },
+          after: { state: o.status, filledQty: o.filledQty },
+          lookup: "found",
+        },
+      },
+    };
+  }
+  return {
+    change: { state: "absent", filledQty: 0, avgPrice: null },
+    event: { kind: "lookup_absent", actor, detail: { during: "operator check" } },
+    result: {
+      data: { state: "absent" },
+      detail: { ...seenAndNow(order, input), before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" },
     },
   };
 }
@@ -218,8 +242,72 @@ const PRICE_SANITY_FACTOR = 10;
 function lastMark(db: Database.Database, order: OrderRow): { markPrice: number; at: string } | undefined {
   const row = db.prepare(`SELECT mark_price AS markPrice, at FROM latest_positions WHERE bot_id = ? AND symbol = ?`).get(order.botId, order.symbol) as
     { markPrice: number | null; at: string } | undefined;
-  return row && row.markPrice !== null && row.markPrice > 0 ? { markPrice: row.markPrice, at: row.at } : undefined;
+  return usableMark(row);
 }
+
+type ManualInput = z.infer<typeof manualSchema>;
+
+/**
+ * The checks of a resolution by hand once the order is known to be as seen, and what it writes,
+ * on either engine. `mark`: the symbol's latest mark, read only when `needsMark(input)`.
+ */
+export function manualResolution(
+  order: OrderRow,
+  input: ManualInput,
+  mark: { markPrice: number; at: string } | undefined,
+  actor: string,
+  now: Date,
+): Resolution {
+  const filled =
+    input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
+  if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
+  if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
+    throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
+  if (
+    mark &&
+    input.avgPrice !== undefined &&
+    (input.avgPrice > mark.markPrice * PRICE_SANITY_FACTOR || input.avgPrice * PRICE_SANITY_FACTOR < mark.markPrice)
+  ) {
+    throw new Refusal(
+      "refused",
+      `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
+      [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at, now)}`],
+      { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
+    );
+  }
+  return {
+    change: { state: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null },
+    event: {
+      kind: "operator",
+      actor,
+      detail: {
+        resolvedBy: "hand",
+        status: input.status,
+        filledQty: filled,
+        avgPrice: input.avgPrice ?? null,
+        note: input.note,
+        ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
+      },
+    },
+    result: {
+      data: { state: input.status },
+      detail: {
+        ...seenAndNow(order, input),
+        before: { state: order.state, version: order.version },
+        after: { state: input.status, filledQty: filled },
+        note: input.note,
+        ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
+      },
+    },
+  };
+}
+
+/** The last mark matters only for a price the operator did not confirm. */
+export const needsMark = (input: ManualInput) => input.avgPrice !== undefined && !input.priceConfirmed;
+
+/** A usable mark (above 0), or none. */
+export const usableMark = (row: { markPrice: number | null; at: string } | undefined) =>
+  row && row.markPrice !== null && row.markPrice > 0 ? { markPrice: row.markPrice, at: row.at } : undefined;
 
 export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, { state: OrderState }> {
   return {
@@ -227,54 +315,10 @@ export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeo
     schema: manualSchema,
     target: (i) => i.clientOrderId,
     apply: ({ db, input, actor, now }) => {
-      const order = checkStillDoubtful(db, input, now, deps.graceMs);
-      const filled =
-        input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
-      if (filled > order.qty + 1e-12)
-        throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
-      if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
-        throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
-      const mark = input.avgPrice === undefined || input.priceConfirmed ? undefined : lastMark(db, order);
-      if (
-        mark &&
-        input.avgPrice !== undefined &&
-        (input.avgPrice > mark.markPrice * PRICE_SANITY_FACTOR || input.avgPrice * PRICE_SANITY_FACTOR < mark.markPrice)
-      ) {
-        throw new Refusal(
-          "refused",
-          `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
-          [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at, now)}`],
-          { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
-        );
-      }
-      writeResolution(
-        db,
-        order,
-        { state: input.status, filledQty: filled, avgPrice: input.avgPrice ?? null },
-        {
-          kind: "operator",
-          actor,
-          detail: {
-            resolvedBy: "hand",
-            status: input.status,
-            filledQty: filled,
-            avgPrice: input.avgPrice ?? null,
-            note: input.note,
-            ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
-          },
-        },
-        now,
-      );
-      return {
-        data: { state: input.status },
-        detail: {
-          ...seenAndNow(order, input),
-          before: { state: order.state, version: order.version },
-          after: { state: input.status, filledQty: filled },
-          note: input.note,
-          ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
-        },
-      };
+      const order = checkStillDoubtful(loadOrder(db, input.clientOrderId), input, now, deps.graceMs);
+      const r = manualResolution(order, input, needsMark(input) ? lastMark(db, order) : undefined, actor, now);
+      writeResolution(db, order, r.change, r.event, now);
+      return r.result;
     },
   };
 }

@@ -28,10 +28,8 @@ function boundedDetail(detail: Record<string, unknown>): string {
   return JSON.stringify({ truncated: true, originalLength: text.length, head: text.slice(0, MAX_DETAIL_CHARS - 200) });
 }
 
-/** Appends one keyed entry; returns the new head of the chain (publish it once the transaction commits). */
-export function appendAudit(db: Database.Database, input: AuditEntryInput, key: string): AuditHead {
-  if (!db.inTransaction) throw new Error("appendAudit must run inside the action's transaction");
-  const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as Pick<AuditRow, "id" | "hash"> | undefined;
+/** The fields of the entry after `last` (null: the first entry): one definition for both engines. */
+export function nextAuditEntry(last: { id: number; hash: string } | null, input: AuditEntryInput, key: string): ChainEntry {
   const fields: AuditFields = {
     id: (last?.id ?? 0) + 1,
     at: input.at,
@@ -43,20 +41,27 @@ export function appendAudit(db: Database.Database, input: AuditEntryInput, key: 
     detail: boundedDetail(input.detail),
   };
   const prevHash = last?.hash ?? GENESIS;
-  const hash = keyedEntryHash(prevHash, fields, key);
+  return { ...fields, prevHash, hash: keyedEntryHash(prevHash, fields, key) };
+}
+
+/** Appends one keyed entry; returns the new head of the chain (publish it once the transaction commits). */
+export function appendAudit(db: Database.Database, input: AuditEntryInput, key: string): AuditHead {
+  if (!db.inTransaction) throw new Error("appendAudit must run inside the action's transaction");
+  const last = db.prepare(`SELECT id, hash FROM audit_log ORDER BY id DESC LIMIT 1`).get() as Pick<AuditRow, "id" | "hash"> | undefined;
+  const e = nextAuditEntry(last ?? null, input, key);
   db.prepare(`INSERT INTO audit_log (id, at, actor, action, target, outcome, code, detail, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    fields.id,
-    fields.at,
-    fields.actor,
-    fields.action,
-    fields.target,
-    fields.outcome,
-    fields.code,
-    fields.detail,
-    prevHash,
-    hash,
+    e.id,
+    e.at,
+    e.actor,
+    e.action,
+    e.target,
+    e.outcome,
+    e.code,
+    e.detail,
+    e.prevHash,
+    e.hash,
   );
-  return { entries: fields.id, hash };
+  return { entries: e.id, hash: e.hash };
 }
 
 /** key null: no key was found, so only an unkeyed (pre-key) log can verify. */

@@ -1,13 +1,15 @@
 import "server-only";
 /**
- * The console's accounts connection, session secret and sign-in limiter: made on first use, one
+ * The console's accounts connection, session secret and sign-in limiter (in memory, or shared in
+ * PostgreSQL with DRIFTWATCH_LIMITER_URL): made on first use, one
  * per server process, kept on globalThis so dev-mode reloads neither leak connections nor forget
  * the failed sign-ins.
  */
 import type Database from "better-sqlite3";
 import { openAccountsDb, type AccountsDb } from "../db/accounts-file";
 import { env } from "../env";
-import { LoginRateLimiter } from "./rate-limit";
+import { pgLoginRateLimiter } from "./pg-rate-limit";
+import { LoginRateLimiter, type SignInLimiter } from "./rate-limit";
 import { resolveSessionSecret } from "./secret";
 
 export interface AuthContext {
@@ -15,10 +17,10 @@ export interface AuthContext {
   db: AccountsDb;
   sqlite: Database.Database;
   secret: string;
-  limiter: LoginRateLimiter;
+  limiter: SignInLimiter;
 }
 
-const holder = globalThis as unknown as { __driftwatchAuth?: AuthContext; __driftwatchAuthLimiter?: LoginRateLimiter; __driftwatchAuthLogged?: string };
+const holder = globalThis as unknown as { __driftwatchAuth?: AuthContext; __driftwatchAuthLimiter?: SignInLimiter; __driftwatchAuthLogged?: string };
 
 /** Throws (AccountsFileError, SessionSecretError, EnvError) with a one-line message; retried on the next call. */
 export function authContext(): AuthContext {
@@ -29,7 +31,8 @@ export function authContext(): AuthContext {
   holder.__driftwatchAuth = undefined;
   const secret = resolveSessionSecret({ configured: config.sessionSecret, accountsDbPath: config.accountsDbPath });
   const { db, sqlite } = openAccountsDb(config.accountsDbPath);
-  holder.__driftwatchAuthLimiter ??= new LoginRateLimiter();
+  // With DRIFTWATCH_LIMITER_URL, every console process counts failures in one PostgreSQL table.
+  holder.__driftwatchAuthLimiter ??= config.limiterUrl ? pgLoginRateLimiter(config.limiterUrl) : new LoginRateLimiter();
   holder.__driftwatchAuth = { file: config.accountsDbPath, db, sqlite, secret, limiter: holder.__driftwatchAuthLimiter };
   return holder.__driftwatchAuth;
 }

@@ -6,9 +6,11 @@
  * never shut the door for long. lib/auth/resolve.ts decides which keys an attempt is counted under;
  * a browser the account signed in on before (lib/auth/device.ts) is counted apart from strangers.
  *
- * In memory, on purpose: the console is one `next start` process, and a restart forgetting the
- * count is acceptable. Several console processes behind a balancer would each count alone; move
- * this into the accounts file before running more than one.
+ * Two stores keep the counts behind one interface (SignInLimiter): this in-memory one, the default
+ * for one `next start` process (a restart forgetting the count is acceptable), and
+ * lib/auth/pg-rate-limit.ts, a table in PostgreSQL that several console processes behind a balancer
+ * share (DRIFTWATCH_LIMITER_URL), so that spreading guesses over them gains nothing. Both decide
+ * with the same rule (admit, below).
  */
 export interface RateLimitOptions {
   /** Failures in the window that cost nothing; the next attempt after them waits baseDelayMs. */
@@ -29,6 +31,12 @@ export interface Attempt {
   readonly at: number;
 }
 
+/** Where the failures are counted: in this process, or in a store several console processes share. */
+export interface SignInLimiter {
+  begin(keys: readonly string[], now?: number): Admission | Promise<Admission>;
+  succeed(attempt: Attempt): void | Promise<void>;
+}
+
 export const LOGIN_LIMIT: RateLimitOptions = { freeFailures: 5, baseDelayMs: 1000, maxDelayMs: 60_000, windowMs: 15 * 60_000, maxKeys: 10_000 };
 
 /** How long after the last failure the next attempt must wait, given the failures in the window. */
@@ -38,7 +46,21 @@ export function delayAfterFailures(failures: number, opts: RateLimitOptions = LO
   return Math.min(opts.baseDelayMs * 2 ** doublings, opts.maxDelayMs);
 }
 
-export class LoginRateLimiter {
+/**
+ * The rule, for any store: given each key's failures still in the window (oldest first), how long
+ * the attempt must still wait; 0 admits it.
+ */
+export function waitBefore(failuresByKey: Iterable<readonly number[]>, now: number, opts: RateLimitOptions = LOGIN_LIMIT): number {
+  let retryAfterMs = 0;
+  for (const times of failuresByKey) {
+    const last = times[times.length - 1];
+    if (last === undefined) continue;
+    retryAfterMs = Math.max(retryAfterMs, last + delayAfterFailures(times.length, opts) - now);
+  }
+  return retryAfterMs;
+}
+
+export class LoginRateLimiter implements SignInLimiter {
   private readonly failures = new Map<string, number[]>();
 
   constructor(private readonly opts: RateLimitOptions = LOGIN_LIMIT) {}
@@ -58,13 +80,11 @@ export class LoginRateLimiter {
    * hash runs: the first few get through, the rest wait.
    */
   begin(keys: readonly string[], now: number = Date.now()): Admission {
-    let retryAfterMs = 0;
-    for (const key of keys) {
-      const times = this.recent(key, now);
-      const last = times[times.length - 1];
-      if (last === undefined) continue;
-      retryAfterMs = Math.max(retryAfterMs, last + delayAfterFailures(times.length, this.opts) - now);
-    }
+    const retryAfterMs = waitBefore(
+      keys.map((key) => this.recent(key, now)),
+      now,
+      this.opts,
+    );
     if (retryAfterMs > 0) return { ok: false, retryAfterMs };
     for (const key of keys) {
       const times = [...this.recent(key, now), now];

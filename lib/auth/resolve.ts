@@ -10,7 +10,7 @@ import type { AccountRow } from "../db/accounts-schema";
 import { getAccountForSignIn } from "./accounts";
 import { deviceIdFor } from "./device";
 import { hashPassword, verifyPassword } from "./password";
-import type { LoginRateLimiter } from "./rate-limit";
+import type { SignInLimiter } from "./rate-limit";
 import { isAccountName, type Actor } from "./roles";
 import { verifySession } from "./token";
 
@@ -126,7 +126,7 @@ export async function signIn(opts: {
   name: string;
   password: string;
   clientAddress: string;
-  limiter: LoginRateLimiter;
+  limiter: SignInLimiter;
   logN: number;
   /** The request's device cookie and the secret it is signed with; omitted: a stranger. */
   device?: { token: string | null | undefined; secret: string };
@@ -135,11 +135,11 @@ export async function signIn(opts: {
   const at = opts.now ?? new Date();
   const deviceId = opts.device ? deviceIdFor(opts.device.token, { name: opts.name, secret: opts.device.secret, now: at }) : null;
   const keys = deviceId ? [`device:${deviceId}`] : [`account:${opts.name}`, `address:${opts.clientAddress}`];
-  const admission = opts.limiter.begin(keys, at.getTime());
+  const admission = await opts.limiter.begin(keys, at.getTime());
   if (!admission.ok) return { ok: false, code: "refused", retryAfterMs: admission.retryAfterMs };
   const account = isAccountName(opts.name) ? getAccountForSignIn(opts.db, { name: opts.name }) : undefined;
   const matches = await verifyPassword(opts.password, account?.passwordHash ?? (await decoyHash(opts.logN)));
   if (!account || !matches || account.disabled) return { ok: false, code: "unauthorized" };
-  opts.limiter.succeed(admission.attempt);
+  await opts.limiter.succeed(admission.attempt);
   return { ok: true, account, deviceId };
 }

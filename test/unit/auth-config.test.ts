@@ -29,6 +29,15 @@ describe("accounts and session configuration", () => {
     expect(parseEnv({ DRIFTWATCH_SESSION_SECRET: "" }).sessionSecret).toBeUndefined();
   });
 
+  it("counts failed sign-ins in memory unless DRIFTWATCH_LIMITER_URL names a PostgreSQL database, and refuses any other URL", () => {
+    expect(parseEnv({}).limiterUrl).toBeNull();
+    expect(parseEnv({ DRIFTWATCH_LIMITER_URL: "" }).limiterUrl).toBeNull();
+    expect(parseEnv({ DRIFTWATCH_LIMITER_URL: "postgresql://console@db.internal:5432/driftwatch" }).limiterUrl).toBe(
+      "postgresql://console@db.internal:5432/driftwatch",
+    );
+    expect(() => parseEnv({ DRIFTWATCH_LIMITER_URL: "https://db.internal/driftwatch" })).toThrow(/DRIFTWATCH_LIMITER_URL must be a postgresql:\/\/ URL/);
+  });
+
   it("refuses a scrypt cost under 2^15", () => {
     expect(() => parseEnv({ DRIFTWATCH_SCRYPT_LOG_N: "12" })).toThrow(/DRIFTWATCH_SCRYPT_LOG_N must be at least 15/);
   });
