@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { migratePgJournal } from "@/lib/db/pg-journal";
-import { numberPlaceholders, openPgJournal, PgJournalWriter } from "@/lib/bot/pg-journal-writer";
+import { numberPlaceholders, openPgJournal, PG_JOURNAL_TYPES, PgJournalWriter } from "@/lib/bot/pg-journal-writer";
 import { JournalWriter, type Alert, type JournalWriterOptions } from "@/lib/bot/journal-writer";
 import { SimExchange } from "@/lib/exchange/simulator";
 import { botOnSim, SYMBOLS } from "./bot";
@@ -22,6 +22,10 @@ export interface PgJournals {
   server: () => PostgresServer;
   /** A new, empty, migrated journal database: its connection string. */
   fresh: () => Promise<string>;
+  /** A new database with no schema at all (for a writer's own migrate). */
+  empty: () => Promise<string>;
+  /** Every row of each query, bigint read as a number (as better-sqlite3 reads SQLite's integers). */
+  rows: (url: string, queries: readonly string[]) => Promise<Record<string, unknown[]>>;
 }
 
 /** One PostgreSQL server for this test file, started in beforeAll and stopped in afterAll. */
@@ -53,6 +57,22 @@ export function pgJournalsForFile(label: string): PgJournals {
       const name = `journal_${++n}`;
       await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE journal_template`));
       return server!.url.replace(/\/postgres$/, `/${name}`);
+    },
+    empty: async () => {
+      const name = `empty_${++n}`;
+      await admin((c) => c.query(`CREATE DATABASE ${name}`));
+      return server!.url.replace(/\/postgres$/, `/${name}`);
+    },
+    rows: async (url, queries) => {
+      const c = new pg.Client({ connectionString: url, types: PG_JOURNAL_TYPES });
+      await c.connect();
+      try {
+        const out: Record<string, unknown[]> = {};
+        for (const q of queries) out[q] = (await c.query(q)).rows;
+        return out;
+      } finally {
+        await c.end();
+      }
     },
   };
 }
