@@ -1120,7 +1120,13 @@ class JournalWriter:
         try:
             result = fn()
         except BaseException:
-            self.con.execute("ROLLBACK")
+            try:
+                self.con.execute("ROLLBACK")
+            except (OSError, PgProtocolError):
+                # PostgreSQL's connection is gone: the server has rolled the transaction back. Raise
+                # what broke it; open a new connection and writer (resolve_doubtful settles the rest).
+                if not self._pg:
+                    raise
             raise
         self.con.execute("COMMIT")
         return result

@@ -65,6 +65,7 @@ export function pgEngine(pool: pg.Pool): JournalEngine<"async"> {
     async exec<T>(tx: JournalTx<T>, opts: { transaction: boolean }): Promise<T> {
       const client = await pool.connect();
       let open = false;
+      let failed: Error | undefined;
       try {
         if (opts.transaction) {
           await client.query("BEGIN");
@@ -83,10 +84,13 @@ export function pgEngine(pool: pg.Pool): JournalEngine<"async"> {
         }
         return step.value;
       } catch (error) {
+        failed = error instanceof Error ? error : new Error(String(error));
         if (open) await client.query("ROLLBACK").catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        // After an error the connection is dropped, not pooled: it may be the connection that broke
+        // (a restart, a failover), and the next call must get a live one.
+        client.release(failed);
       }
     },
   } as JournalEngine<"async">;
@@ -111,6 +115,9 @@ export function redactUrl(url: string): string {
 export async function openPgJournal(url: string, opts: { max?: number } = {}): Promise<pg.Pool> {
   const where = redactUrl(url);
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types: PG_JOURNAL_TYPES });
+  // An idle connection the server drops (a restart, a failover, an administrator) is removed from
+  // the pool, and the next call opens a new one; without a listener node would crash the bot on it.
+  pool.on("error", () => undefined);
   const want = latestSchemaVersion();
   const migrate = `run "npm run journal -- migrate" for PostgreSQL (lib/db/pg-journal.ts, or driftwatch_journal.migrate in Python) on ${where}`;
   try {

@@ -5,6 +5,7 @@
  * and the tables the triggers keep, equal row for row and value for value: ids, versions, event
  * details, times, the trip causes and the rollups.
  */
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Decision } from "@/lib/journal/client-order-id";
 import { botOn, pgJournalsForFile, type BotOnEngine } from "../helpers/engines";
@@ -103,5 +104,23 @@ describe.skipIf(!postgresAvailable)("the TypeScript writer writes the same journ
     expect((a["SELECT * FROM orders ORDER BY client_order_id"] as { strategy: string }[]).some((o) => o.strategy === "reconcile")).toBe(true);
     expect((a["SELECT * FROM book_corrections ORDER BY id"] as unknown[]).length).toBe(1);
     for (const q of TABLES) expect({ q, rows: b[q] }).toEqual({ q, rows: a[q] });
+  });
+
+  it("on PostgreSQL, survives its connections being killed between calls: the next call opens a new one", async () => {
+    const bot = await botOn("postgresql", journals);
+    bots = [bot];
+    await bot.writer.sendOnce(buy("AAPL", 5, 0));
+    const [{ d }] = (await bot.rows<{ d: string }>(`SELECT current_database() AS d`)) as [{ d: string }];
+    const admin = new pg.Client({ connectionString: journals.server().url });
+    await admin.connect();
+    try {
+      const killed = await admin.query<{ n: number }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1`, [d]);
+      expect(killed.rows[0]!.n).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    await bot.writer.heartbeat();
+    expect((await bot.writer.sendOnce(buy("AAPL", 5, 1))).kind).toBe("placed");
+    expect(await bot.rows(`SELECT count(*)::int AS n FROM orders WHERE state = 'filled'`)).toEqual([{ n: 2 }]);
   });
 });

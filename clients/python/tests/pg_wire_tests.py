@@ -183,6 +183,18 @@ class Journals(unittest.TestCase):
         self.assertEqual({r["to"] for r in results}, {dj.SCHEMA_VERSION})
         dj.open_journal(url).close()
 
+    def test_a_killed_connection_fails_the_call_and_a_new_one_carries_on(self):
+        url = new_pg_journal(self)
+        w = dj.JournalWriter(dj.open_journal(url), bot_id="bot-a", prefix="q500", exchange="fake")
+        w.register()
+        with dj.PgConnection(URL) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ?", (url.rsplit("/", 1)[1],))
+        with self.assertRaises((OSError, dj.PgProtocolError, dj.PgError)):
+            w.register()  # inside _tx: the failed ROLLBACK does not hide what broke it
+        again = dj.JournalWriter(dj.open_journal(url), bot_id="bot-a", prefix="q500", exchange="fake")
+        again.register()
+        self.assertFalse(again.is_halted())
+
     def test_the_bot_connection_commits_durably_unless_told_normal(self):
         url = new_pg_journal(self)
         with dj.open_journal(url) as con:
