@@ -95,7 +95,7 @@ export interface BotOnEngine {
 export async function botOn(
   engine: Engine,
   journals: PgJournals,
-  opts: { seed?: number; botId?: string; prefix?: string; writer?: Partial<JournalWriterOptions> } = {},
+  opts: { seed?: number; botId?: string; prefix?: string; writer?: Partial<Omit<JournalWriterOptions, "db">> } = {},
 ): Promise<BotOnEngine> {
   if (engine === "sqlite") {
     const b = botOnSim(opts);
@@ -116,8 +116,6 @@ export async function botOn(
   const sim = new SimExchange({ seed: opts.seed ?? 7, symbols: SYMBOLS, startAt: new Date("2026-08-10T15:30:00.000Z") });
   const alerts: Alert[] = [];
   const steps = new Map(SYMBOLS.map((s) => [s.symbol, s.qtyStep]));
-  const { db: _db, ...writerOpts } = (opts.writer ?? {}) as Partial<JournalWriterOptions>;
-  void _db;
   const writer = new PgJournalWriter({
     pool,
     botId: opts.botId ?? "bot-a",
@@ -128,7 +126,7 @@ export async function botOn(
     sleep: async (ms) => sim.advance(ms),
     retry: { attempts: 3, backoffMs: 500 },
     onAlert: (a) => alerts.push(a),
-    ...writerOpts,
+    ...opts.writer,
   });
   await writer.register();
   return {

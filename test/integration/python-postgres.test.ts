@@ -2,7 +2,7 @@
  * The Python module on PostgreSQL (clients/python): one real server for this file, with one login
  * per password method in pg_hba (scram-sha-256, md5, cleartext password) beside the trusted
  * superuser. Runs the module's wire-protocol tests (clients/python/tests/pg_wire_tests.py) and
- * then the writer's own tests, unchanged, on PostgreSQL journals (helpers.py makes each journal a
+ * then the writer's own tests on PostgreSQL journals (helpers.py makes each journal a
  * fresh database when DRIFTWATCH_TEST_PG_URL is set). The same tests run on SQLite files in
  * `python3 clients/python/tests/run.py`.
  */
@@ -53,7 +53,7 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
     expect(await python(["pg_wire_tests"])).toBeGreaterThanOrEqual(14);
   });
 
-  it("passes the writer's own tests (send once, reconcile) on PostgreSQL journals", async () => {
-    expect(await python(["test_send_once", "test_reconcile"])).toBeGreaterThanOrEqual(20);
+  it("passes the writer's own tests (send once, reconcile, a writer process killed mid-send and mid-transaction) on PostgreSQL journals", async () => {
+    expect(await python(["test_send_once", "test_reconcile", "test_killed_writer"])).toBeGreaterThanOrEqual(22);
   });
 });
