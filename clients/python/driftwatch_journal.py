@@ -846,6 +846,9 @@ def _open_pg(url: str, synchronous: str) -> PgConnection:
         # FULL and EXTRA: every COMMIT is on disk when it returns (PostgreSQL's default, said again in
         # case the server's is off). NORMAL: may lose the last commits on a crash, never corrupts.
         con.execute("SELECT set_config('synchronous_commit', ?, false)", ("off" if synchronous == "NORMAL" else "on",))
+        # A row another writer holds (the console clearing this bot's breaker) is waited for as long
+        # as SQLite's busy timeout, then the statement fails (PgError 55P03) instead of hanging.
+        con.execute("SELECT set_config('lock_timeout', ?, false)", (f"{BUSY_TIMEOUT_MS}ms",))
     except BaseException:
         con.close()
         raise

@@ -9,7 +9,10 @@
  *
  * Writes are plain SQL on purpose: this file doubles as the reference for bot authors in other
  * languages, who write the same statements with their own SQLite driver. Each write is one short
- * BEGIN IMMEDIATE transaction that also appends its history row.
+ * BEGIN IMMEDIATE transaction that also appends its history row. The statements are generators an
+ * engine runs (JournalTx): better-sqlite3 here, node-postgres in pg-journal-writer.ts, so a
+ * PostgreSQL journal gets the same statements in the same transactions (docs/journal.md,
+ * "Writing a PostgreSQL journal").
  *
  * Retention (contract migration 0005, docs/journal.md "Retention"): a prune may delete old
  * reconciliations and their positions while this writer runs. Nothing here reads them back (the

@@ -13,12 +13,13 @@
  *   intent is committed before the send, as on SQLite;
  * - `?` placeholders are numbered `$1`, `$2`…; an inserted reconciliation's id comes back through
  *   `RETURNING id` (the column is an identity: the writer never names ids);
- * - bigint columns are read as JavaScript numbers (as better-sqlite3 reads SQLite's integers).
+ * - bigint columns are read as JavaScript numbers (as better-sqlite3 reads SQLite's integers);
+ * - a row lock is waited for BUSY_TIMEOUT_MS (lock_timeout), as SQLite's busy timeout.
  *
  * A bot never writes `audit_log`, so it never takes the audit chain's advisory lock.
  */
 import pg from "pg";
-import { JournalError, latestSchemaVersion } from "../db/journal-file";
+import { BUSY_TIMEOUT_MS, JournalError, latestSchemaVersion } from "../db/journal-file";
 import { pgSchemaState } from "../db/pg-journal";
 import { JournalWriterCore, type JournalEngine, type JournalStep, type JournalTx, type JournalWriterOptions } from "./journal-writer";
 
@@ -114,7 +115,9 @@ export function redactUrl(url: string): string {
  */
 export async function openPgJournal(url: string, opts: { max?: number } = {}): Promise<pg.Pool> {
   const where = redactUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types: PG_JOURNAL_TYPES });
+  // lock_timeout: a row another writer holds (the console clearing this bot's breaker) is waited
+  // for as long as SQLite's busy timeout, then the call fails (SQLSTATE 55P03) instead of hanging.
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 4, types: PG_JOURNAL_TYPES, lock_timeout: BUSY_TIMEOUT_MS });
   // An idle connection the server drops (a restart, a failover, an administrator) is removed from
   // the pool, and the next call opens a new one; without a listener node would crash the bot on it.
   pool.on("error", () => undefined);

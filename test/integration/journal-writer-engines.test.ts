@@ -123,4 +123,21 @@ describe.skipIf(!postgresAvailable)("the TypeScript writer writes the same journ
     expect((await bot.writer.sendOnce(buy("AAPL", 5, 1))).kind).toBe("placed");
     expect(await bot.rows(`SELECT count(*)::int AS n FROM orders WHERE state = 'filled'`)).toEqual([{ n: 2 }]);
   });
+
+  it("on PostgreSQL, waits for a row another transaction holds as long as SQLite's busy timeout, then fails the call with 55P03", async () => {
+    const bot = await botOn("postgresql", journals);
+    bots = [bot];
+    const [{ d }] = (await bot.rows<{ d: string }>(`SELECT current_database() AS d`)) as [{ d: string }];
+    const holder = new pg.Client({ connectionString: journals.server().url.replace(/\/postgres$/, `/${d}`) });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT * FROM breakers WHERE bot_id = 'bot-a' FOR UPDATE");
+      await expect(bot.writer.trip("while the console holds the row")).rejects.toMatchObject({ code: "55P03" });
+      await holder.query("ROLLBACK");
+    } finally {
+      await holder.end();
+    }
+    expect(await bot.writer.trip("once it let go")).toBe(true);
+  });
 });

@@ -199,6 +199,7 @@ class Journals(unittest.TestCase):
         url = new_pg_journal(self)
         with dj.open_journal(url) as con:
             self.assertEqual(con.execute("SHOW synchronous_commit").fetchone(), ("on",))
+            self.assertEqual(con.execute("SHOW lock_timeout").fetchone(), ("5s",))
         with dj.open_journal(url, synchronous="NORMAL") as con:
             self.assertEqual(con.execute("SHOW synchronous_commit").fetchone(), ("off",))
 
