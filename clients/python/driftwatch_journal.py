@@ -22,15 +22,31 @@ fetch positions, cancel, close reduce-only) that you write around your venue's c
     outcome = writer.send_once(dj.Order("sma", "BTCUSDT", "buy", 0.5, bar), send, lookup)
     writer.reconcile(None, fetch_positions, {"BTCUSDT": 0.001},
                      cancel_all=cancel_all, close_reduce_only=close_reduce_only)
+
+Bots on several hosts share one PostgreSQL journal: give open_journal (and migrate) a URL instead
+of a path, and everything else stays the same. The module speaks PostgreSQL's wire protocol itself
+(PgConnection, below: trust, cleartext, md5 and SCRAM-SHA-256 logins; no TLS, so reach a remote
+server through a tunnel or a private network):
+
+    url = "postgresql://alpha:secret@db.internal:5432/journal"   # the database must exist
+    dj.migrate(url, "drizzle")                     # applies drizzle/pg, once, beside other bots
+    writer = dj.JournalWriter(dj.open_journal(url), bot_id="alpha", prefix="alpha", exchange="binance")
+
+Server errors raise PgError (its .sqlstate says which); opening raises JournalError (unreachable,
+authentication, missing, no_schema, older_schema, future_schema) with the password left out.
 """
 
+import base64
 import datetime
 import hashlib
+import hmac
 import json
 import math
 import os
 import re
+import socket
 import sqlite3
+import struct
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -247,6 +263,375 @@ def _error_text(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
+# --- PostgreSQL: a small wire-protocol v3 client (standard library only) -------------------------
+#
+# Enough of https://www.postgresql.org/docs/current/protocol.html for a bot's journal: startup;
+# authentication by trust, cleartext password, md5 or SCRAM-SHA-256 (the servers' default since
+# PostgreSQL 14); the extended query protocol (Parse, Bind, Describe, Execute, Sync) with every
+# parameter sent as text, so values never become SQL text; the simple query protocol for the
+# migration files; server errors raised as PgError with their SQLSTATE. No TLS: reach a remote
+# server through a tunnel or a local proxy (sslmode other than disable/allow/prefer is refused).
+# It speaks as much of sqlite3's connection API as the writer uses (execute, executemany, rowcount,
+# fetchone, fetchall, in_transaction, isolation_level None), with `?` placeholders.
+
+
+class PgError(Exception):
+    """An error the PostgreSQL server sent: `sqlstate` is its five-character code (23505 unique
+    violation, 28P01 wrong password, 3D000 no such database, 40001 serialization failure...)."""
+
+    def __init__(self, fields: Mapping[str, str]) -> None:
+        self.fields = dict(fields)
+        self.sqlstate = fields.get("C", "")
+        self.severity = fields.get("V", fields.get("S", "ERROR"))
+        self.detail = fields.get("D")
+        self.hint = fields.get("H")
+        message = fields.get("M", "unknown error")
+        super().__init__(f"{self.severity} {self.sqlstate}: {message}" + (f" ({self.detail})" if self.detail else ""))
+        self.message = message
+
+
+class PgProtocolError(Exception):
+    """The server said something this client does not understand, or the connection broke."""
+
+
+_PG_TEXT_DECODERS: Dict[int, Callable[[str], Any]] = {
+    16: lambda v: v == "t",  # bool
+    20: int,  # int8
+    21: int,  # int2
+    23: int,  # int4
+    26: int,  # oid
+    700: float,  # float4
+    701: float,  # float8
+    1700: Decimal,  # numeric
+    17: lambda v: bytes.fromhex(v[2:]) if v.startswith("\\x") else v.encode(),  # bytea (hex output)
+}
+
+
+def _pg_param(value: Any) -> Optional[bytes]:
+    """A parameter as the text PostgreSQL reads back as the same value."""
+    if value is None:
+        return None
+    if value is True:
+        return b"true"
+    if value is False:
+        return b"false"
+    if isinstance(value, int):
+        return str(value).encode()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return b"NaN"
+        if math.isinf(value):
+            return b"Infinity" if value > 0 else b"-Infinity"
+        return repr(value).encode()  # the shortest text that reads back as the same double
+    if isinstance(value, Decimal):
+        return str(value).encode()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return b"\\x" + bytes(value).hex().encode()
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError("PostgreSQL text cannot hold a NUL character")
+        return value.encode("utf-8")
+    raise TypeError(f"cannot send {value!r} to PostgreSQL as a parameter")
+
+
+def _numbered_placeholders(sql: str) -> str:
+    """`?` outside quotes to `$1`, `$2`...: the writer's statements are written once, for both engines."""
+    out, n, quote = [], 0, None
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in ("'", '"'):
+            quote = ch
+        elif ch == "?":
+            n += 1
+            out.append(f"${n}")
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def is_postgres_url(value: Any) -> bool:
+    return isinstance(value, str) and (value.startswith("postgresql://") or value.startswith("postgres://"))
+
+
+def redact_url(url: str) -> str:
+    """The URL without its password, for messages."""
+    u = urllib.parse.urlsplit(url)
+    if u.password is None:
+        return url
+    netloc = u.netloc.replace(":" + u.password + "@", ":***@", 1) if ":" + u.password + "@" in u.netloc else u.netloc
+    return urllib.parse.urlunsplit((u.scheme, netloc, u.path, u.query, u.fragment))
+
+
+class PgCursor:
+    """What PgConnection.execute returns: the rows of one statement and its row count."""
+
+    def __init__(self, columns: List[str], rows: List[Tuple[Any, ...]], rowcount: int) -> None:
+        self.description = [(c, None, None, None, None, None, None) for c in columns]
+        self.rows = rows
+        self.rowcount = rowcount
+        self.lastrowid = None  # PostgreSQL has no rowid: use RETURNING id
+        self._next = 0
+
+    def fetchone(self) -> Optional[Tuple[Any, ...]]:
+        if self._next >= len(self.rows):
+            return None
+        self._next += 1
+        return self.rows[self._next - 1]
+
+    def fetchall(self) -> List[Tuple[Any, ...]]:
+        rest = self.rows[self._next :]
+        self._next = len(self.rows)
+        return rest
+
+    def __iter__(self):
+        return iter(self.fetchall())
+
+
+class PgConnection:
+    """One connection to a PostgreSQL server, from a `postgresql://user:password@host:port/db` URL
+    (libpq's form; `?application_name=`, `?connect_timeout=` and `?sslmode=disable` are read, a
+    missing password is read from PGPASSWORD). Not thread-safe: one per bot thread."""
+
+    isolation_level = None  # like sqlite3's autocommit mode: nothing opens a transaction but BEGIN
+
+    def __init__(self, url: str, *, timeout: float = 10.0) -> None:
+        u = urllib.parse.urlsplit(url)
+        if u.scheme not in ("postgresql", "postgres"):
+            raise ValueError(f"not a PostgreSQL URL: {redact_url(url)}")
+        query = dict(urllib.parse.parse_qsl(u.query))
+        sslmode = query.get("sslmode", "prefer")
+        if sslmode not in ("disable", "allow", "prefer"):
+            raise ValueError(f"sslmode={sslmode}: this standard-library client speaks no TLS; use a tunnel or sslmode=disable")
+        self.url = url
+        self.host = urllib.parse.unquote(u.hostname or "127.0.0.1")
+        self.port = u.port or 5432
+        self.user = urllib.parse.unquote(u.username or os.environ.get("PGUSER") or "postgres")
+        self._password = urllib.parse.unquote(u.password) if u.password is not None else os.environ.get("PGPASSWORD")
+        self.database = urllib.parse.unquote(u.path.lstrip("/")) or self.user
+        timeout = float(query.get("connect_timeout", timeout))
+        self.parameters: Dict[str, str] = {}
+        self._status = b"I"
+        self._buf = b""
+        self._sock = socket.create_connection((self.host, self.port), timeout=timeout)
+        try:
+            self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._startup(query.get("application_name", "driftwatch_journal"))
+            self._sock.settimeout(None)
+        except BaseException:
+            self._sock.close()
+            raise
+
+    # --- framing ----------------------------------------------------------------------------
+
+    def _send(self, data: bytes) -> None:
+        self._sock.sendall(data)
+
+    @staticmethod
+    def _msg(kind: bytes, body: bytes = b"") -> bytes:
+        return kind + struct.pack("!i", len(body) + 4) + body
+
+    def _recv_exact(self, n: int) -> bytes:
+        while len(self._buf) < n:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise PgProtocolError(f"the server at {self.host}:{self.port} closed the connection")
+            self._buf += chunk
+        out, self._buf = self._buf[:n], self._buf[n:]
+        return out
+
+    def _read(self) -> Tuple[bytes, bytes]:
+        head = self._recv_exact(5)
+        kind, length = head[:1], struct.unpack("!i", head[1:])[0]
+        return kind, self._recv_exact(length - 4)
+
+    @staticmethod
+    def _fields(body: bytes) -> Dict[str, str]:
+        out = {}
+        for part in body.split(b"\x00"):
+            if part:
+                out[chr(part[0])] = part[1:].decode("utf-8", "replace")
+        return out
+
+    # --- startup and authentication ---------------------------------------------------------
+
+    def _need_password(self, method: str) -> str:
+        if self._password is None:
+            raise PgProtocolError(f"the server asks user {self.user} for a password ({method}): put it in the URL or PGPASSWORD")
+        return self._password
+
+    def _startup(self, application_name: str) -> None:
+        params = {"user": self.user, "database": self.database, "application_name": application_name, "client_encoding": "UTF8"}
+        body = struct.pack("!i", 196608) + b"".join(k.encode() + b"\x00" + v.encode() + b"\x00" for k, v in params.items()) + b"\x00"
+        self._send(struct.pack("!i", len(body) + 4) + body)
+        scram: Optional[Dict[str, Any]] = None
+        while True:
+            kind, body = self._read()
+            if kind == b"E":
+                raise PgError(self._fields(body))
+            if kind == b"R":
+                code = struct.unpack("!i", body[:4])[0]
+                if code == 0:
+                    continue
+                if code == 3:  # cleartext
+                    self._send(self._msg(b"p", self._need_password("password").encode() + b"\x00"))
+                elif code == 5:  # md5: md5(md5(password + user) + salt)
+                    inner = hashlib.md5((self._need_password("md5") + self.user).encode()).hexdigest()
+                    outer = hashlib.md5(inner.encode() + body[4:8]).hexdigest()
+                    self._send(self._msg(b"p", b"md5" + outer.encode() + b"\x00"))
+                elif code == 10:  # SASL: the mechanisms offered
+                    mechanisms = [m.decode() for m in body[4:].split(b"\x00") if m]
+                    if "SCRAM-SHA-256" not in mechanisms:
+                        raise PgProtocolError(f"the server offers only {', '.join(mechanisms)}; this client speaks SCRAM-SHA-256")
+                    scram = self._scram_first()
+                elif code == 11 and scram is not None:
+                    self._scram_final(scram, body[4:].decode())
+                elif code == 12 and scram is not None:
+                    final = dict(p.split("=", 1) for p in body[4:].decode().split(",") if "=" in p)
+                    if not hmac.compare_digest(base64.b64decode(final.get("v", "")), scram["server_signature"]):
+                        raise PgProtocolError("the server's SCRAM signature is wrong: it does not know the password (not the real server?)")
+                else:
+                    raise PgProtocolError(f"authentication method {code} is not supported (trust, password, md5, scram-sha-256 are)")
+            elif kind == b"S":
+                k, v = body.split(b"\x00")[:2]
+                self.parameters[k.decode()] = v.decode()
+            elif kind == b"Z":
+                self._status = body[:1]
+                return
+            # K (backend key), N (notice): nothing to do
+
+    def _scram_first(self) -> Dict[str, Any]:
+        nonce = base64.b64encode(os.urandom(18)).decode()
+        first_bare = f"n=,r={nonce}"  # the server takes the user name from the startup message
+        first = ("n,," + first_bare).encode()
+        body = b"SCRAM-SHA-256\x00" + struct.pack("!i", len(first)) + first
+        self._send(self._msg(b"p", body))
+        return {"nonce": nonce, "first_bare": first_bare}
+
+    def _scram_final(self, state: Dict[str, Any], server_first: str) -> None:
+        parts = dict(p.split("=", 1) for p in server_first.split(",") if "=" in p)
+        nonce, salt, iterations = parts["r"], base64.b64decode(parts["s"]), int(parts["i"])
+        if not nonce.startswith(state["nonce"]):
+            raise PgProtocolError("the server's SCRAM nonce does not extend ours")
+        # SASLprep is the identity for ASCII passwords; others are sent as their UTF-8 bytes.
+        salted = hashlib.pbkdf2_hmac("sha256", self._need_password("scram-sha-256").encode("utf-8"), salt, iterations)
+        client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
+        stored_key = hashlib.sha256(client_key).digest()
+        without_proof = f"c=biws,r={nonce}"
+        auth_message = f"{state['first_bare']},{server_first},{without_proof}".encode()
+        signature = hmac.new(stored_key, auth_message, hashlib.sha256).digest()
+        proof = bytes(a ^ b for a, b in zip(client_key, signature))
+        server_key = hmac.new(salted, b"Server Key", hashlib.sha256).digest()
+        state["server_signature"] = hmac.new(server_key, auth_message, hashlib.sha256).digest()
+        self._send(self._msg(b"p", f"{without_proof},p={base64.b64encode(proof).decode()}".encode()))
+
+    # --- queries ----------------------------------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._status != b"I"
+
+    def _collect(self) -> List[Tuple[List[str], List[Tuple[Any, ...]], int]]:
+        """Reads up to ReadyForQuery: each statement's columns, rows and row count; raises the first error."""
+        results: List[Tuple[List[str], List[Tuple[Any, ...]], int]] = []
+        columns: List[str] = []
+        decoders: List[Callable[[str], Any]] = []
+        rows: List[Tuple[Any, ...]] = []
+        error: Optional[PgError] = None
+        while True:
+            kind, body = self._read()
+            if kind == b"T":
+                n = struct.unpack("!h", body[:2])[0]
+                pos, columns, decoders = 2, [], []
+                for _ in range(n):
+                    end = body.index(b"\x00", pos)
+                    columns.append(body[pos:end].decode())
+                    oid = struct.unpack("!i", body[end + 7 : end + 11])[0]
+                    decoders.append(_PG_TEXT_DECODERS.get(oid, str))
+                    pos = end + 19
+                rows = []
+            elif kind == b"D":
+                n = struct.unpack("!h", body[:2])[0]
+                pos, row = 2, []
+                for i in range(n):
+                    length = struct.unpack("!i", body[pos : pos + 4])[0]
+                    pos += 4
+                    if length < 0:
+                        row.append(None)
+                    else:
+                        row.append(decoders[i](body[pos : pos + length].decode("utf-8")))
+                        pos += length
+                rows.append(tuple(row))
+            elif kind == b"C":
+                tag = body.rstrip(b"\x00").decode().split()
+                count = int(tag[-1]) if tag and tag[-1].isdigit() else -1
+                results.append((columns, rows, count))
+                columns, decoders, rows = [], [], []
+            elif kind == b"I":
+                results.append(([], [], -1))
+            elif kind == b"E":
+                error = error or PgError(self._fields(body))
+            elif kind == b"Z":
+                self._status = body[:1]
+                if error is not None:
+                    raise error
+                return results
+            elif kind == b"S":
+                k, v = body.split(b"\x00")[:2]
+                self.parameters[k.decode()] = v.decode()
+            # 1 ParseComplete, 2 BindComplete, n NoData, N notice, s PortalSuspended: nothing to keep
+
+    def execute(self, sql: str, params: Any = ()) -> PgCursor:
+        """One statement with `?` parameters, sent apart from the SQL text (extended protocol)."""
+        values = [_pg_param(v) for v in params]
+        text = _numbered_placeholders(sql).encode("utf-8")
+        bind = b"\x00\x00" + struct.pack("!hh", 0, len(values))
+        for v in values:
+            bind += struct.pack("!i", -1) if v is None else struct.pack("!i", len(v)) + v
+        bind += struct.pack("!h", 0)
+        self._send(
+            self._msg(b"P", b"\x00" + text + b"\x00" + struct.pack("!h", 0))
+            + self._msg(b"B", bind)
+            + self._msg(b"D", b"P\x00")
+            + self._msg(b"E", b"\x00" + struct.pack("!i", 0))
+            + self._msg(b"S")
+        )
+        results = self._collect()
+        columns, rows, count = results[-1] if results else ([], [], -1)
+        return PgCursor(columns, rows, count)
+
+    def executemany(self, sql: str, seq: Any) -> PgCursor:
+        total = 0
+        for params in seq:
+            total += max(self.execute(sql, params).rowcount, 0)
+        return PgCursor([], [], total)
+
+    def script(self, sql: str) -> None:
+        """A whole file of statements at once (simple query protocol): a migration file."""
+        self._send(self._msg(b"Q", sql.encode("utf-8") + b"\x00"))
+        self._collect()
+
+    def close(self) -> None:
+        try:
+            self._send(self._msg(b"X"))
+        except OSError:
+            pass
+        self._sock.close()
+
+    def __del__(self) -> None:
+        # Like sqlite3's connections: one the bot forgot is closed when it is collected.
+        sock = getattr(self, "_sock", None)
+        if sock is not None:
+            sock.close()
+
+    def __enter__(self) -> "PgConnection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 # --- opening, creating and upgrading a journal --------------------------------------------------
 
 
@@ -290,7 +675,7 @@ def _probe(con: sqlite3.Connection, file: str) -> Tuple[int, str]:
         raise JournalError("unreadable", file, f"cannot be read ({error})", "check the file's permissions and that the disk is healthy") from error
 
 
-def open_journal(path: Union[str, "os.PathLike[str]"], *, synchronous: str = "FULL") -> sqlite3.Connection:
+def open_journal(path: Union[str, "os.PathLike[str]"], *, synchronous: str = "FULL") -> Union[sqlite3.Connection, PgConnection]:
     """A connection for the bot: the journal must exist at exactly SCHEMA_VERSION.
 
     WAL mode (set if the file is not in it yet), a 5 s busy timeout, and `synchronous = FULL`: every
@@ -298,10 +683,17 @@ def open_journal(path: Union[str, "os.PathLike[str]"], *, synchronous: str = "FU
     the send. NORMAL is faster and safe against corruption in WAL mode, but may lose the last
     commits on power loss: use it only for journals that can be rewritten (simulations).
     Raises JournalError (missing, not_sqlite, no_schema, older_schema, future_schema).
+
+    A `postgresql://user:password@host:port/database` URL opens a PostgreSQL journal instead (a
+    PgConnection: the same writer, the same rows). There `synchronous` FULL or EXTRA sets
+    synchronous_commit on (each COMMIT durable when it returns), NORMAL sets it off. Raises
+    JournalError (unreachable, authentication, missing, no_schema, older_schema, future_schema).
     """
-    file = os.path.abspath(os.fspath(path))
     if synchronous not in ("FULL", "NORMAL", "EXTRA"):
         raise ValueError(f"synchronous must be FULL, NORMAL or EXTRA, got {synchronous!r}")
+    if is_postgres_url(path):
+        return _open_pg(str(path), synchronous)
+    file = os.path.abspath(os.fspath(path))
     if not os.path.exists(file):
         raise JournalError("missing", file, "not found", f"{_migrate_hint(file)} to create it")
     if not os.path.isfile(file):
@@ -350,7 +742,14 @@ def migrate(path: Union[str, "os.PathLike[str]"], migrations_dir: Union[str, "os
     `migrations_dir` (driftwatch's drizzle/ folder) whose number is at least the journal's
     user_version, each in its own BEGIN IMMEDIATE transaction with the version re-read under the
     lock. Safe to run twice, and beside a second migrator. Refuses a folder that goes past the
-    contract version this module writes (update this file first)."""
+    contract version this module writes (update this file first).
+
+    With a `postgresql://` URL: the files of `migrations_dir`/pg (drizzle/pg), or of
+    `migrations_dir` itself when it has no pg folder, each in its own transaction under the
+    advisory lock lib/db/pg-journal.ts takes, the version read from table journal_schema. The
+    database must exist (createdb); its tables are created in the user's default schema."""
+    if is_postgres_url(path):
+        return _migrate_pg(str(path), os.fspath(migrations_dir))
     file = os.path.abspath(os.fspath(path))
     migrations = _migration_files(migrations_dir)
     if len(migrations) > SCHEMA_VERSION:
@@ -393,6 +792,120 @@ def migrate(path: Union[str, "os.PathLike[str]"], migrations_dir: Union[str, "os
                 raise
         to = con.execute("PRAGMA user_version").fetchone()[0]
         return {"file": file, "created": not existed, "from": start, "to": to, "applied": applied}
+    finally:
+        con.close()
+
+
+# --- PostgreSQL journals --------------------------------------------------------------------------
+
+
+def _pg_check_version(where: str, version: int) -> None:
+    fix = f'run driftwatch_journal.migrate("{where}", "drizzle") (it applies drizzle/pg)'
+    if version > SCHEMA_VERSION:
+        raise JournalError(
+            "future_schema",
+            where,
+            f"has schema version {version}, newer than this driftwatch_journal.py knows ({SCHEMA_VERSION})",
+            "update driftwatch_journal.py from the driftwatch release that wrote this journal",
+        )
+    if version == 0:
+        raise JournalError("no_schema", where, "has no journal schema (no journal_schema row)", fix)
+    if version < SCHEMA_VERSION:
+        raise JournalError("older_schema", where, f"has schema version {version}; this driftwatch_journal.py needs {SCHEMA_VERSION}", fix)
+
+
+def _pg_schema(con: PgConnection) -> Tuple[int, int]:
+    """(contract version, migrations applied) of the journal_schema row; (0, 0) without one."""
+    if con.execute("SELECT to_regclass('journal_schema')::text").fetchone()[0] is None:
+        return 0, 0
+    row = con.execute("SELECT version, migrations FROM journal_schema WHERE id = 1").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def _pg_connect(url: str) -> PgConnection:
+    where = redact_url(url)
+    try:
+        return PgConnection(url)
+    except PgError as error:
+        if error.sqlstate in ("28P01", "28000"):
+            raise JournalError("authentication", where, f"refused the login ({error.message})", "check the user and password in the URL") from error
+        if error.sqlstate == "3D000":
+            raise JournalError("missing", where, f"has no such database ({error.message})", "create it (createdb), then migrate it") from error
+        raise JournalError("unreadable", where, f"refused the connection ({error})", "check the server's log") from error
+    except (OSError, PgProtocolError) as error:
+        raise JournalError(
+            "unreachable", where, f"cannot be reached ({_error_text(error)})", "check the host, the port and that the server is running"
+        ) from error
+
+
+def _open_pg(url: str, synchronous: str) -> PgConnection:
+    where = redact_url(url)
+    con = _pg_connect(url)
+    try:
+        _pg_check_version(where, _pg_schema(con)[0])
+        # FULL and EXTRA: every COMMIT is on disk when it returns (PostgreSQL's default, said again in
+        # case the server's is off). NORMAL: may lose the last commits on a crash, never corrupts.
+        con.execute("SELECT set_config('synchronous_commit', ?, false)", ("off" if synchronous == "NORMAL" else "on",))
+        # A row another writer holds (the console clearing this bot's breaker) is waited for as long
+        # as SQLite's busy timeout, then the statement fails (PgError 55P03) instead of hanging.
+        con.execute("SELECT set_config('lock_timeout', ?, false)", (f"{BUSY_TIMEOUT_MS}ms",))
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+_PG_SCHEMA_ROW = re.compile(r'INSERT INTO "journal_schema".*VALUES \(1, (\d+), (\d+)\)', re.S)
+
+
+def _migrate_pg(url: str, migrations_dir: str) -> Dict[str, Any]:
+    where = redact_url(url)
+    folder = os.path.join(migrations_dir, "pg") if os.path.isdir(os.path.join(migrations_dir, "pg")) else migrations_dir
+    migrations = _migration_files(folder)
+    for index, file in migrations:
+        with open(file, encoding="utf-8") as f:
+            stamp = _PG_SCHEMA_ROW.search(f.read())
+        if stamp is None or int(stamp.group(2)) != index:
+            raise ValueError(f"{os.path.basename(file)} does not end by writing its journal_schema row (migrations = {index})")
+        if int(stamp.group(1)) > SCHEMA_VERSION:
+            raise JournalError(
+                "future_schema",
+                where,
+                f"would be migrated to version {stamp.group(1)} ({os.path.basename(file)}), newer than this driftwatch_journal.py knows ({SCHEMA_VERSION})",
+                "update driftwatch_journal.py from the same driftwatch release as the migrations",
+            )
+    con = _pg_connect(url)
+    try:
+        start_version, start = _pg_schema(con)
+        if start > len(migrations):
+            _pg_check_version(where, max(start_version, SCHEMA_VERSION + 1))
+        applied = []
+        for index, file in migrations:
+            # The lock before BEGIN, as lib/db/pg-journal.ts takes it: a transaction begun before the
+            # other migrator committed would still see no journal_schema and apply the file twice.
+            con.execute("SELECT pg_advisory_lock(hashtext('driftwatch.migrate'))")
+            try:
+                con.execute("BEGIN")
+                try:
+                    if _pg_schema(con)[1] >= index:
+                        con.execute("COMMIT")
+                        continue
+                    with open(file, encoding="utf-8") as f:
+                        con.script(f.read())
+                    if _pg_schema(con)[1] != index:
+                        raise RuntimeError(f"migration {os.path.basename(file)} did not record itself in journal_schema")
+                    con.execute("COMMIT")
+                    applied.append(os.path.basename(file))
+                except BaseException as error:
+                    if con.in_transaction:
+                        con.execute("ROLLBACK")
+                    if isinstance(error, PgError):
+                        raise RuntimeError(f"migration {os.path.basename(file)} failed on {where}: {error}") from error
+                    raise
+            finally:
+                con.execute("SELECT pg_advisory_unlock(hashtext('driftwatch.migrate'))")
+        to = _pg_schema(con)[0]
+        return {"file": where, "created": start == 0, "from": start_version, "to": to, "applied": applied}
     finally:
         con.close()
 
@@ -566,7 +1079,7 @@ class JournalWriter:
 
     def __init__(
         self,
-        con: sqlite3.Connection,
+        con: Union[sqlite3.Connection, PgConnection],
         *,
         bot_id: str,
         prefix: str,
@@ -585,6 +1098,9 @@ class JournalWriter:
         if con.isolation_level is not None:
             raise ValueError("open the connection with open_journal (isolation_level=None): the writer opens its own BEGIN IMMEDIATE")
         self.con = con
+        # PostgreSQL: BEGIN (READ COMMITTED: every write here is an upsert, an INSERT ... ON CONFLICT
+        # DO NOTHING or an UPDATE ... WHERE that the row lock re-checks), and RETURNING for new ids.
+        self._pg = isinstance(con, PgConnection)
         self.bot_id = bot_id
         self.prefix = prefix
         self.exchange = exchange
@@ -601,12 +1117,19 @@ class JournalWriter:
         return iso_utc(self._clock())
 
     def _tx(self, fn: Callable[[], Any]) -> Any:
-        """One short BEGIN IMMEDIATE transaction: committed when fn returns, rolled back if it raises."""
-        self.con.execute("BEGIN IMMEDIATE")
+        """One short BEGIN IMMEDIATE transaction (BEGIN on PostgreSQL): committed when fn returns,
+        rolled back if it raises."""
+        self.con.execute("BEGIN" if self._pg else "BEGIN IMMEDIATE")
         try:
             result = fn()
         except BaseException:
-            self.con.execute("ROLLBACK")
+            try:
+                self.con.execute("ROLLBACK")
+            except (OSError, PgProtocolError):
+                # PostgreSQL's connection is gone: the server has rolled the transaction back. Raise
+                # what broke it; open a new connection and writer (resolve_doubtful settles the rest).
+                if not self._pg:
+                    raise
             raise
         self.con.execute("COMMIT")
         return result
@@ -936,7 +1459,7 @@ class JournalWriter:
             f" FROM orders WHERE bot_id = ? AND strategy <> '{RECONCILE_STRATEGY}'"
             " UNION ALL"
             " SELECT symbol, delta AS size FROM book_corrections WHERE bot_id = ?"
-            ") GROUP BY symbol",
+            ") AS fills GROUP BY symbol",
             (self.bot_id, self.bot_id),
         ).fetchall()
         return {symbol: size for symbol, size in rows}
@@ -961,10 +1484,11 @@ class JournalWriter:
         return float(spec.qty_step)
 
     def _insert_reconciliation(self, at: str, outcome: str, in_flight: int, error: Optional[str]) -> int:
-        return self.con.execute(
-            "INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)",
-            (self.bot_id, at, outcome, in_flight, error),
-        ).lastrowid
+        sql = "INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)"
+        params = (self.bot_id, at, outcome, in_flight, error)
+        if self._pg:
+            return self.con.execute(sql + " RETURNING id", params).fetchone()[0]
+        return self.con.execute(sql, params).lastrowid
 
     def reconcile(
         self,

@@ -9,7 +9,10 @@
  *
  * Writes are plain SQL on purpose: this file doubles as the reference for bot authors in other
  * languages, who write the same statements with their own SQLite driver. Each write is one short
- * BEGIN IMMEDIATE transaction that also appends its history row.
+ * BEGIN IMMEDIATE transaction that also appends its history row. The statements are generators an
+ * engine runs (JournalTx): better-sqlite3 here, node-postgres in pg-journal-writer.ts, so a
+ * PostgreSQL journal gets the same statements in the same transactions (docs/journal.md,
+ * "Writing a PostgreSQL journal").
  *
  * Retention (contract migration 0005, docs/journal.md "Retention"): a prune may delete old
  * reconciliations and their positions while this writer runs. Nothing here reads them back (the
@@ -123,9 +126,10 @@ const IN_FLIGHT_SQL = `(${ORDER_STATES.filter(
   .map((s) => `'${s}'`)
   .join(", ")})`;
 
-const ORDER_COLUMNS = `client_order_id AS clientOrderId, bot_id AS botId, strategy, symbol, side, qty, bar, state,
-  exchange_order_id AS exchangeOrderId, filled_qty AS filledQty, avg_price AS avgPrice, attempts,
-  last_error AS lastError, created_at AS createdAt, updated_at AS updatedAt, version`;
+/** Quoted aliases: PostgreSQL folds an unquoted alias to lower case. */
+const ORDER_COLUMNS = `client_order_id AS "clientOrderId", bot_id AS "botId", strategy, symbol, side, qty, bar, state,
+  exchange_order_id AS "exchangeOrderId", filled_qty AS "filledQty", avg_price AS "avgPrice", attempts,
+  last_error AS "lastError", created_at AS "createdAt", updated_at AS "updatedAt", version`;
 
 /**
  * The statements a bot runs every cycle that must cost what is open, never the whole history. The
@@ -139,19 +143,103 @@ export const PER_CYCLE_SQL = {
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-export class JournalWriter {
+// --- the engine seam -------------------------------------------------------------------------------
+
+/**
+ * One statement of a write or read, as the writer asks for it: `?` placeholders (an engine that
+ * numbers its parameters, PostgreSQL's `$n`, rewrites them), and what it wants back: the number of
+ * rows changed, one row, every row, or the id of the row inserted.
+ */
+export interface JournalStep {
+  sql: string;
+  params: unknown[];
+  want: "run" | "get" | "all" | "id";
+}
+
+/**
+ * A transaction (or a single statement) as a generator of statements: the engine runs each one
+ * and hands its result back. The same code then drives better-sqlite3 synchronously (the SQLite
+ * path stays what it was: no promise, no await, inside one BEGIN IMMEDIATE) and node-postgres
+ * asynchronously (lib/bot/pg-journal-writer.ts). One copy of the statements for both engines.
+ */
+export type JournalTx<T> = Generator<JournalStep, T, unknown>;
+
+function* run(sql: string, ...params: unknown[]): JournalTx<number> {
+  return (yield { sql, params, want: "run" }) as number;
+}
+function* get<T>(sql: string, ...params: unknown[]): JournalTx<T | undefined> {
+  return (yield { sql, params, want: "get" }) as T | undefined;
+}
+function* all<T>(sql: string, ...params: unknown[]): JournalTx<T[]> {
+  return (yield { sql, params, want: "all" }) as T[];
+}
+function* insertId(sql: string, ...params: unknown[]): JournalTx<number> {
+  return (yield { sql, params, want: "id" }) as number;
+}
+
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function prepared(db: Database.Database, sql: string): Database.Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let st = cache.get(sql);
+  if (!st) cache.set(sql, (st = db.prepare(sql)));
+  return st;
+}
+
+/** Runs a JournalTx on better-sqlite3, synchronously. */
+function driveSqlite<T>(db: Database.Database, tx: JournalTx<T>): T {
+  let step = tx.next();
+  while (!step.done) {
+    const { sql, params, want } = step.value;
+    const st = prepared(db, sql);
+    const out =
+      want === "run"
+        ? st.run(...params).changes
+        : want === "get"
+          ? st.get(...params)
+          : want === "all"
+            ? st.all(...params)
+            : Number(st.run(...params).lastInsertRowid);
+    step = tx.next(out);
+  }
+  return step.value;
+}
+
+/**
+ * What a writer needs of its journal: run a JournalTx, in a transaction of its own (`tx`) or as
+ * single statements that commit on their own. SQLite returns the value itself, PostgreSQL a promise.
+ */
+export interface JournalEngine<R extends "sync" | "async"> {
+  exec<T>(tx: JournalTx<T>, opts: { transaction: boolean }): R extends "sync" ? T : Promise<T>;
+}
+
+type Out<R extends "sync" | "async", T> = R extends "sync" ? T : Promise<T>;
+
+/** better-sqlite3: each transaction a BEGIN IMMEDIATE, prepared statements cached per connection. */
+export function sqliteEngine(db: Database.Database): JournalEngine<"sync"> {
+  return {
+    exec: <T>(tx: JournalTx<T>, opts: { transaction: boolean }) =>
+      (opts.transaction ? db.transaction(() => driveSqlite(db, tx)).immediate() : driveSqlite(db, tx)) as T,
+  } as JournalEngine<"sync">;
+}
+
+// --- the statements ----------------------------------------------------------------------------------
+
+/** The writer's logic over any engine: SQLite (JournalWriter) or PostgreSQL (PgJournalWriter). */
+export abstract class JournalWriterCore<R extends "sync" | "async"> {
   readonly botId: string;
   readonly prefix: string;
-  private readonly db: Database.Database;
+  protected readonly engine: JournalEngine<R>;
   private readonly exchange: ExchangeAdapter;
   private readonly clock: () => Date;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly retry: { attempts: number; backoffMs: number };
-  private readonly opts: JournalWriterOptions;
+  private readonly opts: Omit<JournalWriterOptions, "db">;
 
-  constructor(opts: JournalWriterOptions) {
+  protected constructor(engine: JournalEngine<R>, opts: Omit<JournalWriterOptions, "db">) {
+    this.engine = engine;
     this.opts = opts;
-    this.db = opts.db;
     this.botId = opts.botId;
     this.prefix = opts.prefix;
     this.exchange = opts.exchange;
@@ -165,156 +253,213 @@ export class JournalWriter {
     return this.clock().toISOString();
   }
 
-  private tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  /** One short transaction: BEGIN IMMEDIATE on SQLite, BEGIN … COMMIT on PostgreSQL. */
+  protected tx<T>(t: JournalTx<T>): Out<R, T> {
+    return this.engine.exec(t, { transaction: true }) as Out<R, T>;
+  }
+
+  /** Statements that commit each on its own (reads, the heartbeat, a lone event). */
+  protected one<T>(t: JournalTx<T>): Out<R, T> {
+    return this.engine.exec(t, { transaction: false }) as Out<R, T>;
   }
 
   // --- bots, heartbeat, breaker -------------------------------------------------------------
 
   /** Registers the bot and its breaker (running) if they are not in the journal yet. */
-  register(): void {
+  register(): Out<R, void> {
     const at = this.now();
-    this.tx(() => {
-      this.db
-        .prepare(
+    const { botId, prefix } = this;
+    const exchange = this.exchange.name;
+    return this.tx(
+      (function* () {
+        yield* run(
           `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES (?, ?, ?, ?)
            ON CONFLICT (bot_id) DO UPDATE SET exchange = excluded.exchange, client_id_prefix = excluded.client_id_prefix`,
-        )
-        .run(this.botId, this.exchange.name, this.prefix, at);
-      this.db
-        .prepare(
+          botId,
+          exchange,
+          prefix,
+          at,
+        );
+        yield* run(
           `INSERT INTO breakers (bot_id, halted, reason, changed_at, changed_by, version)
            VALUES (?, 0, NULL, ?, 'bot', 1) ON CONFLICT (bot_id) DO NOTHING`,
-        )
-        .run(this.botId, at);
-    });
+          botId,
+          at,
+        );
+      })(),
+    );
   }
 
-  heartbeat(): void {
-    this.db.prepare(`UPDATE bots SET heartbeat_at = ? WHERE bot_id = ?`).run(this.now(), this.botId);
+  heartbeat(): Out<R, void> {
+    const at = this.now();
+    const botId = this.botId;
+    return this.one(
+      (function* () {
+        yield* run(`UPDATE bots SET heartbeat_at = ? WHERE bot_id = ?`, at, botId);
+      })(),
+    );
   }
 
-  breaker(): { halted: boolean; reason: string | null; version: number } {
-    const row = this.db.prepare(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`).get(this.botId) as
-      Pick<BreakerRow, "halted" | "reason" | "version"> | undefined;
-    // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
-    if (!row) return { halted: true, reason: "bot not registered", version: 0 };
-    return { halted: row.halted === 1, reason: row.reason, version: row.version };
+  breaker(): Out<R, { halted: boolean; reason: string | null; version: number }> {
+    const botId = this.botId;
+    return this.one(
+      (function* () {
+        const row = yield* get<Pick<BreakerRow, "halted" | "reason" | "version">>(`SELECT halted, reason, version FROM breakers WHERE bot_id = ?`, botId);
+        // No breaker row means nobody registered the bot: refuse to trade rather than assume "running".
+        if (!row) return { halted: true, reason: "bot not registered", version: 0 };
+        return { halted: row.halted === 1, reason: row.reason, version: row.version };
+      })(),
+    );
   }
 
   /**
    * Halts new entries. Writes a trip event only on the transition to halted: a drift that persists
    * while halted is already visible in every reconciliation row and needs no new cause.
    */
-  trip(reason: string, reconciliationId: number | null = null): boolean {
+  trip(reason: string, reconciliationId: number | null = null): Out<R, boolean> {
     const at = this.now();
-    return this.tx(() => {
-      const changed = this.db
-        .prepare(
+    const botId = this.botId;
+    return this.tx(
+      (function* () {
+        const changed = yield* run(
           `UPDATE breakers SET halted = 1, reason = ?, changed_at = ?, changed_by = 'bot', version = version + 1
            WHERE bot_id = ? AND halted = 0`,
-        )
-        .run(reason, at, this.botId).changes;
-      if (changed === 0) return false;
-      this.db
-        .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`)
-        .run(this.botId, at, reason, reconciliationId);
-      return true;
-    });
+          reason,
+          at,
+          botId,
+        );
+        if (changed === 0) return false;
+        yield* run(
+          `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`,
+          botId,
+          at,
+          reason,
+          reconciliationId,
+        );
+        return true;
+      })(),
+    );
   }
 
   // --- orders ---------------------------------------------------------------------------------
 
-  order(clientOrderIdValue: string): OrderRowLite | undefined {
-    return this.db.prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = ?`).get(clientOrderIdValue) as OrderRowLite | undefined;
+  order(clientOrderIdValue: string): Out<R, OrderRowLite | undefined> {
+    return this.one(selectOrder(clientOrderIdValue));
   }
 
-  private mustOrder(id: string): OrderRowLite {
-    const row = this.order(id);
-    if (!row) throw new Error(`order ${id} vanished from the journal`);
-    return row;
+  private mustOrder(id: string): Out<R, OrderRowLite> {
+    return this.one(mustOrder(id));
   }
 
-  private event(id: string, kind: string, detail: Record<string, unknown>, actor: Actor = "bot", at = this.now()): void {
-    this.db
-      .prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)`)
-      .run(id, at, kind, actor, JSON.stringify(detail));
+  private event(id: string, kind: string, detail: Record<string, unknown>): Out<R, number> {
+    return this.one(insertEvent(id, kind, detail, "bot", this.now()));
   }
 
   /**
    * Step 1: the intent, on disk and committed before anything touches the network.
    * Idempotent: the same decision finds its existing row.
    */
-  recordIntent(decision: Decision): { order: OrderRowLite; inserted: boolean } {
+  recordIntent(decision: Decision): Out<R, { order: OrderRowLite; inserted: boolean }> {
     const id = clientOrderId(this.prefix, decision);
     const at = this.now();
-    return this.tx(() => {
-      const inserted =
-        this.db
-          .prepare(
+    const botId = this.botId;
+    return this.tx(
+      (function* () {
+        const inserted =
+          (yield* run(
             `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty,
                attempts, created_at, updated_at, version)
              VALUES (?, ?, ?, ?, ?, ?, ?, 'created', 0, 0, ?, ?, 1) ON CONFLICT (client_order_id) DO NOTHING`,
-          )
-          .run(id, this.botId, decision.strategy, decision.symbol, decision.side, decision.qty, decision.bar, at, at).changes === 1;
-      if (inserted) this.event(id, "intent", { seed: decisionSeed(decision) }, "bot", at);
-      return { order: this.mustOrder(id), inserted };
-    });
+            id,
+            botId,
+            decision.strategy,
+            decision.symbol,
+            decision.side,
+            decision.qty,
+            decision.bar,
+            at,
+            at,
+          )) === 1;
+        if (inserted) yield* insertEvent(id, "intent", { seed: decisionSeed(decision) }, "bot", at);
+        return { order: yield* mustOrder(id), inserted };
+      })(),
+    );
   }
 
   /** Copies what the exchange says about an order into the journal. */
-  private applyExchangeOrder(id: string, found: ExchangeOrder, kind: "send" | "lookup_found" | "status"): OrderRowLite {
+  private applyExchangeOrder(id: string, found: ExchangeOrder, kind: "send" | "lookup_found" | "status"): Out<R, OrderRowLite> {
     const at = this.now();
-    return this.tx(() => {
-      this.db
-        .prepare(
+    return this.tx(
+      (function* () {
+        yield* run(
           `UPDATE orders SET state = ?, exchange_order_id = ?, filled_qty = ?, avg_price = ?, last_error = NULL,
              updated_at = ?, version = version + 1 WHERE client_order_id = ?`,
-        )
-        .run(found.status, found.exchangeOrderId, found.filledQty, found.avgPrice, at, id);
-      this.event(id, kind, { status: found.status, exchangeOrderId: found.exchangeOrderId, filledQty: found.filledQty, avgPrice: found.avgPrice }, "bot", at);
-      return this.mustOrder(id);
-    });
+          found.status,
+          found.exchangeOrderId,
+          found.filledQty,
+          found.avgPrice,
+          at,
+          id,
+        );
+        yield* insertEvent(
+          id,
+          kind,
+          { status: found.status, exchangeOrderId: found.exchangeOrderId, filledQty: found.filledQty, avgPrice: found.avgPrice },
+          "bot",
+          at,
+        );
+        return yield* mustOrder(id);
+      })(),
+    );
   }
 
-  private setState(id: string, state: OrderState, kind: string, detail: Record<string, unknown>, lastError: string | null = null): OrderRowLite {
+  private setState(id: string, state: OrderState, kind: string, detail: Record<string, unknown>, lastError: string | null = null): Out<R, OrderRowLite> {
     const at = this.now();
-    return this.tx(() => {
-      this.db
-        .prepare(
+    return this.tx(
+      (function* () {
+        yield* run(
           `UPDATE orders SET state = ?, last_error = coalesce(?, last_error), updated_at = ?, version = version + 1
            WHERE client_order_id = ?`,
-        )
-        .run(state, lastError, at, id);
-      this.event(id, kind, detail, "bot", at);
-      return this.mustOrder(id);
-    });
+          state,
+          lastError,
+          at,
+          id,
+        );
+        yield* insertEvent(id, kind, detail, "bot", at);
+        return yield* mustOrder(id);
+      })(),
+    );
   }
 
-  private noteError(id: string, kind: "timeout" | "error", message: string, detail: Record<string, unknown>): void {
+  private noteError(id: string, kind: "timeout" | "error", message: string, detail: Record<string, unknown>): Out<R, void> {
     const at = this.now();
-    this.tx(() => {
-      this.db.prepare(`UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?`).run(message, at, id);
-      this.event(id, kind, { ...detail, error: message }, "bot", at);
-    });
+    return this.tx(
+      (function* () {
+        yield* run(`UPDATE orders SET last_error = ?, updated_at = ?, version = version + 1 WHERE client_order_id = ?`, message, at, id);
+        yield* insertEvent(id, kind, { ...detail, error: message }, "bot", at);
+      })(),
+    );
   }
 
-  private countAttempt(id: string): number {
-    return this.tx(() => {
-      this.db.prepare(`UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`).run(this.now(), id);
-      return this.mustOrder(id).attempts;
-    });
+  private countAttempt(id: string): Out<R, number> {
+    const at = this.now();
+    return this.tx(
+      (function* () {
+        yield* run(`UPDATE orders SET attempts = attempts + 1, updated_at = ?, version = version + 1 WHERE client_order_id = ?`, at, id);
+        return (yield* mustOrder(id)).attempts;
+      })(),
+    );
   }
 
   /** A lookup that says: found (copied into the journal), absent (proved missing), or failed. */
   private async lookup(order: OrderRowLite): Promise<{ kind: "found"; order: OrderRowLite } | { kind: "absent" } | { kind: "failed"; error: string }> {
     try {
       const found = await this.exchange.findOrder({ symbol: order.symbol, clientOrderId: order.clientOrderId, placedAt: order.createdAt });
-      if (found) return { kind: "found", order: this.applyExchangeOrder(order.clientOrderId, found, "lookup_found") };
+      if (found) return { kind: "found", order: await this.applyExchangeOrder(order.clientOrderId, found, "lookup_found") };
       return { kind: "absent" };
     } catch (error) {
       const message = `lookup failed: ${errorText(error)}`;
-      this.noteError(order.clientOrderId, "error", message, { during: "lookup" });
+      await this.noteError(order.clientOrderId, "error", message, { during: "lookup" });
       return { kind: "failed", error: message };
     }
   }
@@ -326,10 +471,10 @@ export class JournalWriter {
    */
   async sendOnce(decision: Decision, opts: { reduceOnly?: boolean } = {}): Promise<SendOutcome> {
     if (!opts.reduceOnly) {
-      const breaker = this.breaker();
+      const breaker = await this.breaker();
       if (breaker.halted) throw new BreakerHaltedError(this.botId, breaker.reason);
     }
-    const { order: intent, inserted } = this.recordIntent(decision);
+    const { order: intent, inserted } = await this.recordIntent(decision);
     // Only a fresh intent, or an order a lookup proved absent, may be sent. Anything else is
     // already on its way, settled, or doubtful: sending again would be the blind retry.
     if (!inserted && intent.state !== "absent" && intent.state !== "created") return { kind: "existing", order: intent };
@@ -338,22 +483,22 @@ export class JournalWriter {
       const first = await this.lookup(intent);
       if (first.kind === "found") return { kind: "placed", order: first.order };
       if (first.kind === "failed") return this.declareUnknown(intent.clientOrderId, first.error);
-      this.event(intent.clientOrderId, "lookup_absent", { during: "resume" });
+      await this.event(intent.clientOrderId, "lookup_absent", { during: "resume" });
     }
     const id = intent.clientOrderId;
     let lastError = "no attempt made";
     for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
       if (attempt > 0) {
         await this.sleep(this.retry.backoffMs * 2 ** (attempt - 1));
-        const looked = await this.lookup(this.mustOrder(id));
+        const looked = await this.lookup(await this.mustOrder(id));
         if (looked.kind === "found") return { kind: "placed", order: looked.order };
         if (looked.kind === "failed") {
           lastError = looked.error;
           continue; // cannot tell: never send on top of a doubt
         }
-        this.event(id, "lookup_absent", { during: "retry", attempt });
+        await this.event(id, "lookup_absent", { during: "retry", attempt });
       }
-      const n = this.countAttempt(id);
+      const n = await this.countAttempt(id);
       try {
         const reply = await this.exchange.createOrder({
           clientOrderId: id,
@@ -362,38 +507,38 @@ export class JournalWriter {
           qty: decision.qty,
           reduceOnly: opts.reduceOnly ?? false,
         });
-        return { kind: "placed", order: this.applyExchangeOrder(id, reply, "send") };
+        return { kind: "placed", order: await this.applyExchangeOrder(id, reply, "send") };
       } catch (error) {
         if (error instanceof OrderRejectedError) {
-          const order = this.setState(id, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
+          const order = await this.setState(id, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
           return { kind: "rejected", order, reason: error.reason };
         }
         lastError = errorText(error);
-        if (error instanceof SendTimeoutError) this.noteError(id, "timeout", lastError, { attempt: n });
-        else if (error instanceof DuplicateClientOrderIdError) this.noteError(id, "error", lastError, { attempt: n, duplicate: true });
-        else if (error instanceof RateLimitError) this.noteError(id, "error", lastError, { attempt: n, rateLimited: true });
-        else this.noteError(id, "error", lastError, { attempt: n });
+        if (error instanceof SendTimeoutError) await this.noteError(id, "timeout", lastError, { attempt: n });
+        else if (error instanceof DuplicateClientOrderIdError) await this.noteError(id, "error", lastError, { attempt: n, duplicate: true });
+        else if (error instanceof RateLimitError) await this.noteError(id, "error", lastError, { attempt: n, rateLimited: true });
+        else await this.noteError(id, "error", lastError, { attempt: n });
       }
     }
-    const last = await this.lookup(this.mustOrder(id));
+    const last = await this.lookup(await this.mustOrder(id));
     if (last.kind === "found") return { kind: "placed", order: last.order };
     return this.declareUnknown(id, last.kind === "failed" ? last.error : lastError);
   }
 
-  private declareUnknown(id: string, why: string): SendOutcome {
-    const order = this.setState(id, "unknown", "status", { status: "unknown", why }, why);
-    this.trip(`order ${id} unknown: ${why}`);
+  private async declareUnknown(id: string, why: string): Promise<SendOutcome> {
+    const order = await this.setState(id, "unknown", "status", { status: "unknown", why }, why);
+    await this.trip(`order ${id} unknown: ${why}`);
     this.alert({ kind: "unknown_order", message: `order ${id} is unknown after ${order.attempts} attempt(s): ${why}` });
     return { kind: "unknown", order };
   }
 
   /** Asks the exchange about one order and copies the answer; used by recovery and by polling. */
   async refresh(id: string): Promise<OrderRowLite> {
-    const order = this.mustOrder(id);
+    const order = await this.mustOrder(id);
     const looked = await this.lookup(order);
     if (looked.kind === "found") return looked.order;
-    if (looked.kind === "absent") return this.setState(id, "absent", "lookup_absent", { during: "refresh" });
-    return this.mustOrder(id);
+    if (looked.kind === "absent") return await this.setState(id, "absent", "lookup_absent", { during: "refresh" });
+    return await this.mustOrder(id);
   }
 
   /**
@@ -402,21 +547,21 @@ export class JournalWriter {
    * breaker trips, because nobody knows what the exchange holds.
    */
   async recover(): Promise<RecoveryReport> {
-    const pending = this.unsettledOrders();
+    const pending = await this.unsettledOrders();
     const report: RecoveryReport = { checked: pending.length, found: [], absent: [], unknown: [] };
     for (const order of pending) {
       const looked = await this.lookup(order);
       if (looked.kind === "found") report.found.push(order.clientOrderId);
       else if (looked.kind === "absent") {
-        this.setState(order.clientOrderId, "absent", "lookup_absent", { during: "recovery" });
+        await this.setState(order.clientOrderId, "absent", "lookup_absent", { during: "recovery" });
         report.absent.push(order.clientOrderId);
       } else {
-        if (order.state !== "unknown") this.setState(order.clientOrderId, "unknown", "status", { status: "unknown", why: looked.error }, looked.error);
+        if (order.state !== "unknown") await this.setState(order.clientOrderId, "unknown", "status", { status: "unknown", why: looked.error }, looked.error);
         report.unknown.push(order.clientOrderId);
       }
     }
     if (report.unknown.length > 0) {
-      this.trip(`${report.unknown.length} order(s) unknown after startup recovery: ${report.unknown.join(", ")}`);
+      await this.trip(`${report.unknown.length} order(s) unknown after startup recovery: ${report.unknown.join(", ")}`);
       this.alert({ kind: "unknown_order", message: `startup recovery could not settle ${report.unknown.join(", ")}` });
     }
     return report;
@@ -427,8 +572,8 @@ export class JournalWriter {
    * bot polls every cycle. Reads the partial index of unsettled orders, so it costs what is open,
    * never the whole history.
    */
-  unsettledOrders(): OrderRowLite[] {
-    return this.db.prepare(PER_CYCLE_SQL.unsettledOrders).all(this.botId) as OrderRowLite[];
+  unsettledOrders(): Out<R, OrderRowLite[]> {
+    return this.one(all<OrderRowLite>(PER_CYCLE_SQL.unsettledOrders, this.botId));
   }
 
   // --- books and reconciliation -----------------------------------------------------------------
@@ -438,34 +583,48 @@ export class JournalWriter {
    * book correction an operator wrote for this bot (docs/journal.md, "Book corrections"). Read from
    * the journal each time, so a correction counts from the bot's next cycle on.
    */
-  book(): Map<string, number> {
-    const rows = this.db
-      .prepare(
-        `SELECT symbol, sum(size) AS size FROM (
-           SELECT symbol, CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END AS size
-             FROM orders WHERE bot_id = ? AND strategy <> '${RECONCILE_STRATEGY}'
-           UNION ALL
-           SELECT symbol, delta AS size FROM book_corrections WHERE bot_id = ?
-         ) GROUP BY symbol`,
-      )
-      .all(this.botId, this.botId) as { symbol: string; size: number }[];
-    return new Map(rows.map((r) => [r.symbol, r.size]));
+  book(): Out<R, Map<string, number>> {
+    const botId = this.botId;
+    return this.one(
+      (function* () {
+        // The subquery's alias: PostgreSQL (before 16) refuses a FROM subquery without one.
+        const rows = yield* all<{ symbol: string; size: number }>(
+          `SELECT symbol, sum(size) AS size FROM (
+             SELECT symbol, CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END AS size
+               FROM orders WHERE bot_id = ? AND strategy <> '${RECONCILE_STRATEGY}'
+             UNION ALL
+             SELECT symbol, delta AS size FROM book_corrections WHERE bot_id = ?
+           ) AS fills GROUP BY symbol`,
+          botId,
+          botId,
+        );
+        return new Map(rows.map((r) => [r.symbol, r.size]));
+      })(),
+    );
   }
 
-  ordersInFlight(): number {
-    const row = this.db.prepare(PER_CYCLE_SQL.ordersInFlight).get(this.botId) as { n: number };
-    return row.n;
+  ordersInFlight(): Out<R, number> {
+    const botId = this.botId;
+    return this.one(
+      (function* () {
+        const row = yield* get<{ n: number }>(PER_CYCLE_SQL.ordersInFlight, botId);
+        return row?.n ?? 0;
+      })(),
+    );
   }
 
   private stepFor(symbol: string): number {
     return this.opts.qtyStepFor(symbol) ?? this.opts.unknownSymbolQtyStep ?? 1e-8;
   }
 
-  private insertReconciliation(at: string, outcome: string, inFlight: number, error: string | null): number {
-    return Number(
-      this.db
-        .prepare(`INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)`)
-        .run(this.botId, at, outcome, inFlight, error).lastInsertRowid,
+  private insertReconciliation(at: string, outcome: string, inFlight: number, error: string | null): JournalTx<number> {
+    return insertId(
+      `INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES (?, ?, ?, ?, ?)`,
+      this.botId,
+      at,
+      outcome,
+      inFlight,
+      error,
     );
   }
 
@@ -477,9 +636,9 @@ export class JournalWriter {
    */
   async reconcile(opts: { symbols?: readonly string[] } = {}): Promise<ReconcileReport> {
     const at = this.now();
-    const inFlight = this.ordersInFlight();
+    const inFlight = await this.ordersInFlight();
     if (inFlight > 0) {
-      const reconciliationId = this.tx(() => this.insertReconciliation(at, "skipped", inFlight, null));
+      const reconciliationId = await this.tx(this.insertReconciliation(at, "skipped", inFlight, null));
       return { outcome: "skipped", reconciliationId, ordersInFlight: inFlight };
     }
     let positions;
@@ -487,11 +646,11 @@ export class JournalWriter {
       positions = await this.exchange.fetchPositions();
     } catch (error) {
       const message = `fetch positions failed: ${errorText(error)}`;
-      const reconciliationId = this.tx(() => this.insertReconciliation(at, "error", 0, message));
+      const reconciliationId = await this.tx(this.insertReconciliation(at, "error", 0, message));
       this.alert({ kind: "reconciliation_error", message });
       return { outcome: "error", reconciliationId, error: message };
     }
-    const ours = this.book();
+    const ours = await this.book();
     for (const symbol of opts.symbols ?? []) if (!ours.has(symbol)) ours.set(symbol, 0);
     const theirs = new Map(positions.map((p) => [p.symbol, p.size]));
     const marks = new Map(positions.map((p) => [p.symbol, p.markPrice]));
@@ -509,37 +668,42 @@ export class JournalWriter {
     const lines = diffBooks({ ours, theirs, specFor: (s) => ({ qtyStep: this.stepFor(s), markPrice: marks.get(s) ?? null }) });
     const drifts = lines.filter((l) => l.drift !== "none");
     const outcome = drifts.length > 0 ? "drift" : "clean";
-    const reconciliationId = this.tx(() => {
-      const rid = this.insertReconciliation(at, outcome, 0, null);
-      const insert = this.db.prepare(
-        `INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`,
-      );
-      for (const l of lines) insert.run(rid, l.symbol, l.ours, l.theirs, l.qtyStep, l.markPrice ?? null);
-      return rid;
-    });
+    const cycle = this.insertReconciliation(at, outcome, 0, null);
+    const reconciliationId = await this.tx(
+      (function* () {
+        const rid = yield* cycle;
+        for (const l of lines)
+          yield* run(
+            `INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) VALUES (?, ?, ?, ?, ?, ?)`,
+            rid,
+            l.symbol,
+            l.ours,
+            l.theirs,
+            l.qtyStep,
+            l.markPrice ?? null,
+          );
+        return rid;
+      })(),
+    );
     // A symbol with an order of ours in doubt: the "unknown" position may be that very order, filled
     // while its reply was lost. Closing it would sell what the bot bought, and once a lookup settles
     // the order the book would drift the other way. Trip and leave it to a person (or the lookup).
-    const doubtful = new Map(
-      this.unsettledOrders()
-        .filter((o) => o.state === "unknown")
-        .map((o) => [o.symbol, o.clientOrderId]),
-    );
+    const doubtful = new Map((await this.unsettledOrders()).filter((o) => o.state === "unknown").map((o) => [o.symbol, o.clientOrderId]));
     let tripped = false;
     for (const d of drifts) {
       const inDoubt = doubtful.get(d.symbol);
       if (d.drift === "unknown_position" && inDoubt !== undefined) {
         const reason = `position ${d.symbol} ${signed(d.theirs)} the book does not hold, while order ${inDoubt} on it is unknown: not closed`;
-        tripped = this.trip(reason, reconciliationId) || tripped;
+        tripped = (await this.trip(reason, reconciliationId)) || tripped;
         this.alert({ kind: "unknown_position", message: reason, drift: d });
       } else if (d.drift === "unknown_position") {
         await this.flatten(d, at);
         const reason = `unknown position ${d.symbol} ${signed(d.theirs)}`;
-        tripped = this.trip(reason, reconciliationId) || tripped;
+        tripped = (await this.trip(reason, reconciliationId)) || tripped;
         this.alert({ kind: "unknown_position", message: reason, drift: d });
       } else {
         const reason = `size drift ${d.symbol}: book ${signed(d.ours)} vs exchange ${signed(d.theirs)}`;
-        tripped = this.trip(reason, reconciliationId) || tripped;
+        tripped = (await this.trip(reason, reconciliationId)) || tripped;
         this.alert({ kind: "size_drift", message: reason, drift: d });
       }
     }
@@ -560,24 +724,45 @@ export class JournalWriter {
       qty: Math.abs(d.theirs),
       bar: at,
     };
-    const { order, inserted } = this.recordIntent(decision);
+    const { order, inserted } = await this.recordIntent(decision);
     if (!inserted) return;
-    const n = this.countAttempt(order.clientOrderId);
+    const n = await this.countAttempt(order.clientOrderId);
     try {
       const reply = await this.exchange.closeReduceOnly({ clientOrderId: order.clientOrderId, symbol: d.symbol, size: d.theirs });
-      this.applyExchangeOrder(order.clientOrderId, reply, "send");
+      await this.applyExchangeOrder(order.clientOrderId, reply, "send");
     } catch (error) {
       if (error instanceof OrderRejectedError) {
-        this.setState(order.clientOrderId, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
+        await this.setState(order.clientOrderId, "rejected", "status", { status: "rejected", reason: error.reason, attempt: n }, error.message);
       } else {
         // The close's fate is unknown: the breaker is tripping anyway; say so on the order.
-        this.setState(order.clientOrderId, "unknown", "timeout", { attempt: n, error: errorText(error) }, errorText(error));
+        await this.setState(order.clientOrderId, "unknown", "timeout", { attempt: n, error: errorText(error) }, errorText(error));
       }
     }
   }
 
   private alert(a: Omit<Alert, "botId" | "at">): void {
     this.opts.onAlert?.({ botId: this.botId, at: this.now(), ...a });
+  }
+}
+
+function selectOrder(id: string): JournalTx<OrderRowLite | undefined> {
+  return get<OrderRowLite>(`SELECT ${ORDER_COLUMNS} FROM orders WHERE client_order_id = ?`, id);
+}
+
+function* mustOrder(id: string): JournalTx<OrderRowLite> {
+  const row = yield* selectOrder(id);
+  if (!row) throw new Error(`order ${id} vanished from the journal`);
+  return row;
+}
+
+function insertEvent(id: string, kind: string, detail: Record<string, unknown>, actor: Actor, at: string): JournalTx<number> {
+  return run(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)`, id, at, kind, actor, JSON.stringify(detail));
+}
+
+/** The TypeScript bots' writer on a SQLite journal (openJournalWriter): every call synchronous but the exchange's. */
+export class JournalWriter extends JournalWriterCore<"sync"> {
+  constructor(opts: JournalWriterOptions) {
+    super(sqliteEngine(opts.db), opts);
   }
 }
 

@@ -1,8 +1,9 @@
 /**
  * Creating or upgrading a journal on PostgreSQL: the files of drizzle/pg in order, each in its own
- * transaction, under a transaction-scoped advisory lock so two migrators never interleave. The
- * version is the one row of `journal_schema` (docs/journal.md, "PostgreSQL"): `migrations` says
- * how many files are applied, `version` which contract version (the SQLite user_version) that is.
+ * transaction, under a session advisory lock taken before the transaction begins, so two migrators
+ * never interleave. The version is the one row of `journal_schema` (docs/journal.md,
+ * "PostgreSQL"): `migrations` says how many files are applied, `version` which contract version
+ * (the SQLite user_version) that is.
  * Nothing in the console reads or writes PostgreSQL yet; this is the schema's foundation.
  */
 import fs from "node:fs";
@@ -60,24 +61,33 @@ export async function migratePgJournal(
   }
   const applied: string[] = [];
   for (const m of migrations) {
-    await client.query("BEGIN");
+    // A session lock taken before BEGIN, not a transaction lock taken after it: a transaction that
+    // began before the other migrator committed keeps its stale catalog cache (to_regclass still
+    // says "no journal_schema") and would apply the file a second time ("relation already
+    // exists"). Beginning after the wait refreshes it. Two bot processes migrating at once meet this
+    // (test/integration/pg-bot-processes.test.ts).
+    await client.query("SELECT pg_advisory_lock(hashtext('driftwatch.migrate'))");
     try {
-      await client.query("SELECT pg_advisory_xact_lock(hashtext('driftwatch.migrate'))");
-      // Read again under the lock: another migrator may have applied it meanwhile.
-      if ((await pgSchemaState(client)).migrations >= m.index) {
+      await client.query("BEGIN");
+      try {
+        // Read again under the lock: another migrator may have applied it meanwhile.
+        if ((await pgSchemaState(client)).migrations >= m.index) {
+          await client.query("COMMIT");
+          continue;
+        }
+        // The simple query protocol runs a whole file of statements at once.
+        await client.query(m.sql);
+        const now = await pgSchemaState(client);
+        if (now.migrations !== m.index)
+          throw new Error(`${m.file} did not record itself in journal_schema (migrations is ${now.migrations}, expected ${m.index})`);
         await client.query("COMMIT");
-        continue;
+        applied.push(m.file);
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw error;
       }
-      // The simple query protocol runs a whole file of statements at once.
-      await client.query(m.sql);
-      const now = await pgSchemaState(client);
-      if (now.migrations !== m.index)
-        throw new Error(`${m.file} did not record itself in journal_schema (migrations is ${now.migrations}, expected ${m.index})`);
-      await client.query("COMMIT");
-      applied.push(m.file);
-    } catch (error) {
-      await client.query("ROLLBACK");
-      throw error;
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext('driftwatch.migrate'))");
     }
   }
   return { from, to: await pgSchemaState(client), applied };

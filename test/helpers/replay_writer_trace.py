@@ -5,12 +5,13 @@ written as the console wrote them, at the same point of the story. The exchange 
 any question the Python writer asks that the TypeScript writer did not ask (or in another order, or
 with other arguments), any question it fails to ask, and any different result stops the replay.
 
-usage: python3 replay_writer_trace.py TRACE.json JOURNAL.db MIGRATIONS_DIR
+usage: python3 replay_writer_trace.py TRACE.json JOURNAL MIGRATIONS_DIR
+
+JOURNAL is a file, or a postgresql:// URL of an empty database (migrated from MIGRATIONS_DIR/pg).
 """
 
 import datetime
 import json
-import sqlite3
 import os
 import sys
 
@@ -58,8 +59,8 @@ def exchange_order(o):
 class Venue:
     """The recorded exchange of one writer call."""
 
-    def __init__(self, call, file):
-        self.file = file
+    def __init__(self, call, con):
+        self.con = con
         self.where = f"{call['bot']} {call['method']} at {call['at']}"
         self.calls = list(call["calls"])
 
@@ -82,11 +83,7 @@ class Venue:
         # The TypeScript writer also tells its adapter when the order was placed (venues keep closed
         # orders for a while only); the Python module's lookup callable does not take it yet, so the
         # replay reads it from the journal to compare the rest of the question.
-        con = sqlite3.connect(self.file)
-        try:
-            (placed_at,) = con.execute("SELECT created_at FROM orders WHERE client_order_id = ?", (client_order_id,)).fetchone()
-        finally:
-            con.close()
+        (placed_at,) = self.con.execute("SELECT created_at FROM orders WHERE client_order_id = ?", (client_order_id,)).fetchone()
         return exchange_order(self.answer("findOrder", [{"symbol": symbol, "clientOrderId": client_order_id, "placedAt": placed_at}]))
 
     def theirs(self):
@@ -100,6 +97,34 @@ class Venue:
 
     def close_reduce_only(self, client_order_id, symbol, size):
         return exchange_order(self.answer("closeReduceOnly", [{"clientOrderId": client_order_id, "symbol": symbol, "size": size}]))
+
+
+def operator_write_pg(con, changes):
+    """The console's rows on PostgreSQL: an upsert on each table's primary key, the audit chain's
+    advisory lock first (docs/journal.md), and each identity moved past the ids named, so the
+    writer's next row of that table gets a new one."""
+    con.execute("BEGIN")
+    if any(c["table"] == "audit_log" for c in changes):
+        con.execute("SELECT pg_advisory_xact_lock(hashtext('driftwatch.audit_log'))")
+    for change in changes:
+        table, cols = change["table"], list(change["row"])
+        pk = [
+            r[0]
+            for r in con.execute(
+                "SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)"
+                " WHERE i.indrelid = ?::regclass AND i.indisprimary",
+                (table,),
+            ).fetchall()
+        ]
+        rest = [c for c in cols if c not in pk]
+        update = f"DO UPDATE SET {', '.join(f'{c} = excluded.{c}' for c in rest)}" if rest else "DO NOTHING"
+        con.execute(
+            f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) ON CONFLICT ({', '.join(pk)}) {update}",
+            [change["row"][c] for c in cols],
+        )
+        if pk == ["id"]:
+            con.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), (SELECT max(id) FROM {table}))")
+    con.execute("COMMIT")
 
 
 def replay(trace, file, migrations):
@@ -124,6 +149,9 @@ def replay(trace, file, migrations):
         if call["method"] == "journal":
             # An operator's action, as the console wrote it: the same rows at the same point.
             con = next(iter(writers.values())).con
+            if dj.is_postgres_url(file):
+                operator_write_pg(con, call["rows"])
+                continue
             con.execute("BEGIN IMMEDIATE")
             for change in call["rows"]:
                 cols = list(change["row"])
@@ -133,7 +161,8 @@ def replay(trace, file, migrations):
                 )
             con.execute("COMMIT")
             continue
-        w, venue = writers[call["bot"]], Venue(call, file)
+        w = writers[call["bot"]]
+        venue = Venue(call, w.con)
         clocks[call["bot"]].at = parse_time(call["at"])
         method, args = call["method"], call["args"]
         result = None

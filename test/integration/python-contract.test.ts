@@ -33,6 +33,19 @@ describe("the Python writer's contract", () => {
     expect(known).toBe(latestSchemaVersion());
   });
 
+  it("writes the contract version the newest drizzle/pg migration stamps in journal_schema", () => {
+    const known = JSON.parse(python("import json, driftwatch_journal as d; print(json.dumps(d.SCHEMA_VERSION))")) as number;
+    const dir = path.join(repoRoot, "drizzle/pg");
+    const newest = fs
+      .readdirSync(dir)
+      .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+      .sort()
+      .at(-1)!;
+    const stamped = /INSERT INTO "journal_schema".*VALUES \(1, (\d+), (\d+)\)/s.exec(fs.readFileSync(path.join(dir, newest), "utf8"));
+    expect(stamped, `${newest} ends without its journal_schema row`).not.toBeNull();
+    expect({ newest, version: known }).toEqual({ newest, version: Number(stamped![1]) });
+  });
+
   it("uses the contract's states, strategy name and busy timeout", () => {
     const py = JSON.parse(
       python(

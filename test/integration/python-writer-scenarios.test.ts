@@ -9,6 +9,10 @@
  * The replay also fails when the Python writer asks the exchange anything the TypeScript writer did
  * not ask, in another order or with other arguments, or returns another outcome (lookup before
  * retry, skip while in flight, cancel and close an unknown position...).
+ *
+ * On PostgreSQL too: the same replay into an empty database of the file's own server (the module
+ * migrates it from drizzle/pg, then writes through its wire-protocol client) must leave every table
+ * equal, row for row and value for value, to the TypeScript writer's SQLite journal.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -30,9 +34,12 @@ import { act, ana, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
 import { migratedJournal, migrationsDir, repoRoot, tempDir } from "../helpers/journal";
 import { recordJournalWrite, recordWriterCalls, type WriterTrace } from "../helpers/writer-trace";
+import { pgJournalsForFile } from "../helpers/engines";
+import { postgresAvailable } from "../helpers/postgres";
 
 const REPLAY = path.join(repoRoot, "test/helpers/replay_writer_trace.py");
 const GRACE_MS = 30_000;
+const postgres = pgJournalsForFile("python-writer-scenarios");
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -53,14 +60,24 @@ async function typescriptRun(
   }
 }
 
-function pythonRun(name: string, trace: WriterTrace): string {
+function pythonRun(name: string, trace: WriterTrace, journal?: string): string {
   const dir = tempDir(`py-${name}`);
   const traceFile = path.join(dir, "trace.json");
   fs.writeFileSync(traceFile, JSON.stringify(trace));
-  const file = path.join(dir, "journal.db");
+  const file = journal ?? path.join(dir, "journal.db");
   const out = execFileSync("python3", [REPLAY, traceFile, file, migrationsDir], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   expect(JSON.parse(out)).toEqual({ replayed: trace.calls.length });
   return file;
+}
+
+/** The same replay into an empty PostgreSQL database: its tables must equal the TypeScript writer's SQLite ones. */
+async function expectPostgresReplayEqual(name: string, trace: WriterTrace, sqliteFile: string): Promise<void> {
+  if (!postgresAvailable) return; // test/helpers/postgres.ts said so loudly; CI never gets here
+  const url = pythonRun(`${name}-pg`, trace, await postgres.empty());
+  // Text keys sort by bytes on both (the test server's collation is C).
+  const written = await postgres.rows(url, TABLES);
+  expect(written["SELECT * FROM orders ORDER BY client_order_id"]!.length).toBeGreaterThan(0);
+  expect(written).toEqual(tables(sqliteFile));
 }
 
 /** Everything a writer writes, table by table, in key order. */
@@ -130,6 +147,7 @@ describe.each([
     const pyFile = pythonRun(name, trace);
 
     expect(tables(pyFile)).toEqual(tables(result.file));
+    await expectPostgresReplayEqual(name, trace, result.file);
     const now = new Date(result.to);
     const ts = consoleView(result.file, now, result.from);
     const py = consoleView(pyFile, now, result.from);
@@ -171,6 +189,7 @@ describe("scenario size-drift, then the operator's book correction, clear and ha
     const pyFile = pythonRun("size-drift-operator", trace);
 
     expect(tables(pyFile)).toEqual(tables(result.file));
+    await expectPostgresReplayEqual("size-drift-operator", trace, result.file);
     const now = new Date(result.to);
     const py = consoleView(pyFile, now, result.from);
     expect(py.incidents.items.map((i) => [i.botId, i.status])).toEqual([

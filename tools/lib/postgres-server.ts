@@ -28,17 +28,29 @@ export function postgresBinDir(): string | null {
   return candidates.find((d) => fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl"))) ?? null;
 }
 
+/**
+ * A login role that must authenticate: its pg_hba line (for 127.0.0.1) comes before the trust line,
+ * and its password is stored hashed the way the method needs (SCRAM verifier or md5 hash).
+ */
+export interface PostgresUser {
+  name: string;
+  password: string;
+  auth: "scram-sha-256" | "md5" | "password";
+}
+
 export interface PostgresServer {
   port: number;
   /** A node-postgres connection string for the `postgres` superuser on 127.0.0.1 (trust auth). */
   url: string;
+  /** Per user of the `users` option: a connection string with its password, to database `postgres`. */
+  userUrls: Record<string, string>;
   dir: string;
   /** How long initdb plus start took, in milliseconds (printed by the tests, never asserted). */
   startMs: number;
   stop: () => Promise<void>;
 }
 
-export async function startPostgres(opts: { label?: string } = {}): Promise<PostgresServer> {
+export async function startPostgres(opts: { label?: string; users?: PostgresUser[] } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL's server binaries are not installed: run npm run setup (it installs Debian's postgresql package)");
   const began = performance.now();
@@ -53,6 +65,14 @@ export async function startPostgres(opts: { label?: string } = {}): Promise<Post
   // C collation and UTF-8: text sorts by bytes, as SQLite's does. --no-sync and the settings
   // below trade durability for speed: this server lives for one test file.
   await pg("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
+  const users = opts.users ?? [];
+  for (const u of users) if (!/^[a-z_][a-z0-9_]*$/.test(u.name)) throw new Error(`user name ${u.name}: lower-case letters, digits and _ only`);
+  if (users.length > 0) {
+    // The first matching line wins: each such user must authenticate; everyone else stays trusted.
+    const hba = path.join(data, "pg_hba.conf");
+    // Written in place, so the file keeps the owner initdb gave it (postgres, when run as root).
+    fs.writeFileSync(hba, users.map((u) => `host all ${u.name} 127.0.0.1/32 ${u.auth}\n`).join("") + fs.readFileSync(hba, "utf8"));
+  }
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
@@ -64,11 +84,25 @@ export async function startPostgres(opts: { label?: string } = {}): Promise<Post
       lastError = new Error(`pg_ctl start failed on port ${port}: ${String(error)}\n${fs.existsSync(log) ? fs.readFileSync(log, "utf8") : ""}`);
       continue;
     }
+    try {
+      for (const u of users) {
+        // md5 needs the password stored as an md5 hash; SCRAM and cleartext checks take a SCRAM verifier.
+        const encryption = u.auth === "md5" ? "md5" : "scram-sha-256";
+        const literal = `'${u.password.replace(/'/g, "''")}'`;
+        const sql = `SET password_encryption = '${encryption}'; CREATE ROLE ${u.name} LOGIN SUPERUSER PASSWORD ${literal};`;
+        await pg("psql", ["-h", dir, "-p", String(port), "-U", "postgres", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c", sql]);
+      }
+    } catch (error) {
+      await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
     const startMs = performance.now() - began;
     let stopped = false;
     return {
       port,
       url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+      userUrls: Object.fromEntries(users.map((u) => [u.name, `postgresql://${u.name}:${encodeURIComponent(u.password)}@127.0.0.1:${port}/postgres`])),
       dir,
       startMs,
       stop: async () => {

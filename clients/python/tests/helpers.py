@@ -1,4 +1,6 @@
-"""Real journal files for the tests: fresh temporary folders, migrated from the project's drizzle/."""
+"""Real journals for the tests: fresh temporary files migrated from the project's drizzle/, or, when
+DRIFTWATCH_TEST_PG_URL names a PostgreSQL server (test/integration/python-postgres.test.ts starts
+one and runs the writer tests again with it), fresh databases there migrated from drizzle/pg."""
 
 import datetime
 import os
@@ -6,6 +8,7 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -22,7 +25,45 @@ def temp_dir(test):
     return folder
 
 
+# The writer tests' engine: SQLite files unless the driver names a PostgreSQL server.
+PG_URL = os.environ.get("DRIFTWATCH_TEST_PG_URL")
+_pg_template = []
+
+
+def _pg_database_url(name):
+    return PG_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def new_pg_journal(test):
+    """A fresh database copied from one migrated by the module's own migrate() (once per run)."""
+    admin = dj.PgConnection(PG_URL)
+    try:
+        if not _pg_template:
+            template = f"py_template_{uuid.uuid4().hex[:8]}"
+            admin.execute(f"CREATE DATABASE {template}")
+            dj.migrate(_pg_database_url(template), MIGRATIONS)
+            _pg_template.append(template)
+        name = f"py_{uuid.uuid4().hex[:12]}"
+        admin.execute(f"CREATE DATABASE {name} TEMPLATE {_pg_template[0]}")
+    finally:
+        admin.close()
+    return _pg_database_url(name)
+
+
+def connect(journal):
+    """A second connection, as the console or a person would open one (autocommit)."""
+    if dj.is_postgres_url(journal):
+        return dj.PgConnection(journal)
+    return sqlite3.connect(journal, isolation_level=None)
+
+
+# What either engine raises for a statement the journal refuses.
+DATABASE_ERRORS = (sqlite3.DatabaseError, dj.PgError)
+
+
 def new_journal(test):
+    if PG_URL:
+        return new_pg_journal(test)
     folder = temp_dir(test)
     file = os.path.join(folder, "journal.db")
     dj.migrate(file, MIGRATIONS)
@@ -59,7 +100,7 @@ def writer_on(file, clock=None, bot_id="bot-a", prefix="q500", **kw):
 
 
 def rows(file, sql, *params):
-    con = sqlite3.connect(file)
+    con = connect(file)
     try:
         return con.execute(sql, params).fetchall()
     finally:

@@ -30,7 +30,8 @@ def run_until_marked(test, file, mode):
 
 class KilledWriterTest(unittest.TestCase):
     def check_whole(self, file):
-        self.assertEqual(rows(file, "PRAGMA integrity_check"), [("ok",)])
+        if not dj.is_postgres_url(file):
+            self.assertEqual(rows(file, "PRAGMA integrity_check"), [("ok",)])
         # Every order has its intent, every settled one its reply: no half-written step.
         self.assertEqual(rows(file, "SELECT client_order_id FROM orders WHERE client_order_id NOT IN (SELECT client_order_id FROM order_events WHERE kind = 'intent')"), [])
         self.assertEqual(rows(file, "SELECT client_order_id FROM orders WHERE state = 'filled' AND client_order_id NOT IN (SELECT client_order_id FROM order_events WHERE kind = 'send')"), [])

@@ -1,7 +1,6 @@
-import sqlite3
 import unittest
 
-from helpers import dj, kinds, new_journal, rows, writer_on
+from helpers import DATABASE_ERRORS, connect, dj, kinds, new_journal, rows, writer_on
 
 BAR = "2026-08-10T15:30:00.000Z"
 SPECS = {"BTCUSDT": 0.001, "ETHUSDT": {"qty_step": 0.01}}
@@ -144,7 +143,7 @@ class ReconcileTest(unittest.TestCase):
         v = Venue({"BTCUSDT": 0.7})
         r = self.w.reconcile(None, v.theirs, SPECS, **v.act())
         self.assertEqual(r.outcome, "drift")
-        console = sqlite3.connect(self.file, isolation_level=None)
+        console = connect(self.file)
         console.execute(
             "INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at) "
             "VALUES ('bot-a', 'BTCUSDT', 'adopt_exchange', 0.5, 0.7, ?, 0.2, 'fill we missed', 'operator:ana', ?)",
@@ -174,11 +173,19 @@ class ReconcileTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.w.reconcile(None, {"BTCUSDT": 1}, {"BTCUSDT": BadStep()}, cancel_all=print, close_reduce_only=print)
         self.assertEqual(rows(self.file, "SELECT count(*) FROM reconciliations"), [(0,)])
-        console = sqlite3.connect(self.file)
-        console.execute("CREATE TRIGGER refuse_eth BEFORE INSERT ON reconciliation_positions WHEN NEW.symbol = 'ETHUSDT' BEGIN SELECT RAISE(ABORT, 'refused'); END")
-        console.commit()
+        console = connect(self.file)
+        if dj.is_postgres_url(self.file):
+            console.script(
+                "CREATE FUNCTION refuse_eth() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                " IF NEW.symbol = 'ETHUSDT' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;"
+                " CREATE TRIGGER refuse_eth BEFORE INSERT ON reconciliation_positions FOR EACH ROW EXECUTE FUNCTION refuse_eth();"
+            )
+        else:
+            console.execute(
+                "CREATE TRIGGER refuse_eth BEFORE INSERT ON reconciliation_positions WHEN NEW.symbol = 'ETHUSDT' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
         console.close()
-        with self.assertRaises(sqlite3.DatabaseError):
+        with self.assertRaises(DATABASE_ERRORS):
             self.w.reconcile(None, {}, SPECS, cancel_all=print, close_reduce_only=print)
         self.assertEqual(rows(self.file, "SELECT count(*) FROM reconciliations"), [(0,)])
         self.assertEqual(rows(self.file, "SELECT count(*) FROM reconciliation_positions"), [(0,)])

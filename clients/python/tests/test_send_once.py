@@ -1,7 +1,6 @@
-import sqlite3
 import unittest
 
-from helpers import dj, kinds, new_journal, rows, writer_on
+from helpers import connect, dj, kinds, new_journal, rows, writer_on
 
 BAR = "2026-08-10T15:30:00.000Z"
 ORDER = dj.Order("media_movil", "AAPL", "buy", 500, BAR)
@@ -113,8 +112,8 @@ class SendOnceTest(unittest.TestCase):
         self.assertTrue(ok.sent[0].reduce_only)
 
     def test_a_hand_made_halt_stops_the_next_entry(self):
-        console = sqlite3.connect(self.file, isolation_level=None)
-        console.execute("BEGIN IMMEDIATE")
+        console = connect(self.file)
+        console.execute("BEGIN" if dj.is_postgres_url(self.file) else "BEGIN IMMEDIATE")
         console.execute(
             "UPDATE breakers SET halted = 1, reason = 'by hand', changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = ? AND halted = 0",
             (dj.iso_utc(self.clock()), "bot-a"),

@@ -4,7 +4,8 @@ argv: journal mode marker
 mode "send": every order is acknowledged at once, except that before each send the process writes
 its order number to the marker file; from the 20th order on the send hangs (the reply never comes),
 so a SIGKILL lands between the committed intent and the reply.
-mode "transaction": 20 orders, then a BEGIN IMMEDIATE that inserts rows and hangs before COMMIT.
+mode "transaction": 20 orders, then a BEGIN IMMEDIATE (BEGIN on PostgreSQL) that inserts rows and
+hangs before COMMIT.
 """
 
 import sys
@@ -36,7 +37,7 @@ for i in range(1, 1000):
 
         w.send_once(order, hang, lambda cid, sym: None)
     elif mode == "transaction" and i >= 20:
-        con.execute("BEGIN IMMEDIATE")
+        con.execute("BEGIN" if dj.is_postgres_url(file) else "BEGIN IMMEDIATE")
         con.execute(
             "INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) "
             "VALUES ('k-uncommitted', 'killed', 'loop', 'AAPL', 'buy', 1, 'x', 'created', 'x', 'x')"
