@@ -74,7 +74,8 @@ export function getPrunedHistory(params: { db: JournalDb; botId: string | null; 
   // An incident of the window whose own cycles went: older than the incident horizon.
   const lost = incidentSpans(events).filter((s) => incidentHorizon !== null && s.to <= incidentHorizon && s.to > from && s.from < to);
   const hourly = reach(prunes, "rollupHorizon", from);
-  if (spans.length === 0 && orders === null) return null;
+  // A kept incident older than the rollup horizon keeps its cycles, but its rollups are hourly too.
+  if (spans.length === 0 && orders === null && hourly === null) return null;
   const first = spans[0]?.from ?? from;
   const reached = prunes.filter((p) => Date.parse(p.horizon) > first).map((p) => p.startedAt);
   return {
@@ -83,7 +84,7 @@ export function getPrunedHistory(params: { db: JournalDb; botId: string | null; 
     spans,
     incidentHorizon: incident?.before ?? null,
     incidentPruned: lost.length > 0 ? reach(prunes, "incidentHorizon", lost[0]!.from) : null,
-    hourly: spans.length > 0 ? hourly : null,
+    hourly,
     orders,
     interrupted: prunes.some((p) => p.finishedAt === null),
   };

@@ -495,6 +495,26 @@ describe("the second horizons: --keep-incidents, --keep-orders, --keep-rollups",
     }
   });
 
+  it("a kept incident older than --keep-rollups is drawn cycle by cycle, and says its rollups there are hourly", async () => {
+    const file = copyOf(pristine, "kept-incident-hourly.db");
+    const db = open(file);
+    await pruneJournal({ db, keepMs: 30 * DAY, keepIncidentsMs: 39 * DAY, keepRollupsMs: 34 * DAY, actor: "test", ...NO_BOT_PACE });
+    db.close();
+    const { db: c, close } = consoleDb(file);
+    try {
+      const incident = {
+        kind: "custom" as const,
+        from: new Date(fx.alphaTrip - 30 * 60_000).toISOString(),
+        to: new Date(fx.alphaClear + 30 * 60_000).toISOString(),
+      };
+      const chart = getSymbolChart({ db: c, botId: "alpha", symbol: "S1", range: incident, now: new Date(fx.now) });
+      expect(chart.pruned).toMatchObject({ spans: [], incidentPruned: null, hourly: { on: expect.any(String) } });
+      expect(chart.samples).toBe(cycles(pristine).filter((r) => r.botId === "alpha" && r.at >= incident.from && r.at <= incident.to).length);
+    } finally {
+      close();
+    }
+  });
+
   it("refuses a second horizon shorter than --keep, or not a duration, changing nothing", () => {
     for (const bad of [
       ["--keep-incidents", "7d"],
