@@ -5,11 +5,15 @@
  *   check [file]     exit 0 when the console can read it and SQLite's quick_check finds no damage,
  *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
- *   prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot]
+ *   prune [file] --keep 30d [--keep-incidents 365d] [--keep-orders 365d] [--keep-rollups 90d]
+ *                    [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N]
  *                    delete per-cycle reconciliation rows older than the horizon (incident windows
- *                    and everything else kept: docs/journal.md "Retention"), in batches the bot never
- *                    waits on; --dry-run prints what would go; a killed run resumes when run again;
- *                    --no-bot for a journal nobody writes meanwhile: larger batches, no pauses
+ *                    kept to --keep-incidents), settled orders with their events older than
+ *                    --keep-orders, and fold five-minute rollups older than --keep-rollups into
+ *                    hourly ones (docs/journal.md "Retention"), in batches the bot never waits on;
+ *                    each second horizon takes `forever`; --dry-run prints what would go; a killed
+ *                    run resumes when run again; --no-bot for a journal nobody writes meanwhile:
+ *                    larger batches, no pauses; --nice: the prune's CPU priority (default 19)
  *
  * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db). When that default is missing and the
  * demo's journal exists, check and version name the demo's and the command for it (scripts/cli-files.ts).
@@ -20,10 +24,11 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
 import { NO_BOT_PACE, pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
-import { parseKeep } from "../lib/journal/retention";
+import { DEFAULT_HORIZONS, parseKeep, parseSecondHorizon } from "../lib/journal/retention";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]
-       npm run journal -- prune [file] --keep 30d [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot]`;
+       npm run journal -- prune [file] --keep 30d [--keep-incidents 365d] [--keep-orders 365d] [--keep-rollups 90d]
+                                [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N]`;
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -39,6 +44,10 @@ async function prune(argv: string[]): Promise<number> {
         "vacuum-into": { type: "string" },
         by: { type: "string" },
         "no-bot": { type: "boolean", default: false },
+        "keep-incidents": { type: "string", default: DEFAULT_HORIZONS.incidents },
+        "keep-orders": { type: "string", default: DEFAULT_HORIZONS.orders },
+        "keep-rollups": { type: "string", default: DEFAULT_HORIZONS.rollups },
+        nice: { type: "string", default: "19" },
       },
     });
   } catch (error) {
@@ -55,6 +64,27 @@ async function prune(argv: string[]): Promise<number> {
     console.error(`driftwatch: ${keep.message}`);
     return 2;
   }
+  const second: Record<"incidents" | "orders" | "rollups", number | null> = { incidents: null, orders: null, rollups: null };
+  for (const kind of ["incidents", "orders", "rollups"] as const) {
+    const r = parseSecondHorizon(values[`keep-${kind}`], `--keep-${kind}`, keep.ms);
+    if (!r.ok) {
+      console.error(`driftwatch: ${r.message}`);
+      return 2;
+    }
+    second[kind] = r.ms;
+  }
+  const nice = Number(values.nice);
+  if (!Number.isInteger(nice) || nice < -20 || nice > 19) {
+    console.error(`driftwatch: --nice ${values.nice} is not a nice value (an integer from -20 to 19)`);
+    return 2;
+  }
+  // A background job: at the lowest CPU priority the bot (on the same cores) never waits for the
+  // prune's CPU (docs/performance.md, "Pruning", fourth pass). Raising it needs privileges.
+  try {
+    os.setPriority(nice);
+  } catch (error) {
+    console.error(`driftwatch: could not set --nice ${nice} (${(error as Error).message}); pruning at the current priority`);
+  }
   const file = positionals[0] ?? env().journalPath;
   // Nothing anonymous writes to a journal: the run is recorded with who started it.
   const actor = values.by ?? `cli:${os.userInfo().username}`;
@@ -63,11 +93,32 @@ async function prune(argv: string[]): Promise<number> {
     const before = pageUse(db);
     // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
     const pace = values["no-bot"] ? NO_BOT_PACE : {};
-    const r = await pruneJournal({ db, keepMs: keep.ms, actor, dryRun: values["dry-run"], ...pace });
+    const r = await pruneJournal({
+      db,
+      keepMs: keep.ms,
+      keepIncidentsMs: second.incidents,
+      keepOrdersMs: second.orders,
+      keepRollupsMs: second.rollups,
+      actor,
+      dryRun: values["dry-run"],
+      ...pace,
+    });
     const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
+    const n = (v: number) => v.toLocaleString("en");
+    const forGood = (h: string | null, text: string) => (h === null ? `${text}: kept for good` : null);
     console.log(
-      `journal ${info.file}: ${what} ${r.cycles.toLocaleString("en")} cycles and ${r.positions.toLocaleString("en")} position rows older than ${r.horizon}; ` +
-        `kept ${r.keptCycles.toLocaleString("en")} older cycles (around ${r.incidents} incidents, and those other rows refer to); rollups, orders, breaker events and operator tables untouched`,
+      [
+        `journal ${info.file}: ${what} ${n(r.cycles)} cycles and ${n(r.positions)} position rows older than ${r.horizon}; ` +
+          `kept ${n(r.keptCycles)} older cycles (around ${r.incidents - r.incidentsPruned} of ${r.incidents} incidents, and those other rows refer to)`,
+        r.incidentHorizon === null
+          ? "  incident windows: kept for good"
+          : `  incident windows that ended before ${r.incidentHorizon}: ${n(r.incidentsPruned)}, their cycles ${r.dryRun ? "would go" : "went"} with the others`,
+        forGood(r.orderHorizon, "  settled orders") ??
+          `  settled orders last updated before ${r.orderHorizon}: ${n(r.orders)} with ${n(r.orderEvents)} events ${r.dryRun ? "would go" : "went"}; ${n(r.keptOrders)} kept (audited, operator events, or in a kept incident)`,
+        forGood(r.rollupHorizon, "  five-minute rollups") ??
+          `  five-minute rollups before ${r.rollupHorizon}: ${n(r.rollupsFolded)} rows ${r.dryRun ? "would be" : "were"} folded into hourly ones`,
+        "  breaker events, book corrections, acknowledgements and the audit log untouched",
+      ].join("\n"),
     );
     if (!r.dryRun) {
       const after = pageUse(db);

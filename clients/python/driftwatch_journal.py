@@ -57,8 +57,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 # of drizzle/ applied. One constant, checked against drizzle/ by the project's CI: a contract change
 # this module does not follow fails the build. Version 6 (0005_journal_prunes) adds only a table the
 # pruning command writes: a bot never writes it, and its reconciliation ids may have gaps once old
-# cycles are pruned (they stay unique; nothing a bot reads back is pruned).
-SCHEMA_VERSION = 6
+# cycles are pruned (they stay unique; nothing a bot reads back is pruned). Version 7
+# (0006_prune_horizons) adds only columns to that table: the prune's other horizons (incidents, settled
+# orders, five-minute rollups folded into hourly ones). Nothing this module writes or reads changes.
+SCHEMA_VERSION = 7
 
 BUSY_TIMEOUT_MS = 5000
 

@@ -353,6 +353,17 @@ export const journalPrunes = sqliteTable(
     positionsDeleted: integer("positions_deleted").notNull().default(0),
     /** Who ran it: `cli:<user>` by hand, `timer:<user>` from the systemd timer. */
     actor: text("actor").notNull(),
+    /**
+     * Migration 0006, each null when that kind is kept for good. Incident windows ending before
+     * `incident_horizon` lost their per-cycle rows too; settled orders (and their events) last
+     * updated before `order_horizon` are gone; before `rollup_horizon` (an hour boundary) the
+     * five-minute rollups were folded into one row per hour, keyed by the hour's start.
+     */
+    incidentHorizon: text("incident_horizon"),
+    orderHorizon: text("order_horizon"),
+    rollupHorizon: text("rollup_horizon"),
+    ordersDeleted: integer("orders_deleted").notNull().default(0),
+    rollupsFolded: integer("rollups_folded").notNull().default(0),
   },
   (t) => [index("journal_prunes_horizon_idx").on(t.horizon)],
 );

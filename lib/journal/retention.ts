@@ -2,12 +2,13 @@
  * What a journal keeps when it is pruned (`npm run journal -- prune`, docs/journal.md "Retention"):
  * the rules, in one place, for the prune that deletes and for the screens that say what is gone.
  *
- * Only per-cycle rows go (reconciliations and reconciliation_positions), and only before the horizon.
- * The five-minute rollups keep the shape of every drift for good, so every boundary here is a
- * five-minute boundary: a stretch of pruned history is always whole rollup buckets, and a chart can
- * draw it from the rollups exactly. Around every incident the per-cycle rows stay, from an hour
- * before its trip to an hour after its clear (to now while it is open), so an incident is reviewable
- * cycle by cycle however old it is.
+ * Per-cycle rows (reconciliations and reconciliation_positions) go before the horizon. The rollups
+ * keep the shape of every drift, so every boundary here is a five-minute boundary: a stretch of
+ * pruned history is always whole rollup buckets, and a chart can draw it from the rollups exactly.
+ * Around every incident the per-cycle rows stay, from an hour before its trip to an hour after its
+ * clear (to now while it is open), until the incident horizon (`--keep-incidents`) passes the
+ * window's end. The second horizons bound the rest: settled orders after `--keep-orders`, and
+ * five-minute rollups after `--keep-rollups`, folded into hourly ones (an hour boundary).
  */
 
 /** Width of one row of position_rollups and cycle_rollups (migration 0003). */
@@ -30,13 +31,38 @@ export interface Span {
 const UNITS: Record<string, number> = { h: HOUR_MS, d: DAY_MS, w: 7 * DAY_MS };
 
 /** `30d`, `12w`, `36h` as ms; a message (never a throw) for anything else or anything under a day. */
-export function parseKeep(text: string): { ok: true; ms: number } | { ok: false; message: string } {
+export function parseKeep(text: string, flag = "--keep"): { ok: true; ms: number } | { ok: false; message: string } {
   const m = /^(\d+)([hdw])$/.exec(text.trim());
-  if (!m) return { ok: false, message: `--keep "${text}" is not a duration: write it like 30d, 12w or 36h` };
+  if (!m) return { ok: false, message: `${flag} "${text}" is not a duration: write it like 30d, 12w or 36h` };
   const ms = Number(m[1]) * (UNITS[m[2] as string] as number);
-  if (ms < MIN_KEEP_MS) return { ok: false, message: `--keep ${text} is shorter than a day: the console shows the last day cycle by cycle` };
+  if (ms < MIN_KEEP_MS) return { ok: false, message: `${flag} ${text} is shorter than a day: the console shows the last day cycle by cycle` };
   return { ok: true, ms };
 }
+
+/** Width of a folded rollup row: before a prune's rollup horizon, one row per hour (keyed by its start). */
+export const HOURLY_MS = HOUR_MS;
+export const floorToHour = (t: number) => Math.floor(t / HOUR_MS) * HOUR_MS;
+
+/**
+ * The second horizons of a prune (issue 19): how long incident windows keep their per-cycle rows,
+ * settled orders their rows and events, and rollups their five-minute detail (then folded into
+ * hourly rows). Each is a duration like --keep, or `forever`; the defaults are a year for incidents
+ * and orders and 90 days for five-minute rollups. The incident and rollup horizons may not be
+ * shorter than --keep: both are about history older than the per-cycle horizon.
+ */
+export const DEFAULT_HORIZONS = { incidents: "365d", orders: "365d", rollups: "90d" } as const;
+
+export function parseSecondHorizon(text: string, flag: string, keepMs: number): { ok: true; ms: number | null } | { ok: false; message: string } {
+  if (text.trim() === "forever") return { ok: true, ms: null };
+  const r = parseKeep(text, flag);
+  if (!r.ok) return { ok: false, message: `${r.message} (or write forever)` };
+  if (flag !== "--keep-orders" && r.ms < keepMs)
+    return { ok: false, message: `${flag} ${text} is shorter than --keep: it is about history older than the per-cycle horizon` };
+  return r;
+}
+
+/** The rollup horizon of a prune at `now`: before it, rollups are hourly. An hour boundary. */
+export const rollupHorizon = (now: number, keepMs: number) => floorToHour(now - keepMs);
 
 export const floorToRollup = (t: number) => Math.floor(t / ROLLUP_MS) * ROLLUP_MS;
 
@@ -80,6 +106,13 @@ export function mergeSpans(spans: readonly Span[]): Span[] {
   }
   return out;
 }
+
+/**
+ * The incident windows whose per-cycle rows a prune with this incident horizon keeps: those that
+ * end after it (an open one never ends). Null: every incident, however old.
+ */
+export const keptIncidentSpans = (events: readonly BreakerEventLite[], incidentHorizon: number | null, marginMs = INCIDENT_MARGIN_MS): Span[] =>
+  incidentSpans(events, marginMs).filter((s) => incidentHorizon === null || s.to > incidentHorizon);
 
 export const inSpans = (t: number, spans: readonly Span[]) => spans.some((s) => t >= s.from && t < s.to);
 

@@ -172,9 +172,11 @@ export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeli
   const limit = params.limit ?? TIMELINE_ROW_CAP;
   const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds) };
   const arms = SOURCES.map((s) => s.select(f)).filter((s): s is string => s !== null);
-  const pruned = filters.kinds.includes("reconciliation")
-    ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
-    : null;
+  // Cycles, or settled orders, the window no longer has (an order horizon can be the newer one).
+  const pruned =
+    filters.kinds.includes("reconciliation") || filters.kinds.includes("order")
+      ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
+      : null;
   if (arms.length === 0) return { window, filters, capped: false, limit, pruned, count: 0, events: function* () {} };
 
   // One statement per source, each in its own `at` index's order (no sort of the hour's rows in a

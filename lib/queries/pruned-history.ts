@@ -1,9 +1,15 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
-import { incidentSpans, prunedSpans, type BreakerEventLite, type Span } from "../journal/retention";
+import { incidentSpans, keptIncidentSpans, prunedSpans, type BreakerEventLite, type Span } from "../journal/retention";
 
-/** What a window no longer has because the journal was pruned (journal_prunes, migration 0005). */
+/** A second horizon a window reaches past: before `before`, that kind of history went; first on `on`. */
+export interface PrunedBefore {
+  before: string;
+  on: string;
+}
+
+/** What a window no longer has because the journal was pruned (journal_prunes, migrations 0005 and 0006). */
 export interface PrunedHistory {
   /** Per-cycle rows before this time may be gone. */
   horizon: string;
@@ -11,35 +17,75 @@ export interface PrunedHistory {
   prunedOn: string;
   /** The parts of the window without per-cycle rows (whole five-minute buckets), epoch ms. */
   spans: Span[];
+  /** Incident windows that ended before this lost their per-cycle rows too; null: every incident kept. */
+  incidentHorizon: string | null;
+  /** An incident of this bot inside the window lost its per-cycle rows (it ended before the incident horizon). */
+  incidentPruned: PrunedBefore | null;
+  /** Before this the rollups are hourly (the five-minute ones were folded); null when the window is after it. */
+  hourly: PrunedBefore | null;
+  /** Settled orders last updated before this went with their events; null when the window is after it. */
+  orders: PrunedBefore | null;
   /** A prune stopped before its end; a rerun finishes it. */
   interrupted: boolean;
 }
 
-const PRUNES_SQL = `SELECT horizon, started_at AS startedAt, finished_at AS finishedAt FROM journal_prunes ORDER BY horizon DESC`;
+const PRUNES_SQL = `SELECT horizon, started_at AS startedAt, finished_at AS finishedAt, incident_horizon AS incidentHorizon,
+  order_horizon AS orderHorizon, rollup_horizon AS rollupHorizon FROM journal_prunes ORDER BY horizon DESC`;
 const EVENTS_SQL = `SELECT at, kind FROM breaker_events WHERE bot_id = ? ORDER BY at, id`;
+
+interface PruneRow {
+  horizon: string;
+  startedAt: string;
+  finishedAt: string | null;
+  incidentHorizon: string | null;
+  orderHorizon: string | null;
+  rollupHorizon: string | null;
+}
+
+/** The latest of one horizon over every prune, and when a prune first passed `from` with it. */
+function reach(prunes: readonly PruneRow[], key: "incidentHorizon" | "orderHorizon" | "rollupHorizon", from: number): PrunedBefore | null {
+  const passed = prunes.filter((p) => p[key] !== null && Date.parse(p[key]!) > from);
+  if (passed.length === 0) return null;
+  return {
+    before: passed.map((p) => p[key]!).reduce((a, b) => (b > a ? b : a)),
+    on: passed.map((p) => p.startedAt).reduce((a, b) => (b < a ? b : a)),
+  };
+}
 
 /**
  * The parts of [from, to) whose per-cycle rows were pruned, for one bot (its incident windows
- * kept) or for every bot (`botId` null: then every part before the horizon counts, since some bot
- * lost its cycles there). Null when nothing in the window was pruned: one read of a table with a
- * row per prune, so a window after the horizon (every live poll) costs nothing more.
+ * kept, up to the incident horizon) or for every bot (`botId` null: then every part before the
+ * horizon counts, since some bot lost its cycles there), and the other horizons the window reaches
+ * past. Null when nothing in the window was pruned: one read of a table with a row per prune, so a
+ * window after every horizon (every live poll) costs nothing more.
  */
 export function getPrunedHistory(params: { db: JournalDb; botId: string | null; from: number; to: number }): PrunedHistory | null {
   const { db, botId, from, to } = params;
-  const prunes = statement(db, PRUNES_SQL).all() as { horizon: string; startedAt: string; finishedAt: string | null }[];
+  const prunes = statement(db, PRUNES_SQL).all() as PruneRow[];
   const newest = prunes[0];
   if (!newest) return null;
   const horizon = Date.parse(newest.horizon);
-  if (from >= horizon) return null;
-  const kept = botId === null ? [] : incidentSpans(statement(db, EVENTS_SQL).all(botId) as BreakerEventLite[]);
-  const spans = prunedSpans({ from, to }, horizon, kept);
-  if (spans.length === 0) return null;
-  const first = spans[0]!.from;
+  const orders = reach(prunes, "orderHorizon", from);
+  if (from >= horizon && orders === null) return null;
+  const incident = reach(prunes, "incidentHorizon", -Infinity);
+  const incidentHorizon = incident ? Date.parse(incident.before) : null;
+  const events = botId === null ? [] : (statement(db, EVENTS_SQL).all(botId) as BreakerEventLite[]);
+  const spans = prunedSpans({ from, to }, horizon, keptIncidentSpans(events, incidentHorizon));
+  // An incident of the window whose own cycles went: older than the incident horizon.
+  const lost = incidentSpans(events).filter((s) => incidentHorizon !== null && s.to <= incidentHorizon && s.to > from && s.from < to);
+  const hourly = reach(prunes, "rollupHorizon", from);
+  // A kept incident older than the rollup horizon keeps its cycles, but its rollups are hourly too.
+  if (spans.length === 0 && orders === null && hourly === null) return null;
+  const first = spans[0]?.from ?? from;
   const reached = prunes.filter((p) => Date.parse(p.horizon) > first).map((p) => p.startedAt);
   return {
     horizon: newest.horizon,
     prunedOn: reached.reduce((a, b) => (b < a ? b : a), newest.startedAt),
     spans,
+    incidentHorizon: incident?.before ?? null,
+    incidentPruned: lost.length > 0 ? reach(prunes, "incidentHorizon", lost[0]!.from) : null,
+    hourly,
+    orders,
     interrupted: prunes.some((p) => p.finishedAt === null),
   };
 }

@@ -7,7 +7,7 @@ import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../url-state/symbol";
 import { statement } from "../db/statements";
-import { ROLLUP_MS } from "../journal/retention";
+import { HOURLY_MS, ROLLUP_MS } from "../journal/retention";
 import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
 import { latestComparedCycle } from "./symbol";
 
@@ -190,8 +190,18 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
       .get(botId, iso(Math.ceil(from / ROLLUP_MS) * ROLLUP_MS), iso(Math.floor(to / ROLLUP_MS) * ROLLUP_MS)) as number) > maxPoints;
   const rollups = (fromT: number, toT: number) =>
     statement(client, CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(fromT), iso(toT)) as IterableIterator<RollupRow>;
+  const prunedHistory = getPrunedHistory({ db, botId, from, to });
+  // Before the rollup horizon the rollups are hourly (folded by the prune): an hour's row is drawn
+  // only where the whole hour was pruned, and kept cycles there are read one by one.
+  const hourlyBefore = prunedHistory?.hourly ? Date.parse(prunedHistory.hourly.before) : -Infinity;
   /** [a, b] with its per-cycle rows: every cycle, or the rollups of its whole buckets when the window is wide. */
   const detail = (a: number, b: number, bInclusive: boolean) => {
+    if (a < hourlyBefore) {
+      const cut = Math.min(b, hourlyBefore);
+      rawRows(iso(a), cut === b && bInclusive ? iso(b) : iso(cut - 1));
+      if (cut === b) return;
+      a = cut;
+    }
     const end = bInclusive ? iso(b) : iso(b - 1);
     const firstFull = Math.ceil(a / ROLLUP_MS) * ROLLUP_MS;
     const lastFull = Math.floor(b / ROLLUP_MS) * ROLLUP_MS;
@@ -210,15 +220,18 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
    */
   const pruned = (a: number, b: number) => {
     // A window that starts inside a bucket: that bucket's lines one by one, clamped to the window.
-    const start = Math.floor(a / ROLLUP_MS) * ROLLUP_MS;
+    // An hourly row (before the rollup horizon) that reaches past the span: its lines inside it.
+    const width = (t: number) => (t < hourlyBefore ? HOURLY_MS : ROLLUP_MS);
+    const start = Math.floor(a / width(a)) * width(a);
     for (const r of rollups(start, b)) {
-      const partial = Date.parse(r.bucket) < a;
-      if (r.cycles === null) down.push({ t: Math.max(a, Date.parse(r.bucket)), ours: 0, theirs: 0, drift: "none" });
-      else if (partial) for (const x of group(r).samples) down.push({ ...x, t: Math.max(a, x.t) });
-      else down.pushGroup(group(r));
+      const t = Date.parse(r.bucket);
+      const partial = t < a || t + width(t) > b;
+      if (r.cycles === null) down.push({ t: Math.max(a, t), ours: 0, theirs: 0, drift: "none" });
+      else if (partial) {
+        for (const x of group(r).samples) if (x.t < b) down.push({ ...x, t: Math.max(a, x.t) });
+      } else down.pushGroup(group(r));
     }
   };
-  const prunedHistory = getPrunedHistory({ db, botId, from, to });
   let cursor = from;
   for (const span of prunedHistory?.spans ?? []) {
     if (span.from > cursor) detail(cursor, span.from, false);

@@ -20,7 +20,10 @@ import { pruneJournal, type PruneOptions } from "../../lib/db/journal-prune";
 import { quantile } from "../../tools/bench/http-load";
 import { benchDir, root } from "../../tools/bench/reference";
 
-type Setting = Pick<PruneOptions, "lockTargetMs" | "pauseMs" | "lockShare" | "checkpointEvery" | "syncWal">;
+type Setting = Pick<PruneOptions, "lockTargetMs" | "pauseMs" | "lockShare" | "checkpointEvery" | "syncWal"> & {
+  /** The prune process's nice value (os.setPriority), as a background job would run it. */
+  nice?: number;
+};
 
 /** The settings compared: the one shipped before issue 19's second pass, then one change at a time, then the default. */
 const SETTINGS: Record<string, Setting> = {
@@ -31,21 +34,29 @@ const SETTINGS: Record<string, Setting> = {
   sync: { lockTargetMs: 1, pauseMs: 5, lockShare: 0.1, checkpointEvery: 1, syncWal: true },
   sync05: { lockTargetMs: 0.5, pauseMs: 2, lockShare: 0.05, checkpointEvery: 1, syncWal: true },
   sync2: { lockTargetMs: 2, pauseMs: 5, lockShare: 0.1, checkpointEvery: 1, syncWal: true },
-  // What lib/db/journal-prune.ts does by default (about sync05, with the lock hold timed apart from its wait).
+  // What lib/db/journal-prune.ts does by default (about sync05 without the sync, with the lock hold timed apart from its wait).
   final: {},
+  // Issue 19's fourth pass: the third pass's default (with its own WAL sync) at nice 0 and 19, and
+  // without the sync; the CLI now runs nice19nosync (the library default has no sync, the CLI nice 19).
+  sync0: { syncWal: true },
+  nice19: { nice: 19, syncWal: true },
+  nosync: { syncWal: false },
+  nice19nosync: { nice: 19, syncWal: false },
 };
 
 if (process.argv[2] === "--child") {
   // One turn: prune with the given setting until the time is up (after a committed batch), or to the end.
   const [, , , file, name, turnMs] = process.argv;
   const until = Date.now() + Number(turnMs);
+  const { nice, ...setting } = SETTINGS[name!]!;
+  if (nice !== undefined) os.setPriority(nice);
   const db = new Database(file!);
   db.pragma("busy_timeout = 5000");
   await pruneJournal({
     db,
     keepMs: 7 * 86_400_000,
     actor: "bench:probe",
-    ...SETTINGS[name!],
+    ...setting,
     onBatch: () => {
       if (Date.now() > until) {
         db.close();

@@ -4,17 +4,20 @@
  *
  * 1. the console's overview, 20-day chart and incident hour on the unpruned copy;
  * 2. the bot (scripts/bench/bot-writes.ts, its own process, 50 transactions a second) writes idle
- *    for a phase, then while `npm run journal -- prune --keep 7d` runs in a process of its own (at
- *    normal priority, as deploy/systemd runs it), then idle again: its write p99 during the prune against
- *    idle, SQLITE_BUSY, and the time the prune took;
+ *    for a phase, then while `npm run journal -- prune --keep 7d` with every second horizon at 14
+ *    days runs in a process of its own (at the CLI's default nice 19, as deploy/systemd runs it),
+ *    then idle again: its write p99 during the prune against idle, SQLITE_BUSY, and the time the
+ *    prune took (`--prune-for S`: the bot phase stops the prune after S seconds, and it is finished
+ *    with no bot afterwards);
  * 3. the same console figures on the pruned journal;
  * 4. a further simulated week of the same load (two bots of 50 symbols every 15 s, the reference's
- *    orders), pruned to 7 days after each day: the file's pages, day by day.
+ *    orders), pruned after each day with the same horizons: the file's pages, day by day.
  *
  * Also `npm run bench -- --only prune` (run.ts passes in its bot process, table and console).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { NO_BOT_PACE, pageUse, pruneJournal } from "../../lib/db/journal-prune";
@@ -24,6 +27,19 @@ import { benchDir, root } from "../../tools/bench/reference";
 
 const DAY = 86_400_000;
 const CYCLE_MS = 15_000;
+/** The bench's horizons: 7 days of cycles (issue 19's row), and 14 of incidents, settled orders and five-minute rollups. */
+const KEEP_DAYS = 7;
+const SECOND_DAYS = 14;
+const HORIZON_ARGS = [
+  "--keep",
+  `${KEEP_DAYS}d`,
+  "--keep-incidents",
+  `${SECOND_DAYS}d`,
+  "--keep-orders",
+  `${SECOND_DAYS}d`,
+  "--keep-rollups",
+  `${SECOND_DAYS}d`,
+];
 
 interface BotReport {
   latencies: Record<string, number[]>;
@@ -34,6 +50,8 @@ interface BotReport {
 export interface PruneBenchDeps {
   /** Simulated days written after the prune (docs/performance.md uses 7). */
   weekDays: number;
+  /** Stop the prune beside the bot after this long (0: let it finish), then finish it with no bot. */
+  pruneForMs: number;
   /** The 20-day reference journal (never written: the bench works on a copy). */
   reference: string;
   phaseMs: number;
@@ -160,33 +178,70 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   // --- the prune beside a bot writing 50 times a second ---------------------------------------------
   const { child, report } = await deps.forkBot(run);
   const idleMs = Math.max(10_000, deps.phaseMs * 0.75);
-  say(`prune: the bot writes 50 times a second; ${idleMs / 1000} s idle, the prune (--keep 7d), ${idleMs / 1000} s idle`);
+  const load = () =>
+    os
+      .loadavg()
+      .map((v) => v.toFixed(2))
+      .join(", ");
+  say(`prune: load average ${load()}`);
+  say(`prune: the bot writes 50 times a second; ${idleMs / 1000} s idle, the prune (${HORIZON_ARGS.join(" ")}), ${idleMs / 1000} s idle`);
   await sleep(2_000);
   child.send({ phase: "idle" });
   await sleep(idleMs);
   child.send({ phase: "prune" });
   const t0 = Date.now();
-  const cli = spawn(path.join(root, "node_modules/.bin/tsx"), [path.join(root, "scripts/journal.ts"), "prune", run, "--keep", "7d", "--by", "bench"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  cli.stdout.on("data", (d: Buffer) => (out += d.toString()));
-  cli.stderr.on("data", (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((r) => cli.on("exit", r));
+  const cliRun = (extra: string[]) => {
+    const cli = spawn(
+      path.join(root, "node_modules/.bin/tsx"),
+      [path.join(root, "scripts/journal.ts"), "prune", run, ...HORIZON_ARGS, "--by", "bench", ...extra],
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let text = "";
+    cli.stdout.on("data", (d: Buffer) => (text += d.toString()));
+    cli.stderr.on("data", (d: Buffer) => (text += d.toString()));
+    return {
+      cli,
+      done: new Promise<{ code: number | null; signal: NodeJS.Signals | null; text: string }>((r) =>
+        cli.on("exit", (code, signal) => r({ code, signal, text })),
+      ),
+    };
+  };
+  const first = cliRun([]);
+  const loads = [os.loadavg()[0]!];
+  const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5_000);
+  const stopper = deps.pruneForMs > 0 ? setTimeout(() => first.cli.kill("SIGKILL"), deps.pruneForMs) : null;
+  const firstRun = await first.done;
+  const signal = firstRun.signal;
+  let { code, text: out } = firstRun;
+  if (stopper) clearTimeout(stopper);
+  clearInterval(sampler);
   const pruneMs = Date.now() - t0;
   child.send({ phase: "idle" });
   await sleep(idleMs);
   const bot = await report();
+  const stopped = signal === "SIGKILL";
+  if (stopped) {
+    say(`prune: stopped after ${(pruneMs / 1000).toFixed(0)} s (--prune-for); finishing it with no bot`);
+    // Nobody to make room for now: no pauses, and no need to yield the CPU.
+    ({ code, text: out } = await cliRun(["--no-bot", "--nice", "0"]).done);
+  }
   if (code !== 0) throw new Error(`the prune failed:\n${out}`);
+  say(`prune: load average during the prune ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}; now ${load()}`);
   say(`prune: ${out.trim().replaceAll("\n", "\n        ")}`);
   const idle = bot.latencies.idle ?? [];
   const during = bot.latencies.prune ?? [];
   const db = new Database(run);
   db.pragma("busy_timeout = 5000");
-  const pruned = db.prepare(`SELECT cycles_deleted AS cycles, positions_deleted AS positions FROM journal_prunes`).get() as {
+  const pruned = db
+    .prepare(`SELECT cycles_deleted AS cycles, positions_deleted AS positions, orders_deleted AS orders, rollups_folded AS folded FROM journal_prunes`)
+    .get() as {
     cycles: number;
     positions: number;
+    orders: number;
+    folded: number;
   };
   const afterPrune = pageUse(db);
   db.close();
@@ -203,7 +258,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
     output: out,
   };
   row(
-    "bot journal-write p99 while pruning 20 days to 7, against idle",
+    `bot journal-write p99 while pruning 20 days to 7 (${SECOND_DAYS} for incidents, orders, five-minute rollups)${stopped ? `, first ${(pruneMs / 1000).toFixed(0)} s` : ""}, against idle`,
     "ratio ≤ 1.25, no SQLITE_BUSY",
     `p99 ${ms(quantile(during, 0.99))} against ${ms(quantile(idle, 0.99))} (p50 ${ms(quantile(during, 0.5))} against ${ms(quantile(idle, 0.5))}; ${during.length} writes), ${bot.busy} busy, ${bot.otherErrors} other errors`,
     ratio <= 1.25 && bot.busy === 0 && bot.otherErrors === 0,
@@ -212,7 +267,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   row(
     "prune of 20 days to 7, time taken",
     "figure",
-    `${(pruneMs / 1000).toFixed(0)} s for ${pruned.cycles.toLocaleString("en")} cycles and ${pruned.positions.toLocaleString("en")} position rows; ${mb(afterPrune.freePages * afterPrune.pageSize)} of ${mb(afterPrune.pages * afterPrune.pageSize)} free for reuse`,
+    `${stopped ? `stopped after ${(pruneMs / 1000).toFixed(0)} s, then finished with no bot` : `${(pruneMs / 1000).toFixed(0)} s`} for ${pruned.cycles.toLocaleString("en")} cycles and ${pruned.positions.toLocaleString("en")} position rows, ${pruned.orders.toLocaleString("en")} settled orders with their events, ${pruned.folded.toLocaleString("en")} five-minute rollups folded; ${mb(afterPrune.freePages * afterPrune.pageSize)} of ${mb(afterPrune.pages * afterPrune.pageSize)} free for reuse`,
     true,
   );
 
@@ -239,7 +294,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   );
 
   // --- a further simulated week, pruned daily ------------------------------------------------------
-  say("prune: a further simulated week of the same load, pruned to 7 days after each day");
+  say(`prune: a further simulated week of the same load, pruned after each day (${HORIZON_ARGS.join(" ")})`);
   const w = new Database(run);
   w.pragma("busy_timeout = 5000");
   const bots = (w.prepare(`SELECT bot_id AS botId FROM bots ORDER BY bot_id`).all() as { botId: string }[]).map((b) => ({
@@ -256,7 +311,10 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
     writeDay(w, start + d * DAY, bots, seq);
     await pruneJournal({
       db: w,
-      keepMs: 7 * DAY,
+      keepMs: KEEP_DAYS * DAY,
+      keepIncidentsMs: SECOND_DAYS * DAY,
+      keepOrdersMs: SECOND_DAYS * DAY,
+      keepRollupsMs: SECOND_DAYS * DAY,
       now: new Date(start + (d + 1) * DAY),
       actor: "bench",
       ...NO_BOT_PACE,
@@ -264,7 +322,9 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
     w.pragma("wal_checkpoint(TRUNCATE)");
     const u = pageUse(w);
     days.push({ day: d + 1, pages: u.pages, freePages: u.freePages, walBytes: fileBytes(`${run}-wal`) });
-    say(`prune: simulated day ${d + 1}: ${mb(u.pages * u.pageSize)} file, ${mb(u.freePages * u.pageSize)} of it free`);
+    say(
+      `prune: simulated day ${d + 1}: ${mb(u.pages * u.pageSize)} file, ${mb(u.freePages * u.pageSize)} of it free, ${mb((u.pages - u.freePages) * u.pageSize)} in use`,
+    );
   }
   const orders = w.prepare(`SELECT count(*) FROM orders`).pluck().get() as number;
   const endParts = tableGroups(w);
@@ -279,9 +339,9 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   const grown = (days.at(-1)!.pages - startPages.pages) * startPages.pageSize;
   figures.pruneWeek = { startPages, days, orders };
   row(
-    `after pruning: the file over ${deps.weekDays} further simulated days (daily prune to 7 days)`,
+    `after pruning: the file over ${deps.weekDays} further simulated days (daily prune, the same horizons)`,
     "does not grow",
-    `${mb(startPages.pages * startPages.pageSize)} → ${mb(days.at(-1)!.pages * startPages.pageSize)} (${grown >= 0 ? "+" : ""}${mb(grown)}); free pages ${mb(startPages.freePages * startPages.pageSize)} → ${mb(days.at(-1)!.freePages * startPages.pageSize)} as the week's rows (and its orders, kept for good) reused them`,
+    `${[startPages, ...days].map((d) => mb(d.pages * startPages.pageSize)).join(" → ")} (${grown >= 0 ? "+" : ""}${mb(grown)}); in use ${[startPages, ...days].map((d) => mb((d.pages - d.freePages) * startPages.pageSize)).join(" → ")}`,
     grown <= 0,
   );
 }

@@ -39,6 +39,9 @@ const { values: args } = parseArgs({
     "pollers-nice": { type: "string", default: "19" },
     // Simulated days of load written after the prune row (scripts/bench/prune.ts).
     "prune-days": { type: "string", default: "7" },
+    // The prune row's bot phase: stop the prune after this many seconds (0: let it finish) and finish
+    // it with no bot (a stopped prune resumes). The ratio is then over those seconds: a cheap re-run.
+    "prune-for": { type: "string", default: "0" },
     // "flood": only the action-flood row (a few minutes less than the whole bench; --days 1 for a quick one).
     // "live": only the incident hour and the /api/live rows (issue 14).
     // "prune": only the retention rows (scripts/bench/prune.ts).
@@ -478,6 +481,7 @@ const pruneDeps = (reference: string) => ({
   reference,
   phaseMs: PHASE_MS,
   weekDays: Number(args["prune-days"]),
+  pruneForMs: Number(args["prune-for"]) * 1000,
   forkBot,
   startConsole: startBenchConsole,
   row,

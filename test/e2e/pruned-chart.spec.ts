@@ -38,3 +38,40 @@ test.describe("a chart of pruned history", () => {
     await expect(page.getByTestId("chart-empty")).toHaveCount(0);
   });
 });
+
+test.describe("an incident older than --keep-incidents, in rollups older than --keep-rollups", () => {
+  let server: ConsoleServer;
+  let fx: PruneFixture;
+
+  test.beforeAll(async () => {
+    test.setTimeout(240_000);
+    fx = pruneFixtureJournal(open);
+    const db = open(fx.file);
+    const day = 86_400_000;
+    await pruneJournal({ db, keepMs: 30 * day, keepIncidentsMs: 34 * day, keepOrdersMs: 34 * day, keepRollupsMs: 34 * day, actor: "cli:e2e", ...NO_BOT_PACE });
+    db.close();
+    server = await startConsole({ journal: fx.file });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("the chart says the incident's cycles and the five-minute detail were pruned, and still draws the drift", async ({ page }) => {
+    const from = new Date(fx.alphaTrip - 30 * 60_000).toISOString();
+    const to = new Date(fx.alphaClear + 30 * 60_000).toISOString();
+    await page.goto(`${server.url}/bots/alpha/symbols/S1?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    const notice = page.getByTestId("pruned-notice");
+    await expect(notice).toContainText(/kept around every incident that ended after /);
+    await expect(page.getByTestId("pruned-incident")).toContainText(/An incident in this window ended before .+: its per-cycle detail was pruned on /);
+    await expect(page.getByTestId("pruned-hourly")).toContainText(/the five-minute detail was pruned on .+ the rollups there are hourly/);
+    await expect(page.getByTestId("pruned-orders")).toContainText(/Settled orders last updated before .+ were pruned on /);
+    const chart = page.getByTestId("position-chart");
+    await expect(chart.locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
+    await expect(chart.locator(".recharts-reference-area.drift-size_drift")).toHaveCount(1);
+  });
+
+  test("the incident timeline of that hour says its cycles were pruned, not that it was quiet", async ({ page }) => {
+    const from = new Date(fx.alphaTrip - 30 * 60_000).toISOString();
+    const to = new Date(fx.alphaClear + 30 * 60_000).toISOString();
+    await page.goto(`${server.url}/incidents?bot=alpha&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
+    await expect(page.getByTestId("pruned-incident")).toContainText(/its per-cycle detail was pruned on /);
+  });
+});

@@ -8,6 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { verifyAuditLog } from "@/lib/audit/log";
+import { NO_BOT_PACE, pruneJournal } from "@/lib/db/journal-prune";
 import { INCIDENT_MARGIN_MS, ROLLUP_MS } from "@/lib/journal/retention";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { getSymbolChart } from "@/lib/queries/symbol-chart";
@@ -330,5 +331,235 @@ describe("a prune killed midway", () => {
     expect(record).toMatchObject({ runs: 1, finished: 1, actor: "cli:next" });
     watch.close();
     fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
+  }, 300_000);
+});
+
+/** Per bot, symbol and hour: the five-minute rollups summed and at their extremes, as the folded row must be. */
+function hourlyOf(file: string, before: string) {
+  const db = open(file);
+  try {
+    return db
+      .prepare(
+        `SELECT bot_id, symbol, substr(bucket, 1, 13) AS hour, sum(cycles) AS cycles, sum(drift_cycles) AS drift, sum(unknown_cycles) AS unknown,
+                min(first_at) AS first_at, max(last_at) AS last_at, min(min_ours) AS min_ours, max(max_ours) AS max_ours,
+                min(min_theirs) AS min_theirs, max(max_theirs) AS max_theirs, max(abs(wide_ours - wide_theirs)) AS widest,
+                min(first_drift_at) AS first_drift_at, max(last_drift_at) AS last_drift_at
+         FROM position_rollups WHERE bucket < ? GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      )
+      .all(before);
+  } finally {
+    db.close();
+  }
+}
+
+describe("the second horizons: --keep-incidents, --keep-orders, --keep-rollups", () => {
+  let fx: PruneFixture;
+  let pristine: string;
+  let out: string;
+  let record: { incidentHorizon: string; orderHorizon: string; rollupHorizon: string; ordersDeleted: number; rollupsFolded: number; startedAt: string };
+  const flags = ["--keep", "30d", "--keep-incidents", "34d", "--keep-orders", "34d", "--keep-rollups", "34d"];
+
+  beforeAll(() => {
+    fx = pruneFixtureJournal(open);
+    // An old order an operator acted on: it stays whatever its age.
+    const db = open(fx.file);
+    db.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES ('ord-24', ?, 'operator', 'operator:ana', '{}')`).run(
+      new Date(fx.now - 39 * DAY).toISOString(),
+    );
+    db.close();
+    pristine = copyOf(fx.file, "pristine-horizons.db");
+    const dry = cli(["prune", fx.file, ...flags, "--dry-run"]);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(keptTables(fx.file)).toEqual(keptTables(pristine));
+    const run = cli(["prune", fx.file, ...flags, "--no-bot"]);
+    expect(run.status, run.stderr).toBe(0);
+    out = run.stdout;
+    // The dry run said what the run did.
+    for (const re of [/deleted ([\d,]+) cycles/, /settled orders last updated before \S+: ([\d,]+) with/, /: ([\d,]+) rows were folded/]) {
+      const wouldRe = new RegExp(re.source.replace("deleted", "would delete").replace("were", "would be"));
+      expect(wouldRe.exec(dry.stdout)?.[1], `${re}: ${dry.stdout}`).toBe(re.exec(out)?.[1]);
+    }
+    record = open(fx.file)
+      .prepare(
+        `SELECT incident_horizon AS incidentHorizon, order_horizon AS orderHorizon, rollup_horizon AS rollupHorizon, orders_deleted AS ordersDeleted,
+                rollups_folded AS rollupsFolded, started_at AS startedAt FROM journal_prunes`,
+      )
+      .get() as typeof record;
+  }, 300_000);
+  afterAll(() => fs.rmSync(path.dirname(fx.file), { recursive: true, force: true }));
+
+  it("records each horizon, on the hour for the rollups", () => {
+    expect(Math.abs(Date.parse(record.incidentHorizon) - (fx.now - 34 * DAY))).toBeLessThan(ROLLUP_MS);
+    expect(Math.abs(Date.parse(record.orderHorizon) - (fx.now - 34 * DAY))).toBeLessThan(1000 * 60);
+    expect(Date.parse(record.rollupHorizon) % 3_600_000).toBe(0);
+    expect(record.ordersDeleted).toBeGreaterThan(0);
+    expect(record.rollupsFolded).toBeGreaterThan(0);
+  });
+
+  it("prunes the cycles of an incident that ended before --keep-incidents; keeps an open one and the breaker events", () => {
+    const after = new Set(cycles(fx.file).map((c) => c.id));
+    const alphaWindow = cycles(pristine).filter(
+      (c) => c.botId === "alpha" && Date.parse(c.at) >= fx.alphaTrip - INCIDENT_MARGIN_MS && Date.parse(c.at) <= fx.alphaClear + INCIDENT_MARGIN_MS,
+    );
+    expect(alphaWindow.filter((c) => after.has(c.id) && !fx.pinned.includes(c.id)).length).toBeLessThanOrEqual(1);
+    const betaOpen = cycles(pristine).filter((c) => c.botId === "beta" && Date.parse(c.at) >= fx.betaTrip - INCIDENT_MARGIN_MS);
+    expect(betaOpen.filter((c) => !after.has(c.id))).toEqual([]);
+    expect(fx.pinned.filter((id) => !after.has(id))).toEqual([]);
+    const kept = keptTables(fx.file);
+    const was = keptTables(pristine);
+    for (const t of ["breakers", "breaker_events", "bots", "audit_log", "drift_acknowledgements", "book_corrections", "latest_positions"])
+      expect(kept[t], t).toEqual(was[t]);
+    const db = open(fx.file);
+    expect(verifyAuditLog(db, AUDIT_KEY)).toMatchObject({ ok: true, entries: 3 });
+    db.close();
+  });
+
+  it("deletes settled orders older than --keep-orders with their events; keeps newer ones and one an operator acted on, exactly", () => {
+    const orders = (file: string) =>
+      open(file).prepare(`SELECT * FROM orders ORDER BY client_order_id`).all() as { client_order_id: string; updated_at: string }[];
+    const events = (file: string) => open(file).prepare(`SELECT * FROM order_events ORDER BY id`).all() as { client_order_id: string }[];
+    const was = orders(pristine);
+    const all = orders(fx.file);
+    const is = all.filter((o) => !o.client_order_id.startsWith("pruned:"));
+    const keep = (o: { client_order_id: string; updated_at: string }) => o.updated_at >= record.orderHorizon || o.client_order_id === "ord-24";
+    expect(is).toEqual(was.filter(keep));
+    expect(was.length - is.length).toBe(record.ordersDeleted);
+    // Every bot's book (the sum of its fills, as both writers read it) is what it was: the pruned
+    // orders' fills are carried by one order per bot, symbol, strategy and side.
+    expect(all.length - is.length).toBeGreaterThan(0);
+    const book = (file: string) =>
+      open(file)
+        .prepare(
+          `SELECT bot_id, symbol, sum(CASE side WHEN 'buy' THEN filled_qty ELSE -filled_qty END) AS size FROM orders WHERE strategy <> 'reconcile' GROUP BY 1, 2 ORDER BY 1, 2`,
+        )
+        .all() as { size: number }[];
+    const bookWas = book(pristine);
+    expect(book(fx.file).map((r) => ({ ...r, size: Math.round(r.size * 1e9) }))).toEqual(bookWas.map((r) => ({ ...r, size: Math.round(r.size * 1e9) })));
+    const ids = new Set(is.map((o) => o.client_order_id));
+    expect(events(fx.file)).toEqual(events(pristine).filter((e) => ids.has(e.client_order_id)));
+  });
+
+  it("folds the five-minute rollups before --keep-rollups into one row per hour that sums and bounds them; keeps the later ones exactly", () => {
+    const db = open(fx.file);
+    const notOnHour = db.prepare(`SELECT count(*) FROM position_rollups WHERE bucket < ? AND substr(bucket, 15, 2) <> '00'`).pluck().get(record.rollupHorizon);
+    const cycNotOnHour = db.prepare(`SELECT count(*) FROM cycle_rollups WHERE bucket < ? AND substr(bucket, 15, 2) <> '00'`).pluck().get(record.rollupHorizon);
+    const cycSums = (d: Database.Database) =>
+      d
+        .prepare(`SELECT bot_id, substr(bucket, 1, 13) AS hour, sum(cycles) FROM cycle_rollups WHERE bucket < ? GROUP BY 1, 2 ORDER BY 1, 2`)
+        .raw()
+        .all(record.rollupHorizon);
+    const p = open(pristine);
+    expect(cycSums(db)).toEqual(cycSums(p));
+    const later = (d: Database.Database, t: string) => d.prepare(`SELECT * FROM ${t} WHERE bucket >= ? ORDER BY 1, 2, 3`).raw().all(record.rollupHorizon);
+    expect(later(db, "position_rollups")).toEqual(later(p, "position_rollups"));
+    expect(later(db, "cycle_rollups")).toEqual(later(p, "cycle_rollups"));
+    p.close();
+    db.close();
+    expect([notOnHour, cycNotOnHour]).toEqual([0, 0]);
+    expect(hourlyOf(fx.file, record.rollupHorizon)).toEqual(hourlyOf(pristine, record.rollupHorizon));
+  });
+
+  it("says what it no longer has: the pruned incident, the hourly rollups and the orders, each with its date", () => {
+    const { db, close } = consoleDb(fx.file);
+    try {
+      const incident = {
+        kind: "custom" as const,
+        from: new Date(fx.alphaTrip - 30 * 60_000).toISOString(),
+        to: new Date(fx.alphaClear + 30 * 60_000).toISOString(),
+      };
+      const chart = getSymbolChart({ db, botId: "alpha", symbol: "S1", range: incident, now: new Date(fx.now) });
+      expect(chart.pruned).toMatchObject({
+        incidentHorizon: record.incidentHorizon,
+        incidentPruned: { before: record.incidentHorizon, on: record.startedAt },
+        hourly: { before: record.rollupHorizon, on: record.startedAt },
+        orders: { before: record.orderHorizon, on: record.startedAt },
+      });
+      // Drawn from the hourly rollups: the incident's drift is still there.
+      expect(chart.episodes.map((e) => e.kind)).toContain("size_drift");
+      const timeline = getIncidentTimeline({ db, window: { from: incident.from, to: incident.to }, filters: { bot: "alpha", kinds: [...INCIDENT_KINDS] } });
+      expect(timeline.pruned?.incidentPruned?.on).toBe(record.startedAt);
+      // The trip and the clear stay.
+      expect(timeline.events.filter((e) => e.source === "breaker").map((e) => e.kind)).toEqual(["trip", "clear"]);
+      // The whole 40 days: the same drift episodes as before the prune.
+      const { db: pristineDb, close: closePristine } = consoleDb(pristine);
+      const whole = { kind: "custom" as const, from: new Date(fx.now - 40 * DAY).toISOString(), to: new Date(fx.now).toISOString() };
+      const was = getSymbolChart({ db: pristineDb, botId: "alpha", symbol: "S1", range: whole, now: new Date(fx.now) });
+      closePristine();
+      const is = getSymbolChart({ db, botId: "alpha", symbol: "S1", range: whole, now: new Date(fx.now) });
+      expect(is.episodes.map((e) => e.kind)).toEqual(was.episodes.map((e) => e.kind));
+      // After every horizon: nothing to say.
+      const recent = { kind: "custom" as const, from: new Date(fx.now - 2 * DAY).toISOString(), to: new Date(fx.now).toISOString() };
+      expect(getSymbolChart({ db, botId: "alpha", symbol: "S1", range: recent, now: new Date(fx.now) }).pruned).toBeNull();
+    } finally {
+      close();
+    }
+  });
+
+  it("a kept incident older than --keep-rollups is drawn cycle by cycle, and says its rollups there are hourly", async () => {
+    const file = copyOf(pristine, "kept-incident-hourly.db");
+    const db = open(file);
+    await pruneJournal({ db, keepMs: 30 * DAY, keepIncidentsMs: 39 * DAY, keepRollupsMs: 34 * DAY, actor: "test", ...NO_BOT_PACE });
+    db.close();
+    const { db: c, close } = consoleDb(file);
+    try {
+      const incident = {
+        kind: "custom" as const,
+        from: new Date(fx.alphaTrip - 30 * 60_000).toISOString(),
+        to: new Date(fx.alphaClear + 30 * 60_000).toISOString(),
+      };
+      const chart = getSymbolChart({ db: c, botId: "alpha", symbol: "S1", range: incident, now: new Date(fx.now) });
+      expect(chart.pruned).toMatchObject({ spans: [], incidentPruned: null, hourly: { on: expect.any(String) } });
+      expect(chart.samples).toBe(cycles(pristine).filter((r) => r.botId === "alpha" && r.at >= incident.from && r.at <= incident.to).length);
+    } finally {
+      close();
+    }
+  });
+
+  it("refuses a second horizon shorter than --keep, or not a duration, changing nothing", () => {
+    for (const bad of [
+      ["--keep-incidents", "7d"],
+      ["--keep-rollups", "29d"],
+      ["--keep-orders", "soon"],
+    ]) {
+      const r = cli(["prune", pristine, "--keep", "30d", ...bad, "--no-bot"]);
+      expect(r.status, r.stdout).toBe(2);
+      expect(r.stderr).toContain(bad[0]);
+    }
+    expect(scalar(pristine, `SELECT count(*) FROM journal_prunes`)).toBe(0);
+  });
+
+  it("stopped in its orders or its folding, leaves every order whole and every hour five-minute or hourly, and a rerun ends where one run would", async () => {
+    const oneRun = copyOf(pristine, "one-run-horizons.db");
+    const now = new Date();
+    const opts = { keepMs: 30 * DAY, keepIncidentsMs: 34 * DAY, keepOrdersMs: 34 * DAY, keepRollupsMs: 34 * DAY, actor: "test", now, ...NO_BOT_PACE };
+    const ref = open(oneRun);
+    await pruneJournal({ db: ref, ...opts });
+    ref.close();
+    for (const phase of ["orders", "rollups"] as const) {
+      const file = copyOf(pristine, `stopped-${phase}.db`);
+      const db = open(file);
+      let n = 0;
+      await expect(
+        pruneJournal({
+          db,
+          ...opts,
+          onBatch: (b) => {
+            if (b.phase === phase && ++n === 2) throw new Error("stopped");
+          },
+        }),
+      ).rejects.toThrow("stopped");
+      expect(db.prepare(`SELECT finished_at FROM journal_prunes`).pluck().get()).toBeNull();
+      expect(db.prepare(`SELECT count(*) FROM order_events WHERE client_order_id NOT IN (SELECT client_order_id FROM orders)`).pluck().get()).toBe(0);
+      // Every hour folded whole or not at all: each hour's sums and extremes are what they were.
+      const horizon = db.prepare(`SELECT rollup_horizon FROM journal_prunes`).pluck().get() as string;
+      expect(hourlyOf(file, horizon)).toEqual(hourlyOf(pristine, horizon));
+      const report = await pruneJournal({ db, ...opts });
+      expect(report.resumed).toBe(true);
+      db.close();
+      for (const t of ["orders", "order_events", "position_rollups", "cycle_rollups", "reconciliations"])
+        expect(open(file).prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).raw().all(), `${phase}: ${t}`).toEqual(
+          open(oneRun).prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).raw().all(),
+        );
+    }
   }, 300_000);
 });
