@@ -44,9 +44,18 @@ const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "E
 /** Server-side codes that mean "the server is going away or not there yet". */
 const SERVER_DOWN_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
 
+function withPassword(url: string, password: string | undefined): string {
+  if (!password) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
+
 export class PgJournalSource {
-  readonly pool: pg.Pool;
-  private readonly q: PgQuery;
+  private pool: pg.Pool;
+  private q: PgQuery;
+  /** The password the pool connects with: a new one (fixed in the environment) makes a new pool. */
+  private password: string | undefined;
   private downSince: Date | null = null;
   private readonly log: (line: string) => void;
   private readonly now: () => Date;
@@ -57,11 +66,17 @@ export class PgJournalSource {
   ) {
     this.log = opts.log ?? ((line) => console.error(line));
     this.now = opts.now ?? (() => new Date());
-    this.pool = new pg.Pool({
-      connectionString: config.file,
-      password: config.password(),
+    this.password = config.password();
+    this.pool = this.makePool();
+    this.q = new PgQuery(this.pool);
+  }
+
+  private makePool(): pg.Pool {
+    const pool = new pg.Pool({
+      // pg reads the URL's fields over any given beside it, so the password goes into the URL (kept in memory only).
+      connectionString: withPassword(this.config.file, this.password),
       max: 4,
-      connectionTimeoutMillis: opts.connectTimeoutMs ?? 3_000,
+      connectionTimeoutMillis: this.opts.connectTimeoutMs ?? 3_000,
       idleTimeoutMillis: 30_000,
       // A read that hangs (a lock, a dying server) fails instead of holding the page.
       query_timeout: 15_000,
@@ -69,8 +84,19 @@ export class PgJournalSource {
       types: TYPES,
     });
     // An idle connection that the server drops (a restart) must not take the console down with it.
-    this.pool.on("error", (error) => this.log(`driftwatch: source ${config.name}: ${this.redact(String((error as Error).message))}`));
+    pool.on("error", (error) => this.log(`driftwatch: source ${this.config.name}: ${this.redact(String((error as Error).message))}`));
+    return pool;
+  }
+
+  /** A password changed in the environment since the pool was made: the next connections use the new one. */
+  private followPassword(): void {
+    const now = this.config.password();
+    if (now === this.password) return;
+    this.password = now;
+    const old = this.pool;
+    this.pool = this.makePool();
     this.q = new PgQuery(this.pool);
+    old.end().catch(() => undefined);
   }
 
   get file(): string {
@@ -78,7 +104,7 @@ export class PgJournalSource {
   }
 
   private redact(text: string): string {
-    return redactText(text, [this.config.password()]);
+    return redactText(text, [this.config.password(), this.password]);
   }
 
   /** The driver error met at a check or a read, as the JournalError to show; null when it is not about reaching the journal. */
@@ -137,6 +163,7 @@ export class PgJournalSource {
 
   /** The one check per request: the server answers, lets us in, and holds a journal of the version this console reads. */
   async check(): Promise<PgHandle> {
+    this.followPassword();
     let row: { version: number; migrations: number } | undefined;
     try {
       row = await this.q.get<{ version: number; migrations: number }>("SELECT version, migrations FROM journal_schema WHERE id = 1");

@@ -27,8 +27,8 @@ import "server-only";
  * is sent on every subscribed view as the error its JSON route answers, masked for the reader.
  *
  * PostgreSQL: a PostgreSQL source has no data_version. Its change signal is the server's WAL
- * position (`pg_current_wal_lsn()`, one round trip with the per-request check): it moves on every
- * commit that writes, the bots' included, so a change is noticed within a tick; it also moves on the
+ * insert position (`pg_current_wal_insert_lsn()`, one round trip with the per-request check; the
+ * write position lags behind it under asynchronous commit): it moves on every commit that writes, the bots' included, so a change is noticed within a tick; it also moves on the
  * server's own writes (autovacuum, other databases of the cluster), which costs a re-read that
  * then sends nothing. No trigger and no LISTEN/NOTIFY: the journal's contract is unchanged.
  *
@@ -337,7 +337,7 @@ async function pgLook(journal: PgJournalSource): Promise<{ ok: true; version: st
   const handle = await journal.check();
   if (!handle.ok) return handle;
   try {
-    const row = await handle.q.get<{ v: string }>("SELECT pg_current_wal_lsn()::text AS v");
+    const row = await handle.q.get<{ v: string }>("SELECT pg_current_wal_insert_lsn()::text AS v");
     return { ok: true, version: `pg:${row?.v ?? ""}` };
   } catch (error) {
     const fault = journal.classify(error);
