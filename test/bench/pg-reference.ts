@@ -6,9 +6,12 @@
  * routes call, lib/queries/screens.ts) run --runs times on each engine, in turns, in this process:
  * the engines' read cost, without HTTP or rendering.
  *
- *   flock /tmp/driftwatch-bench.lock npx tsx --conditions=react-server scripts/bench/pg-reference.ts [--journal FILE] [--runs 40]
+ *   flock /tmp/driftwatch-bench.lock npx tsx --conditions=react-server test/bench/pg-reference.ts [--journal FILE] [--runs 40]
  *
  * Prints the load time per table, then p50 / p90 per engine and screen, and the load average.
+ * It lives under test/ and runs with the react-server condition because it calls the screens'
+ * loaders directly, and those are "server-only" modules (test/unit/server-only.test.ts keeps them
+ * out of what scripts/ and tools/ load).
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
