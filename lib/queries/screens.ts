@@ -122,8 +122,8 @@ export function loadIncidentList({ db, now, names, bot }: Loader<{ bot: string |
 }
 
 /** `/audit` (no polling route: the log is read on demand). */
-export function loadAudit({ db, names, actor, action, before }: Loader<{ actor: string | null; action: string | null; before: number | null }>) {
-  return forReader(listAudit({ db, actor, action, before }), names);
+export async function loadAudit({ q, names, actor, action, before }: AnyLoader<{ actor: string | null; action: string | null; before: number | null }>) {
+  return forReader(await listAudit({ db: q, actor, action, before }), names);
 }
 
 /**
@@ -188,7 +188,7 @@ export async function readAudit({
   source: string | null;
   set?: SourceSet;
 }) {
-  const load = (ctx: ReadContext) => loadAudit({ ...ctx, names, actor, action, before });
+  const load = anyEngine((ctx) => loadAudit({ ...ctx, names, actor, action, before }));
   const all = set ?? consoleSources();
   const one = all.several ? all.sources.find((s) => s.name === source) : undefined;
   if (one) {

@@ -150,7 +150,7 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
   });
 
   it("audit log: what the journal holds, newest first", async () => {
-    const view = listAudit({ db: j.db });
+    const view = await listAudit({ db: j.db });
     const n = j.raw.prepare(`SELECT count(*) FROM audit_log`).pluck().get() as number;
     expect(view.head.entries).toBe(n);
     expect(view.entries.map((e) => e.id)).toEqual([...view.entries.map((e) => e.id)].sort((a, b) => b - a));
