@@ -61,8 +61,8 @@ export async function loadBotClear({ db, config, now, names, botId }: Loader<{ b
 }
 
 /** `/breakers` and GET /api/breakers. */
-export function loadBreakerBoard({ db, now, names, bot, before }: Loader<{ bot: string | null; before: number | null }>) {
-  return forReader(getBreakerBoard({ db, now, bot, before }), names);
+export async function loadBreakerBoard({ q, now, names, bot, before }: AnyLoader<{ bot: string | null; before: number | null }>) {
+  return forReader(await getBreakerBoard({ db: q, now, bot, before }), names);
 }
 
 /** `/doubtful` and GET /api/doubtful. */
@@ -145,7 +145,7 @@ export function readDoubtfulOrders({ names, botId, set }: { names: boolean; botI
 }
 
 export function readBreakerBoard({ names, bot, before, set }: { names: boolean; bot: string | null; before: number | null; set?: SourceSet }) {
-  const load = (ctx: ReadContext) => loadBreakerBoard({ ...ctx, names, bot, before });
+  const load = anyEngine((ctx) => loadBreakerBoard({ ...ctx, names, bot, before }));
   return bot === null ? readFleet(load, (parts, s) => mergeBreakerBoards(parts, s, names), set) : readBotScreen(bot, load, set);
 }
 

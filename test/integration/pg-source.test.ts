@@ -18,7 +18,7 @@ import { env } from "@/lib/env";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import { readBotScreen } from "@/lib/queries/read";
-import { loadAudit, loadBotClear, loadDoubtfulOrders, loadOverview, readOverview } from "@/lib/queries/screens";
+import { loadAudit, loadBotClear, loadBreakerBoard, loadDoubtfulOrders, loadOverview, readOverview } from "@/lib/queries/screens";
 import { SCENARIO_NAMES, SCENARIOS } from "@/tools/demo/scenarios";
 import { copySqliteJournalToPg } from "@/tools/lib/pg-copy";
 import { botOnSim } from "../helpers/bot";
@@ -97,6 +97,7 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
         expect(await loadAudit({ ...onPg, actor: null, action: null, before: null })).toEqual(
           await loadAudit({ ...onSqlite, actor: null, action: null, before: null }),
         );
+        expect(await loadBreakerBoard({ ...onPg, bot: null, before: null })).toEqual(await loadBreakerBoard({ ...onSqlite, bot: null, before: null }));
         const bot = a.bots[0]!.botId;
         expect(await loadDoubtfulOrders({ ...onPg, botId: bot })).toEqual(await loadDoubtfulOrders({ ...onSqlite, botId: bot }));
       }
