@@ -52,6 +52,8 @@ function withPassword(url: string, password: string | undefined): string {
 }
 
 export class PgJournalSource {
+  /** What tells it from a SQLite JournalSource: not instanceof, since Next bundles route modules apart, each with its own copy of the class. */
+  readonly engine = "postgres" as const;
   private pool: pg.Pool;
   private q: PgQuery;
   /** The password the pool connects with: a new one (fixed in the environment) makes a new pool. */

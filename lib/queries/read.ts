@@ -12,7 +12,7 @@ import "server-only";
  */
 import { clashError, consoleSources, type ConsoleSource, type JournalDb, type JournalSource, type SourceSet } from "../db/console";
 import { JournalError } from "../db/journal-file";
-import { PgJournalSource } from "../db/pg-source";
+import type { PgJournalSource } from "../db/pg-source";
 import { queryOf, type JournalQuery } from "../db/query";
 import { env, type Env } from "../env";
 
@@ -59,9 +59,12 @@ export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnin
 
 type AnyJournal = JournalSource | PgJournalSource;
 
+// Not instanceof: Next bundles route modules apart, so a source (kept on globalThis) may come from another bundle's class.
+const isPostgres = (from: AnyJournal): from is PgJournalSource => (from as Partial<PgJournalSource>).engine === "postgres";
+
 /** `from`: the configured (first) journal, or the one a live watcher (lib/live) was made for. */
 export async function readScreen<T>(load: ScreenLoad<T>, from: AnyJournal = consoleSources().sources[0]!.journal): Promise<ScreenRead<T>> {
-  if (from instanceof PgJournalSource) {
+  if (isPostgres(from)) {
     if (!neutral(load)) return { ok: false, error: notOnPostgres(from.file) };
     const read = await from.read((q) => load({ q, config: env(), now: new Date() }));
     if (!read.ok) return read;
