@@ -14,7 +14,7 @@ export default async function OverviewPage() {
   // Read the journal per request, never at build time.
   await connection();
   const names = await readerSeesNames();
-  const read = readOverview({ names });
+  const read = await readOverview({ names });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -163,7 +163,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const allowedHosts = parseAllowedHosts(v.DRIFTWATCH_ALLOWED_HOSTS ?? "");
   if (!allowedHosts.ok) throw new EnvError(`driftwatch configuration is invalid: DRIFTWATCH_ALLOWED_HOSTS ${allowedHosts.message}`);
   const accountsDbPath = path.resolve(v.DRIFTWATCH_ACCOUNTS_DB);
-  const journals = parseJournals(v.DRIFTWATCH_SOURCES, source.DRIFTWATCH_JOURNAL, v.DRIFTWATCH_JOURNAL);
+  const journals = parseJournals(v.DRIFTWATCH_SOURCES, source.DRIFTWATCH_JOURNAL, v.DRIFTWATCH_JOURNAL, source);
   return {
     journalPath: journals[0]!.file,
     journals,
@@ -193,7 +193,12 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   };
 }
 
-function parseJournals(sourcesFile: string | undefined, journalGiven: string | undefined, journal: string): JournalSourceConfig[] {
+function parseJournals(
+  sourcesFile: string | undefined,
+  journalGiven: string | undefined,
+  journal: string,
+  vars: Record<string, string | undefined>,
+): JournalSourceConfig[] {
   let parsed;
   if (sourcesFile !== undefined) {
     if (journalGiven !== undefined && journalGiven.trim() !== "") {
@@ -207,9 +212,9 @@ function parseJournals(sourcesFile: string | undefined, journalGiven: string | u
     } catch (error) {
       throw new EnvError(`driftwatch configuration is invalid: DRIFTWATCH_SOURCES file ${file} cannot be read (${(error as Error).message})`);
     }
-    parsed = parseSourcesFile(text, file);
+    parsed = parseSourcesFile(text, file, vars);
   } else {
-    parsed = parseJournalList(journal, process.cwd());
+    parsed = parseJournalList(journal, process.cwd(), vars);
   }
   if (!parsed.ok) throw new EnvError(`driftwatch configuration is invalid: ${parsed.message}`);
   return parsed.sources;

@@ -33,7 +33,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   // tell them whether that account acted.
   const names = await readerSeesNames();
   const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
-  const read = readAudit({ names, actor, action: p.action || null, before: p.before ?? null, source: p.source || null });
+  const read = await readAudit({ names, actor, action: p.action || null, before: p.before ?? null, source: p.source || null });
   if (!read.ok) return <JournalProblem error={read.error} />;
   const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();

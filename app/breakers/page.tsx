@@ -33,7 +33,7 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   }
   const { view } = parsed;
   const names = await readerSeesNames();
-  const read = readBreakerBoard({ names, bot: view.bot, before: view.before });
+  const read = await readBreakerBoard({ names, bot: view.bot, before: view.before });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

@@ -16,7 +16,7 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   const raw = (await searchParams).bot;
   const bot = typeof raw === "string" && raw.length > 0 ? raw.slice(0, BOT_ID_MAX) : null;
   const names = await readerSeesNames();
-  const read = readDoubtfulOrders({ names, botId: bot });
+  const read = await readDoubtfulOrders({ names, botId: bot });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }

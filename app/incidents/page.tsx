@@ -57,7 +57,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     const raw = params.bot;
     const bot = (Array.isArray(raw) ? raw[0] : raw)?.slice(0, BOT_ID_MAX) || null;
     const names = await readerSeesNames();
-    const list = readFirstJournal((ctx) => loadIncidentList({ ...ctx, names, bot }));
+    const list = await readFirstJournal((ctx) => loadIncidentList({ ...ctx, names, bot }));
     if (!list.ok) return <JournalUnavailable error={list.error} />;
     return (
       <>
@@ -67,7 +67,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     );
   }
   const query = parseIncidentQuery(params);
-  const read = readFirstJournal(loadIncidentBots);
+  const read = await readFirstJournal(loadIncidentBots);
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
@@ -99,7 +99,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
   const names = await readerSeesNames();
-  const found = readFirstJournal((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
+  const found = await readFirstJournal((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
   if (!found.ok) {
     return <JournalUnavailable error={found.error} />;
   }

@@ -17,9 +17,10 @@ import fs from "node:fs";
 import type Database from "better-sqlite3";
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import { env } from "../env";
-import type { JournalSourceConfig } from "../journal-sources";
 import { JournalError, READ_BUSY_TIMEOUT_MS, journalFault, lockedError, openJournalReader, openJournalWriter, type JournalInfo } from "./journal-file";
 import * as schema from "./schema";
+import { PgJournalSource } from "./pg-source";
+import { queryOf, type JournalQuery } from "./query";
 import { statement } from "./statements";
 
 /**
@@ -274,12 +275,10 @@ export class JournalSource {
 }
 
 /** One configured journal as the console holds it: its name, where it is, and its connections. */
-export interface ConsoleSource {
-  name: string;
-  kind: JournalSourceConfig["kind"];
-  file: string;
-  journal: JournalSource;
-}
+export type ConsoleSource =
+  | { name: string; kind: "sqlite"; file: string; journal: JournalSource }
+  /** `file`: the URL without its password. */
+  | { name: string; kind: "postgres"; file: string; journal: PgJournalSource };
 
 /** Where a bot (or an order's bot) lives, as far as the readable sources tell. */
 export type BotPlace =
@@ -343,12 +342,37 @@ export class SourceSet {
     return this.lastBots.get(source) ?? [];
   }
 
-  /** The source of a bot id: one small indexed query per source. */
+  /**
+   * The source of a bot id: one small indexed query per SQLite source. Synchronous, for the action
+   * guard: a PostgreSQL source is taken on what it showed last (its remembered bots); the reads
+   * use placeBotRead, which asks it.
+   */
   placeBot(botId: string): BotPlace {
     return this.place(
       (s, db) => statement(db, BOT_IN_JOURNAL_SQL).get(botId, botId) !== undefined,
       (s) => this.knownBots(s.name).includes(botId),
     );
+  }
+
+  /** placeBot for the reads: every source asked, the PostgreSQL ones too, all at once. */
+  async placeBotRead(botId: string): Promise<BotPlace> {
+    if (!this.several) return { kind: "found", source: this.sources[0]! };
+    const answers = await Promise.all(
+      this.sources.map(async (source) => {
+        const has = async (q: JournalQuery) => (await q.get(BOT_IN_JOURNAL_SQL, [botId, botId])) !== undefined;
+        if (source.kind === "postgres") return { source, read: await source.journal.read(has) };
+        const j = source.journal.get();
+        if (!j.ok) return { source, read: j };
+        try {
+          return { source, read: { ok: true as const, data: await has(queryOf(j.db)) } };
+        } catch (error) {
+          const fault = source.journal.classify(error);
+          if (fault) return { source, read: { ok: false as const, error: fault } };
+          throw error;
+        }
+      }),
+    );
+    return this.decide(answers, (s) => this.knownBots(s.name).includes(botId));
   }
 
   /** The source of an order, by its client order id (unique in a journal). */
@@ -361,10 +385,22 @@ export class SourceSet {
 
   private place(has: (s: ConsoleSource, db: JournalDb) => boolean, hadIt: (s: ConsoleSource) => boolean): BotPlace {
     if (!this.several) return { kind: "found", source: this.sources[0]! };
+    return this.decide(
+      this.sources.map((source) => {
+        if (source.kind === "postgres") return { source, read: { ok: true as const, data: hadIt(source) } };
+        return { source, read: source.journal.read((j) => has(source, j.db)) };
+      }),
+      hadIt,
+    );
+  }
+
+  private decide(
+    answers: { source: ConsoleSource; read: { ok: true; data: boolean } | { ok: false; error: JournalError } }[],
+    hadIt: (s: ConsoleSource) => boolean,
+  ): BotPlace {
     const found: ConsoleSource[] = [];
     const failed: { source: ConsoleSource; error: JournalError }[] = [];
-    for (const source of this.sources) {
-      const read = source.journal.read((j) => has(source, j.db));
+    for (const { source, read } of answers) {
       if (!read.ok) failed.push({ source, error: read.error });
       else if (read.data) found.push(source);
     }
@@ -402,12 +438,16 @@ export function consoleSources(): SourceSet {
   const key = JSON.stringify(journals);
   if (holder.__driftwatchSources?.key !== key) {
     holder.__driftwatchSources?.set.close();
-    holder.__driftwatchSources = { key, set: new SourceSet(journals.map((j) => ({ ...j, journal: new JournalSource(j.file) }))) };
+    holder.__driftwatchSources = {
+      key,
+      set: new SourceSet(
+        journals.map((j): ConsoleSource =>
+          j.kind === "postgres"
+            ? { name: j.name, kind: "postgres", file: j.file, journal: new PgJournalSource(j) }
+            : { ...j, journal: new JournalSource(j.file) },
+        ),
+      ),
+    };
   }
   return holder.__driftwatchSources.set;
-}
-
-/** The first configured journal: the one journal of a single-journal console. */
-export function consoleJournal(): JournalSource {
-  return consoleSources().sources[0]!.journal;
 }

@@ -35,7 +35,13 @@ export type JournalProblemCode =
   /** SQLite found damaged pages. */
   | "corrupt"
   /** With several journals: the bot id is in two of them, so the console cannot tell which is meant. */
-  | "bot_clash";
+  | "bot_clash"
+  /** A PostgreSQL source whose server cannot be reached (refused, timed out, no such host). */
+  | "unreachable"
+  /** A PostgreSQL source whose server refused the console's user or password. */
+  | "authentication"
+  /** A page that reads SQLite journals only, asked about a bot on a PostgreSQL source. */
+  | "not_on_postgres";
 
 /** One line that names the file, what is wrong and the fix. Shown as is, on a terminal or a page. */
 export class JournalError extends Error {

@@ -28,6 +28,11 @@ export function checkJournalAtStart(): void {
   const clashes: string[] = [];
   for (const source of journals) {
     const label = journals.length > 1 ? `source ${source.name}: ` : "";
+    if (source.kind === "postgres") {
+      // Checked on the first request and every one after (lib/db/pg-source.ts); its bots join the clash check from what it shows.
+      console.log(`driftwatch: ${label}reading the PostgreSQL journal at ${source.file} (checked on every request)`);
+      continue;
+    }
     try {
       // Like every read of the console: a locked journal is reported at once, not waited for.
       const { db, info } = openJournalReader(source.file, { busyTimeoutMs: READ_BUSY_TIMEOUT_MS });

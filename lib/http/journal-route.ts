@@ -24,7 +24,7 @@ export async function botJson<T>(botId: string, read: (ctx: ReadContext) => T): 
 }
 
 /** botJson for a screen read by its own reader (a fleet screen merged over every journal, lib/queries/screens.ts). */
-export async function screenJson<T>(read: () => ScreenRead<T>): Promise<NextResponse<ApiResult<T>>> {
+export async function screenJson<T>(read: () => Promise<ScreenRead<T>>): Promise<NextResponse<ApiResult<T>>> {
   return answer(read, (data) => NextResponse.json({ ok: true as const, data }, { headers: noStore }), "read");
 }
 
@@ -40,10 +40,14 @@ export async function journalResponse<R extends Response>(respond: (ctx: ReadCon
   );
 }
 
-async function answer<T, R extends Response>(read: () => ScreenRead<T>, respond: (data: T) => R, what: string): Promise<R | NextResponse<ApiResult<never>>> {
+async function answer<T, R extends Response>(
+  read: () => Promise<ScreenRead<T>>,
+  respond: (data: T) => R,
+  what: string,
+): Promise<R | NextResponse<ApiResult<never>>> {
   let result;
   try {
-    result = read();
+    result = await read();
   } catch (error) {
     console.error(`driftwatch: ${what} failed:`, error);
     const message = `the journal could not be read: ${(error as Error).message}`;

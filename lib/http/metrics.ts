@@ -57,23 +57,25 @@ export async function metricsResponse(authorization: string | null): Promise<Res
       status: 401,
       headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "WWW-Authenticate": 'Bearer realm="driftwatch metrics"' },
     });
-  const { contentType, body } = await metricsText(readMetrics());
+  const { contentType, body } = await metricsText(await readMetrics());
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });
 }
 
 /** Every journal's metrics, each read on its own: one that cannot be read is its reason, beside the others. */
-export function readMetrics(set: SourceSet = consoleSources()): SourceMetrics[] {
-  return set.sources.map((source) => {
-    let read: MetricsRead;
-    try {
-      const screen = readScreen(getMetrics, source.journal);
-      read = screen.ok ? { ok: true, data: screen.data } : { ok: false, reason: screen.error.code };
-    } catch (error) {
-      console.error(`driftwatch: metrics read failed (${source.name}):`, error);
-      read = { ok: false, reason: "read_failed" };
-    }
-    return { source: set.several ? source.name : null, read };
-  });
+export function readMetrics(set: SourceSet = consoleSources()): Promise<SourceMetrics[]> {
+  return Promise.all(
+    set.sources.map(async (source) => {
+      let read: MetricsRead;
+      try {
+        const screen = await readScreen(getMetrics, source.journal);
+        read = screen.ok ? { ok: true, data: screen.data } : { ok: false, reason: screen.error.code };
+      } catch (error) {
+        console.error(`driftwatch: metrics read failed (${source.name}):`, error);
+        read = { ok: false, reason: "read_failed" };
+      }
+      return { source: set.several ? source.name : null, read };
+    }),
+  );
 }
 
 /** The scrape of one journal (a MetricsRead) or of several (each SourceMetrics with its source's name). */

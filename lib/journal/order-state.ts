@@ -19,6 +19,8 @@ const doubtfulAfterGrace: ReadonlySet<OrderState> = new Set(DOUBTFUL_AFTER_GRACE
 export const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** The same pattern for SQLite's GLOB, which has no `\d` and reads `.` literally. */
 const CANONICAL_TIME_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9].[0-9][0-9][0-9]Z";
+/** And for PostgreSQL, which has no GLOB: the same pattern as an anchored regular expression. */
+const CANONICAL_TIME_REGEX = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{3}Z$";
 
 /**
  * settled: final on the exchange. doubtful: nobody knows whether the exchange has it, so a person
@@ -59,10 +61,11 @@ const quoted = (states: readonly string[]) => states.map((s) => `'${s}'`).join("
  * SQLite use the journal's partial index of unsettled orders. Agreement with classifyOrder is
  * tested against a real journal (test/integration/doubtful-sql.test.ts).
  */
-export function doubtfulOrderSql(cols: { state: string; updatedAt: string; cutoffParam: string }): string {
+export function doubtfulOrderSql(cols: { state: string; updatedAt: string; cutoffParam: string; dialect?: "sqlite" | "postgres" }): string {
   const { state, updatedAt, cutoffParam } = cols;
+  const notCanonical = cols.dialect === "postgres" ? `${updatedAt} !~ '${CANONICAL_TIME_REGEX}'` : `${updatedAt} NOT GLOB '${CANONICAL_TIME_GLOB}'`;
   return (
     `${state} NOT IN (${quoted(SETTLED_STATES)}) AND (${state} IN (${quoted(ALWAYS_DOUBTFUL_STATES)})` +
-    ` OR (${state} IN (${quoted(DOUBTFUL_AFTER_GRACE_STATES)}) AND (${updatedAt} < ${cutoffParam} OR ${updatedAt} NOT GLOB '${CANONICAL_TIME_GLOB}')))`
+    ` OR (${state} IN (${quoted(DOUBTFUL_AFTER_GRACE_STATES)}) AND (${updatedAt} < ${cutoffParam} OR ${notCanonical})))`
   );
 }

@@ -9,7 +9,7 @@ import type { ScreenRead } from "../queries/read";
 import { readBotClear, readBreakerBoard, readDoubtfulOrders, readOverview, readSymbolState } from "../queries/screens";
 import type { LiveView } from "./view-names";
 
-export function readLiveView(view: LiveView, names: boolean, set: SourceSet): ScreenRead<unknown> {
+export function readLiveView(view: LiveView, names: boolean, set: SourceSet): Promise<ScreenRead<unknown>> {
   switch (view.kind) {
     case "overview":
       return readOverview({ names, set });

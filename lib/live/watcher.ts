@@ -26,6 +26,15 @@ import "server-only";
  * Failing: a journal that cannot be read (missing, gone, replaced by a bad file, locked, damaged)
  * is sent on every subscribed view as the error its JSON route answers, masked for the reader.
  *
+ * PostgreSQL: a PostgreSQL source has no data_version. Its change signal is the server's WAL
+ * insert position (`pg_current_wal_insert_lsn()`, one round trip with the per-request check; the
+ * write position lags behind it under asynchronous commit): it moves on every commit that writes, the bots' included, so a change is noticed within a tick; it also moves on the
+ * server's own writes (autovacuum, other databases of the cluster), which costs a re-read that
+ * then sends nothing. No trigger and no LISTEN/NOTIFY: the journal's contract is unchanged.
+ *
+ * Reads are asynchronous (a PostgreSQL source answers over the network): a tick that finds the
+ * previous one still reading is skipped, and a new stream's first frames follow its first read.
+ *
  * Several journals: the watcher of a console that reads several looks at each of them on every
  * tick (its stat, pragma and data_version), and re-reads the views when any of them changed, came
  * back or failed; the views themselves merge the journals (lib/queries/fleet.ts), so one journal's
@@ -33,6 +42,7 @@ import "server-only";
  */
 import type { JournalError } from "../db/journal-file";
 import { consoleSources, SourceSet, type JournalSource } from "../db/console";
+import type { PgJournalSource } from "../db/pg-source";
 import { journalProblemFor } from "../http/journal-problem";
 import { readLiveView } from "./read-view";
 import type { LiveView } from "./view-names";
@@ -133,14 +143,22 @@ export class JournalWatcher {
       mine.push(entry);
     }
     this.subscribers.add(subscriber);
-    if (fresh.length > 0) this.check(fresh);
-    const seen = this.seenUpTo(lastEventId);
-    for (const entry of mine) {
-      entry.subscribers.add(subscriber);
-      if (entry.frame && entry.id > seen) subscriber.send(entry.frame);
-    }
-    this.timer ??= setInterval(() => this.tick(), this.opts.tickMs);
+    let gone = false;
+    // After the look in flight (or this stream's first one): its views' frames are then current.
+    const ready = fresh.length > 0 ? this.serially(() => this.check(fresh)) : (this.busy ?? Promise.resolve());
+    this.ready = ready
+      .then(() => {
+        if (gone) return;
+        const seen = this.seenUpTo(lastEventId);
+        for (const entry of mine) {
+          entry.subscribers.add(subscriber);
+          if (entry.frame && entry.id > seen) subscriber.send(entry.frame);
+        }
+      })
+      .catch((error: unknown) => console.error("driftwatch: the live watcher failed:", error));
+    this.timer ??= setInterval(() => void this.tick(), this.opts.tickMs);
     return () => {
+      gone = true;
       this.subscribers.delete(subscriber);
       for (const entry of mine) {
         entry.subscribers.delete(subscriber);
@@ -173,33 +191,67 @@ export class JournalWatcher {
     this.timer = null;
   }
 
-  /** One look at the journal: re-read the views if it changed, then the heartbeat comment. */
-  tick(): void {
-    if (this.entries.size === 0) return;
-    try {
-      this.check([...this.entries.values()]);
-    } catch (error) {
-      // A bug, not the journal: the streams stop hearing pings and their pages say so within 3 s.
-      console.error("driftwatch: the live watcher failed:", error);
-      return;
-    }
-    const now = this.opts.now();
-    if (now - this.pingedAt >= this.opts.pingMs) {
-      this.pingedAt = now;
-      for (const s of this.subscribers) s.send(PING_FRAME);
-    }
+  /** Resolves once the last subscribe's first frames are sent (tests wait on it). */
+  ready: Promise<void> = Promise.resolve();
+  private busy: Promise<void> | null = null;
+
+  /** Runs one look after the one in flight, never two at once. */
+  private serially(look: () => Promise<void>): Promise<void> {
+    const run = (this.busy ?? Promise.resolve()).then(look);
+    const mine = run.finally(() => {
+      if (this.busy === mine) this.busy = null;
+    });
+    this.busy = mine;
+    return mine;
+  }
+
+  /** One look at the journal: re-read the views if it changed, then the heartbeat comment. Resolves when done. */
+  tick(): Promise<void> {
+    if (this.entries.size === 0) return Promise.resolve();
+    // The previous look still reads (a slow PostgreSQL server): this tick is skipped, not queued.
+    if (this.busy) return this.busy;
+    return this.serially(async () => {
+      try {
+        await this.check([...this.entries.values()]);
+      } catch (error) {
+        // A bug, not the journal: the streams stop hearing pings and their pages say so within 3 s.
+        console.error("driftwatch: the live watcher failed:", error);
+        return;
+      }
+      const now = this.opts.now();
+      if (now - this.pingedAt >= this.opts.pingMs) {
+        this.pingedAt = now;
+        for (const s of this.subscribers) s.send(PING_FRAME);
+      }
+    });
   }
 
   /**
    * Reads `entries` when the journal changed (or the clock moved far enough), and all of them
    * regardless when `entries` are new. A failure to open the journal goes to each as its error.
    */
-  private check(entries: Entry[]): void {
+  private async check(entries: Entry[]): Promise<void> {
     const now = this.opts.now();
     const connections: unknown[] = [];
     const failures: JournalError[] = [];
     let version = "";
-    for (const [i, { journal }] of this.sources.sources.entries()) {
+    // The PostgreSQL sources' looks all at once; the SQLite ones are a stat and two pragmas each.
+    const pgLooks = await Promise.all(this.sources.sources.map((s) => (s.kind === "postgres" ? pgLook(s.journal) : null)));
+    for (const [i, source] of this.sources.sources.entries()) {
+      const look = pgLooks[i];
+      if (look) {
+        if (!look.ok) {
+          failures.push(look.error);
+          connections.push(null);
+          version += `!${look.error.code};`;
+        } else {
+          connections.push(source.journal);
+          version += `${look.version};`;
+        }
+        continue;
+      }
+      if (source.kind !== "sqlite") continue;
+      const journal = source.journal;
       const handle = journal.get();
       if (!handle.ok) {
         failures.push(handle.error);
@@ -236,14 +288,15 @@ export class JournalWatcher {
       this.version = version;
       this.readAt = now;
     }
-    for (const entry of toRead) this.publish(entry, this.read(entry));
+    const payloads = await Promise.all(toRead.map((entry) => this.read(entry)));
+    toRead.forEach((entry, i) => this.publish(entry, payloads[i]!));
   }
 
-  private read(entry: Entry): ViewPayload {
+  private async read(entry: Entry): Promise<ViewPayload> {
     this.reads++;
     let read;
     try {
-      read = readLiveView(entry.view, entry.names, this.sources);
+      read = await readLiveView(entry.view, entry.names, this.sources);
     } catch (error) {
       // The JSON route's 500 (lib/http/journal-route.ts), word for word.
       console.error(`driftwatch: live view ${entry.name} failed:`, error);
@@ -276,6 +329,20 @@ export class JournalWatcher {
     }
     entry.frame = `id: ${this.epoch}-${entry.id}\nevent: view\ndata: ${JSON.stringify(payload)}\n\n`;
     if (changed) for (const s of entry.subscribers) s.send(entry.frame);
+  }
+}
+
+/** A PostgreSQL source's change signal: its per-request check, then the server's WAL position. */
+async function pgLook(journal: PgJournalSource): Promise<{ ok: true; version: string } | { ok: false; error: JournalError }> {
+  const handle = await journal.check();
+  if (!handle.ok) return handle;
+  try {
+    const row = await handle.q.get<{ v: string }>("SELECT pg_current_wal_insert_lsn()::text AS v");
+    return { ok: true, version: `pg:${row?.v ?? ""}` };
+  } catch (error) {
+    const fault = journal.classify(error);
+    if (!fault) throw error;
+    return { ok: false, error: fault };
   }
 }
 

@@ -45,7 +45,7 @@ export interface BotClearView {
 }
 
 /** The bot page: its card, the clear checklist and any clear request waiting for approval. */
-export function getBotClearView(params: {
+export async function getBotClearView(params: {
   db: JournalDb;
   botId: string;
   now: Date;
@@ -53,8 +53,8 @@ export function getBotClearView(params: {
   reconciliationStaleMs: number;
   doubtfulGraceMs: number;
   twoPersonClear: boolean;
-}): BotClearView | null {
-  const bot = listBots(params).find((b) => b.botId === params.botId);
+}): Promise<BotClearView | null> {
+  const bot = (await listBots(params)).find((b) => b.botId === params.botId);
   if (!bot) return null;
   const { items, facts } = getClearChecklist(params);
   const pending = statement(

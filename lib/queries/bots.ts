@@ -1,7 +1,8 @@
 import "server-only";
 import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { jsonObjectSql } from "../db/dialect";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import { getCauseInSyncSince } from "./halt-cause";
 import { observeHeartbeat } from "./heartbeat-motion";
 
@@ -26,21 +27,33 @@ export interface BotSummary {
 }
 
 /** Bots with their breaker and last cycle; the last cycle is one backward step down (bot_id, at). */
-export const BOTS_SQL = `
-  SELECT b.bot_id AS botId, b.exchange, b.client_id_prefix AS clientIdPrefix, b.heartbeat_at AS heartbeatAt,
-         k.halted, k.reason, k.changed_at AS changedAt, k.changed_by AS changedBy, k.version AS breakerVersion,
-         (SELECT json_object('at', r.at, 'outcome', r.outcome, 'ordersInFlight', r.orders_in_flight, 'error', r.error) FROM reconciliations r
-           WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS lastReconciliation
+export const botsSql = (dialect: Dialect) => `
+  SELECT b.bot_id AS "botId", b.exchange, b.client_id_prefix AS "clientIdPrefix", b.heartbeat_at AS "heartbeatAt",
+         k.halted, k.reason, k.changed_at AS "changedAt", k.changed_by AS "changedBy", k.version AS "breakerVersion",
+         (SELECT ${jsonObjectSql(dialect, [
+           ["at", "r.at"],
+           ["outcome", "r.outcome"],
+           ["ordersInFlight", "r.orders_in_flight"],
+           ["error", "r.error"],
+         ])} FROM reconciliations r
+           WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastReconciliation"
   FROM bots b LEFT JOIN breakers k ON k.bot_id = b.bot_id
   ORDER BY b.bot_id`;
+const BOTS_SQL = { sqlite: botsSql("sqlite"), postgres: botsSql("postgres") };
 
 /**
  * One row per bot, shaped for its card. Costs O(bots): the last reconciliation is one index seek
  * per bot on reconciliations(bot_id, at), whatever the history.
  */
-export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: number; reconciliationStaleMs: number }): BotSummary[] {
+export async function listBots(params: {
+  db: JournalDb | JournalQuery;
+  now: Date;
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
+}): Promise<BotSummary[]> {
   const { now } = params;
-  const rows = statement(params.db, BOTS_SQL).all() as {
+  const q = queryOf(params.db);
+  const rows = await q.all<{
     botId: string;
     exchange: string;
     clientIdPrefix: string;
@@ -51,9 +64,11 @@ export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: n
     changedBy: string | null;
     breakerVersion: number | null;
     lastReconciliation: string | null;
-  }[];
+  }>(BOTS_SQL[q.dialect]);
 
-  return rows.map((r) => {
+  // The halted bots' causes, all at once (one round trip each on PostgreSQL, overlapping).
+  const causes = await Promise.all(rows.map((r) => (r.halted === 1 ? getCauseInSyncSince({ db: q, botId: r.botId }) : null)));
+  return rows.map((r, i) => {
     const breaker =
       r.halted === null || r.changedAt === null || r.changedBy === null || r.breakerVersion === null
         ? null
@@ -63,7 +78,7 @@ export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: n
             changedAt: r.changedAt,
             changedBy: r.changedBy,
             version: r.breakerVersion,
-            causeInSyncSince: r.halted === 1 ? getCauseInSyncSince({ db: params.db, botId: r.botId }) : null,
+            causeInSyncSince: causes[i] ?? null,
           };
     const lastRec = r.lastReconciliation
       ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null })
@@ -75,7 +90,7 @@ export function listBots(params: { db: JournalDb; now: Date; heartbeatStaleMs: n
       lastReconciliation: lastRec,
       heartbeatStaleMs: params.heartbeatStaleMs,
       reconciliationStaleMs: params.reconciliationStaleMs,
-      heartbeatMovedAgoMs: observeHeartbeat(params.db, r.botId, r.heartbeatAt, now),
+      heartbeatMovedAgoMs: observeHeartbeat(q.key, r.botId, r.heartbeatAt, now),
     });
     return {
       botId: r.botId,

@@ -1,11 +1,12 @@
 import "server-only";
 import type { SourceHealth } from "./fleet";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { jsonObjectSql } from "../db/dialect";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { BreakerEventRow } from "../db/schema";
 import type { IncidentDrift } from "../incidents/events";
 import { incidentHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
-import { getDriftsByReconciliation } from "./drifts";
+import { readDriftsByReconciliation } from "./drifts";
 
 /** Events per bot and page: the board costs O(bots x page), however long the history. */
 export const BREAKER_PAGE_SIZE = 20;
@@ -89,60 +90,72 @@ type EventRow = Pick<BreakerEventRow, "id" | "at" | "kind" | "reason" | "actor" 
  * index seek on breaker_events (bot_id, at): the page, then for each trip the first clear after it
  * and for each clear the trip before it.
  */
-export function getBreakerBoard(params: { db: JournalDb; now: Date; bot?: string | null; before?: number | null; pageSize?: number }): BreakerBoard {
-  const { db, now } = params;
+const pageSql = (dialect: Dialect, paged: boolean, pageSize: number) => `
+  SELECT b.id, b.at, b.kind, b.reason, b.actor, b.reconciliation_id AS reconciliationId,
+    CASE WHEN b.kind = 'trip' THEN (
+      SELECT ${jsonObjectSql(dialect, [
+        ["at", "c.at"],
+        ["actor", "c.actor"],
+      ])} FROM breaker_events c
+      WHERE c.bot_id = b.bot_id AND c.kind = 'clear' AND (c.at, c.id) > (b.at, b.id)
+      ORDER BY c.at, c.id LIMIT 1) END AS nextClear,
+    CASE WHEN b.kind = 'clear' THEN (
+      SELECT t.at FROM breaker_events t
+      WHERE t.bot_id = b.bot_id AND t.kind = 'trip' AND (t.at, t.id) < (b.at, b.id)
+      ORDER BY t.at DESC, t.id DESC LIMIT 1) END AS prevTripAt
+  FROM breaker_events b
+  WHERE b.bot_id = ?
+    ${paged ? "AND (b.at, b.id) < (SELECT at, id FROM breaker_events WHERE id = ?)" : ""}
+  ORDER BY b.at DESC, b.id DESC
+  LIMIT ${pageSize + 1}`;
+
+const botsSql = (oneBot: boolean) => `WITH ids AS (SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers)
+  SELECT ids.bot_id AS botId, br.halted, br.reason, br.changed_at AS changedAt, br.changed_by AS changedBy, br.version
+  FROM ids LEFT JOIN breakers br ON br.bot_id = ids.bot_id
+  ${oneBot ? "WHERE ids.bot_id = ?" : ""}
+  ORDER BY ids.bot_id`;
+
+export async function getBreakerBoard(params: {
+  db: JournalDb | JournalQuery;
+  now: Date;
+  bot?: string | null;
+  before?: number | null;
+  pageSize?: number;
+}): Promise<BreakerBoard> {
+  const { now } = params;
+  const q = queryOf(params.db);
   const pageSize = params.pageSize ?? BREAKER_PAGE_SIZE;
   const before = params.before ?? null;
   const bot = params.bot ?? null;
 
-  const bots = db.all<{
+  const bots = await q.all<{
     botId: string;
     halted: number | null;
     reason: string | null;
     changedAt: string | null;
     changedBy: string | null;
     version: number | null;
-  }>(
-    sql`WITH ids AS (SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers)
-        SELECT ids.bot_id AS botId, br.halted, br.reason, br.changed_at AS changedAt, br.changed_by AS changedBy, br.version
-        FROM ids LEFT JOIN breakers br ON br.bot_id = ids.bot_id
-        ${bot === null ? sql`` : sql`WHERE ids.bot_id = ${bot}`}
-        ORDER BY ids.bot_id`,
-  );
+  }>(botsSql(bot !== null), bot === null ? [] : [bot]);
 
-  const pages = bots.map((b) => {
-    const rows = db.all<EventRow>(
-      sql`SELECT b.id, b.at, b.kind, b.reason, b.actor, b.reconciliation_id AS reconciliationId,
-            CASE WHEN b.kind = 'trip' THEN (
-              SELECT json_object('at', c.at, 'actor', c.actor) FROM breaker_events c
-              WHERE c.bot_id = b.bot_id AND c.kind = 'clear' AND (c.at, c.id) > (b.at, b.id)
-              ORDER BY c.at, c.id LIMIT 1) END AS nextClear,
-            CASE WHEN b.kind = 'clear' THEN (
-              SELECT t.at FROM breaker_events t
-              WHERE t.bot_id = b.bot_id AND t.kind = 'trip' AND (t.at, t.id) < (b.at, b.id)
-              ORDER BY t.at DESC, t.id DESC LIMIT 1) END AS prevTripAt
-          FROM breaker_events b
-          WHERE b.bot_id = ${b.botId}
-            ${before === null ? sql`` : sql`AND (b.at, b.id) < (SELECT at, id FROM breaker_events WHERE id = ${before})`}
-          ORDER BY b.at DESC, b.id DESC
-          LIMIT ${pageSize + 1}`,
-    );
-    return { bot: b, rows: rows.slice(0, pageSize), more: rows.length > pageSize };
-  });
+  const eventsSql = pageSql(q.dialect, before !== null, pageSize);
+  const pages = await Promise.all(
+    bots.map(async (b) => {
+      const rows = await q.all<EventRow>(eventsSql, before === null ? [b.botId] : [b.botId, before]);
+      return { bot: b, rows: rows.slice(0, pageSize), more: rows.length > pageSize };
+    }),
+  );
 
   const causeIds = pages.flatMap((p) => p.rows.filter((r) => r.kind === "trip" && r.reconciliationId !== null).map((r) => r.reconciliationId!));
   const cycles = new Map<number, { at: string; outcome: string }>();
   for (let i = 0; i < causeIds.length; i += 500) {
     const batch = causeIds.slice(i, i + 500);
-    for (const c of db.all<{ id: number; at: string; outcome: string }>(
-      sql`SELECT id, at, outcome FROM reconciliations WHERE id IN (${sql.join(
-        batch.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
+    for (const c of await q.all<{ id: number; at: string; outcome: string }>(
+      `SELECT id, at, outcome FROM reconciliations WHERE id IN (${batch.map(() => "?").join(", ")})`,
+      batch,
     ))
       cycles.set(c.id, c);
   }
-  const drifts = getDriftsByReconciliation({ db, reconciliationIds: causeIds });
+  const drifts = await readDriftsByReconciliation({ db: q, reconciliationIds: causeIds });
 
   return {
     readAt: now.toISOString(),

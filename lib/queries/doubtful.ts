@@ -1,6 +1,6 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { OrderEventRow, OrderRow } from "../db/schema";
 import { checkClientOrderId, type ClientOrderIdCheck } from "../journal/client-order-id";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
@@ -36,11 +36,9 @@ export interface DoubtfulOrder extends Pick<
   mayExplain: DriftItMayExplain | null;
 }
 
-/** The doubtful rule on `orders o`, split at its one parameter (the cutoff) to bind it through drizzle's sql template. */
-const doubtfulWhere = (cutoff: string) => {
-  const [before = "", after = ""] = doubtfulOrderSql({ state: "o.state", updatedAt: "o.updated_at", cutoffParam: "?" }).split("?");
-  return sql`${sql.raw(before)}${cutoff}${sql.raw(after)}`;
-};
+/** The doubtful rule on `orders o`: its one parameter is the cutoff. */
+const doubtfulWhere = (dialect: Dialect, oneBot: boolean) =>
+  `${doubtfulOrderSql({ state: "o.state", updatedAt: "o.updated_at", cutoffParam: "?", dialect })}${oneBot ? " AND o.bot_id = ?" : ""}`;
 /** A bot that piles up doubt is itself the incident; the list shows this many, newest first. */
 export const DOUBTFUL_LIMIT = 200;
 const EVENTS_PER_ORDER = 50;
@@ -50,31 +48,45 @@ const EVENTS_PER_ORDER = 50;
  * period. Reads only the partial index of unsettled orders, so its cost follows the number of
  * open orders, not the history.
  */
-export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: number; botId?: string | null }): { orders: DoubtfulOrder[]; total: number } {
-  const { db, now } = params;
-  const cutoff = doubtfulCutoff({ now, graceMs: params.graceMs });
-  const botFilter = params.botId ? sql`AND o.bot_id = ${params.botId}` : sql``;
-  const where = sql`${doubtfulWhere(cutoff)} ${botFilter}`;
-  const total = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM orders o WHERE ${where}`)?.n ?? 0;
-  const rows = db.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "mayExplain"> & { prefix: string | null }>(sql`
+const doubtfulSql = (dialect: Dialect, oneBot: boolean) => ({
+  total: `SELECT count(*) AS n FROM orders o WHERE ${doubtfulWhere(dialect, oneBot)}`,
+  rows: `
     SELECT o.client_order_id AS clientOrderId, o.bot_id AS botId, o.strategy, o.symbol, o.side, o.qty, o.bar, o.state,
            o.exchange_order_id AS exchangeOrderId, o.filled_qty AS filledQty, o.attempts, o.last_error AS lastError,
            o.created_at AS createdAt, o.updated_at AS updatedAt, o.version, b.client_id_prefix AS prefix
     FROM orders o LEFT JOIN bots b ON b.bot_id = o.bot_id
-    WHERE ${where}
+    WHERE ${doubtfulWhere(dialect, oneBot)}
     ORDER BY o.updated_at DESC
-    LIMIT ${DOUBTFUL_LIMIT}`);
+    LIMIT ${DOUBTFUL_LIMIT}`,
+});
+const SQL = {
+  sqlite: { all: doubtfulSql("sqlite", false), one: doubtfulSql("sqlite", true) },
+  postgres: { all: doubtfulSql("postgres", false), one: doubtfulSql("postgres", true) },
+};
+const EVENTS_SQL = `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT ${EVENTS_PER_ORDER}`;
 
-  const eventsOf = (id: string) =>
-    db
-      .all<DoubtfulOrderEvent>(
-        sql`SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ${id} ORDER BY id DESC LIMIT ${EVENTS_PER_ORDER}`,
-      )
-      .reverse();
+export async function listDoubtfulOrders(params: {
+  db: JournalDb | JournalQuery;
+  now: Date;
+  graceMs: number;
+  botId?: string | null;
+}): Promise<{ orders: DoubtfulOrder[]; total: number }> {
+  const { now } = params;
+  const q = queryOf(params.db);
+  const cutoff = doubtfulCutoff({ now, graceMs: params.graceMs });
+  const sql = params.botId ? SQL[q.dialect].one : SQL[q.dialect].all;
+  const binds = params.botId ? [cutoff, params.botId] : [cutoff];
+  const [totalRow, rows] = await Promise.all([
+    q.get<{ n: number }>(sql.total, binds),
+    q.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "mayExplain"> & { prefix: string | null }>(sql.rows, binds),
+  ]);
+  const total = totalRow?.n ?? 0;
 
-  const explains =
-    rows.length > 0 ? getDriftsDoubtfulOrdersMayExplain({ db, now, graceMs: params.graceMs, botId: params.botId }) : new Map<string, DriftItMayExplain>();
-  const orders = rows.map(({ prefix, ...o }) => {
+  const [explains, events] = await Promise.all([
+    rows.length > 0 ? getDriftsDoubtfulOrdersMayExplain({ db: q, now, graceMs: params.graceMs, botId: params.botId }) : new Map<string, DriftItMayExplain>(),
+    Promise.all(rows.map(async (o) => (await q.all<DoubtfulOrderEvent>(EVENTS_SQL, [o.clientOrderId])).reverse())),
+  ]);
+  const orders = rows.map(({ prefix, ...o }, i) => {
     const created = Date.parse(o.createdAt);
     const sinceUpdate = Math.round((now.getTime() - Date.parse(o.updatedAt)) / 1000);
     const why =
@@ -86,7 +98,7 @@ export function listDoubtfulOrders(params: { db: JournalDb; now: Date; graceMs: 
       ageMs: Number.isNaN(created) ? null : now.getTime() - created,
       why,
       idCheck: prefix === null ? ({ kind: "no_bot_row" } as const) : checkClientOrderId(o.clientOrderId, prefix, o),
-      events: eventsOf(o.clientOrderId),
+      events: events[i]!,
       mayExplain: explains.get(o.clientOrderId) ?? null,
     };
   });

@@ -8,11 +8,11 @@ import "server-only";
  */
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { OrderSide } from "../journal/contract";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 import { explainDrift, type DriftExplanation, type ExplainingOrder } from "../reconcile/drift-explained";
-import { getCurrentBookLine } from "./book-line";
+import { readCurrentBookLine } from "./book-line";
 
 /** A drift's explanation with the bot it belongs to, so a screen can link to its doubtful orders. */
 export interface DriftExplainedBy extends DriftExplanation {
@@ -32,12 +32,17 @@ export interface DriftItMayExplain {
 const MAX_DOUBTFUL = 1_000;
 
 /** Exported for the test that reads its plan: the partial index of unsettled orders, never the whole table. */
-export const DOUBTFUL_SIZES_SQL = (oneBot: boolean) => `
+export const DOUBTFUL_SIZES_SQL = (oneBot: boolean, dialect: Dialect = "sqlite") => `
   SELECT bot_id AS botId, symbol, client_order_id AS clientOrderId, side, qty, filled_qty AS filledQty
   FROM orders
-  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}${oneBot ? " AND bot_id = ?" : ""}
+  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?", dialect })}${oneBot ? " AND bot_id = ?" : ""}
   ORDER BY created_at, client_order_id
   LIMIT ${MAX_DOUBTFUL}`;
+
+const SIZES_SQL = {
+  sqlite: { all: DOUBTFUL_SIZES_SQL(false, "sqlite"), one: DOUBTFUL_SIZES_SQL(true, "sqlite") },
+  postgres: { all: DOUBTFUL_SIZES_SQL(false, "postgres"), one: DOUBTFUL_SIZES_SQL(true, "postgres") },
+};
 
 const key = (botId: string, symbol: string) => `${botId}\u0000${symbol}`;
 
@@ -45,11 +50,11 @@ const key = (botId: string, symbol: string) => `${botId}\u0000${symbol}`;
 export class DoubtfulSizes {
   private constructor(private readonly bySymbol: ReadonlyMap<string, ExplainingOrder[]>) {}
 
-  static read(params: { db: JournalDb | Database.Database; now: Date; graceMs: number; botId?: string | null }): DoubtfulSizes {
+  static async read(params: { db: JournalDb | Database.Database | JournalQuery; now: Date; graceMs: number; botId?: string | null }): Promise<DoubtfulSizes> {
     const cutoff = doubtfulCutoff({ now: params.now, graceMs: params.graceMs });
-    const rows = (
-      params.botId ? statement(params.db, DOUBTFUL_SIZES_SQL(true)).all(cutoff, params.botId) : statement(params.db, DOUBTFUL_SIZES_SQL(false)).all(cutoff)
-    ) as (ExplainingOrder & { botId: string; symbol: string; side: OrderSide })[];
+    const q = queryOf(params.db);
+    type Row = ExplainingOrder & { botId: string; symbol: string; side: OrderSide };
+    const rows = params.botId ? await q.all<Row>(SIZES_SQL[q.dialect].one, [cutoff, params.botId]) : await q.all<Row>(SIZES_SQL[q.dialect].all, [cutoff]);
     const bySymbol = new Map<string, ExplainingOrder[]>();
     for (const { botId, symbol, clientOrderId, side, qty, filledQty } of rows) {
       const k = key(botId, symbol);
@@ -81,16 +86,18 @@ export class DoubtfulSizes {
  * Each drifting line that the bot's doubtful orders on its symbol would explain, keyed like the
  * lines themselves; one latest_positions seek per bot and symbol with doubtful orders.
  */
-export function getDriftsDoubtfulOrdersMayExplain(params: {
-  db: JournalDb;
+export async function getDriftsDoubtfulOrdersMayExplain(params: {
+  db: JournalDb | JournalQuery;
   now: Date;
   graceMs: number;
   botId?: string | null;
-}): Map<string, DriftItMayExplain> {
-  const doubtful = DoubtfulSizes.read(params);
+}): Promise<Map<string, DriftItMayExplain>> {
+  const doubtful = await DoubtfulSizes.read(params);
   const out = new Map<string, DriftItMayExplain>();
-  for (const { botId, symbol } of doubtful.pairs()) {
-    const line = getCurrentBookLine({ db: params.db, botId, symbol });
+  const pairs = doubtful.pairs();
+  const lines = await Promise.all(pairs.map(({ botId, symbol }) => readCurrentBookLine({ db: params.db, botId, symbol })));
+  for (const [i, { botId, symbol }] of pairs.entries()) {
+    const line = lines[i];
     if (!line) continue;
     const found = doubtful.explain(botId, symbol, line);
     if (!found) continue;

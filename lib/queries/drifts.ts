@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { queryOf, type JournalQuery } from "../db/query";
 import type { IncidentDrift } from "../incidents/events";
 import { classifyDrift } from "../reconcile/diff";
 
@@ -21,14 +22,43 @@ export function getDriftsByReconciliation(params: { db: JournalDb; reconciliatio
           )})
           ORDER BY reconciliation_id, symbol`,
     );
-    for (const r of rows) {
-      // The schema refuses qty_step <= 0; a journal written around the schema still must not hide a drift.
-      const drift = r.qtyStep > 0 ? classifyDrift(r) : "size_drift";
-      if (drift === "none") continue;
-      const list = out.get(r.reconciliationId) ?? [];
-      list.push({ symbol: r.symbol, ours: r.ours, theirs: r.theirs, qtyStep: r.qtyStep, drift });
-      out.set(r.reconciliationId, list);
-    }
+    addDrifts(out, rows);
+  }
+  return out;
+}
+
+type PositionRow = { reconciliationId: number; symbol: string; ours: number; theirs: number; qtyStep: number };
+
+function addDrifts(out: Map<number, IncidentDrift[]>, rows: PositionRow[]): void {
+  for (const r of rows) {
+    // The schema refuses qty_step <= 0; a journal written around the schema still must not hide a drift.
+    const drift = r.qtyStep > 0 ? classifyDrift(r) : "size_drift";
+    if (drift === "none") continue;
+    const list = out.get(r.reconciliationId) ?? [];
+    list.push({ symbol: r.symbol, ours: r.ours, theirs: r.theirs, qtyStep: r.qtyStep, drift });
+    out.set(r.reconciliationId, list);
+  }
+}
+
+/** getDriftsByReconciliation through the engine-neutral handle (lib/db/query.ts), for a screen that reads PostgreSQL too. */
+export async function readDriftsByReconciliation(params: {
+  db: JournalDb | JournalQuery;
+  reconciliationIds: readonly number[];
+}): Promise<Map<number, IncidentDrift[]>> {
+  const q = queryOf(params.db);
+  const out = new Map<number, IncidentDrift[]>();
+  const ids = [...new Set(params.reconciliationIds)];
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = ids.slice(i, i + 500);
+    addDrifts(
+      out,
+      await q.all<PositionRow>(
+        `SELECT reconciliation_id AS reconciliationId, symbol, ours, theirs, qty_step AS qtyStep
+         FROM reconciliation_positions WHERE reconciliation_id IN (${batch.map(() => "?").join(", ")})
+         ORDER BY reconciliation_id, symbol`,
+        batch,
+      ),
+    );
   }
   return out;
 }

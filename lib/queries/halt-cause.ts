@@ -1,6 +1,6 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { queryOf, type JournalQuery } from "../db/query";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift, driftSql } from "../reconcile/diff";
 
@@ -35,20 +35,21 @@ const FIRST_COMPARED_AFTER_SQL = `
  * drifts, or when the trip names no cycle (a halt by hand) or no drifting symbol. Costs, for a halted
  * bot only, the cycles that listed those symbols since they were last seen drifting.
  */
-export function getCauseInSyncSince(params: { db: JournalDb; botId: string }): string | null {
-  const { db, botId } = params;
-  const trip = statement(db, LATEST_TRIP_SQL).get(botId) as { causeId: number | null } | undefined;
+export async function getCauseInSyncSince(params: { db: JournalDb | JournalQuery; botId: string }): Promise<string | null> {
+  const { botId } = params;
+  const q = queryOf(params.db);
+  const trip = await q.get<{ causeId: number | null }>(LATEST_TRIP_SQL, [botId]);
   if (!trip || trip.causeId === null) return null;
   const causeId = trip.causeId;
-  const causes = (statement(db, CAUSE_LINES_SQL).all(causeId) as { symbol: string; ours: number; theirs: number; qtyStep: number }[]).filter(
+  const causes = (await q.all<{ symbol: string; ours: number; theirs: number; qtyStep: number }>(CAUSE_LINES_SQL, [causeId])).filter(
     (l) => l.qtyStep <= 0 || classifyDrift(l) !== "none",
   );
   if (causes.length === 0) return null;
   let since: string | null = null;
   for (const c of causes) {
-    const last = statement(db, LAST_DRIFTING_SQL).get(c.symbol, causeId, botId) as { id: number; at: string } | undefined;
+    const last = await q.get<{ id: number; at: string }>(LAST_DRIFTING_SQL, [c.symbol, causeId, botId]);
     if (!last) return null;
-    const back = statement(db, FIRST_COMPARED_AFTER_SQL).pluck().get(botId, last.at, last.at, last.id) as string | undefined;
+    const back = (await q.get<{ at: string }>(FIRST_COMPARED_AFTER_SQL, [botId, last.at, last.at, last.id]))?.at;
     if (back === undefined) return null;
     if (since === null || back > since) since = back;
   }

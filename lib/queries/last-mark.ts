@@ -1,6 +1,6 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { queryOf, type JournalQuery } from "../db/query";
 
 /**
  * How far back a missing mark is looked for: the symbol's latest rows through
@@ -22,12 +22,12 @@ const LAST_MARK_SQL = `
  * the exchange holds), the latest mark an earlier cycle of the same bot wrote for the symbol, with
  * that cycle's time so the screen can say how old the value is.
  */
-export function markOfLine(params: { db: JournalDb; botId: string; symbol: string; markPrice: number | null }): {
+export async function markOfLine(params: { db: JournalDb | JournalQuery; botId: string; symbol: string; markPrice: number | null }): Promise<{
   markPrice: number | null;
   /** Time of the earlier cycle the mark comes from; null when it is the line's own (or none). */
   markAt: string | null;
-} {
+}> {
   if (params.markPrice !== null) return { markPrice: params.markPrice, markAt: null };
-  const row = statement(params.db, LAST_MARK_SQL).get(params.symbol, params.botId) as { markPrice: number; at: string } | undefined;
+  const row = await queryOf(params.db).get<{ markPrice: number; at: string }>(LAST_MARK_SQL, [params.symbol, params.botId]);
   return row ? { markPrice: row.markPrice, markAt: row.at } : { markPrice: null, markAt: null };
 }

@@ -43,8 +43,8 @@ export interface MetricsView {
 
 const seconds = (ms: number | null) => (ms === null ? Infinity : ms / 1000);
 
-export function getMetrics({ db, config, now }: ReadContext): MetricsView {
-  const overview = getOverview({
+export async function getMetrics({ db, config, now }: ReadContext): Promise<MetricsView> {
+  const overview = await getOverview({
     db,
     now,
     heartbeatStaleMs: config.heartbeatStaleMs,

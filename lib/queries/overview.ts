@@ -1,6 +1,6 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 import { ackCovers } from "../reconcile/ack-coverage";
 import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
@@ -59,22 +59,27 @@ export interface Overview {
   sources?: SourceHealth[];
 }
 
-const DOUBTFUL_COUNT_SQL = `
+const doubtfulCountSql = (dialect: Dialect) => `
   SELECT bot_id AS botId, count(*) AS n, min(created_at) AS oldest FROM orders
-  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
+  WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?", dialect })}
   GROUP BY bot_id`;
 
 /** Enough for "new since the last poll" in any sane incident; the count above stays exact. */
 const NEWEST_DOUBTFUL = 20;
 
-const NEWEST_DOUBTFUL_SQL = `
-  SELECT botId, clientOrderId, symbol FROM (
+const newestDoubtfulSql = (dialect: Dialect) => `
+  SELECT "botId", "clientOrderId", symbol FROM (
     SELECT bot_id AS botId, client_order_id AS clientOrderId, symbol,
            row_number() OVER (PARTITION BY bot_id ORDER BY created_at DESC, client_order_id DESC) AS n
     FROM orders
-    WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?" })}
-  ) WHERE n <= ${NEWEST_DOUBTFUL}
-  ORDER BY botId, n`;
+    WHERE ${doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam: "?", dialect })}
+  ) AS newest WHERE n <= ${NEWEST_DOUBTFUL}
+  ORDER BY "botId", n`;
+
+const SQL = {
+  sqlite: { doubtfulCount: doubtfulCountSql("sqlite"), newestDoubtful: newestDoubtfulSql("sqlite") },
+  postgres: { doubtfulCount: doubtfulCountSql("postgres"), newestDoubtful: newestDoubtfulSql("postgres") },
+};
 
 /** The latest line per symbol, against the latest cycle that compared the books, per bot: a symbol that cycle left out was flat on both sides. */
 const LINES_SQL = `
@@ -96,85 +101,97 @@ const LAST_ACK_SQL = `
  * Everything the overview shows, in O(bots + symbols): bot rows, the latest_positions rows kept by
  * the journal's trigger, and a count over the partial index of unsettled orders.
  */
-export function getOverview(params: { db: JournalDb; now: Date; heartbeatStaleMs: number; reconciliationStaleMs: number; doubtfulGraceMs: number }): Overview {
-  const { db, now } = params;
-  const bots = listBots(params);
+export async function getOverview(params: {
+  db: JournalDb | JournalQuery;
+  now: Date;
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
+  doubtfulGraceMs: number;
+}): Promise<Overview> {
+  const { now } = params;
+  const q = queryOf(params.db);
+  const sql = SQL[q.dialect];
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
+  // Independent reads, issued together: on PostgreSQL their round trips overlap; on SQLite they run in turn as before.
+  const [bots, counts, newest, rows] = await Promise.all([
+    listBots({ ...params, db: q }),
+    q.all<{ botId: string; n: number; oldest: string }>(sql.doubtfulCount, [cutoff]),
+    q.all<{ botId: string; clientOrderId: string; symbol: string }>(sql.newestDoubtful, [cutoff]),
+    q.all<{
+      botId: string;
+      symbol: string;
+      reconciliationId: number;
+      at: string;
+      ours: number;
+      theirs: number;
+      qtyStep: number;
+      markPrice: number | null;
+      driftSince: string | null;
+      latestId: number | null;
+      latestAt: string | null;
+    }>(LINES_SQL),
+  ]);
 
-  const doubtful = new Map((statement(db, DOUBTFUL_COUNT_SQL).all(cutoff) as { botId: string; n: number; oldest: string }[]).map((r) => [r.botId, r]));
+  const doubtful = new Map(counts.map((r) => [r.botId, r]));
   const newestDoubtful = new Map<string, { clientOrderId: string; symbol: string }[]>();
-  for (const r of statement(db, NEWEST_DOUBTFUL_SQL).all(cutoff) as { botId: string; clientOrderId: string; symbol: string }[]) {
+  for (const r of newest) {
     const list = newestDoubtful.get(r.botId) ?? [];
     list.push({ clientOrderId: r.clientOrderId, symbol: r.symbol });
     newestDoubtful.set(r.botId, list);
   }
 
-  const rows = statement(db, LINES_SQL).all() as {
-    botId: string;
-    symbol: string;
-    reconciliationId: number;
-    at: string;
-    ours: number;
-    theirs: number;
-    qtyStep: number;
-    markPrice: number | null;
-    driftSince: string | null;
-    latestId: number | null;
-    latestAt: string | null;
-  }[];
-
   // Only drifting lines need their acknowledgement: O(drifting symbols), one index seek each.
   const lastAck = (botId: string, symbol: string) =>
-    statement(db, LAST_ACK_SQL).get(botId, symbol) as
-      | {
-          drift: "size_drift" | "unknown_position";
-          ours: number;
-          theirs: number;
-          driftSince: string | null;
-          expiresAt: string;
-          by: string;
-          at: string;
-          note: string;
-        }
-      | undefined;
+    q.get<{
+      drift: "size_drift" | "unknown_position";
+      ours: number;
+      theirs: number;
+      driftSince: string | null;
+      expiresAt: string;
+      by: string;
+      at: string;
+      note: string;
+    }>(LAST_ACK_SQL, [botId, symbol]);
 
-  const lines: OverviewLine[] = rows.map((r) => {
-    const { ours, theirs, at } = lineAsOfLatestCycle(r, r.latestId === null ? null : { id: r.latestId, at: r.latestAt });
-    const drifting = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep }).drift !== "none";
-    // Only a drift shows a notional, so only a drift pays for looking up an older mark.
-    const mark = drifting ? markOfLine({ db, botId: r.botId, symbol: r.symbol, markPrice: r.markPrice }) : { markPrice: r.markPrice, markAt: null };
-    const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: mark.markPrice });
-    const driftSince = d.drift === "none" ? null : r.driftSince;
-    const since = driftSince === null ? NaN : Date.parse(driftSince);
-    let ack: OverviewLine["ack"] = null;
-    let ackLapsed: string | null = null;
-    if (d.drift !== "none") {
-      const a = lastAck(r.botId, r.symbol);
-      if (a) {
-        const verdict = ackCovers(a, { drift: d.drift, ours, theirs, qtyStep: r.qtyStep, driftSince }, now);
-        if (verdict.covers) ack = { by: a.by, at: a.at, expiresAt: a.expiresAt, note: a.note };
-        else ackLapsed = verdict.why;
+  const lines: OverviewLine[] = await Promise.all(
+    rows.map(async (r): Promise<OverviewLine> => {
+      const { ours, theirs, at } = lineAsOfLatestCycle(r, r.latestId === null ? null : { id: r.latestId, at: r.latestAt });
+      const drifting = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep }).drift !== "none";
+      // Only a drift shows a notional, so only a drift pays for looking up an older mark.
+      const mark = drifting ? await markOfLine({ db: q, botId: r.botId, symbol: r.symbol, markPrice: r.markPrice }) : { markPrice: r.markPrice, markAt: null };
+      const d = diffLine({ symbol: r.symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: mark.markPrice });
+      const driftSince = d.drift === "none" ? null : r.driftSince;
+      const since = driftSince === null ? NaN : Date.parse(driftSince);
+      let ack: OverviewLine["ack"] = null;
+      let ackLapsed: string | null = null;
+      if (d.drift !== "none") {
+        const a = await lastAck(r.botId, r.symbol);
+        if (a) {
+          const verdict = ackCovers(a, { drift: d.drift, ours, theirs, qtyStep: r.qtyStep, driftSince }, now);
+          if (verdict.covers) ack = { by: a.by, at: a.at, expiresAt: a.expiresAt, note: a.note };
+          else ackLapsed = verdict.why;
+        }
       }
-    }
-    return {
-      botId: r.botId,
-      symbol: r.symbol,
-      ours,
-      theirs,
-      difference: d.difference,
-      steps: d.steps,
-      qtyStep: r.qtyStep,
-      markPrice: mark.markPrice,
-      markAt: mark.markAt,
-      driftNotional: d.driftNotional,
-      drift: d.drift,
-      driftSince,
-      driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
-      at,
-      ack,
-      ackLapsed,
-    };
-  });
+      return {
+        botId: r.botId,
+        symbol: r.symbol,
+        ours,
+        theirs,
+        difference: d.difference,
+        steps: d.steps,
+        qtyStep: r.qtyStep,
+        markPrice: mark.markPrice,
+        markAt: mark.markAt,
+        driftNotional: d.driftNotional,
+        drift: d.drift,
+        driftSince,
+        driftForMs: Number.isNaN(since) ? null : now.getTime() - since,
+        at,
+        ack,
+        ackLapsed,
+      };
+    }),
+  );
 
   const alarms: string[] = [];
   const enriched = bots.map((b) => {

@@ -10,53 +10,106 @@ import "server-only";
  * in lib/queries/fleet.ts (readFleet). Each journal stands alone: one that cannot be read is
  * reported beside the others' data; only when none can be read is the screen unavailable.
  */
-import { clashError, consoleJournal, consoleSources, type ConsoleSource, type JournalDb, type JournalSource, type SourceSet } from "../db/console";
-import type { JournalError } from "../db/journal-file";
+import { clashError, consoleSources, type ConsoleSource, type JournalDb, type JournalSource, type SourceSet } from "../db/console";
+import { JournalError } from "../db/journal-file";
+import type { PgJournalSource } from "../db/pg-source";
+import { queryOf, type JournalQuery } from "../db/query";
 import { env, type Env } from "../env";
 
-/** What every screen loader reads from: the journal handle, the validated settings, this request's clock. */
-export interface ReadContext {
-  db: JournalDb;
+/**
+ * What an engine-neutral loader reads from: the query handle (lib/db/query.ts), the validated
+ * settings, this request's clock. Such a loader runs on a SQLite and a PostgreSQL source alike.
+ */
+export interface QueryContext {
+  q: JournalQuery;
   config: Env;
   now: Date;
 }
 
+/** What a loader that still reads SQLite alone gets besides: the drizzle handle over the file. */
+export interface ReadContext extends QueryContext {
+  db: JournalDb;
+}
+
+/** A loader that reads through `q` only, so it runs on every engine (anyEngine marks it). */
+export type AnyEngineLoad<T> = ((ctx: QueryContext) => Promise<T>) & { engines: "any" };
+
+export const anyEngine = <T>(load: (ctx: QueryContext) => Promise<T>): AnyEngineLoad<T> => Object.assign(load, { engines: "any" as const });
+
+/**
+ * A screen's loader: engine-neutral (marked by anyEngine), or a SQLite one, whose page then says on
+ * a PostgreSQL source that it does not read PostgreSQL sources yet. (One function type, so that an
+ * inline loader's `ctx` is typed from it.)
+ */
+export type ScreenLoad<T> = ((ctx: ReadContext) => T | Promise<T>) & { engines?: "any" };
+
+const neutral = <T>(load: ScreenLoad<T>): load is ScreenLoad<T> & AnyEngineLoad<T> => load.engines === "any";
+
+/** What a page built on a SQLite-only loader shows for a PostgreSQL source: plainly not read, never blank or green. */
+export const notOnPostgres = (file: string) =>
+  new JournalError(
+    "not_on_postgres",
+    file,
+    "is a PostgreSQL source: this page does not read PostgreSQL sources yet",
+    "read this bot on the overview, the doubtful list, the breakers and its bot page, which do; this page will follow",
+  );
+
 /** `source`: with several journals, the name of the one a bot's screen could not read (for its page's title). */
 export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError; source?: string };
 
+type AnyJournal = JournalSource | PgJournalSource;
+
+// Not instanceof: Next bundles route modules apart, so a source (kept on globalThis) may come from another bundle's class.
+const isPostgres = (from: AnyJournal): from is PgJournalSource => (from as Partial<PgJournalSource>).engine === "postgres";
+
 /** `from`: the configured (first) journal, or the one a live watcher (lib/live) was made for. */
-export function readScreen<T>(load: (ctx: ReadContext) => T, from: JournalSource = consoleJournal()): ScreenRead<T> {
-  const read = from.read((j) => load({ db: j.db, config: env(), now: new Date() }));
-  if (!read.ok) return read;
-  return { ok: true, data: read.data, journal: { file: read.journal.info.file, warnings: read.journal.warnings } };
+export async function readScreen<T>(load: ScreenLoad<T>, from: AnyJournal = consoleSources().sources[0]!.journal): Promise<ScreenRead<T>> {
+  if (isPostgres(from)) {
+    if (!neutral(load)) return { ok: false, error: notOnPostgres(from.file) };
+    const read = await from.read((q) => load({ q, config: env(), now: new Date() }));
+    if (!read.ok) return read;
+    return { ok: true, data: read.data, journal: { file: read.journal.info.file, warnings: read.journal.warnings } };
+  }
+  const journal = from.get();
+  if (!journal.ok) return journal;
+  try {
+    const data = await load({ db: journal.db, q: queryOf(journal.db), config: env(), now: new Date() });
+    return { ok: true, data, journal: { file: journal.info.file, warnings: journal.warnings } };
+  } catch (error) {
+    const fault = from.classify(error);
+    if (fault) return { ok: false, error: fault };
+    throw error;
+  }
 }
 
 /** One source's share of a fleet screen: its data, or why it could not be read. */
 export type SourcePart<T> = { source: ConsoleSource; ok: true; data: T } | { source: ConsoleSource; ok: false; error: JournalError };
 
 /**
- * A screen over every journal: `load` per source, then `merge` of the parts (each read or failed).
- * With one journal it is readScreen exactly (its failure is the screen's failure); with several,
- * only the failure of all of them is. Warnings carry the source's name.
+ * A screen over every journal: `load` per source, all at once (a PostgreSQL source's round trips
+ * overlap the others'), then `merge` of the parts (each read or failed). With one journal it is
+ * readScreen exactly (its failure is the screen's failure); with several, only the failure of all
+ * of them is. Warnings carry the source's name.
  */
-export function readFleet<T, M>(
-  load: (ctx: ReadContext) => T,
+export async function readFleet<T, M>(
+  load: ScreenLoad<T>,
   merge: (parts: SourcePart<T>[], set: SourceSet) => M,
   set: SourceSet = consoleSources(),
-): ScreenRead<M> {
+): Promise<ScreenRead<M>> {
   if (!set.several) {
-    const read = readScreen(load, set.sources[0]!.journal);
+    const read = await readScreen(load, set.sources[0]!.journal);
     return read.ok ? { ...read, data: merge([{ source: set.sources[0]!, ok: true, data: read.data }], set) } : read;
   }
+  const reads = await Promise.all(set.sources.map((source) => readScreen(load, source.journal)));
   const parts: SourcePart<T>[] = [];
   const warnings: string[] = [];
-  for (const source of set.sources) {
-    const read = readScreen(load, source.journal);
+  reads.forEach((read, i) => {
+    const source = set.sources[i]!;
     if (read.ok) {
       parts.push({ source, ok: true, data: read.data });
       warnings.push(...read.journal.warnings.map((w) => `${source.name}: ${w}`));
     } else parts.push({ source, ok: false, error: read.error });
-  }
+  });
   const firstOk = parts.find((p) => p.ok);
   if (!firstOk) return { ok: false, error: (parts[0] as { error: JournalError }).error };
   return { ok: true, data: merge(parts, set), journal: { file: firstOk.source.file, warnings } };
@@ -67,11 +120,11 @@ export function readFleet<T, M>(
  * the first one (whose loader answers "no such bot", as with one journal); a bot whose journal
  * cannot be read now gets that journal's error; a bot two journals hold is refused, naming both.
  */
-export function readBotScreen<T>(botId: string, load: (ctx: ReadContext) => T, set: SourceSet = consoleSources()): ScreenRead<T> {
-  const place = set.placeBot(botId);
+export async function readBotScreen<T>(botId: string, load: ScreenLoad<T>, set: SourceSet = consoleSources()): Promise<ScreenRead<T>> {
+  const place = await set.placeBotRead(botId);
   switch (place.kind) {
     case "found": {
-      const read = readScreen(load, place.source.journal);
+      const read = await readScreen(load, place.source.journal);
       return read.ok || !set.several ? read : { ...read, source: place.source.name };
     }
     case "unavailable":
@@ -87,9 +140,9 @@ export function readBotScreen<T>(botId: string, load: (ctx: ReadContext) => T, s
  * A screen not yet merged over several journals (the incidents): the first journal's, saying so
  * on the page when there are others, so nobody takes it for the whole fleet.
  */
-export function readFirstJournal<T>(load: (ctx: ReadContext) => T, set: SourceSet = consoleSources()): ScreenRead<T> {
+export async function readFirstJournal<T>(load: ScreenLoad<T>, set: SourceSet = consoleSources()): Promise<ScreenRead<T>> {
   const first = set.sources[0]!;
-  const read = readScreen(load, first.journal);
+  const read = await readScreen(load, first.journal);
   if (!read.ok || !set.several) return read;
   const others = set.sources.slice(1).map((s) => s.name);
   const note = `This page reads journal ${first.name} only, the first of ${set.sources.length}: what happened in ${others.join(", ")} is not shown here yet.`;

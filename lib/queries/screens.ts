@@ -18,31 +18,36 @@ import { getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveInc
 import { getOverview } from "./overview";
 import { consoleSources, type SourceSet } from "../db/console";
 import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
-import { readBotScreen, readFleet, readScreen, type ReadContext } from "./read";
+import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
 import { getSymbolChart } from "./symbol-chart";
 
 /** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
-type Loader<P = object> = ReadContext & { names: boolean } & P;
+type Loader<P = object> = Omit<ReadContext, "q"> & { names: boolean } & P;
+
+/** A loader of a screen that reads every engine (lib/queries/read.ts anyEngine). */
+type AnyLoader<P = object> = QueryContext & { names: boolean } & P;
 
 /** `/` and GET /api/overview. */
-export function loadOverview({ db, config, now, names }: Loader) {
-  const overview = getOverview({
-    db,
-    now,
-    heartbeatStaleMs: config.heartbeatStaleMs,
-    reconciliationStaleMs: config.reconciliationStaleMs,
-    doubtfulGraceMs: config.doubtfulGraceMs,
-  });
-  const doubtful = DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs });
+export async function loadOverview({ q, config, now, names }: AnyLoader) {
+  const [overview, doubtful] = await Promise.all([
+    getOverview({
+      db: q,
+      now,
+      heartbeatStaleMs: config.heartbeatStaleMs,
+      reconciliationStaleMs: config.reconciliationStaleMs,
+      doubtfulGraceMs: config.doubtfulGraceMs,
+    }),
+    DoubtfulSizes.read({ db: q, now, graceMs: config.doubtfulGraceMs }),
+  ]);
   const lines = overview.lines.map((l) => (l.drift === "none" ? l : { ...l, explainedBy: doubtful.explain(l.botId, l.symbol, l) }));
   return forReader({ ...overview, lines }, names);
 }
 
 /** `/bots/[botId]` and GET /api/bots/[botId]/clear: null when the journal has no such bot. */
-export function loadBotClear({ db, config, now, names, botId }: Loader<{ botId: string }>) {
+export async function loadBotClear({ db, config, now, names, botId }: Loader<{ botId: string }>) {
   return forReader(
-    getBotClearView({
+    await getBotClearView({
       db,
       botId,
       now,
@@ -56,18 +61,18 @@ export function loadBotClear({ db, config, now, names, botId }: Loader<{ botId: 
 }
 
 /** `/breakers` and GET /api/breakers. */
-export function loadBreakerBoard({ db, now, names, bot, before }: Loader<{ bot: string | null; before: number | null }>) {
-  return forReader(getBreakerBoard({ db, now, bot, before }), names);
+export async function loadBreakerBoard({ q, now, names, bot, before }: AnyLoader<{ bot: string | null; before: number | null }>) {
+  return forReader(await getBreakerBoard({ db: q, now, bot, before }), names);
 }
 
 /** `/doubtful` and GET /api/doubtful. */
-export function loadDoubtfulOrders({ db, config, now, names, botId }: Loader<{ botId: string | null }>) {
-  return forReader(listDoubtfulOrders({ db, now, graceMs: config.doubtfulGraceMs, botId }), names);
+export async function loadDoubtfulOrders({ q, config, now, names, botId }: AnyLoader<{ botId: string | null }>) {
+  return forReader(await listDoubtfulOrders({ db: q, now, graceMs: config.doubtfulGraceMs, botId }), names);
 }
 
 /** `/bots/[botId]/symbols/[symbol]` and GET /api/bots/[botId]/symbols/[symbol]. */
-export function loadSymbolState({ db, config, now, names, botId, symbol, ordersLimit }: Loader<{ botId: string; symbol: string; ordersLimit: number }>) {
-  const state = getSymbolState({
+export async function loadSymbolState({ db, config, now, names, botId, symbol, ordersLimit }: Loader<{ botId: string; symbol: string; ordersLimit: number }>) {
+  const state = await getSymbolState({
     db,
     botId,
     symbol,
@@ -78,7 +83,7 @@ export function loadSymbolState({ db, config, now, names, botId, symbol, ordersL
     doubtfulGraceMs: config.doubtfulGraceMs,
   });
   if (!state.found || !state.line || state.line.drift === "none") return forReader(state, names);
-  const explainedBy = DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs, botId }).explain(botId, symbol, state.line);
+  const explainedBy = (await DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs, botId })).explain(botId, symbol, state.line);
   return forReader({ ...state, line: { ...state.line, explainedBy } }, names);
 }
 
@@ -117,8 +122,8 @@ export function loadIncidentList({ db, now, names, bot }: Loader<{ bot: string |
 }
 
 /** `/audit` (no polling route: the log is read on demand). */
-export function loadAudit({ db, names, actor, action, before }: Loader<{ actor: string | null; action: string | null; before: number | null }>) {
-  return forReader(listAudit({ db, actor, action, before }), names);
+export async function loadAudit({ q, names, actor, action, before }: AnyLoader<{ actor: string | null; action: string | null; before: number | null }>) {
+  return forReader(await listAudit({ db: q, actor, action, before }), names);
 }
 
 /**
@@ -128,19 +133,19 @@ export function loadAudit({ db, names, actor, action, before }: Loader<{ actor: 
  */
 export function readOverview({ names, set }: { names: boolean; set?: SourceSet }) {
   return readFleet(
-    (ctx) => loadOverview({ ...ctx, names }),
+    anyEngine((ctx) => loadOverview({ ...ctx, names })),
     (parts, s) => mergeOverviews(parts, s, names),
     set,
   );
 }
 
 export function readDoubtfulOrders({ names, botId, set }: { names: boolean; botId: string | null; set?: SourceSet }) {
-  const load = (ctx: ReadContext) => loadDoubtfulOrders({ ...ctx, names, botId });
+  const load = anyEngine((ctx) => loadDoubtfulOrders({ ...ctx, names, botId }));
   return botId === null ? readFleet(load, (parts, s) => mergeDoubtful(parts, s, names), set) : readBotScreen(botId, load, set);
 }
 
 export function readBreakerBoard({ names, bot, before, set }: { names: boolean; bot: string | null; before: number | null; set?: SourceSet }) {
-  const load = (ctx: ReadContext) => loadBreakerBoard({ ...ctx, names, bot, before });
+  const load = anyEngine((ctx) => loadBreakerBoard({ ...ctx, names, bot, before }));
   return bot === null ? readFleet(load, (parts, s) => mergeBreakerBoards(parts, s, names), set) : readBotScreen(bot, load, set);
 }
 
@@ -168,7 +173,7 @@ export function readSymbolState({
  * `/audit`: every journal's chain merged (its newest page each), or one journal's own chain, paged,
  * when `source` names one of several.
  */
-export function readAudit({
+export async function readAudit({
   names,
   actor,
   action,
@@ -183,11 +188,11 @@ export function readAudit({
   source: string | null;
   set?: SourceSet;
 }) {
-  const load = (ctx: ReadContext) => loadAudit({ ...ctx, names, actor, action, before });
+  const load = anyEngine((ctx) => loadAudit({ ...ctx, names, actor, action, before }));
   const all = set ?? consoleSources();
   const one = all.several ? all.sources.find((s) => s.name === source) : undefined;
   if (one) {
-    const read = readScreen(load, one.journal);
+    const read = await readScreen(load, one.journal);
     return read.ok ? { ...read, data: { ...read.data, entries: read.data.entries.map((e) => ({ ...e, source: one.name })) } } : read;
   }
   return readFleet(load, (parts, s) => mergeAudits(parts, s, names), all);

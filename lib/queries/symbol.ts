@@ -81,7 +81,13 @@ export function latestComparedCycle(params: { db: JournalDb; botId: string }): {
   );
 }
 
-function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; now: Date; latest: { id: number; at: string } | null }): SymbolLine | null {
+async function getSymbolLine(params: {
+  db: JournalDb;
+  botId: string;
+  symbol: string;
+  now: Date;
+  latest: { id: number; at: string } | null;
+}): Promise<SymbolLine | null> {
   const { db, botId, symbol, now, latest } = params;
   const r = db.get<
     { reconciliationId: number; at: string; ours: number; theirs: number; qtyStep: number; markPrice: number | null; driftSince: string | null } | undefined
@@ -90,7 +96,7 @@ function getSymbolLine(params: { db: JournalDb; botId: string; symbol: string; n
     FROM latest_positions WHERE bot_id = ${botId} AND symbol = ${symbol}`);
   if (!r) return null;
   const { ours, theirs, at } = lineAsOfLatestCycle(r, latest);
-  const mark = markOfLine({ db, botId, symbol, markPrice: r.markPrice });
+  const mark = await markOfLine({ db, botId, symbol, markPrice: r.markPrice });
   const d = diffLine({ symbol, ours, theirs, qtyStep: r.qtyStep, markPrice: mark.markPrice });
   const driftSince = d.drift === "none" ? null : r.driftSince;
   const since = driftSince === null ? NaN : Date.parse(driftSince);
@@ -161,7 +167,7 @@ export function listSymbolOrders(params: { db: JournalDb; botId: string; symbol:
  * symbol's current book line and its newest orders. An unknown bot or symbol is a value, not a
  * throw, so the page and the poll can both say which of the two is missing.
  */
-export function getSymbolState(params: {
+export async function getSymbolState(params: {
   db: JournalDb;
   botId: string;
   symbol: string;
@@ -170,11 +176,11 @@ export function getSymbolState(params: {
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
   doubtfulGraceMs: number;
-}): SymbolState | Extract<SymbolLookup, { found: false }> {
+}): Promise<SymbolState | Extract<SymbolLookup, { found: false }>> {
   const { db, botId, symbol, now } = params;
   const lookup = findBotSymbol(params);
   if (!lookup.found) return lookup;
-  const bot = listBots(params).find((b) => b.botId === botId);
+  const bot = (await listBots(params)).find((b) => b.botId === botId);
   if (!bot) return { found: false, reason: "no_bot", botId, symbol, symbols: [] };
   const latest = latestComparedCycle(params);
   const { orders, more } = listSymbolOrders({ ...params, limit: params.ordersLimit });
@@ -184,7 +190,7 @@ export function getSymbolState(params: {
     botId,
     symbol,
     bot,
-    line: getSymbolLine({ db, botId, symbol, now, latest }),
+    line: await getSymbolLine({ db, botId, symbol, now, latest }),
     latestAt: latest?.at ?? null,
     orders,
     moreOrders: more,

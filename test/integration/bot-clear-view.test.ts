@@ -42,7 +42,7 @@ async function haltedWithEndedDrift() {
 describe("the bot page's drifts since the trip", () => {
   it("lists an ended drift nobody acknowledged for its form, and none as acknowledged", async () => {
     const { db, now } = await haltedWithEndedDrift();
-    const view = getBotClearView({ db, botId: "bot-a", now, ...LIMITS })!;
+    const view = (await getBotClearView({ db, botId: "bot-a", now, ...LIMITS }))!;
     expect(view.drifts.map((d) => d.symbol)).toEqual(["AAPL"]);
     expect(view.acknowledged).toEqual([]);
   });
@@ -51,7 +51,7 @@ describe("the bot page's drifts since the trip", () => {
     const { db, now, acknowledge, drifting } = await haltedWithEndedDrift();
     acknowledge({ by: "operator:bo", at: now.toISOString(), note: "an earlier look", reconciliationId: drifting.id });
     acknowledge({ by: "operator:ana", at: now.toISOString(), note: "closed by hand on the venue, put back", reconciliationId: drifting.id });
-    const view = getBotClearView({ db, botId: "bot-a", now, ...LIMITS })!;
+    const view = (await getBotClearView({ db, botId: "bot-a", now, ...LIMITS }))!;
     expect(view.drifts).toEqual([]);
     // The latest acknowledgement of the symbol, once.
     expect(view.acknowledged).toEqual([

@@ -25,7 +25,7 @@ const later = (s: IncidentScenario, ms: number) => new Date(Date.parse(s.botA.en
 describe("getBreakerBoard", () => {
   it("lists each bot's breaker and its trips and clears newest first, with cause, actor and duration", async () => {
     const { s, db } = await scenario();
-    const board = getBreakerBoard({ db, now: later(s, 5 * MIN) });
+    const board = await getBreakerBoard({ db, now: later(s, 5 * MIN) });
     expect(board.bots.map((b) => b.botId)).toEqual(["bot-a", "bot-b"]);
 
     const a = board.bots[0]!;
@@ -53,7 +53,7 @@ describe("getBreakerBoard", () => {
   it("counts an open halt up to now, with no cause when no cycle caused it", async () => {
     const { s, db } = await scenario();
     const now = later(s, 5 * MIN);
-    const b = getBreakerBoard({ db, now }).bots[1]!;
+    const b = (await getBreakerBoard({ db, now })).bots[1]!;
     expect(b.breaker).toMatchObject({ halted: true, changedBy: "bot" });
     expect(b.events).toHaveLength(1);
     expect(b.events[0]).toMatchObject({
@@ -69,7 +69,7 @@ describe("getBreakerBoard", () => {
   it("links every trip to the incident review from 15 min before it to 15 min after its clear, or to now while halted", async () => {
     const { s, db } = await scenario();
     const now = later(s, 60 * MIN);
-    const [a, b] = getBreakerBoard({ db, now }).bots;
+    const [a, b] = (await getBreakerBoard({ db, now })).bots;
     const tripA = a!.events.find((e) => e.kind === "trip") as BreakerTripView;
     expect(tripA.incident).toMatchObject({ from: "2026-08-10T15:15:00.000Z", to: "2026-08-10T15:48:00.000Z" });
     expect(tripA.incident.href).toMatch(/#breaker-\d+$/);
@@ -111,7 +111,7 @@ describe("getBreakerBoard", () => {
     const pages: BreakerBotView[] = [];
     let before: number | null = null;
     do {
-      const page: BreakerBotView = getBreakerBoard({ db: c.db, now, bot: "bot-a", before }).bots[0]!;
+      const page: BreakerBotView = (await getBreakerBoard({ db: c.db, now, bot: "bot-a", before })).bots[0]!;
       pages.push(page);
       before = page.olderBefore;
     } while (before !== null);
@@ -134,7 +134,7 @@ describe("getBreakerBoard", () => {
     bot.db.prepare(`UPDATE breakers SET halted = 0, changed_at = ?, changed_by = 'operator:bob', version = version + 1`).run(bot.sim.now().toISOString());
     const c = consoleDb(bot.file);
     cleanup.push(c.close);
-    const trip = getBreakerBoard({ db: c.db, now: bot.sim.now() }).bots[0]!.events[0] as BreakerTripView;
+    const trip = (await getBreakerBoard({ db: c.db, now: bot.sim.now() })).bots[0]!.events[0] as BreakerTripView;
     expect(trip).toMatchObject({ status: "unrecorded", durationMs: null, clearedAt: null });
     expect(Date.parse(trip.incident.to)).toBe(Date.parse("2026-08-10T15:47:00.000Z"));
   });
@@ -142,10 +142,15 @@ describe("getBreakerBoard", () => {
   it("shows one bot when asked, none for a name the journal does not know, and a bot that never tripped with no events", async () => {
     const { db, s } = await scenario();
     const now = later(s, MIN);
-    expect(getBreakerBoard({ db, now, bot: "bot-b" }).bots.map((b) => b.botId)).toEqual(["bot-b"]);
-    expect(getBreakerBoard({ db, now, bot: "nobody" }).bots).toEqual([]);
+    expect((await getBreakerBoard({ db, now, bot: "bot-b" })).bots.map((b) => b.botId)).toEqual(["bot-b"]);
+    expect((await getBreakerBoard({ db, now, bot: "nobody" })).bots).toEqual([]);
     const quiet = botOnSim({ botId: "quiet", file: s.file });
     cleanup.push(quiet.close);
-    expect(getBreakerBoard({ db, now, bot: "quiet" }).bots[0]).toMatchObject({ botId: "quiet", breaker: { halted: false }, events: [], olderBefore: null });
+    expect((await getBreakerBoard({ db, now, bot: "quiet" })).bots[0]).toMatchObject({
+      botId: "quiet",
+      breaker: { halted: false },
+      events: [],
+      olderBefore: null,
+    });
   });
 });

@@ -69,12 +69,12 @@ function doubtfulBySql(now: Date, graceMs: number): string[] {
 }
 
 /** The three queries that count doubtful orders, as the pages and the clear action read them. */
-function queryCounts(now: Date, graceMs: number) {
+async function queryCounts(now: Date, graceMs: number) {
   const db = drizzle(sqlite, { schema });
   return {
     clearChecklist: getClearFacts({ db: sqlite, botId: "bot-a", now, heartbeatStaleMs: 60_000, doubtfulGraceMs: graceMs }).doubtfulOrders,
-    overview: getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: graceMs }).bots[0]!.doubtfulOrders,
-    doubtfulList: listDoubtfulOrders({ db, now, graceMs }).total,
+    overview: (await getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: graceMs })).bots[0]!.doubtfulOrders,
+    doubtfulList: (await listDoubtfulOrders({ db, now, graceMs })).total,
   };
 }
 
@@ -95,25 +95,25 @@ describe("the doubtful-order SQL agrees with classifyOrder", () => {
     ["absent, a moment ago", false, { state: "absent", agoMs: 0 }],
   ];
 
-  it.each(table)("%s: doubtful is %s in SQL, in classifyOrder and in every query", (_name, doubtful, c) => {
+  it.each(table)("%s: doubtful is %s in SQL, in classifyOrder and in every query", async (_name, doubtful, c) => {
     writeOrders([c], now);
     expect(expectedDoubtful([c], now, graceMs)).toEqual(doubtful ? ["o0"] : []);
     expect(doubtfulBySql(now, graceMs)).toEqual(doubtful ? ["o0"] : []);
     const n = doubtful ? 1 : 0;
-    expect(queryCounts(now, graceMs)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
+    expect(await queryCounts(now, graceMs)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
   });
 
-  it("for any states, times and grace periods, the SQL and the three queries find exactly the orders classifyOrder calls doubtful", () => {
+  it("for any states, times and grace periods, the SQL and the three queries find exactly the orders classifyOrder calls doubtful", async () => {
     const instant = fc.integer({ min: Date.parse("2020-01-01T00:00:00.000Z"), max: Date.parse("2035-01-01T00:00:00.000Z") });
     const grace = fc.integer({ min: 0, max: 3_600_000 });
-    fc.assert(
-      fc.property(
+    await fc.assert(
+      fc.asyncProperty(
         instant,
         grace,
         fc.array(fc.record({ state: fc.constantFrom(...ORDER_STATES), offset: fc.integer({ min: -7_200_000, max: 7_200_000 }), nearEdge: fc.boolean() }), {
           maxLength: 12,
         }),
-        (nowMs, g, drawn) => {
+        async (nowMs, g, drawn) => {
           const at = new Date(nowMs);
           // Half the orders sit within a few ms of the grace edge, where an off-by-one would show.
           const cases = drawn.map((d) => ({ state: d.state, agoMs: d.nearEdge ? g + (d.offset % 3) : d.offset }));
@@ -121,7 +121,7 @@ describe("the doubtful-order SQL agrees with classifyOrder", () => {
           const expected = expectedDoubtful(cases, at, g);
           expect(doubtfulBySql(at, g)).toEqual(expected);
           const n = expected.length;
-          expect(queryCounts(at, g)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
+          expect(await queryCounts(at, g)).toEqual({ clearChecklist: n, overview: n, doubtfulList: n });
         },
       ),
       { numRuns: 300 },

@@ -4,6 +4,7 @@
  * failed (unknown), filled on the exchange, so the next reconciliation finds AAPL +98 against 0.
  * The overview's line, the symbol page's line and the doubtful card each name the other side.
  */
+import { queryOf } from "@/lib/db/query";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Env } from "@/lib/env";
@@ -41,14 +42,14 @@ async function unknownBuyOf98() {
     db,
     buy: buy.order.clientOrderId,
     other: other.order.clientOrderId,
-    ctx: { db, config, now: new Date(bot.sim.now().getTime() + 1_000), names: true },
+    ctx: { db, q: queryOf(db), config, now: new Date(bot.sim.now().getTime() + 1_000), names: true },
   };
 }
 
 describe("a drift and the doubtful order that would explain it", () => {
   it("names the unknown buy of 98 on the overview's AAPL line, and nothing on a line in sync", async () => {
     const { ctx, buy } = await unknownBuyOf98();
-    const lines = loadOverview(ctx).lines;
+    const lines = (await loadOverview(ctx)).lines;
     expect(lines.find((l) => l.symbol === "AAPL")).toMatchObject({
       ours: 0,
       theirs: 98,
@@ -60,13 +61,13 @@ describe("a drift and the doubtful order that would explain it", () => {
 
   it("names it on the symbol page's book line", async () => {
     const { ctx, buy } = await unknownBuyOf98();
-    const state = loadSymbolState({ ...ctx, botId: "bot-a", symbol: "AAPL", ordersLimit: 20 });
+    const state = await loadSymbolState({ ...ctx, botId: "bot-a", symbol: "AAPL", ordersLimit: 20 });
     expect(state.found && state.line).toMatchObject({ explainedBy: { botId: "bot-a", clientOrderIds: [buy], ifFilled: 98 } });
   });
 
   it("tells the doubtful card which drift its fill would explain, and says nothing on the order that explains none", async () => {
     const { ctx, buy, other } = await unknownBuyOf98();
-    const { orders } = loadDoubtfulOrders({ ...ctx, botId: null });
+    const { orders } = await loadDoubtfulOrders({ ...ctx, botId: null });
     expect(orders.find((o) => o.clientOrderId === buy)?.mayExplain).toEqual({ symbol: "AAPL", ours: 0, theirs: 98, clientOrderIds: [buy] });
     expect(orders.find((o) => o.clientOrderId === other)?.mayExplain).toBeNull();
   });
@@ -74,10 +75,10 @@ describe("a drift and the doubtful order that would explain it", () => {
   it("drops the link once the order is settled", async () => {
     const { ctx, bot, buy } = await unknownBuyOf98();
     await bot.writer.refresh(buy); // the lookups work again: found filled
-    expect(loadOverview(ctx).lines.find((l) => l.symbol === "AAPL")?.explainedBy ?? null).toBeNull();
+    expect((await loadOverview(ctx)).lines.find((l) => l.symbol === "AAPL")?.explainedBy ?? null).toBeNull();
   });
 
-  it("reads the doubtful orders through the partial index of unsettled orders, with or without a bot", () => {
+  it("reads the doubtful orders through the partial index of unsettled orders, with or without a bot", async () => {
     const db = new Database(migratedJournal("plan"));
     cleanups.push(() => db.close());
     const plan = (sql: string, n: number) =>

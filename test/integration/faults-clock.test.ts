@@ -27,18 +27,18 @@ function journalWith(bot: string, heartbeatOffsetMs: number, reconciliationOffse
   );
   const source = new JournalSource(file, { migrationsDir, log: () => {} });
   cleanup.push(() => source.close());
-  const read = (when: Date) => {
+  const read = async (when: Date) => {
     const j = source.get();
     if (!j.ok) throw j.error;
-    return getOverview({ db: j.db, now: when, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: 30_000 });
+    return await getOverview({ db: j.db, now: when, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: 30_000 });
   };
   return { file, read };
 }
 
 describe("a bot clock ahead of the console's", () => {
-  it("is unknown, with the clock named in the alarms", () => {
+  it("is unknown, with the clock named in the alarms", async () => {
     const { read } = journalWith("ahead", 600_000, 595_000);
-    const o = read(now);
+    const o = await read(now);
     expect(o.bots[0]).toMatchObject({ botId: "ahead", status: "unknown" });
     expect(o.alarms).toEqual([
       "ahead: heartbeat is 600 s in the future: bot clock ahead of the console's, so its times cannot be trusted",
@@ -48,14 +48,14 @@ describe("a bot clock ahead of the console's", () => {
 });
 
 describe("a bot clock behind the console's", () => {
-  it("looks stale at first sight, then, once its heartbeat is seen moving, is named as a clock behind", () => {
+  it("looks stale at first sight, then, once its heartbeat is seen moving, is named as a clock behind", async () => {
     const { file, read } = journalWith("behind", -300_000, -301_000);
-    const first = read(now);
+    const first = await read(now);
     expect(first.bots[0]!.status).toBe("stale");
     // The bot beats again a second later (by its own clock, still five minutes behind).
     const later = new Date(now.getTime() + 1_000);
     sqliteCli(file, `UPDATE bots SET heartbeat_at = '${at(-300_000, later)}';`);
-    const second = read(later);
+    const second = await read(later);
     expect(second.bots[0]!.status).not.toBe("running");
     expect(second.alarms).toContain("behind: bot clock behind the console's: its heartbeat keeps moving but reads 300 s old, so its times cannot be trusted");
   });

@@ -49,16 +49,16 @@ async function driftingJournal(opts: { file?: string } = {}) {
   return { bot, source, input, logged };
 }
 
-const readBots = (source: JournalSource, now: Date) => {
+const readBots = async (source: JournalSource, now: Date) => {
   const j = source.get();
   if (!j.ok) return j;
-  return { ok: true as const, bots: listBots({ db: j.db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 }), warnings: j.warnings };
+  return { ok: true as const, bots: await listBots({ db: j.db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 }), warnings: j.warnings };
 };
 
 describe("the journal deleted or moved while the console runs", () => {
   it("says it is gone instead of showing the last data as live, and reads it again once it is moved back", async () => {
     const { bot, source, input, logged } = await driftingJournal();
-    expect(readBots(source, bot.sim.now())).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
+    expect(await readBots(source, bot.sim.now())).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     const moved = path.join(tempDir("moved"), "elsewhere.db");
     fs.renameSync(bot.file, moved);
 
@@ -74,7 +74,7 @@ describe("the journal deleted or moved while the console runs", () => {
     expect(() => source.writeConnection()).toThrow(/deleted or moved away/);
 
     fs.renameSync(moved, bot.file);
-    const back = readBots(source, bot.sim.now());
+    const back = await readBots(source, bot.sim.now());
     expect(back).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }], warnings: [expect.stringMatching(/^the journal was away from /)] });
     const again = await act(source.writeConnection(), ackSpec, ana, input("after the move back"), bot.sim.now());
     expect(again.ok).toBe(true);
@@ -92,7 +92,7 @@ describe("the journal deleted or moved while the console runs", () => {
     bot.close();
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${bot.file}${suffix}`, { force: true });
     fs.copyFileSync(backup, bot.file);
-    const restored = readBots(source, bot.sim.now());
+    const restored = await readBots(source, bot.sim.now());
     expect(restored.ok ? restored : restored.error.message).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     if (!restored.ok) return;
     expect(restored.warnings.join(" | ")).toMatch(/the journal was away from .* \(deleted or moved, then put back\).* restart the bot/);
@@ -101,7 +101,7 @@ describe("the journal deleted or moved while the console runs", () => {
 
   it("follows a file swapped in at the path (renamed over it) and says it was replaced", async () => {
     const { bot, source } = await driftingJournal();
-    expect(readBots(source, bot.sim.now())).toMatchObject({ ok: true, warnings: [] });
+    expect(await readBots(source, bot.sim.now())).toMatchObject({ ok: true, warnings: [] });
     const copy = path.join(path.dirname(bot.file), "swap.db");
     bot.db.exec(`VACUUM INTO '${copy}'`);
     // The documented swap: the bot stopped, the old file's -wal and -shm removed. SQLite would
@@ -109,7 +109,7 @@ describe("the journal deleted or moved while the console runs", () => {
     bot.close();
     fs.renameSync(copy, bot.file);
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${bot.file}${suffix}`, { force: true });
-    const swapped = readBots(source, bot.sim.now());
+    const swapped = await readBots(source, bot.sim.now());
     expect(swapped.ok ? swapped : swapped.error.message).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     if (!swapped.ok) return;
     expect(swapped.warnings).toContainEqual(expect.stringMatching(/^the journal file was replaced at .*restart the bot if it was running during the swap/));
@@ -152,7 +152,7 @@ describe("another process holding an exclusive lock", () => {
     const switcher = new Database(bot.file);
     switcher.pragma("journal_mode = DELETE");
     switcher.close();
-    expect(readBots(source, bot.sim.now())).toMatchObject({ ok: true });
+    expect(await readBots(source, bot.sim.now())).toMatchObject({ ok: true });
     const writer = source.writeConnection();
     const before = snapshotExceptAudit(bot.file);
     const auditBefore = auditRows(bot.file);
@@ -179,7 +179,7 @@ describe("another process holding an exclusive lock", () => {
 
     await holder.waitFor("released", 30_000);
     await holder.exited;
-    const after = readBots(source, bot.sim.now());
+    const after = await readBots(source, bot.sim.now());
     expect(after).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     expect(auditRows(bot.file)).toEqual(auditBefore);
     const snap = snapshotExceptAudit(bot.file);
@@ -219,7 +219,7 @@ describe("a corrupt page", () => {
     if (!opened.ok) return;
     let fault;
     try {
-      listBots({ db: opened.db, now: bot.sim.now(), heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 });
+      await listBots({ db: opened.db, now: bot.sim.now(), heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 });
     } catch (error) {
       fault = source.classify(error);
     }

@@ -77,8 +77,8 @@ describe("halt a bot by hand", () => {
     bot.sim.advance(10_000);
     await bot.writer.reconcile({ symbols }); // clean: the books agree after the halt
     const journal = journalDbOf(db);
-    expect(getCauseInSyncSince({ db: journal, botId: "bot-a" })).toBeNull();
-    const [card] = listBots({ db: journal, now: bot.sim.now(), heartbeatStaleMs: 60_000, reconciliationStaleMs: 60_000 });
+    expect(await getCauseInSyncSince({ db: journal, botId: "bot-a" })).toBeNull();
+    const [card] = await listBots({ db: journal, now: bot.sim.now(), heartbeatStaleMs: 60_000, reconciliationStaleMs: 60_000 });
     expect(card).toMatchObject({ status: "halted", breaker: { halted: true, changedBy: "operator:ana" } });
     expect(haltCauseText({ ...card!.breaker!, inSyncSince: card!.breaker!.causeInSyncSince })).toBe(
       `halted by hand by ana at ${at.toISOString().slice(11, 16)} UTC: venue announced maintenance at 06:00`,

@@ -45,8 +45,8 @@ async function haltedAfter(opts: { cycles: number; backAt?: number; clearAt?: nu
 describe("the cause of a halt, gone or not", () => {
   it("is current while the symbol that tripped the breaker still drifts", async () => {
     const { db, now } = await haltedAfter({ cycles: 8 });
-    expect(getCauseInSyncSince({ db, botId: "bot-a" })).toBeNull();
-    const bot = getOverview({ db, now, ...LIMITS }).bots.find((b) => b.botId === "bot-a")!;
+    expect(await getCauseInSyncSince({ db, botId: "bot-a" })).toBeNull();
+    const bot = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
     expect(bot.breaker).toMatchObject({ halted: true, causeInSyncSince: null });
     expect(haltCauseText({ reason: bot.breaker!.reason, inSyncSince: bot.breaker!.causeInSyncSince })).toBe(bot.breaker!.reason);
   });
@@ -54,19 +54,19 @@ describe("the cause of a halt, gone or not", () => {
   it("is gone since the first cycle that saw the symbol in sync, on the overview and on the bot page", async () => {
     const { cycleAt, db, now } = await haltedAfter({ cycles: 8, backAt: 6 });
     const since = cycleAt[6]!;
-    expect(getCauseInSyncSince({ db, botId: "bot-a" })).toBe(since);
-    const bot = getOverview({ db, now, ...LIMITS }).bots.find((b) => b.botId === "bot-a")!;
+    expect(await getCauseInSyncSince({ db, botId: "bot-a" })).toBe(since);
+    const bot = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
     expect(bot.breaker).toMatchObject({ halted: true, causeInSyncSince: since });
     expect(haltCauseText({ reason: bot.breaker!.reason, inSyncSince: since })).toBe(
       `tripped on ${bot.breaker!.reason}; in sync since ${since.slice(11, 16)} UTC`,
     );
-    const page = getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
+    const page = await getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
     expect(page?.bot.breaker?.causeInSyncSince).toBe(since);
   });
 
   it("is not reported for a bot that is not halted", async () => {
     const { db, now } = await haltedAfter({ cycles: 8, backAt: 6, clearAt: 7 });
-    const bot = getOverview({ db, now, ...LIMITS }).bots.find((b) => b.botId === "bot-a")!;
+    const bot = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
     expect(bot.breaker).toMatchObject({ halted: false, causeInSyncSince: null });
   });
 });

@@ -86,16 +86,17 @@ const halt = (file: string, botId: string) =>
   sqliteCli(file, `UPDATE breakers SET halted = 1, reason = 'by hand', changed_at = '${NOW()}', changed_by = 'operator:ana' WHERE bot_id = '${botId}';`);
 
 describe("the live watcher", () => {
-  it("reads each watched view once per change, whatever the number of streams, and sends the change to every one", () => {
+  it("reads each watched view once per change, whatever the number of streams, and sends the change to every one", async () => {
     const { file, watcher } = journal();
     const streams = Array.from({ length: 25 }, () => stream());
     for (const s of streams) watcher.subscribe(s, views("overview,breakers"), true);
+    await watcher.ready;
     // The first stream made both views be read; the other 24 got them as they were.
     expect(watcher.reads).toBe(2);
     for (const s of streams) expect(s.events.map((e) => e.view)).toEqual(["overview", "breakers"]);
 
     halt(file, "bot-a");
-    watcher.tick();
+    await watcher.tick();
     expect(watcher.reads).toBe(4);
     for (const s of streams) {
       expect(s.events).toHaveLength(4);
@@ -111,28 +112,30 @@ describe("the live watcher", () => {
     expect(new Set(streams.map((s) => s.events[2]!.id)).size).toBe(1);
 
     // Nothing committed since: looking again reads nothing and sends nothing.
-    watcher.tick();
-    watcher.tick();
+    await watcher.tick();
+    await watcher.tick();
     expect(watcher.reads).toBe(4);
     for (const s of streams) expect(s.events).toHaveLength(4);
   });
 
-  it("never reads a view nobody watches, and stops reading when the last stream goes", () => {
+  it("never reads a view nobody watches, and stops reading when the last stream goes", async () => {
     const { file, watcher } = journal();
     const a = stream();
     const stopA = watcher.subscribe(a, views("bot-clear:bot-a"), true);
+    await watcher.ready;
     expect(watcher.reads).toBe(1);
     halt(file, "bot-b");
-    watcher.tick();
+    await watcher.tick();
     // Only bot-a's clear panel is watched: one read, and it shows nothing new (bot-b halted), so nothing is sent.
     expect(watcher.reads).toBe(2);
     expect(a.events.map((e) => e.view)).toEqual(["bot-clear:bot-a"]);
 
     const b = stream();
     const stopB = watcher.subscribe(b, views("bot-clear:bot-b"), true);
+    await watcher.ready;
     expect(watcher.reads).toBe(3);
     halt(file, "bot-a");
-    watcher.tick();
+    await watcher.tick();
     expect(watcher.reads).toBe(5);
     expect(a.events.map((e) => e.view)).toEqual(["bot-clear:bot-a", "bot-clear:bot-a"]);
     expect(b.events.map((e) => e.view)).toEqual(["bot-clear:bot-b"]);
@@ -141,16 +144,18 @@ describe("the live watcher", () => {
     stopB();
     expect(watcher.watched).toBe(0);
     halt(file, "bot-b");
-    watcher.tick();
+    await watcher.tick();
     expect(watcher.reads).toBe(5);
   });
 
-  it("sends nothing for a commit that changes nothing a view shows, and a reader without names gets roles", () => {
+  it("sends nothing for a commit that changes nothing a view shows, and a reader without names gets roles", async () => {
     const { file, watcher } = journal();
     const named = stream();
     const anonymous = stream();
     watcher.subscribe(named, views("overview"), true);
+    await watcher.ready;
     watcher.subscribe(anonymous, views("overview"), false);
+    await watcher.ready;
     expect(watcher.reads).toBe(2);
     // A commit the overview cannot see (an order that filled at once is in no count, line or alarm):
     // the journal changed, so the view is read (once per kind of reader), and nothing is sent.
@@ -159,13 +164,13 @@ describe("the live watcher", () => {
       `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, filled_qty, attempts, created_at, updated_at)
        VALUES ('q500-filled', 'bot-a', 'trend', 'AAPL', 'buy', 1, '${NOW()}', 'filled', 1, 1, '${NOW()}', '${NOW()}');`,
     );
-    watcher.tick();
+    await watcher.tick();
     expect(watcher.reads).toBe(4);
     expect(named.events).toHaveLength(1);
     expect(anonymous.events).toHaveLength(1);
 
     halt(file, "bot-a");
-    watcher.tick();
+    await watcher.tick();
     const breakerOf = (s: ReturnType<typeof stream>) =>
       (s.events.at(-1)!.data as { bots: { botId: string; breaker: { changedBy: string } | null }[] }).bots.find((b) => b.botId === "bot-a")!.breaker!.changedBy;
     expect(breakerOf(named)).toBe("operator:ana");
@@ -179,6 +184,7 @@ describe("the live watcher", () => {
     cleanup.push(() => watcher.stop());
     const s = stream();
     watcher.subscribe(s, views("overview,bot-clear:bot-a,breakers,doubtful,symbol:bot-a:AAPL:20"), true);
+    await watcher.ready;
     expect(s.events).toHaveLength(5);
     const readsBefore = watcher.reads;
     await new Promise((r) => setTimeout(r, 4_000));
@@ -194,10 +200,11 @@ describe("the live watcher", () => {
     expect(beat.beat!.ageMs).toBeGreaterThanOrEqual(0);
   });
 
-  it("resumes a stream from its Last-Event-ID: only the views that changed since, none when none did", () => {
+  it("resumes a stream from its Last-Event-ID: only the views that changed since, none when none did", async () => {
     const { file, watcher } = journal();
     const a = stream();
     const stopA = watcher.subscribe(a, views("overview,doubtful"), true);
+    await watcher.ready;
     expect(a.events.map((e) => e.view)).toEqual(["overview", "doubtful"]);
     const seenByA = a.events.at(-1)!.id;
     stopA();
@@ -205,10 +212,12 @@ describe("the live watcher", () => {
     // Nothing written: a reconnect with the last id gets nothing, one without it gets both.
     const b = stream();
     const stopB = watcher.subscribe(b, views("overview,doubtful"), true, seenByA);
+    await watcher.ready;
     expect(b.events).toEqual([]);
     stopB();
     const fresh = stream();
     const stopFresh = watcher.subscribe(fresh, views("overview,doubtful"), true);
+    await watcher.ready;
     stopFresh();
     expect(fresh.events.map((e) => e.view)).toEqual(["overview", "doubtful"]);
 
@@ -216,6 +225,7 @@ describe("the live watcher", () => {
     halt(file, "bot-a");
     const c = stream();
     const stopC = watcher.subscribe(c, views("overview,doubtful"), true, seenByA);
+    await watcher.ready;
     expect(c.events.map((e) => e.view)).toEqual(["overview"]);
     expect(
       (c.events[0]!.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((x) => x.botId === "bot-a")?.breaker?.halted,
@@ -224,6 +234,7 @@ describe("the live watcher", () => {
     // While streams are open too: a second stream resuming from the newest id gets nothing.
     const d = stream();
     watcher.subscribe(d, views("overview,doubtful"), true, seenByC);
+    await watcher.ready;
     expect(d.events).toEqual([]);
     stopC();
 
@@ -231,27 +242,29 @@ describe("the live watcher", () => {
     for (const id of ["someotherepoch-1", `${seenByC.split("-")[0]}-999999`, "garbage"]) {
       const e = stream();
       watcher.subscribe(e, views("overview,doubtful"), true, id);
+      await watcher.ready;
       expect(e.events.map((x) => x.view)).toEqual(["overview", "doubtful"]);
     }
   });
 
   /** What GET /api/overview answers now, for this reader: the error every stream must carry. */
-  function routeError(source: JournalSource, signedIn: boolean) {
-    const read = readScreen((ctx) => loadOverview({ ...ctx, names: signedIn }), source);
+  async function routeError(source: JournalSource, signedIn: boolean) {
+    const read = await readScreen((ctx) => loadOverview({ ...ctx, names: signedIn }), source);
     expect(read.ok).toBe(false);
     if (read.ok) throw new Error("the journal was readable");
     const { code, message, file, fix } = journalProblemFor(read.error, { signedIn });
     return { code, message, file, fix };
   }
 
-  it("sends a deleted journal to every stream as the error its pages show, and the data again once it is back", () => {
+  it("sends a deleted journal to every stream as the error its pages show, and the data again once it is back", async () => {
     const { file, source, watcher } = journal();
     const streams = [stream(), stream(), stream()];
     streams.forEach((s, i) => watcher.subscribe(s, views(i === 2 ? "overview" : "overview,doubtful"), i !== 1));
+    await watcher.ready;
     fs.renameSync(file, `${file}.away`);
-    watcher.tick();
-    const named = routeError(source, true);
-    const anonymous = routeError(source, false);
+    await watcher.tick();
+    const named = await routeError(source, true);
+    const anonymous = await routeError(source, false);
     expect(named.code).toBe("gone");
     expect(anonymous.file).not.toContain(path.dirname(file));
     for (const [i, s] of streams.entries()) {
@@ -260,14 +273,15 @@ describe("the live watcher", () => {
       for (const e of errors) expect(e).toMatchObject({ status: 503, error: i === 1 ? anonymous : named });
     }
     fs.renameSync(`${file}.away`, file);
-    watcher.tick();
+    await watcher.tick();
     for (const s of streams) expect(s.events.at(-1)).toMatchObject({ ok: true });
   });
 
-  it("sends a journal replaced by a file that is not SQLite as the error its pages show, and a good replacement's data", () => {
+  it("sends a journal replaced by a file that is not SQLite as the error its pages show, and a good replacement's data", async () => {
     const { file, source, watcher } = journal();
     const s = stream();
     watcher.subscribe(s, views("overview"), true);
+    await watcher.ready;
     const good = path.join(path.dirname(file), "good.db");
     const db = new Database(file, { readonly: true });
     db.exec(`VACUUM INTO '${good}'`);
@@ -276,13 +290,13 @@ describe("the live watcher", () => {
     fs.writeFileSync(bad, "not a journal at all, just text long enough to be read as a header".repeat(20));
     fs.renameSync(bad, file);
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true });
-    watcher.tick();
-    expect(s.events.at(-1)).toMatchObject({ ok: false, status: 503, error: routeError(source, true) });
+    await watcher.tick();
+    expect(s.events.at(-1)).toMatchObject({ ok: false, status: 503, error: await routeError(source, true) });
     expect(s.events.at(-1)!.error!.code).toBe("not_sqlite");
 
     halt(good, "bot-b");
     fs.renameSync(good, file);
-    watcher.tick();
+    await watcher.tick();
     const last = s.events.at(-1)!;
     expect(last).toMatchObject({ view: "overview", ok: true });
     expect((last.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((b) => b.botId === "bot-b")?.breaker?.halted).toBe(true);
@@ -292,12 +306,13 @@ describe("the live watcher", () => {
     const { file, source, watcher } = journal("delete");
     const streams = [stream(), stream()];
     for (const s of streams) watcher.subscribe(s, views("overview,breakers"), true);
+    await watcher.ready;
     const holder: FaultProcess = startFault(["lock", file, "rollback", "4000"]);
     cleanup.push(() => holder.kill());
     await holder.waitFor("locked");
-    watcher.tick();
-    watcher.tick();
-    const locked = routeError(source, true);
+    await watcher.tick();
+    await watcher.tick();
+    const locked = await routeError(source, true);
     expect(locked.code).toBe("locked");
     for (const s of streams) {
       // Two looks at a journal still locked: the error is sent once, not on every look.
@@ -308,7 +323,7 @@ describe("the live watcher", () => {
     }
     await holder.waitFor("released", 30_000);
     await holder.exited;
-    watcher.tick();
+    await watcher.tick();
     for (const s of streams)
       expect(s.events.slice(4).map((e) => [e.view, e.ok])).toEqual([
         ["overview", true],

@@ -3,6 +3,7 @@
  * journal itself with plain SQL: a halt, a size drift before and after an acknowledgement, an
  * unknown order nobody can settle, the audit chain; and the scrape of a journal that cannot be read.
  */
+import { queryOf } from "@/lib/db/query";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -41,7 +42,12 @@ function parse(text: string): Scrape {
 async function scrapeOf(file: string, now: Date): Promise<{ text: string; values: Scrape }> {
   const c = consoleDb(file);
   try {
-    const data = getMetrics({ db: c.db as Parameters<typeof getMetrics>[0]["db"], config, now });
+    const data = await getMetrics({
+      db: c.db as Parameters<typeof getMetrics>[0]["db"],
+      q: queryOf(c.db as Parameters<typeof getMetrics>[0]["db"]),
+      config,
+      now,
+    });
     const { body } = await metricsText({ ok: true, data });
     return { text: body, values: parse(body) };
   } finally {
@@ -248,7 +254,7 @@ describe("metrics of a journal that cannot be read", () => {
 });
 
 describe("the audit head's label", () => {
-  it("is the first 16 hex digits of a keyed or unkeyed hash, and genesis before the first entry", () => {
+  it("is the first 16 hex digits of a keyed or unkeyed hash, and genesis before the first entry", async () => {
     expect(headPrefix(`hmac-sha256:${"ab".repeat(32)}`)).toBe("abababababababab");
     expect(headPrefix("0123456789abcdef0123")).toBe("0123456789abcdef");
     expect(headPrefix("genesis")).toBe("genesis");

@@ -28,7 +28,7 @@ describe("getOverview", () => {
     bot.sim.setPositionBehindBot("ETHUSDT", 3);
     await bot.writer.reconcile({ symbols });
     bot.writer.heartbeat();
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
 
     expect(o.bots).toHaveLength(1);
     expect(o.bots[0]).toMatchObject({ botId: "bot-a", status: "halted", symbolsInDrift: 1, unknownPositions: 1, doubtfulOrders: 0 });
@@ -46,7 +46,7 @@ describe("getOverview", () => {
     await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
     bot.sim.setPositionBehindBot("AAPL", 0);
     await bot.writer.reconcile({ symbols });
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({
       theirs: 0,
       drift: "size_drift",
@@ -70,7 +70,7 @@ describe("getOverview", () => {
     bot.sim.advance(60_000);
     bot.sim.setPositionBehindBot("AAPL", 0);
     await bot.writer.reconcile({ symbols });
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({
       theirs: 0,
       drift: "size_drift",
@@ -90,7 +90,7 @@ describe("getOverview", () => {
     bot.sim.advance(45_000);
     await bot.writer.reconcile({ symbols });
     bot.writer.heartbeat();
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.lines.find((l) => l.symbol === "AAPL")).toMatchObject({ drift: "size_drift", driftForMs: bot.sim.now().getTime() - first });
   });
 
@@ -98,7 +98,7 @@ describe("getOverview", () => {
     const bot = botOnSim();
     await bot.writer.reconcile({ symbols });
     bot.sim.advance(5 * 60_000);
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.bots[0]!.status).toBe("stale");
     expect(o.alarms).toEqual(expect.arrayContaining([expect.stringMatching(/^bot-a: heartbeat is stale/)]));
   });
@@ -110,7 +110,7 @@ describe("getOverview", () => {
     bot.sim.advance(15_000);
     await bot.writer.reconcile(); // neither side holds ETHUSDT any more: not written
     bot.writer.heartbeat();
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.lines.find((l) => l.symbol === "ETHUSDT")).toMatchObject({ ours: 0, theirs: 0, drift: "none" });
     expect(o.bots[0]!.status).toBe("halted"); // the halt stays until a person clears it
   });
@@ -123,11 +123,11 @@ describe("listDoubtfulOrders", () => {
     bot.sim.inject({ on: "find", fault: "lookup_fail", times: Infinity });
     const sent = await bot.writer.sendOnce({ strategy: "media_movil", symbol: "AAPL", side: "buy", qty: 500, bar: "2026-08-10T15:30:00Z" });
     const db = open(bot);
-    const { orders, total } = listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 });
+    const { orders, total } = await listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 });
     expect(total).toBe(1);
     expect(orders[0]).toMatchObject({ clientOrderId: sent.order.clientOrderId, state: "unknown", attempts: 1, idCheck: { kind: "ok" } });
     expect(orders[0]!.events.map((e) => e.kind)).toEqual(["intent", "timeout", "error", "error", "error", "status"]);
-    expect(getOverview({ db, now: bot.sim.now(), ...thresholds }).bots[0]!.doubtfulOrders).toBe(1);
+    expect((await getOverview({ db, now: bot.sim.now(), ...thresholds })).bots[0]!.doubtfulOrders).toBe(1);
   });
 
   it("names the newest doubtful orders of each bot in the overview, for the desktop notification of a new one", async () => {
@@ -138,7 +138,7 @@ describe("listDoubtfulOrders", () => {
     const second = bot.writer.recordIntent({ strategy: "s", symbol: "ETHUSDT", side: "sell", qty: 1, bar: "b2" });
     bot.sim.advance(40_000);
     bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b3" }); // within its grace: not doubtful
-    const o = getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
+    const o = await getOverview({ db: open(bot), now: bot.sim.now(), ...thresholds });
     expect(o.bots[0]!.newestDoubtful).toEqual([
       { clientOrderId: second.order.clientOrderId, symbol: "ETHUSDT" },
       { clientOrderId: first.order.clientOrderId, symbol: "AAPL" },
@@ -149,8 +149,8 @@ describe("listDoubtfulOrders", () => {
     const bot = botOnSim();
     bot.writer.recordIntent({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b1" });
     const db = open(bot);
-    expect(listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 }).total).toBe(0);
-    expect(listDoubtfulOrders({ db, now: new Date(bot.sim.now().getTime() + 31_000), graceMs: 30_000 }).orders[0]).toMatchObject({ state: "created" });
+    expect((await listDoubtfulOrders({ db, now: bot.sim.now(), graceMs: 30_000 })).total).toBe(0);
+    expect((await listDoubtfulOrders({ db, now: new Date(bot.sim.now().getTime() + 31_000), graceMs: 30_000 })).orders[0]).toMatchObject({ state: "created" });
   });
 
   it("flags an id without the bot's prefix as foreign and one that does not recompute as corrupt", async () => {
@@ -160,7 +160,7 @@ describe("listDoubtfulOrders", () => {
       ('manual-123', 'bot-a', 'hand', 'AAPL', 'buy', 1, 'b', 'unknown', '2026-08-10T15:30:00.000Z', '2026-08-10T15:30:00.000Z'),
       ('q500-00000000000000000000', 'bot-a', 'trend', 'AAPL', 'buy', 1, 'b', 'unknown', '2026-08-10T15:30:00.000Z', '2026-08-10T15:30:00.000Z')`);
     raw.close();
-    const { orders } = listDoubtfulOrders({ db: open(bot), now: bot.sim.now(), graceMs: 30_000 });
+    const { orders } = await listDoubtfulOrders({ db: open(bot), now: bot.sim.now(), graceMs: 30_000 });
     const kinds = Object.fromEntries(orders.map((o) => [o.clientOrderId, o.idCheck.kind]));
     expect(kinds).toEqual({ "manual-123": "foreign", "q500-00000000000000000000": "corrupt" });
   });
@@ -175,7 +175,7 @@ describe("listDoubtfulOrders", () => {
       await bot.writer.sendOnce({ strategy: "s", symbol: "AAPL", side: "buy", qty: 1, bar: "b1" });
     }
     const db = open(a);
-    expect(listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000, botId: "bot-b" }).orders.map((o) => o.botId)).toEqual(["bot-b"]);
-    expect(listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000 }).total).toBe(2);
+    expect((await listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000, botId: "bot-b" })).orders.map((o) => o.botId)).toEqual(["bot-b"]);
+    expect((await listDoubtfulOrders({ db, now: a.sim.now(), graceMs: 30_000 })).total).toBe(2);
   });
 });

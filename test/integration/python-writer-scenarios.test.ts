@@ -104,14 +104,14 @@ function tables(file: string): Record<string, unknown[]> {
 }
 
 /** What the console shows of a journal at one instant, through its own queries. */
-function consoleView(file: string, now: Date, from: string) {
+async function consoleView(file: string, now: Date, from: string) {
   const { db, close } = consoleDb(file);
   cleanup.push(close);
   const incidents = listIncidents({ db, bot: null, now });
   return {
-    overview: getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: GRACE_MS }),
-    doubtful: listDoubtfulOrders({ db, now, graceMs: GRACE_MS }),
-    breakers: getBreakerBoard({ db, now }),
+    overview: await getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: GRACE_MS }),
+    doubtful: await listDoubtfulOrders({ db, now, graceMs: GRACE_MS }),
+    breakers: await getBreakerBoard({ db, now }),
     incidents,
     stories: incidents.items.map((i) => getIncidentStory({ db, id: i.id, now })),
     timeline: getIncidentTimeline({
@@ -123,23 +123,23 @@ function consoleView(file: string, now: Date, from: string) {
 }
 
 describe.each([
-  ["double-buy-avoided", (v: ReturnType<typeof consoleView>) => expect(v.breakers.bots.every((b) => b.breaker?.halted === false)).toBe(true)],
+  ["double-buy-avoided", (v: Awaited<ReturnType<typeof consoleView>>) => expect(v.breakers.bots.every((b) => b.breaker?.halted === false)).toBe(true)],
   [
     "lost-reply-unknown",
-    (v: ReturnType<typeof consoleView>) => {
+    (v: Awaited<ReturnType<typeof consoleView>>) => {
       expect(v.doubtful.orders.map((o) => [o.botId, o.state, o.idCheck.kind])).toEqual([["alpha", "unknown", "ok"]]);
       expect(v.incidents.items).toHaveLength(1);
     },
   ],
   [
     "unknown-position",
-    (v: ReturnType<typeof consoleView>) => {
+    (v: Awaited<ReturnType<typeof consoleView>>) => {
       expect(v.incidents.items.map((i) => i.botId)).toEqual(["alpha"]);
       expect(v.stories[0]?.story.cause.reason).toBe("unknown position SOLUSDT -12.5");
     },
   ],
-  ["size-drift", (v: ReturnType<typeof consoleView>) => expect(v.stories[0]?.story.cause.reason).toBe("size drift AAPL: book +100 vs exchange +60")],
-  ["in-flight", (v: ReturnType<typeof consoleView>) => expect(v.timeline.events.some((e) => e.kind === "skipped")).toBe(true)],
+  ["size-drift", (v: Awaited<ReturnType<typeof consoleView>>) => expect(v.stories[0]?.story.cause.reason).toBe("size drift AAPL: book +100 vs exchange +60")],
+  ["in-flight", (v: Awaited<ReturnType<typeof consoleView>>) => expect(v.timeline.events.some((e) => e.kind === "skipped")).toBe(true)],
 ] as const)("scenario %s written by the Python writer", (name, story) => {
   it("reads on the console exactly as the TypeScript writer's journal, row for row", async () => {
     const { result, trace } = await typescriptRun(name);
@@ -149,8 +149,8 @@ describe.each([
     expect(tables(pyFile)).toEqual(tables(result.file));
     await expectPostgresReplayEqual(name, trace, result.file);
     const now = new Date(result.to);
-    const ts = consoleView(result.file, now, result.from);
-    const py = consoleView(pyFile, now, result.from);
+    const ts = await consoleView(result.file, now, result.from);
+    const py = await consoleView(pyFile, now, result.from);
     story(py);
     expect(py).toEqual(ts);
     // The doubtful list recomputes every id from its row: the Python ids must pass as the bot's own.
@@ -191,11 +191,11 @@ describe("scenario size-drift, then the operator's book correction, clear and ha
     expect(tables(pyFile)).toEqual(tables(result.file));
     await expectPostgresReplayEqual("size-drift-operator", trace, result.file);
     const now = new Date(result.to);
-    const py = consoleView(pyFile, now, result.from);
+    const py = await consoleView(pyFile, now, result.from);
     expect(py.incidents.items.map((i) => [i.botId, i.status])).toEqual([
       ["beta", "open"],
       ["beta", "cleared"],
     ]);
-    expect(py).toEqual(consoleView(result.file, now, result.from));
+    expect(py).toEqual(await consoleView(result.file, now, result.from));
   });
 });

@@ -47,8 +47,8 @@ describe("a journal written with plain SQL", () => {
   const { db: sqlite } = openJournalReader(file, { migrationsDir });
   const db = drizzle(sqlite, { schema });
 
-  it("lists its bots with breaker state, heartbeat age and last reconciliation", () => {
-    const bots = listBots({ db, now: new Date(now), heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 });
+  it("lists its bots with breaker state, heartbeat age and last reconciliation", async () => {
+    const bots = await listBots({ db, now: new Date(now), heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 });
     expect(bots.map((b) => [b.botId, b.status])).toEqual([
       ["py-meanrev", "halted"],
       ["py-momentum", "running"],
@@ -60,18 +60,18 @@ describe("a journal written with plain SQL", () => {
     expect(bots[1]!.lastReconciliation).toMatchObject({ outcome: "clean", ageMs: 4_000 });
   });
 
-  it("keeps the deterministic id the bot computed, and the library agrees on it", () => {
+  it("keeps the deterministic id the bot computed, and the library agrees on it", async () => {
     const row = db.query.orders.findFirst({ where: (o, { eq }) => eq(o.clientOrderId, id) }).sync();
     expect(row?.clientOrderId).toBe("q500-d802a55a0df8ed0d3231");
     expect(classifyOrder(row!, { now: new Date(now), graceMs: 30_000 })).toBe("doubtful");
   });
 
-  it("classifies its reconciliation rows with the shared book diff", () => {
+  it("classifies its reconciliation rows with the shared book diff", async () => {
     const rows = db.select().from(schema.reconciliationPositions).all();
     expect(rows.map((r) => diffLine(r).drift).sort()).toEqual(["none", "unknown_position"]);
   });
 
-  it("rejects rows that break the contract instead of storing them", () => {
+  it("rejects rows that break the contract instead of storing them", async () => {
     const w = new Database(file);
     expect(() =>
       w.exec(`INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, created_at, updated_at)

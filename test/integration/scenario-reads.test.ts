@@ -42,8 +42,8 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     expect(j.result.bots.length).toBeGreaterThan(0);
   });
 
-  it("overview: each bot's halt matches the breaker, each line the latest compared cycle", () => {
-    const o = getOverview({ db: j.db, now: j.now, ...config });
+  it("overview: each bot's halt matches the breaker, each line the latest compared cycle", async () => {
+    const o = await getOverview({ db: j.db, now: j.now, ...config });
     for (const outcome of j.result.bots) {
       const bot = o.bots.find((b) => b.botId === outcome.botId)!;
       expect(bot.breaker?.halted).toBe(outcome.halted);
@@ -67,8 +67,8 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     }
   });
 
-  it("doubtful orders: exactly the unknown orders and the stale created/sent ones", () => {
-    const { orders, total } = listDoubtfulOrders({ db: j.db, now: j.now, graceMs: config.doubtfulGraceMs });
+  it("doubtful orders: exactly the unknown orders and the stale created/sent ones", async () => {
+    const { orders, total } = await listDoubtfulOrders({ db: j.db, now: j.now, graceMs: config.doubtfulGraceMs });
     const cutoff = new Date(j.now.getTime() - config.doubtfulGraceMs).toISOString();
     const expected = j.raw
       .prepare(`SELECT client_order_id FROM orders WHERE state = 'unknown' OR (state IN ('created','sent') AND updated_at < ?) ORDER BY client_order_id`)
@@ -79,8 +79,8 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     for (const o of orders) expect(o.idCheck.kind).toBe("ok"); // the demo's ids all recompute
   });
 
-  it("breaker board: every trip and clear, with the cycle that caused each trip", () => {
-    const board = getBreakerBoard({ db: j.db, now: j.now, pageSize: 500 });
+  it("breaker board: every trip and clear, with the cycle that caused each trip", async () => {
+    const board = await getBreakerBoard({ db: j.db, now: j.now, pageSize: 500 });
     const events = j.raw.prepare(`SELECT bot_id AS botId, kind, reconciliation_id AS rid FROM breaker_events ORDER BY id`).all() as {
       botId: string;
       kind: string;
@@ -92,7 +92,7 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     }
   });
 
-  it("incident timeline: every row of every source in the scenario's window, in time order", () => {
+  it("incident timeline: every row of every source in the scenario's window, in time order", async () => {
     const window = { from: j.result.from, to: new Date(j.now.getTime() + 60_000).toISOString() };
     const t = getIncidentTimeline({ db: j.db, window, filters: { bot: null, kinds: [...INCIDENT_KINDS] } });
     const count = (sql: string) => j.raw.prepare(sql).pluck().get(window.from, window.to) as number;
@@ -107,7 +107,7 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     expect([...times].sort()).toEqual(times);
   });
 
-  it("symbol charts: a drift episode wherever the journal has a drifting cycle, and none elsewhere", () => {
+  it("symbol charts: a drift episode wherever the journal has a drifting cycle, and none elsewhere", async () => {
     const pairs = j.raw
       .prepare(`SELECT DISTINCT r.bot_id AS botId, p.symbol FROM reconciliation_positions p JOIN reconciliations r ON r.id = p.reconciliation_id`)
       .all() as { botId: string; symbol: string }[];
@@ -128,9 +128,9 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     }
   });
 
-  it("bot pages: a clear checklist that is unmet exactly where the journal says so", () => {
+  it("bot pages: a clear checklist that is unmet exactly where the journal says so", async () => {
     for (const outcome of j.result.bots) {
-      const view = getBotClearView({ db: j.db, botId: outcome.botId, now: j.now, ...config })!;
+      const view = (await getBotClearView({ db: j.db, botId: outcome.botId, now: j.now, ...config }))!;
       const doubtful = view.items.find((i) => i.key === "doubtful")!;
       const unknown = j.raw.prepare(`SELECT count(*) FROM orders WHERE bot_id = ? AND state = 'unknown'`).pluck().get(outcome.botId) as number;
       const unsettled = j.raw
@@ -149,8 +149,8 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
     }
   });
 
-  it("audit log: what the journal holds, newest first", () => {
-    const view = listAudit({ db: j.db });
+  it("audit log: what the journal holds, newest first", async () => {
+    const view = await listAudit({ db: j.db });
     const n = j.raw.prepare(`SELECT count(*) FROM audit_log`).pluck().get() as number;
     expect(view.head.entries).toBe(n);
     expect(view.entries.map((e) => e.id)).toEqual([...view.entries.map((e) => e.id)].sort((a, b) => b - a));

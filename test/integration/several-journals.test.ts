@@ -57,8 +57,8 @@ function fleet() {
   return { files, set };
 }
 
-const overviewOf = (set: SourceSet) => {
-  const read = readOverview({ names: true, set });
+const overviewOf = async (set: SourceSet) => {
+  const read = await readOverview({ names: true, set });
   if (!read.ok) throw new Error(read.error.message);
   return read.data;
 };
@@ -70,9 +70,9 @@ const statusOf = (o: Overview) =>
 const failing = (o: Overview) => (o.sources ?? []).filter((s) => !s.ok).map((s) => `${s.name}:${s.problem!.code}`);
 
 describe("several journals in one console", () => {
-  it("merges every journal's bots on the overview, each named with its source", () => {
+  it("merges every journal's bots on the overview, each named with its source", async () => {
     const { set } = fleet();
-    const o = overviewOf(set);
+    const o = await overviewOf(set);
     expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:read" });
     expect(o.sources!.map((s) => [s.name, s.ok])).toEqual([
       ["alpha", true],
@@ -81,62 +81,62 @@ describe("several journals in one console", () => {
     ]);
   });
 
-  it("shows a journal deleted mid-run as its banner and its bots UNKNOWN, the others still read, and recovers once it is back", () => {
+  it("shows a journal deleted mid-run as its banner and its bots UNKNOWN, the others still read, and recovers once it is back", async () => {
     const { files, set } = fleet();
-    overviewOf(set);
+    await overviewOf(set);
     const away = `${files.gamma}.away`;
     fs.renameSync(files.gamma, away);
-    const o = overviewOf(set);
+    const o = await overviewOf(set);
     expect(failing(o)).toEqual(["gamma:gone"]);
     expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:UNKNOWN" });
     expect(o.alarms.some((a) => a.startsWith("source gamma: the journal cannot be read"))).toBe(true);
     // The bot's own page says which journal it waits for; another bot's page is served.
-    const gammaPage = readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
+    const gammaPage = await readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
     expect(gammaPage).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
-    expect(readBotScreen("beta-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "beta-1" }), set).ok).toBe(true);
+    expect((await readBotScreen("beta-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "beta-1" }), set)).ok).toBe(true);
     // The fleet lists say so too, beside the others' rows.
-    const board = readBreakerBoard({ names: true, bot: null, before: null, set });
+    const board = await readBreakerBoard({ names: true, bot: null, before: null, set });
     expect(board.ok && board.data.bots.map((b) => b.botId)).toEqual(["alpha-1", "alpha-2", "beta-1"]);
     expect(board.ok && board.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
-    const doubtful = readDoubtfulOrders({ names: true, botId: null, set });
+    const doubtful = await readDoubtfulOrders({ names: true, botId: null, set });
     expect(doubtful.ok && "sources" in doubtful.data && doubtful.data.sources!.filter((x) => !x.ok).map((x) => x.name)).toEqual(["gamma"]);
 
     fs.renameSync(away, files.gamma);
-    const back = overviewOf(set);
+    const back = await overviewOf(set);
     expect(failing(back)).toEqual([]);
     expect(statusOf(back)["gamma-1"]).toBe("gamma:read");
   });
 
-  it("shows a journal replaced by a damaged file as its banner alone, and reads it again once restored", () => {
+  it("shows a journal replaced by a damaged file as its banner alone, and reads it again once restored", async () => {
     const { files, set } = fleet();
-    overviewOf(set);
+    await overviewOf(set);
     const good = `${files.alpha}.good`;
     fs.copyFileSync(files.alpha, good);
     fs.writeFileSync(`${files.alpha}.bad`, Buffer.alloc(8192, 0x5a));
     fs.renameSync(`${files.alpha}.bad`, files.alpha);
-    const o = overviewOf(set);
+    const o = await overviewOf(set);
     expect(failing(o)).toEqual(["alpha:not_sqlite"]);
     expect(statusOf(o)).toMatchObject({ "alpha-1": "alpha:UNKNOWN", "alpha-2": "alpha:UNKNOWN", "beta-1": "beta:read", "gamma-1": "gamma:read" });
     fs.renameSync(good, files.alpha);
-    expect(failing(overviewOf(set))).toEqual([]);
+    expect(failing(await overviewOf(set))).toEqual([]);
   });
 
   it("shows a journal another process locks as its banner, the others live, and recovers when the lock goes", async () => {
     const { files, set } = fleet();
     // A rollback-journal file, so that another process's exclusive transaction keeps readers out.
     sqliteCli(files.beta, "PRAGMA journal_mode = DELETE;");
-    overviewOf(set);
+    await overviewOf(set);
     const holder = startFault(["lock", files.beta, "rollback", "3000"]);
     cleanup.push(() => holder.kill());
     await holder.waitFor("locked");
-    const o = overviewOf(set);
+    const o = await overviewOf(set);
     expect(failing(o)).toEqual(["beta:locked"]);
     expect(statusOf(o)).toMatchObject({ "beta-1": "beta:UNKNOWN", "alpha-1": "alpha:read", "gamma-1": "gamma:read" });
     await holder.waitFor("released", 30_000);
-    expect(failing(overviewOf(set))).toEqual([]);
+    expect(failing(await overviewOf(set))).toEqual([]);
   });
 
-  it("sends one journal's trouble on the merged live view while the others stay live, and its return", () => {
+  it("sends one journal's trouble on the merged live view while the others stay live, and its return", async () => {
     const { files, set } = fleet();
     const watcher = new JournalWatcher(set, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
     cleanup.push(() => watcher.stop());
@@ -144,25 +144,26 @@ describe("several journals in one console", () => {
     const parsed = parseLiveViewList("overview");
     if (!parsed.ok) throw new Error(parsed.message);
     watcher.subscribe({ send: (f) => f !== PING_FRAME && events.push(JSON.parse(/\ndata: (.*)\n\n$/.exec(f)![1]!)) }, parsed.value, true);
+    await watcher.ready;
     expect(events.at(-1)!.data!.bots).toHaveLength(4);
     fs.renameSync(files.beta, `${files.beta}.away`);
-    watcher.tick();
+    await watcher.tick();
     expect(events.at(-1)).toMatchObject({ ok: true });
     expect(failing(events.at(-1)!.data!)).toEqual(["beta:gone"]);
     expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:UNKNOWN");
     // Another journal still moves on the same stream.
     sqliteCli(files.alpha, `UPDATE breakers SET halted = 1, reason = 'test', version = version + 1 WHERE bot_id = 'alpha-1';`);
-    watcher.tick();
+    await watcher.tick();
     expect(events.at(-1)!.data!.bots.find((b) => b.botId === "alpha-1")!.breaker!.halted).toBe(true);
     fs.renameSync(`${files.beta}.away`, files.beta);
-    watcher.tick();
+    await watcher.tick();
     expect(failing(events.at(-1)!.data!)).toEqual([]);
     expect(statusOf(events.at(-1)!.data!)["beta-1"]).toBe("beta:read");
   });
 
   it("scrapes every journal for Prometheus: one unreadable journal is its own readable 0 with its reason, the others' bots still scraped", async () => {
     const { files, set } = fleet();
-    const scrape = async () => (await metricsText(readMetrics(set))).body;
+    const scrape = async () => (await metricsText(await readMetrics(set))).body;
     const before = await scrape();
     for (const name of ["alpha", "beta", "gamma"]) {
       expect(before).toContain(`driftwatch_journal_readable{reason="",source="${name}"} 1`);
@@ -196,19 +197,19 @@ describe("several journals in one console", () => {
     expect(auditRows(files.beta).map((r) => [r.action, r.target, r.outcome])).toEqual([["halt_bot", "beta-1", "applied"]]);
     expect(auditRows(files.alpha)).toEqual([]);
     expect(auditRows(files.gamma)).toEqual([]);
-    expect(statusOf(overviewOf(set))["beta-1"]).toBe("beta:read");
-    expect(overviewOf(set).bots.find((b) => b.botId === "beta-1")!.breaker!.halted).toBe(true);
+    expect(statusOf(await overviewOf(set))["beta-1"]).toBe("beta:read");
+    expect((await overviewOf(set)).bots.find((b) => b.botId === "beta-1")!.breaker!.halted).toBe(true);
   });
 
-  it("refuses an action for a bot whose journal cannot be read, naming that journal", () => {
+  it("refuses an action for a bot whose journal cannot be read, naming that journal", async () => {
     const { files, set } = fleet();
-    overviewOf(set);
+    await overviewOf(set);
     fs.renameSync(files.gamma, `${files.gamma}.away`);
     expect(actionSource(set, { botId: "gamma-1" })).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
     fs.renameSync(`${files.gamma}.away`, files.gamma);
   });
 
-  it("routes an order's action by its client order id to the journal that holds the order", () => {
+  it("routes an order's action by its client order id to the journal that holds the order", async () => {
     const { files, set } = fleet();
     const at = new Date().toISOString();
     sqliteCli(
@@ -219,7 +220,7 @@ describe("several journals in one console", () => {
     expect(target.ok && target.source.name).toBe("gamma");
   });
 
-  it("refuses a bot id two journals hold: on its page, for an action, and on the overview's alarms, naming both", () => {
+  it("refuses a bot id two journals hold: on its page, for an action, and on the overview's alarms, naming both", async () => {
     const a = journalWith("left", ["twin"]);
     const b = journalWith("right", ["twin"]);
     const set = new SourceSet([
@@ -227,11 +228,11 @@ describe("several journals in one console", () => {
       { name: "right", kind: "sqlite", file: b, journal: new JournalSource(b, { migrationsDir, log: () => {} }) },
     ]);
     cleanup.push(() => set.close());
-    const page = readBotScreen("twin", (ctx) => loadBotClear({ ...ctx, names: true, botId: "twin" }), set);
+    const page = await readBotScreen("twin", (ctx) => loadBotClear({ ...ctx, names: true, botId: "twin" }), set);
     expect(page).toMatchObject({ ok: false, error: { code: "bot_clash" } });
     expect(!page.ok && page.error.problem).toMatch(/bot twin is in two journals: source left \(.*left.*\) and source right/);
     expect(actionSource(set, { botId: "twin" })).toMatchObject({ ok: false, error: { code: "bot_clash" } });
-    expect(overviewOf(set).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
+    expect((await overviewOf(set)).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
   });
 
   /** The console's start-up check on these journals, as `npm start` runs it: what it threw, and what it logged before (then the thrown message). */
@@ -282,7 +283,7 @@ describe("several journals in one console", () => {
     expect(message.match(/Bot ids must be unique/g)).toHaveLength(1);
   });
 
-  it("merges every journal's audit chain on the audit page, and verifies each chain on its own with npm run audit -- verify", () => {
+  it("merges every journal's audit chain on the audit page, and verifies each chain on its own with npm run audit -- verify", async () => {
     const { files, set } = fleet();
     const accounts = path.join(tempDir("fleet-accounts"), "accounts.db");
     const key = resolveAuditKey({ configured: undefined, accountsDbPath: accounts, log: () => {} });
@@ -295,7 +296,7 @@ describe("several journals in one console", () => {
     entry(files.beta, "2026-12-01T10:01:00.000Z", "beta-1");
     entry(files.alpha, "2026-12-01T10:02:00.000Z", "alpha-2");
 
-    const page = readAudit({ names: true, actor: null, action: null, before: null, source: null, set });
+    const page = await readAudit({ names: true, actor: null, action: null, before: null, source: null, set });
     if (!page.ok) throw new Error(page.error.message);
     expect(page.data.entries.map((e) => `${e.source}#${e.id} ${e.target}`)).toEqual(["alpha#2 alpha-2", "beta#1 beta-1", "alpha#1 alpha-1"]);
     expect("chains" in page.data && page.data.chains!.map((c) => [c.name, c.head?.entries])).toEqual([
@@ -303,7 +304,7 @@ describe("several journals in one console", () => {
       ["beta", 1],
       ["gamma", 0],
     ]);
-    const onlyBeta = readAudit({ names: true, actor: null, action: null, before: null, source: "beta", set });
+    const onlyBeta = await readAudit({ names: true, actor: null, action: null, before: null, source: "beta", set });
     expect(onlyBeta.ok && onlyBeta.data.entries.map((e) => e.target)).toEqual(["beta-1"]);
 
     const verify = () => {
@@ -326,9 +327,9 @@ describe("several journals in one console", () => {
     expect(broken.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
   });
 
-  it("says on a screen not yet merged (the incidents) that it reads the first journal only, naming the others", () => {
+  it("says on a screen not yet merged (the incidents) that it reads the first journal only, naming the others", async () => {
     const { set } = fleet();
-    const read = readFirstJournal(loadIncidentBots, set);
+    const read = await readFirstJournal(loadIncidentBots, set);
     expect(read.ok && read.journal.warnings[0]).toBe("This page reads journal alpha only, the first of 3: what happened in beta, gamma is not shown here yet.");
   });
 });

@@ -36,7 +36,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
   });
   afterAll(() => j?.sqlite.close());
 
-  it("draws every compared cycle of the window and shades both AAPL drifts, the one-cycle one included", () => {
+  it("draws every compared cycle of the window and shades both AAPL drifts, the one-cycle one included", async () => {
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "AAPL", range: all, now });
     expect(chart.samples).toBe(180);
     expect(chart.points).toHaveLength(180);
@@ -53,7 +53,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart.notice).toBeNull();
   });
 
-  it("marks each trip and clear of the bot's breaker, with the cycle that caused a trip", () => {
+  it("marks each trip and clear of the bot's breaker, with the cycle that caused a trip", async () => {
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "AAPL", range: all, now });
     expect(chart.markers.map((m) => [m.kind, m.actor])).toEqual([
       ["trip", "bot"],
@@ -75,7 +75,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart.markers.filter((m) => m.kind === "clear").map((m) => m.at)).toEqual(s.clears);
   });
 
-  it("keeps the one-cycle drift and both books' extremes when squeezed into a few points", () => {
+  it("keeps the one-cycle drift and both books' extremes when squeezed into a few points", async () => {
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "AAPL", range: all, now, maxPoints: 28 });
     expect(chart.points.length).toBeLessThanOrEqual(28);
     expect(chart.bucketMs).not.toBeNull();
@@ -87,7 +87,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart.points.map((p) => p.theirs)).toContain(499);
   });
 
-  it("shades a position the bot never opened, for the one cycle it lasted", () => {
+  it("shades a position the bot never opened, for the one cycle it lasted", async () => {
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "BTCUSDT", range: all, now });
     expect(chart.episodes).toEqual([{ kind: "unknown_position", from: ms(s.cycleAt[90]!), to: ms(s.cycleAt[91]!), ongoing: false, samples: 1, merged: 1 }]);
     // Cycles that do not mention BTCUSDT saw it flat on both sides.
@@ -95,7 +95,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart.points.find((p) => p.t === ms(s.cycleAt[90]!))).toMatchObject({ ours: 0, theirs: 0.5, drift: "unknown_position" });
   });
 
-  it("starts a window that opens mid-drift with the state of the cycle before it", () => {
+  it("starts a window that opens mid-drift with the state of the cycle before it", async () => {
     const from = new Date(ms(s.cycleAt[65]!) + 500).toISOString();
     const chart = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "AAPL", range: { kind: "custom", from, to: s.cycleAt[80]! }, now });
     expect(chart.points[0]).toMatchObject({ t: ms(from), ours: 500, theirs: 300 });
@@ -103,7 +103,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(chart.episodes[0]).toMatchObject({ kind: "size_drift", from: ms(from), to: ms(s.cycleAt[71]!) });
   });
 
-  it("follows now for the last 15 min, and points at the latest data once it is older than that", () => {
+  it("follows now for the last 15 min, and points at the latest data once it is older than that", async () => {
     const live = getSymbolChart({ db: j.db, botId: "bot-a", symbol: "AAPL", range: { kind: "15m" }, now });
     expect(live.window.live).toBe(true);
     expect(live.samples).toBe(180);
@@ -120,7 +120,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(day.samples).toBe(180);
   });
 
-  it("lists the symbol's orders newest first, each with its event history", () => {
+  it("lists the symbol's orders newest first, each with its event history", async () => {
     const { orders, more } = listSymbolOrders({ db: j.db, botId: "bot-a", symbol: "AAPL", limit: 20, now, ...thresholds });
     expect(more).toBe(false);
     expect(orders.map((o) => [o.side, o.qty, o.state, o.filledQty, o.attempts])).toEqual([
@@ -137,26 +137,26 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(JSON.parse(orders[1]!.events[1]!.detail)).toMatchObject({ status: "filled", filledQty: 500 });
   });
 
-  it("pages the orders: a short page says there are more", () => {
+  it("pages the orders: a short page says there are more", async () => {
     const page = listSymbolOrders({ db: j.db, botId: "bot-a", symbol: "AAPL", limit: 1, now, ...thresholds });
     expect(page.more).toBe(true);
     expect(page.orders.map((o) => o.side)).toEqual(["sell"]);
   });
 
-  it("flags an order nobody can settle as doubtful, with its last error", () => {
+  it("flags an order nobody can settle as doubtful, with its last error", async () => {
     const { orders } = listSymbolOrders({ db: j.db, botId: "bot-a", symbol: "ETHUSDT", limit: 20, now, ...thresholds });
     expect(orders).toHaveLength(1);
     expect(orders[0]).toMatchObject({ state: "unknown", class: "doubtful", attempts: 1, lastError: expect.stringMatching(/lookup failed/) });
     expect(orders[0]!.events.map((e) => e.kind)).toEqual(["intent", "timeout", "error", "error", "status"]);
   });
 
-  it("shows the bot's reduce-only close of the position it never opened", () => {
+  it("shows the bot's reduce-only close of the position it never opened", async () => {
     const { orders } = listSymbolOrders({ db: j.db, botId: "bot-a", symbol: "BTCUSDT", limit: 20, now, ...thresholds });
     expect(orders.map((o) => [o.strategy, o.side, o.qty, o.state])).toEqual([["reconcile", "sell", 0.5, "filled"]]);
   });
 
-  it("gives the symbol's current book line and its halted bot", () => {
-    const state = getSymbolState({ db: j.db, botId: "bot-a", symbol: "AAPL", now, ordersLimit: 20, ...thresholds });
+  it("gives the symbol's current book line and its halted bot", async () => {
+    const state = await getSymbolState({ db: j.db, botId: "bot-a", symbol: "AAPL", now, ordersLimit: 20, ...thresholds });
     if (!state.found) throw new Error("expected the symbol to be found");
     expect(state.line).toMatchObject({ ours: 400, theirs: 400, difference: 0, drift: "none", driftSince: null, at: s.cycleAt[180], qtyStep: 1 });
     expect(state.latestAt).toBe(s.cycleAt[180]);
@@ -166,13 +166,13 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(state.moreOrders).toBe(false);
   });
 
-  it("reads a symbol a later cycle left out as flat on both sides", () => {
-    const state = getSymbolState({ db: j.db, botId: "bot-a", symbol: "BTCUSDT", now, ordersLimit: 20, ...thresholds });
+  it("reads a symbol a later cycle left out as flat on both sides", async () => {
+    const state = await getSymbolState({ db: j.db, botId: "bot-a", symbol: "BTCUSDT", now, ordersLimit: 20, ...thresholds });
     if (!state.found) throw new Error("expected the symbol to be found");
     expect(state.line).toMatchObject({ ours: 0, theirs: 0, drift: "none", at: s.cycleAt[180] });
   });
 
-  it("tells an unknown bot from an unknown symbol, and names the bot's symbols", () => {
+  it("tells an unknown bot from an unknown symbol, and names the bot's symbols", async () => {
     expect(findBotSymbol({ db: j.db, botId: "bot-z", symbol: "AAPL" })).toEqual({
       found: false,
       reason: "no_bot",
@@ -189,13 +189,13 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     });
     // ETHUSDT was never reconciled, but the bot ordered it.
     expect(findBotSymbol({ db: j.db, botId: "bot-a", symbol: "ETHUSDT" })).toEqual({ found: true });
-    expect(getSymbolState({ db: j.db, botId: "bot-a", symbol: "DOGE", now, ordersLimit: 20, ...thresholds })).toMatchObject({
+    expect(await getSymbolState({ db: j.db, botId: "bot-a", symbol: "DOGE", now, ordersLimit: 20, ...thresholds })).toMatchObject({
       found: false,
       reason: "no_symbol",
     });
   });
 
-  it("reads by index, never by scanning a table", () => {
+  it("reads by index, never by scanning a table", async () => {
     const plan = (text: string) =>
       (j.sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => "x")) as { detail: string }[])
         .map((r) => r.detail)
@@ -249,7 +249,7 @@ describe("20 days of history", () => {
   }, 120_000);
   afterAll(() => sqlite?.close());
 
-  it("draws 20 days in at most 2,000 points and still shades the one drifting cycle", () => {
+  it("draws 20 days in at most 2,000 points and still shades the one drifting cycle", async () => {
     const range = { kind: "custom" as const, from: new Date(T0).toISOString(), to: new Date(T0 + N * EVERY).toISOString() };
     const chart = getSymbolChart({ db, botId: "bot-a", symbol: "AAPL", range, now: new Date(T0 + 30 * 86_400_000) });
     expect(chart.samples).toBe(N);
@@ -263,7 +263,7 @@ describe("20 days of history", () => {
     expect(chart.points).toContainEqual({ t: T0 + ONE_CYCLE * EVERY, ours: 500, theirs: 498, drift: "size_drift" });
   });
 
-  it("gives each bot its own chart on a shared journal", () => {
+  it("gives each bot its own chart on a shared journal", async () => {
     const range = { kind: "custom" as const, from: new Date(T0).toISOString(), to: new Date(T0 + 86_400_000).toISOString() };
     const b = getSymbolChart({ db, botId: "bot-b", symbol: "AAPL", range, now: new Date(T0 + 30 * 86_400_000) });
     expect(b.samples).toBe(9);

@@ -47,6 +47,12 @@ export interface PostgresServer {
   dir: string;
   /** How long initdb plus start took, in milliseconds (printed by the tests, never asserted). */
   startMs: number;
+  /** Stops the server and keeps its folder, for a test of a server that goes away and comes back (resume). */
+  halt: () => Promise<void>;
+  /** Starts a halted server again, on the same port. */
+  resume: () => Promise<void>;
+  /** The server's pg_hba.conf: a test that needs a password prepends its line and reloads. */
+  hbaFile: string;
   stop: () => Promise<void>;
 }
 
@@ -105,6 +111,13 @@ export async function startPostgres(opts: { label?: string; users?: PostgresUser
       userUrls: Object.fromEntries(users.map((u) => [u.name, `postgresql://${u.name}:${encodeURIComponent(u.password)}@127.0.0.1:${port}/postgres`])),
       dir,
       startMs,
+      hbaFile: path.join(data, "pg_hba.conf"),
+      halt: async () => {
+        await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
+      },
+      resume: async () => {
+        await pg("pg_ctl", ["-D", data, "-o", settings.join(" "), "-l", log, "-w", "-t", "60", "start"]);
+      },
       stop: async () => {
         if (stopped) return;
         stopped = true;

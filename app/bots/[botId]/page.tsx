@@ -22,7 +22,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, BOT_ID_MAX);
   const names = await readerSeesNames();
-  const read = readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }));
+  const read = await readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }));
   if (!read.ok) {
     return <JournalUnavailable error={read.error} source={read.source} />;
   }

@@ -24,7 +24,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
   const id = parseIncidentId((await params).id);
   if (id === null) notFound();
   const names = await readerSeesNames();
-  const read = readFirstJournal((ctx) => loadIncidentStory({ ...ctx, names, id }));
+  const read = await readFirstJournal((ctx) => loadIncidentStory({ ...ctx, names, id }));
   if (!read.ok) return <JournalUnavailable error={read.error} />;
   const view = read.data;
   if (!view) notFound();

@@ -27,8 +27,8 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const range = parsed.ok ? parsed.range : null;
   const names = await readerSeesNames();
   // The same loaders as the two polling routes, on one clock: the chart only for a symbol that exists.
-  const read = readBotScreen(botId, (ctx) => {
-    const state = loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit: ORDERS_PAGE });
+  const read = await readBotScreen(botId, async (ctx) => {
+    const state = await loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit: ORDERS_PAGE });
     const chart = state.found && range ? loadSymbolChart({ ...ctx, names, botId, symbol, range }) : null;
     return { state, chart };
   });

@@ -1,0 +1,12 @@
+/**
+ * The fragments where SQLite and PostgreSQL SQL differ, one function each (the doubtful rule's
+ * time pattern lives with the rule, in lib/journal/order-state.ts), so a query is
+ * written once and asks for the fragment by the handle's dialect (lib/db/query.ts).
+ */
+import type { Dialect } from "./query";
+
+/** A JSON object as text: SQLite's json_object, PostgreSQL's json_build_object cast to text (so both parse it the same way). */
+export function jsonObjectSql(dialect: Dialect, pairs: [string, string][]): string {
+  const args = pairs.map(([k, v]) => `'${k}', ${v}`).join(", ");
+  return dialect === "sqlite" ? `json_object(${args})` : `json_build_object(${args})::text`;
+}
