@@ -297,26 +297,32 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
 
   // The order events by minute and kind: how many, and how many surely routine. A time that is not
   // the contract's has no minute here, and sends the window to foldTimeline.
+  // One pass over the window's order events, each judged once (the send's order looked up once):
+  // materialised, so the judgement is not made again for the count and for the list of the others.
   const counted = statement(
     db,
-    `SELECT CASE WHEN e.at GLOB '${CANONICAL_AT_GLOB}' THEN substr(e.at, 1, 16) END AS minute, e.kind, count(*), sum(${routine})
-     ${orders.from} GROUP BY minute, e.kind`,
+    `WITH judged AS MATERIALIZED (
+       SELECT CASE WHEN e.at GLOB '${CANONICAL_AT_GLOB}' THEN substr(e.at, 1, 16) END AS minute, e.kind AS kind, e.id AS id, ${routine} AS surely
+       ${orders.from})
+     SELECT minute, kind, count(*), sum(surely), group_concat(CASE WHEN surely THEN NULL ELSE id END) FROM judged GROUP BY minute, kind`,
   )
     .raw(true)
-    .all(bound) as [minute: string | null, kind: string, n: number, routine: number][];
+    .all(bound) as [minute: string | null, kind: string, n: number, routine: number, unsure: string | null][];
   let total = 0;
+  const unsureIds: number[] = [];
   const minutes = new Map<string, CountedMinute>();
   const minuteFor = (key: string) => {
     let m = minutes.get(key);
     if (!m) minutes.set(key, (m = { key, start: Date.parse(`${key}:00.000Z`), orders: 0, counts: new Map(), read: [] }));
     return m;
   };
-  for (const [key, kind, n, surely] of counted) {
+  for (const [key, kind, n, surely, unsure] of counted) {
     if (key === null) return null;
     total += n;
     const m = minuteFor(key);
     m.orders += n;
     if (surely > 0) countRoutine(m.counts, "order", kind, surely);
+    if (unsure !== null) for (const id of unsure.split(",")) unsureIds.push(Number(id));
   }
 
   // Everything else, read and worded as getIncidentTimeline reads it.
@@ -324,9 +330,12 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
     .map((s) => s.select(f))
     .filter((s): s is string => s !== null)
     .map((arm) => statement(db, `${arm} ORDER BY at, rowId LIMIT @limit`).raw(true).all(bound) as RawRow[]);
-  const unsure = statement(db, `${orderArm(f)} AND NOT ${routine} ORDER BY at, rowId LIMIT @limit`)
-    .raw(true)
-    .all(bound) as RawRow[];
+  const unsure =
+    unsureIds.length === 0
+      ? []
+      : (statement(db, `${orderArm(f)} AND e.id IN (SELECT value FROM json_each(@ids)) ORDER BY at, rowId LIMIT @limit`)
+          .raw(true)
+          .all({ ...bound, ids: JSON.stringify(unsureIds) }) as RawRow[]);
   for (const list of others) total += list.length;
   if (total > limit) return null;
   const rows = mergeByTime([...others, unsure], limit + 1);

@@ -68,7 +68,7 @@ function tree(pid: number): number[] {
 }
 
 /** CPU time of a process tree in ms: every thread's run time (schedstat, ns), so no 10 ms clock ticks. */
-function treeCpuMs(pid: number): number {
+export function treeCpuMs(pid: number): number {
   let ns = 0;
   for (const p of tree(pid)) {
     let tasks: string[] = [];
