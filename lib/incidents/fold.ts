@@ -113,7 +113,7 @@ export interface TimelineMinute {
   start: number;
   /** Every event of the minute, shown or folded. */
   total: number;
-  /** The events listed: all of them, or the notable ones when `fold` is set. */
+  /** The events listed: the notable ones when `fold` is set (and the minute has a time), else all of them. */
   shown: IncidentEvent[];
   fold: FoldedMinute | null;
 }
@@ -140,7 +140,8 @@ export function foldTimeline(events: readonly IncidentEvent[], over = FOLD_ROUTI
   }
   return groups.map((g) => {
     const fold = foldMinute(g.events, over, unchanged);
-    return { start: g.start, total: g.events.length, shown: fold ? fold.notable : g.events, fold };
+    // Events whose time cannot be read have no minute to open from the export: listed whole.
+    return { start: g.start, total: g.events.length, shown: fold && !Number.isNaN(g.start) ? fold.notable : g.events, fold };
   });
 }
 
