@@ -104,11 +104,8 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     return <JournalUnavailable error={found.error} />;
   }
   const { window, timeline } = found.data;
-  const { events } = timeline;
-  const trips = events.filter((e) => e.source === "breaker" && e.kind === "trip").length;
-  const unknown = events.reduce((n, e) => n + e.drifts.filter((d) => d.drift === "unknown_position").length, 0);
-  const unknownOrders = events.filter((e) => e.source === "order" && e.severity === "emergency").length;
-  const operatorActions = events.filter((e) => e.operator).length;
+  const { count } = timeline;
+  const { trips, unknownPositions: unknown, unknownOrders, operatorActions } = timeline.tallies;
   const width = Date.parse(window.to) - Date.parse(window.from);
   const allKinds = filters.kinds.length === INCIDENT_KINDS.length;
 
@@ -148,7 +145,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           {allKinds ? "" : `, ${filters.kinds.join(", ")} only`}.{window.defaulted ? ` ${defaultedWords[window.defaulted]}` : ""}
         </p>
         <p className="text-sm" data-testid="window-counts">
-          <strong>{events.length.toLocaleString("en-US")}</strong> event{events.length === 1 ? "" : "s"}
+          <strong>{count.toLocaleString("en-US")}</strong> event{count === 1 ? "" : "s"}
           {trips > 0 && (
             <>
               {" · "}
@@ -198,14 +195,14 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             className="rounded border-2 border-amber-600 bg-amber-50 p-3 text-sm font-semibold text-amber-950 dark:bg-amber-950 dark:text-amber-50"
           >
             This window holds more than {timeline.limit.toLocaleString("en-US")} events: only the first {timeline.limit.toLocaleString("en-US")} are shown, up
-            to <UtcTime iso={events.at(-1)?.at ?? window.to} className="font-mono" />. Narrow the window, filter by bot or kind, or continue from{" "}
-            <Link href={incidentHref({ from: events.at(-1)?.at ?? window.from, to: window.to }, filters)} className="underline">
+            to <UtcTime iso={timeline.lastAt ?? window.to} className="font-mono" />. Narrow the window, filter by bot or kind, or continue from{" "}
+            <Link href={incidentHref({ from: timeline.lastAt ?? window.from, to: window.to }, filters)} className="underline">
               the last event shown
             </Link>
             .
           </p>
         )}
-        {events.length === 0 ? (
+        {count === 0 ? (
           <div className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="timeline-empty">
             {window.defaulted === "empty_journal" ? (
               <p>
@@ -223,7 +220,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             )}
           </div>
         ) : (
-          <IncidentTimeline events={events} window={window} filters={filters} />
+          <IncidentTimeline minutes={timeline.minutes} window={window} filters={filters} />
         )}
       </section>
     </div>

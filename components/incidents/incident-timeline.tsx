@@ -1,26 +1,9 @@
 import { formatAge } from "@/lib/text/format";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { FOLD_ROUTINE_OVER, foldMinute, unchangedDrifts } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, type TimelineMinute } from "@/lib/incidents/fold";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
-
-interface Minute {
-  start: number;
-  events: IncidentEvent[];
-}
-
-function byMinute(events: readonly IncidentEvent[]): Minute[] {
-  const out: Minute[] = [];
-  for (const e of events) {
-    const t = Date.parse(e.at);
-    const start = Number.isNaN(t) ? NaN : Math.floor(t / MINUTE_MS) * MINUTE_MS;
-    const last = out.at(-1);
-    if (last && (last.start === start || (Number.isNaN(start) && Number.isNaN(last.start)))) last.events.push(e);
-    else out.push({ start, events: [e] });
-  }
-  return out;
-}
 
 const minuteTitle = (start: number) => (Number.isNaN(start) ? "unreadable time" : `${new Date(start).toISOString().slice(0, 16).replace("T", " ")} UTC`);
 
@@ -49,9 +32,7 @@ function minuteWindow(start: number, window: IncidentWindow): IncidentWindow {
  * nothing was recorded between two of them, so quiet stretches read as quiet, not as missing. A
  * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts).
  */
-export function IncidentTimeline({ events, window, filters }: { events: readonly IncidentEvent[]; window: IncidentWindow; filters: IncidentFilters }) {
-  const unchanged = unchangedDrifts(events);
-  const minutes = byMinute(events).map((m) => ({ ...m, fold: foldMinute(m.events, FOLD_ROUTINE_OVER, unchanged) }));
+export function IncidentTimeline({ minutes, window, filters }: { minutes: readonly TimelineMinute[]; window: IncidentWindow; filters: IncidentFilters }) {
   const folded = minutes.filter((m) => m.fold).length;
   return (
     <>
@@ -79,14 +60,14 @@ export function IncidentTimeline({ events, window, filters }: { events: readonly
                 <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
                   {minuteTitle(m.start)}
                   <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
-                    {m.events.length.toLocaleString("en-US")} event{m.events.length === 1 ? "" : "s"}
+                    {m.total.toLocaleString("en-US")} event{m.total === 1 ? "" : "s"}
                     {fold ? `, ${fold.notable.length} notable` : ""}
                   </span>
                 </h3>
                 {fold && !Number.isNaN(m.start) ? (
                   <FoldedMinute
                     exportHref={incidentExportHref(minuteWindow(m.start, window), filters, "json")}
-                    total={m.events.length}
+                    total={m.total}
                     routine={fold.routine}
                     summary={fold.routineKinds.map((k) => k.words).join(", ")}
                     listId={`${id}-events`}
@@ -94,7 +75,7 @@ export function IncidentTimeline({ events, window, filters }: { events: readonly
                     <EventList events={fold.notable} />
                   </FoldedMinute>
                 ) : (
-                  <EventList events={m.events} />
+                  <EventList events={m.shown} />
                 )}
               </section>
             </li>

@@ -5,6 +5,7 @@
  * the notable events of such a minute and one line counting the routine rest, which the reader can
  * open; quieter minutes are shown whole.
  */
+import { MINUTE_MS } from "../url-state/incidents";
 import type { IncidentEvent } from "./events";
 
 /** A minute with more routine events than this is folded. */
@@ -61,27 +62,105 @@ function words(source: string, kind: string, n: number): string {
   return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 }
 
+/** Routine events of one (source, kind), as a minute counts them. */
+export interface RoutineCount {
+  source: string;
+  kind: string;
+  n: number;
+}
+
+/**
+ * A minute folded from its notable events and its routine counts (keyed `<source> <kind>`), or
+ * null when it has few enough routine events to be read whole. Shared by foldMinute, which counts
+ * the events it is given, and the page's query, which counts a busy hour's routine order events in
+ * SQL without reading them (lib/queries/incidents.ts).
+ */
+export function foldCounted(notable: IncidentEvent[], counts: ReadonlyMap<string, RoutineCount>, over = FOLD_ROUTINE_OVER): FoldedMinute | null {
+  let routine = 0;
+  for (const c of counts.values()) routine += c.n;
+  if (routine <= over) return null;
+  const routineKinds = [...counts.values()]
+    .sort((a, b) => b.n - a.n || (a.source + a.kind < b.source + b.kind ? -1 : 1))
+    .map((c) => ({ words: words(c.source, c.kind, c.n), n: c.n }));
+  return { notable, routine, routineKinds };
+}
+
+/** Adds `n` routine events of (source, kind) to a minute's counts. */
+export function countRoutine(counts: Map<string, RoutineCount>, source: string, kind: string, n = 1): void {
+  const key = `${source} ${kind}`;
+  const c = counts.get(key);
+  if (c) c.n += n;
+  else counts.set(key, { source, kind, n });
+}
+
 /**
  * The minute folded, or null when it has few enough routine events to be read whole. `unchanged`
  * (from unchangedDrifts over the whole window) counts as routine too.
  */
 export function foldMinute(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER, unchanged: ReadonlySet<string> = new Set()): FoldedMinute | null {
   const notable: IncidentEvent[] = [];
-  const counts = new Map<string, { source: string; kind: string; n: number }>();
+  const counts = new Map<string, RoutineCount>();
   for (const e of events) {
-    if (!isRoutine(e) && !unchanged.has(e.id)) {
-      notable.push(e);
-      continue;
-    }
-    const key = `${e.source} ${e.kind}`;
-    const c = counts.get(key);
-    if (c) c.n += 1;
-    else counts.set(key, { source: e.source, kind: e.kind, n: 1 });
+    if (!isRoutine(e) && !unchanged.has(e.id)) notable.push(e);
+    else countRoutine(counts, e.source, e.kind);
   }
-  const routine = events.length - notable.length;
-  if (routine <= over) return null;
-  const routineKinds = [...counts.values()]
-    .sort((a, b) => b.n - a.n || (a.source + a.kind < b.source + b.kind ? -1 : 1))
-    .map((c) => ({ words: words(c.source, c.kind, c.n), n: c.n }));
-  return { notable, routine, routineKinds };
+  return foldCounted(notable, counts, over);
+}
+
+/** One minute of the page's timeline: its events shown (all of them, or a folded minute's notable ones) and how many it holds. */
+export interface TimelineMinute {
+  /** The minute's start (ms since the epoch); NaN for events whose time cannot be read. */
+  start: number;
+  /** Every event of the minute, shown or folded. */
+  total: number;
+  /** The events listed: the notable ones when `fold` is set (and the minute has a time), else all of them. */
+  shown: IncidentEvent[];
+  fold: FoldedMinute | null;
+}
+
+/** The minute an event's time falls in, as the page groups them (NaN for an unreadable time). */
+export const minuteOf = (at: string): number => {
+  const t = Date.parse(at);
+  return Number.isNaN(t) ? NaN : Math.floor(t / MINUTE_MS) * MINUTE_MS;
+};
+
+/**
+ * The window minute by minute, as the page shows it: consecutive events of the same minute
+ * together, each busy minute folded (foldMinute, with the drift cycles unchanged over the whole
+ * window counted as routine).
+ */
+export function foldTimeline(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER): TimelineMinute[] {
+  const unchanged = unchangedDrifts(events);
+  const groups: { start: number; events: IncidentEvent[] }[] = [];
+  for (const e of events) {
+    const start = minuteOf(e.at);
+    const last = groups.at(-1);
+    if (last && (last.start === start || (Number.isNaN(start) && Number.isNaN(last.start)))) last.events.push(e);
+    else groups.push({ start, events: [e] });
+  }
+  return groups.map((g) => {
+    const fold = foldMinute(g.events, over, unchanged);
+    // Events whose time cannot be read have no minute to open from the export: listed whole.
+    return { start: g.start, total: g.events.length, shown: fold && !Number.isNaN(g.start) ? fold.notable : g.events, fold };
+  });
+}
+
+/** What the page counts over the whole window: the figures above its timeline. */
+export interface TimelineTallies {
+  trips: number;
+  unknownPositions: number;
+  unknownOrders: number;
+  operatorActions: number;
+}
+
+/** The tallies of these events (every trip, drift, emergency order and operator event of the window: none of them is ever routine). */
+export function tallyEvents(events: Iterable<IncidentEvent>): TimelineTallies {
+  const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownOrders: 0, operatorActions: 0 };
+  for (const e of events) {
+    if (e.source === "breaker" && e.kind === "trip") t.trips += 1;
+    for (const d of e.drifts) if (d.drift === "unknown_position") t.unknownPositions += 1;
+    if (e.source === "order" && e.severity === "emergency") t.unknownOrders += 1;
+    if (e.operator) t.operatorActions += 1;
+  }
+  return t;
 }

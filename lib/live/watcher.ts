@@ -74,7 +74,9 @@ interface Entry {
   shown: string | null;
   /** The number of the event that sent `shown`. */
   id: number;
-  /** That event, with the ages of the latest read: what a stream that joins now is sent. */
+  /** The latest read: what a stream that joins now is sent (under `id`), with its ages. */
+  payload: ViewPayload | null;
+  /** `payload` as an event, written when first needed: most reads change nothing and are never sent. */
   frame: string | null;
 }
 
@@ -136,7 +138,7 @@ export class JournalWatcher {
       if (!entry) {
         const known = this.remembered.get(key);
         this.remembered.delete(key);
-        entry = { name, view, names, subscribers: new Set(), shown: known?.shown ?? null, id: known?.id ?? 0, frame: null };
+        entry = { name, view, names, subscribers: new Set(), shown: known?.shown ?? null, id: known?.id ?? 0, payload: null, frame: null };
         this.entries.set(key, entry);
         fresh.push(entry);
       }
@@ -152,7 +154,7 @@ export class JournalWatcher {
         const seen = this.seenUpTo(lastEventId);
         for (const entry of mine) {
           entry.subscribers.add(subscriber);
-          if (entry.frame && entry.id > seen) subscriber.send(entry.frame);
+          if (entry.payload && entry.id > seen) subscriber.send(this.frameOf(entry));
         }
       })
       .catch((error: unknown) => console.error("driftwatch: the live watcher failed:", error));
@@ -279,7 +281,7 @@ export class JournalWatcher {
     }
     const moved = connections.some((c, i) => c !== null && c !== this.connections[i]);
     const changed = this.failing || moved || version !== this.version || now - this.readAt >= this.opts.recheckMs;
-    const fresh = entries.filter((e) => e.frame === null);
+    const fresh = entries.filter((e) => e.payload === null);
     const toRead = changed ? entries : fresh;
     if (toRead.length === 0) return;
     if (changed) {
@@ -327,8 +329,22 @@ export class JournalWatcher {
       entry.shown = shown;
       entry.id = ++this.lastId;
     }
-    entry.frame = `id: ${this.epoch}-${entry.id}\nevent: view\ndata: ${JSON.stringify(payload)}\n\n`;
-    if (changed) for (const s of entry.subscribers) s.send(entry.frame);
+    entry.payload = payload;
+    entry.frame = null;
+    if (changed && entry.subscribers.size > 0) {
+      const frame = this.frameOf(entry);
+      for (const s of entry.subscribers) s.send(frame);
+    }
+  }
+
+  /**
+   * The entry's latest read as an SSE event. Written once per read that is sent (to every stream of
+   * the view at once) or asked for by a stream that joins: a journal written 50 times a second
+   * re-reads the overview on every tick, and most of those reads show nothing new.
+   */
+  private frameOf(entry: Entry): string {
+    entry.frame ??= `id: ${this.epoch}-${entry.id}\nevent: view\ndata: ${JSON.stringify(entry.payload)}\n\n`;
+    return entry.frame;
   }
 }
 

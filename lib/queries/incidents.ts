@@ -4,6 +4,17 @@ import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
 import { statement } from "../db/statements";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
+import {
+  countRoutine,
+  foldCounted,
+  foldTimeline,
+  isRoutine,
+  tallyEvents,
+  unchangedDrifts,
+  type RoutineCount,
+  type TimelineMinute,
+  type TimelineTallies,
+} from "../incidents/fold";
 import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
 import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
@@ -186,17 +197,256 @@ export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeli
   const rows = mergeByTime(lists, limit + 1);
   const capped = rows.length > limit;
   if (capped) rows.length = limit;
+  const events = wordRows(db, rows, f.bot === null, params.names === false);
+  return { window, filters, capped, limit, pruned, count: rows.length, events };
+}
+
+/** The page's timeline: the window minute by minute, busy minutes folded (lib/incidents/fold.ts). */
+export interface FoldedIncidentTimeline extends Omit<IncidentTimeline, "events"> {
+  /** Every event of the window (of the first `limit`, when capped), shown or folded. */
+  count: number;
+  minutes: TimelineMinute[];
+  tallies: TimelineTallies;
+  /** When capped: the time of the last event counted, where the next window can start. */
+  lastAt: string | null;
+  /** The routine order events were counted in SQL, not read (false: the whole window was read and folded). */
+  countedInSql: boolean;
+}
+
+/**
+ * An order event that is routine (lib/incidents/fold.ts isRoutine: an info line of the bot's) by
+ * its columns alone, without wording it: no operator acted, and its kind is never more than info
+ * (orderWords in lib/incidents/events.ts), or it is a send of an order whose strategy is not the
+ * reduce-only close, or a status whose detail cannot name `unknown` or `rejected` (neither word,
+ * nor a JSON escape that could spell one). Whatever this leaves out is read and worded, and the
+ * words decide: this only has to be sure of what it counts. `strategy` is the SQL of the order's
+ * strategy. The integration test checks it against the words over every event of a busy journal.
+ */
+const surelyRoutineOrder = (strategy: string) =>
+  `(NOT (e.actor = 'operator' OR substr(e.actor, 1, 9) = 'operator:')
+    AND (e.kind NOT IN ('send', 'status', 'timeout', 'error')
+         OR (e.kind = 'send' AND ${strategy} IS NOT 'reconcile')
+         OR (e.kind = 'status' AND instr(e.detail, 'unknown') = 0 AND instr(e.detail, 'rejected') = 0 AND instr(e.detail, '\\') = 0)))`;
+
+/** The order events' FROM and WHERE, and the SQL of an event's order's strategy, with or without a bot filter (as the order source reads them). */
+function orderEventsFrom(bot: boolean) {
+  return bot
+    ? {
+        from: `FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id WHERE e.at >= @from AND e.at < @to AND +o.bot_id = @bot`,
+        strategy: "o.strategy",
+      }
+    : {
+        from: `FROM order_events e WHERE e.at >= @from AND e.at < @to`,
+        strategy: "(SELECT strategy FROM orders WHERE client_order_id = e.client_order_id)",
+      };
+}
+
+/** A time as docs/journal.md writes it (UTC, milliseconds, Z): its first 16 characters are its minute. */
+const CANONICAL_AT = /^\d{4}-\d\d-\d\dT\d\d:[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const CANONICAL_AT_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z";
+
+/**
+ * The page's timeline of a window: foldTimeline over getIncidentTimeline's events, without reading
+ * the events a busy minute folds. A busy hour is 6,500 events of which a few dozen are shown; the
+ * rest were read, looked up, worded, and counted only to be folded (most of the page's time, and
+ * its garbage). Here the routine order events are counted in SQL, by minute and kind, and only the
+ * others are read: the order events that are not surely routine, every reconciliation (the
+ * unchanged-drift rule compares each cycle with the bot's previous one), breaker event and audit
+ * entry; a minute with too few routine events to fold is then read whole. The result is the one
+ * foldTimeline gives, event for event (the integration test compares them): where this cannot be
+ * sure of that (a window over the cap, a time not written as docs/journal.md says, a timeline
+ * without order events) it is foldTimeline over the whole read.
+ */
+export function getFoldedIncidentTimeline(params: TimelineParams): FoldedIncidentTimeline {
+  return foldedInSql(params) ?? foldedInFull(params);
+}
+
+function foldedInFull(params: TimelineParams): FoldedIncidentTimeline {
+  const t = getIncidentTimeline(params);
+  return {
+    window: t.window,
+    filters: t.filters,
+    capped: t.capped,
+    limit: t.limit,
+    pruned: t.pruned,
+    count: t.events.length,
+    minutes: foldTimeline(t.events),
+    tallies: tallyEvents(t.events),
+    lastAt: t.events.at(-1)?.at ?? null,
+    countedInSql: false,
+  };
+}
+
+interface CountedMinute {
+  key: string;
+  start: number;
+  /** Order events of the minute, all of them. */
+  orders: number;
+  /** Its routine events by (source, kind): the order events counted in SQL, then the routine among those read. */
+  counts: Map<string, RoutineCount>;
+  /** The events read, in time order: every event of another source, and the order events not surely routine. */
+  read: IncidentEvent[];
+}
+
+function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
+  const { db, window, filters } = params;
+  const limit = params.limit ?? TIMELINE_ROW_CAP;
+  if (!filters.kinds.includes("order")) return null;
+  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds) };
+  const bound = { from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) };
+  const orders = orderEventsFrom(f.bot !== null);
+  const routine = surelyRoutineOrder(orders.strategy);
+
+  // The order events by minute and kind: how many, and how many surely routine. A time that is not
+  // the contract's has no minute here, and sends the window to foldTimeline.
+  // One pass over the window's order events, each judged once (the send's order looked up once):
+  // materialised, so the judgement is not made again for the count and for the list of the others.
+  const counted = statement(
+    db,
+    `WITH judged AS MATERIALIZED (
+       SELECT CASE WHEN e.at GLOB '${CANONICAL_AT_GLOB}' THEN substr(e.at, 1, 16) END AS minute, e.kind AS kind, e.id AS id, ${routine} AS surely
+       ${orders.from})
+     SELECT minute, kind, count(*), sum(surely), group_concat(CASE WHEN surely THEN NULL ELSE id END) FROM judged GROUP BY minute, kind`,
+  )
+    .raw(true)
+    .all(bound) as [minute: string | null, kind: string, n: number, routine: number, unsure: string | null][];
+  let total = 0;
+  const unsureIds: number[] = [];
+  const minutes = new Map<string, CountedMinute>();
+  const minuteFor = (key: string) => {
+    let m = minutes.get(key);
+    if (!m) minutes.set(key, (m = { key, start: Date.parse(`${key}:00.000Z`), orders: 0, counts: new Map(), read: [] }));
+    return m;
+  };
+  for (const [key, kind, n, surely, unsure] of counted) {
+    if (key === null) return null;
+    total += n;
+    const m = minuteFor(key);
+    m.orders += n;
+    if (surely > 0) countRoutine(m.counts, "order", kind, surely);
+    if (unsure !== null) for (const id of unsure.split(",")) unsureIds.push(Number(id));
+  }
+
+  // Everything else, read and worded as getIncidentTimeline reads it.
+  const others = SOURCES.filter((s) => s.source !== "order")
+    .map((s) => s.select(f))
+    .filter((s): s is string => s !== null)
+    .map((arm) => statement(db, `${arm} ORDER BY at, rowId LIMIT @limit`).raw(true).all(bound) as RawRow[]);
+  const unsure =
+    unsureIds.length === 0
+      ? []
+      : (statement(db, `${orderArm(f)} AND e.id IN (SELECT value FROM json_each(@ids)) ORDER BY at, rowId LIMIT @limit`)
+          .raw(true)
+          .all({ ...bound, ids: JSON.stringify(unsureIds) }) as RawRow[]);
+  for (const list of others) total += list.length;
+  if (total > limit) return null;
+  const rows = mergeByTime([...others, unsure], limit + 1);
+  const events = [...wordRows(db, rows, f.bot === null, params.names === false)()];
+  for (const e of events) {
+    if (!CANONICAL_AT.test(e.at)) return null;
+    minuteFor(e.at.slice(0, 16)).read.push(e);
+  }
+  const ordered = [...minutes.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  for (let i = 0; i < ordered.length; i++) {
+    const start = ordered[i]!.start;
+    // An impossible date (the 31st of February) is read by Date.parse as another day: not in text order.
+    if (Number.isNaN(start) || (i > 0 && start <= ordered[i - 1]!.start)) return null;
+  }
+
+  const unchanged = unchangedDrifts(events);
+  const folds = ordered.map((m) => {
+    const notable: IncidentEvent[] = [];
+    const counts = new Map(m.counts);
+    for (const e of m.read) {
+      if (isRoutine(e) || unchanged.has(e.id)) countRoutine(counts, e.source, e.kind);
+      else notable.push(e);
+    }
+    return foldCounted(notable, counts);
+  });
+  // Minutes too quiet to fold are shown whole: their order events read again, all of them, each
+  // minute by its own stretch of the `at` index.
+  const whole = ordered.filter((_, i) => folds[i] === null);
+  const wholeRows = whole.map((m) => {
+    const from = `${m.key}:00.000Z` > window.from ? `${m.key}:00.000Z` : window.from;
+    const next = new Date(m.start + MINUTE_MS).toISOString();
+    const to = next < window.to ? next : window.to;
+    return statement(db, `${orderArm(f)} ORDER BY at, rowId LIMIT @limit`)
+      .raw(true)
+      .all({ ...bound, from, to }) as RawRow[];
+  });
+  const wholeOrders = [...wordRows(db, wholeRows.flat(), f.bot === null, params.names === false)()];
+  let next = 0;
+  const shown = new Map<CountedMinute, IncidentEvent[]>();
+  for (const [i, m] of whole.entries()) {
+    const mine = wholeOrders.slice(next, (next += wholeRows[i]!.length));
+    shown.set(
+      m,
+      mergeEvents(
+        m.read.filter((e) => e.source !== "order"),
+        mine,
+      ),
+    );
+  }
+  const pruned = filters.kinds.includes("reconciliation")
+    ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
+    : null;
+  return {
+    window,
+    filters,
+    capped: false,
+    limit,
+    pruned,
+    count: total,
+    minutes: ordered.map((m, i) => {
+      const fold = folds[i]!;
+      return { start: m.start, total: m.orders + m.read.filter((e) => e.source !== "order").length, shown: fold ? fold.notable : shown.get(m)!, fold };
+    }),
+    tallies: tallyEvents(events),
+    lastAt: null,
+    countedInSql: true,
+  };
+}
+
+/** The order source's SELECT for these filters (the page reads order events only when `order` is among the kinds). */
+function orderArm(f: Filter): string {
+  return SOURCES.find((s) => s.source === "order")!.select(f)!;
+}
+
+const RANK: Record<IncidentSource, number> = { reconciliation: 0, order: 1, breaker: 2, audit: 3 };
+
+/** Two lists of events, each in timeline order, as one: by (at, source rank, row id), as mergeByTime orders rows. */
+function mergeEvents(a: IncidentEvent[], b: IncidentEvent[]): IncidentEvent[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
+  const rowId = (e: IncidentEvent) => Number(e.id.slice(e.id.indexOf("-") + 1));
+  const before = (x: IncidentEvent, y: IncidentEvent) =>
+    x.at < y.at || (x.at === y.at && (RANK[x.source] < RANK[y.source] || (RANK[x.source] === RANK[y.source] && rowId(x) < rowId(y))));
+  const out: IncidentEvent[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && before(a[i]!, b[j]!))) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+
+/**
+ * The rows' words, as a generator that words them afresh on each call: each order's facts looked
+ * up once (`lookUp`: rows read without a bot filter carry none), each drift cycle's drifts, and,
+ * for a reader without names, every operator's name turned into its role.
+ */
+function wordRows(db: JournalDb, rows: readonly RawRow[], lookUp: boolean, hide: boolean): () => Generator<IncidentEvent> {
   const orderIds: string[] = [];
   const driftIds: number[] = [];
   for (const r of rows) {
     if (r[0] === "order") orderIds.push(r[7]!);
     else if (r[0] === "reconciliation" && r[5] === "drift") driftIds.push(r[2]);
   }
-  const facts = f.bot === null ? orderFacts(db, orderIds) : null;
+  const facts = lookUp ? orderFacts(db, orderIds) : null;
   const drifts = getDriftsByReconciliation({ db, reconciliationIds: driftIds });
   // Without names: the actor's role before the summary is worded from it, then any name quoted in a reason or note.
-  const hide = params.names === false;
-  function* events(): Generator<IncidentEvent> {
+  return function* events(): Generator<IncidentEvent> {
     for (const r of rows) {
       const o = facts !== null && r[0] === "order" ? facts.get(r[7]!) : undefined;
       const row: IncidentRow = {
@@ -221,8 +471,7 @@ export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeli
       const event = toIncidentEvent(row, r[0] === "reconciliation" ? (drifts.get(r[2]) ?? []) : []);
       yield hide ? withoutNames(event) : event;
     }
-  }
-  return { window, filters, capped, limit, pruned, count: rows.length, events };
+  };
 }
 
 /**

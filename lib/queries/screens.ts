@@ -14,7 +14,7 @@ import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
 import { getIncidentStory, listIncidents } from "./incident-story";
-import { getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
+import { getFoldedIncidentTimeline, getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
 import { getOverview } from "./overview";
 import { consoleSources, type SourceSet } from "../db/console";
 import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
@@ -105,8 +105,8 @@ const incidentWindowWith =
     return { window, timeline: read({ db, window, filters, limit, names }) };
   };
 
-/** `/incidents`: the window resolved, and what happened in it. */
-export const loadIncidentWindow = incidentWindowWith(getIncidentTimeline);
+/** `/incidents`: the window resolved, and what happened in it, minute by minute, busy minutes folded. */
+export const loadIncidentWindow = incidentWindowWith(getFoldedIncidentTimeline);
 
 /** GET /api/incidents/export: the same window, its events worded as the file is written (readIncidentTimeline). */
 export const loadIncidentExport = incidentWindowWith(readIncidentTimeline);

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
-import { FOLD_ROUTINE_OVER, foldMinute, isRoutine, unchangedDrifts } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, unchangedDrifts } from "@/lib/incidents/fold";
 
 let n = 0;
 function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
@@ -115,5 +115,22 @@ describe("folding a busy minute", () => {
     const fold = foldMinute(many, FOLD_ROUTINE_OVER, unchanged)!;
     expect(fold.notable).toEqual([a1, b1, a4, a6, a7]);
     expect(fold.routineKinds.find((k) => k.words.includes("unchanged"))?.words).toBe("2 drift cycles unchanged from the one before");
+  });
+});
+
+describe("folding the window minute by minute", () => {
+  it("groups consecutive events of a minute, folds the busy ones, and lists a busy run of unreadable times whole", () => {
+    const quiet = [event("order", "intent", "info"), event("order", "timeout", "warning")].map((e) => ({ ...e, at: "2026-11-30T02:59:59.000Z" }));
+    const busy = [...routine(FOLD_ROUTINE_OVER + 5), event("breaker", "trip", "emergency")];
+    const unreadable = routine(FOLD_ROUTINE_OVER + 1).map((e) => ({ ...e, at: "yesterday" }));
+    const minutes = foldTimeline([...quiet, ...busy, ...unreadable]);
+    expect(minutes.map((m) => [m.total, m.shown.length, m.fold === null])).toEqual([
+      [2, 2, true],
+      [FOLD_ROUTINE_OVER + 6, 1, false],
+      [FOLD_ROUTINE_OVER + 1, FOLD_ROUTINE_OVER + 1, false],
+    ]);
+    expect(minutes[0]!.start).toBe(Date.UTC(2026, 10, 30, 2, 59));
+    expect(minutes[2]!.start).toBeNaN();
+    expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownOrders: 0, operatorActions: 0 });
   });
 });

@@ -67,7 +67,8 @@ describe("one loader per screen, shared by its page and its route", () => {
     expect(callsLoader(read("app/api/incidents/export/route.ts"), "loadIncidentExport")).toBe(true);
     // Both loaders are the one window reader over a different timeline read: the window cannot differ.
     const screens = read("lib/queries/screens.ts");
-    expect(screens).toMatch(/export const loadIncidentWindow = incidentWindowWith\(getIncidentTimeline\);/);
+    // The page folds the same timeline (its routine order events counted in SQL, lib/queries/incidents.ts).
+    expect(screens).toMatch(/export const loadIncidentWindow = incidentWindowWith\(getFoldedIncidentTimeline\);/);
     expect(screens).toMatch(/export const loadIncidentExport = incidentWindowWith\(readIncidentTimeline\);/);
     expect(screens).toMatch(/const incidentWindowWith =[\s\S]*?resolveIncidentWindow\(\{ db, now, from, to \}\)/);
   });

@@ -69,8 +69,8 @@ export async function poll(urls: string[], clients: number, intervalMs: number, 
 }
 
 /** Sequential requests, after a few warm-up ones: the latency of one person's click. */
-export async function timeRequests(url: string, times: number): Promise<{ latencies: number[]; last: string; errors: number }> {
-  for (let i = 0; i < 3; i++) await get(url);
+export async function timeRequests(url: string, times: number, warmUps = 3): Promise<{ latencies: number[]; last: string; errors: number }> {
+  for (let i = 0; i < warmUps; i++) await get(url);
   const latencies: number[] = [];
   let last = "";
   let errors = 0;
