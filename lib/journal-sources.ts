@@ -51,6 +51,14 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** The URL with its password put back, for the driver only (kept in memory, never shown). */
+export function withPassword(url: string, password: string | undefined): string {
+  if (!password) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
+
 /** Any text with the password of `url` cut out: for driver errors that may echo the connection string. */
 export function redactText(text: string, secrets: (string | undefined)[]): string {
   let out = text.replace(/(postgres(?:ql)?:\/\/[^:@/\s]*):[^@\s]*@/gi, "$1@");

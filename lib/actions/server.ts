@@ -23,6 +23,18 @@ import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt
 import { haltBotSpec } from "./halt-bot";
 import { correctBookSpec, type BookCorrected } from "./correct-book";
 import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
+import {
+  acknowledgeDriftPgSpec,
+  acknowledgeEndedDriftPgSpec,
+  approveClearPgSpec,
+  clearHaltPgSpec,
+  correctBookPgSpec,
+  haltBotPgSpec,
+  resolveByLookupPgSpec,
+  resolveManuallyPgSpec,
+} from "./pg-actions";
+import { runGuardedPg, type PgActionSpec } from "./pg-guard";
+import type { Pool } from "pg";
 import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
 import { actionSource } from "./target";
 import type { ActionResult } from "./result";
@@ -39,7 +51,15 @@ import type { z } from "zod";
 const ACTION_POST_LIMIT = { limit: 60, windowMs: 60_000, maxKeys: 10_000 };
 const actionPosts = new WindowLimiter(ACTION_POST_LIMIT);
 
-async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: FormData): Promise<ActionResult<T>> {
+/**
+ * `pgSpec`: the same action on a PostgreSQL source (lib/actions/pg-actions.ts: the same checks and
+ * messages, PostgreSQL's statements), given the source's pool.
+ */
+async function run<S extends z.ZodType, P, T>(
+  spec: ActionSpec<S, P, T>,
+  pgSpec: (pool: Pool) => PgActionSpec<S, P, NoInfer<T>>,
+  form: FormData,
+): Promise<ActionResult<T>> {
   const [actor, h] = await Promise.all([getActor(), headers()]);
   const user = actor ? { name: actor.name, role: actor.role } : null;
   // Without a trusted proxy, proxy.ts has replaced the client's X-Forwarded-For with the socket's peer.
@@ -66,9 +86,29 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
   const away = turnAwayNonOperator(spec.action, user, raw, { client });
   if (away) return away;
   // The action goes to the journal of the bot (or the order) it names, its audit entry with it.
-  const target = actionSource(consoleSources(), raw);
+  const target = await actionSource(consoleSources(), raw);
   if (!target.ok) return refuseUnavailableJournal(spec.action, user, target.error);
   const source = target.source;
+  if (source.kind === "postgres") {
+    // Unreachable, refused, or at another schema version: known before the transaction, as below.
+    const checked = await source.journal.check();
+    if (!checked.ok) return refuseUnavailableJournal(spec.action, user, checked.error);
+    let auditKey;
+    try {
+      auditKey = consoleAuditKey();
+    } catch (error) {
+      console.error(`driftwatch: NOT AUDITED (cannot write): ${user?.role}:${user?.name} ${spec.action} refused: ${(error as Error).message}`);
+      return {
+        ok: false,
+        code: "internal",
+        message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.`,
+      };
+    }
+    const pool = source.journal.actionPool();
+    // source.file is the URL without its password: the head file names the database, never the secret.
+    const onAudited = (head: Parameters<typeof publishConsoleAuditHead>[0]) => publishConsoleAuditHead(head, source.file);
+    return runGuardedPg(pgSpec(pool), { pool, user, client, auditKey, onAudited }, raw);
+  }
   // A locked, lost or damaged journal is known before writing: refuse at once rather than wait
   // out the write lock's timeout with the whole server frozen.
   const journal = source.journal.get();
@@ -96,22 +136,22 @@ async function run<S extends z.ZodType, P, T>(spec: ActionSpec<S, P, T>, form: F
  * With DRIFTWATCH_ALERTMANAGER_URL set: acknowledgements silence their page, clears end those
  * silences. Kept per journal: the silences of the journal the form's bot is in.
  */
-const silenceDeps = (form: FormData): SilenceDeps | null => {
+const silenceDeps = async (form: FormData): Promise<SilenceDeps | null> => {
   const c = env();
   if (!c.alertmanagerUrl) return null;
-  const target = form instanceof FormData ? actionSource(consoleSources(), formDataToObject(form)) : null;
+  const target = form instanceof FormData ? await actionSource(consoleSources(), formDataToObject(form)) : null;
   const journalFile = target?.ok ? target.source.file : c.journalPath;
   return { client: new AlertmanagerClient(c.alertmanagerUrl), accounts: () => authContext().db, journalFile, publicUrl: c.publicUrl };
 };
 
-const clearDeps = (form: FormData) => {
+const clearDeps = async (form: FormData) => {
   const c = env();
   return {
     heartbeatStaleMs: c.heartbeatStaleMs,
     doubtfulGraceMs: c.doubtfulGraceMs,
     twoPersonClear: c.twoPersonClear,
     twoPersonWindowMs: c.twoPersonWindowMs,
-    silences: silenceDeps(form),
+    silences: await silenceDeps(form),
   };
 };
 
@@ -125,33 +165,43 @@ export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderSt
     if (!j.ok) throw j.error;
     return j.db;
   };
-  return run(resolveByLookupSpec({ lookup, graceMs: c.doubtfulGraceMs, reader }), form);
+  return run(
+    resolveByLookupSpec({ lookup, graceMs: c.doubtfulGraceMs, reader }),
+    (pool) => resolveByLookupPgSpec({ lookup, graceMs: c.doubtfulGraceMs, pool }),
+    form,
+  );
 }
 
 export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderState }> | null, form: FormData) {
-  return run(resolveManuallySpec({ graceMs: env().doubtfulGraceMs }), form);
+  const deps = { graceMs: env().doubtfulGraceMs };
+  return run(resolveManuallySpec(deps), () => resolveManuallyPgSpec(deps), form);
 }
 
 export async function acknowledgeDriftAction(_prev: ActionResult<Acknowledged> | null, form: FormData) {
-  return run(acknowledgeDriftSpec({ ackTtlMs: env().ackTtlMs, silences: silenceDeps(form) }), form);
+  const deps = { ackTtlMs: env().ackTtlMs, silences: await silenceDeps(form) };
+  return run(acknowledgeDriftSpec(deps), () => acknowledgeDriftPgSpec(deps), form);
 }
 
 export async function acknowledgeEndedDriftAction(_prev: ActionResult<{ expiresAt: string }> | null, form: FormData) {
-  return run(acknowledgeEndedDriftSpec({ ackTtlMs: env().ackTtlMs }), form);
+  const deps = { ackTtlMs: env().ackTtlMs };
+  return run(acknowledgeEndedDriftSpec(deps), () => acknowledgeEndedDriftPgSpec(deps), form);
 }
 
 export async function clearHaltAction(_prev: ActionResult<ClearOutcome> | null, form: FormData) {
-  return run(clearHaltSpec(clearDeps(form)), form);
+  const deps = await clearDeps(form);
+  return run(clearHaltSpec(deps), () => clearHaltPgSpec(deps), form);
 }
 
 export async function approveClearAction(_prev: ActionResult<{ cleared: true; silences?: ClearedSilences }> | null, form: FormData) {
-  return run(approveClearSpec(clearDeps(form)), form);
+  const deps = await clearDeps(form);
+  return run(approveClearSpec(deps), () => approveClearPgSpec(deps), form);
 }
 
 export async function haltBotAction(_prev: ActionResult<{ version: number }> | null, form: FormData) {
-  return run(haltBotSpec(), form);
+  return run(haltBotSpec(), () => haltBotPgSpec(), form);
 }
 
 export async function correctBookAction(_prev: ActionResult<BookCorrected> | null, form: FormData) {
-  return run(correctBookSpec({ ackTtlMs: env().ackTtlMs }), form);
+  const deps = { ackTtlMs: env().ackTtlMs };
+  return run(correctBookSpec(deps), () => correctBookPgSpec(deps), form);
 }

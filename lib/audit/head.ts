@@ -16,6 +16,9 @@ export interface PublishedHead {
   at: string;
 }
 
+/** A PostgreSQL source is named by its URL (without its password), which is no path to resolve. */
+const isUrl = (name: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(name);
+
 export function publishAuditHead(opts: {
   journalPath: string;
   headFile: string;
@@ -26,7 +29,7 @@ export function publishAuditHead(opts: {
 }): void {
   const log = opts.log ?? ((line: string) => console.log(line));
   const error = opts.error ?? ((line: string) => console.error(line));
-  const journal = path.resolve(opts.journalPath);
+  const journal = isUrl(opts.journalPath) ? opts.journalPath : path.resolve(opts.journalPath);
   log(`driftwatch: audit head #${opts.head.entries} ${opts.head.hash} of ${journal}`);
   const line: PublishedHead = { journal, entries: opts.head.entries, head: opts.head.hash, at: (opts.at ?? new Date()).toISOString() };
   try {
@@ -47,6 +50,7 @@ export function publishAuditHead(opts: {
 
 /** The names a journal may have been published under: as given, and through its symlinks. */
 function namesOf(journalPath: string): Set<string> {
+  if (isUrl(journalPath)) return new Set([journalPath]);
   const names = new Set([path.resolve(journalPath)]);
   try {
     names.add(fs.realpathSync(journalPath));

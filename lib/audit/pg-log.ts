@@ -1,5 +1,4 @@
-import "server-only";
-// (No CLI loads it yet; `npm run audit -- verify` on a PostgreSQL source would, and must then drop this import as lib/audit/log.ts has.)
+// No "server-only": the tests (and, next, `npm run audit -- verify` on a PostgreSQL source) verify with it outside Next, where that import throws.
 /**
  * The audit log on a PostgreSQL journal: the same keyed chain as lib/audit/log.ts, the same entry
  * fields (nextAuditEntry), other statements. PostgreSQL has several writers at once, so an append

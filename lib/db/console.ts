@@ -342,24 +342,21 @@ export class SourceSet {
     return this.lastBots.get(source) ?? [];
   }
 
-  /**
-   * The source of a bot id: one small indexed query per SQLite source. Synchronous, for the action
-   * guard: a PostgreSQL source is taken on what it showed last (its remembered bots); the reads
-   * use placeBotRead, which asks it.
-   */
-  placeBot(botId: string): BotPlace {
-    return this.place(
-      (s, db) => statement(db, BOT_IN_JOURNAL_SQL).get(botId, botId) !== undefined,
-      (s) => this.knownBots(s.name).includes(botId),
-    );
+  /** The source of a bot id, for the reads and the actions: every source asked (one small indexed query each), the PostgreSQL ones too, all at once. */
+  placeBotRead(botId: string): Promise<BotPlace> {
+    return this.placeRead(BOT_IN_JOURNAL_SQL, [botId, botId], (s) => this.knownBots(s.name).includes(botId));
   }
 
-  /** placeBot for the reads: every source asked, the PostgreSQL ones too, all at once. */
-  async placeBotRead(botId: string): Promise<BotPlace> {
+  /** placeOrder, every source asked, the PostgreSQL ones too: where an action on an order goes. */
+  placeOrderRead(clientOrderId: string): Promise<BotPlace> {
+    return this.placeRead(ORDER_BOT_SQL, [clientOrderId], () => false);
+  }
+
+  private async placeRead(sql: string, params: unknown[], hadIt: (s: ConsoleSource) => boolean): Promise<BotPlace> {
     if (!this.several) return { kind: "found", source: this.sources[0]! };
     const answers = await Promise.all(
       this.sources.map(async (source) => {
-        const has = async (q: JournalQuery) => (await q.get(BOT_IN_JOURNAL_SQL, [botId, botId])) !== undefined;
+        const has = async (q: JournalQuery) => (await q.get(sql, params)) !== undefined;
         if (source.kind === "postgres") return { source, read: await source.journal.read(has) };
         const j = source.journal.get();
         if (!j.ok) return { source, read: j };
@@ -372,7 +369,7 @@ export class SourceSet {
         }
       }),
     );
-    return this.decide(answers, (s) => this.knownBots(s.name).includes(botId));
+    return this.decide(answers, hadIt);
   }
 
   /** The source of an order, by its client order id (unique in a journal). */

@@ -15,7 +15,7 @@ import "server-only";
  * any driver text is passed through redactText.
  */
 import pg from "pg";
-import { redactText, type PostgresSourceConfig } from "../journal-sources";
+import { redactText, withPassword, type PostgresSourceConfig } from "../journal-sources";
 import { JournalError, latestSchemaVersion } from "./journal-file";
 import { PgQuery, type JournalQuery } from "./query";
 
@@ -43,13 +43,6 @@ export type PgHandle = { ok: true; q: JournalQuery; info: PgJournalInfo; warning
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "EPIPE"]);
 /** Server-side codes that mean "the server is going away or not there yet". */
 const SERVER_DOWN_CODES = new Set(["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004"]);
-
-function withPassword(url: string, password: string | undefined): string {
-  if (!password) return url;
-  const u = new URL(url);
-  u.password = encodeURIComponent(password);
-  return u.toString();
-}
 
 export class PgJournalSource {
   /** What tells it from a SQLite JournalSource: not instanceof, since Next bundles route modules apart, each with its own copy of the class. */
@@ -235,9 +228,19 @@ export class PgJournalSource {
   }
 
   /**
-   * The SQLite source's synchronous handles, as the action guard (lib/actions) takes them: refused
-   * here until the PostgreSQL guard is wired to this source, so an action on a bot of a PostgreSQL
-   * source changes nothing and says why, rather than reaching for a SQLite file.
+   * The pool the PostgreSQL action guard (lib/actions/pg-guard.ts) takes its transaction's
+   * connection from: the source's own, so a password fixed in the environment reaches actions too.
+   * Call check() first: the guard does not look at the schema version.
+   */
+  actionPool(): pg.Pool {
+    this.followPassword();
+    return this.pool;
+  }
+
+  /**
+   * The SQLite source's synchronous handles: never used for a PostgreSQL source (lib/actions/server.ts
+   * runs its actions through actionPool()); refused, so a caller that reaches for a SQLite file here
+   * changes nothing and says why.
    */
   get(): { ok: false; error: JournalError } {
     return { ok: false, error: this.notForActions() };
@@ -255,8 +258,8 @@ export class PgJournalSource {
     return new JournalError(
       "not_on_postgres",
       this.config.file,
-      "is a PostgreSQL source, and this console does not act on PostgreSQL sources yet",
-      "act on this bot from the bot's own tools for now; its screens show it read-only",
+      "is a PostgreSQL source: its actions go through the PostgreSQL guard (lib/actions/pg-guard.ts), never a SQLite connection",
+      "this is a bug in driftwatch: report it with the server log",
     );
   }
 

@@ -185,7 +185,7 @@ describe("several journals in one console", () => {
 
   it("sends an action to the bot's own journal, with its audit entry there and nowhere else", async () => {
     const { files, set } = fleet();
-    const target = actionSource(set, { botId: "beta-1" });
+    const target = await actionSource(set, { botId: "beta-1" });
     if (!target.ok) throw new Error(target.error.message);
     expect(target.source.name).toBe("beta");
     const result = await runGuarded(
@@ -205,7 +205,7 @@ describe("several journals in one console", () => {
     const { files, set } = fleet();
     await overviewOf(set);
     fs.renameSync(files.gamma, `${files.gamma}.away`);
-    expect(actionSource(set, { botId: "gamma-1" })).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
+    expect(await actionSource(set, { botId: "gamma-1" })).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
     fs.renameSync(`${files.gamma}.away`, files.gamma);
   });
 
@@ -216,7 +216,7 @@ describe("several journals in one console", () => {
       files.gamma,
       `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES ('g0-1', 'gamma-1', 's', 'BTCUSDT', 'buy', 1, '${at}', 'sent', '${at}', '${at}');`,
     );
-    const target = actionSource(set, { clientOrderId: "g0-1" });
+    const target = await actionSource(set, { clientOrderId: "g0-1" });
     expect(target.ok && target.source.name).toBe("gamma");
   });
 
@@ -231,7 +231,7 @@ describe("several journals in one console", () => {
     const page = await readBotScreen("twin", (ctx) => loadBotClear({ ...ctx, names: true, botId: "twin" }), set);
     expect(page).toMatchObject({ ok: false, error: { code: "bot_clash" } });
     expect(!page.ok && page.error.problem).toMatch(/bot twin is in two journals: source left \(.*left.*\) and source right/);
-    expect(actionSource(set, { botId: "twin" })).toMatchObject({ ok: false, error: { code: "bot_clash" } });
+    expect(await actionSource(set, { botId: "twin" })).toMatchObject({ ok: false, error: { code: "bot_clash" } });
     expect((await overviewOf(set)).alarms.some((x) => /bot twin is in two journals: source left/.test(x))).toBe(true);
   });
 

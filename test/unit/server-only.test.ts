@@ -61,6 +61,7 @@ const CLI_SHARED = [
   "lib/audit/chain.ts",
   "lib/audit/key.ts",
   "lib/audit/log.ts",
+  "lib/audit/pg-log.ts",
   "lib/auth/accounts.ts",
   "lib/auth/password.ts",
   "lib/auth/secret-strength.ts",
