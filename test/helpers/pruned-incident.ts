@@ -23,6 +23,8 @@ export interface PrunedIncidents {
   drift: number;
   recent: number;
   report: PruneReport;
+  /** journal_prunes.started_at: the date the console says the detail was pruned on. */
+  prunedOn: string;
 }
 
 export async function prunedIncidentJournal(): Promise<PrunedIncidents> {
@@ -77,6 +79,7 @@ export async function prunedIncidentJournal(): Promise<PrunedIncidents> {
     actor: "cli:test",
     ...NO_BOT_PACE,
   });
+  const prunedOn = db.prepare(`SELECT started_at FROM journal_prunes`).pluck().get() as string;
   db.close();
-  return { file, now, lostOrder: ids[0]!, drift: ids[1]!, recent: ids[2]!, report };
+  return { file, now, lostOrder: ids[0]!, drift: ids[1]!, recent: ids[2]!, report, prunedOn };
 }
