@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { driftLine, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
+import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -61,9 +61,8 @@ export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStor
                 )}
               </>
             ) : pruned.order ? (
-              <span data-testid="incident-order-pruned">
-                not in the journal: settled orders last updated before <UtcTime iso={pruned.order.before} /> were pruned on <UtcTime iso={pruned.order.on} />,
-                it may have been one
+              <span data-testid="incident-order-pruned" className="[overflow-wrap:anywhere]">
+                {orderPrunedWords(pruned.order)}
               </span>
             ) : (
               "none found"

@@ -24,7 +24,14 @@ export function durationWords(ms: number | null, opts: { open: boolean; elapsedM
 /** What a prune took from the story (lib/queries/incident-story.ts StoryPruned): the dates to say instead of "none". */
 export interface PrunedFacts {
   cyclesPrunedOn: string | null;
-  order: { before: string; on: string } | null;
+  /** `named`: the order the trip's reason names, gone with the settled orders of its time. */
+  order: { before: string; on: string; named: string | null } | null;
+}
+
+/** An order behind the trip a prune may have taken: the one the trip names, pruned; or one of its time, maybe. */
+export function orderPrunedWords(o: NonNullable<PrunedFacts["order"]>): string {
+  const went = `settled orders last updated before ${formatUtc(o.before)} were pruned on ${formatUtc(o.on)}`;
+  return o.named ? `${o.named}, named by the trip: pruned on ${formatUtc(o.on)} (${went})` : `not in the journal: ${went}, it may have been one`;
 }
 
 /** The three durations of the summary, worded the same on the page and in the file. */
@@ -36,7 +43,7 @@ export function summaryDurations(story: IncidentStory, now: Date, pruned?: Prune
     settle:
       story.order === null
         ? pruned?.order
-          ? `unknown: settled orders of that time were pruned on ${formatUtc(pruned.order.on)}`
+          ? `unknown: ${pruned.order.named ? "its order was" : "orders of that time were"} pruned on ${formatUtc(pruned.order.on).replace(/ \d\d:\d\d:\d\d UTC$/, "")}`
           : "no doubtful order behind it"
         : durationWords(story.durations.toSettleMs, { open: story.order.settledAt === null, elapsedMs, missing: "never settled" }),
     clear: durationWords(story.durations.toClearMs, { open, elapsedMs, missing: "not cleared" }),
@@ -82,9 +89,7 @@ export function incidentPostmortem(view: {
     const settled = o.settledAt ? `settled as ${o.settledAs} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}` : `not settled (${o.state} now)`;
     out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${signedQty(o.qty).replace(/^\+/, "")} ${inline(o.symbol)}, ${settled}`);
   } else if (pruned?.order) {
-    out.push(
-      `- **Order behind it:** not in the journal: settled orders last updated before ${formatUtc(pruned.order.before)} were pruned on ${formatUtc(pruned.order.on)}, it may have been one`,
-    );
+    out.push(`- **Order behind it:** ${inline(orderPrunedWords(pruned.order))}`);
   } else {
     out.push("- **Order behind it:** none found");
   }

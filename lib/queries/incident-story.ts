@@ -120,7 +120,7 @@ export interface StoryPruned {
   /** When the reconciliation cycles of the window went; null: every cycle of it is kept. */
   cyclesPrunedOn: string | null;
   /** No order found behind the trip, and settled orders of its time went (the order horizon passed the lookback): it may have been one. */
-  order: { before: string; on: string } | null;
+  order: { before: string; on: string; named: string | null } | null;
 }
 
 /**
@@ -188,13 +188,15 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
     story.order === null
       ? (getPrunedHistory({ db, botId: trip.botId, from: Date.parse(trip.at) - ORDER_LOOKBACK_MS, to: Date.parse(end) })?.orders ?? null)
       : null;
+  // The order the trip names went with them (a journal pruned before named orders were kept).
+  const order = orders && { ...orders, named: orderIdsInReason(trip.reason)[0] ?? null };
   return {
     story,
     window,
     timeline: { ...collapseTimeline(events), events: events.length, capped: read.capped },
     chart,
     readAt: now.toISOString(),
-    pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order: orders },
+    pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order },
   };
 }
 

@@ -217,14 +217,18 @@ describe("the post-mortem's times and what a prune took", () => {
   });
 
   it("says the order and the cycles were pruned, with the dates, instead of none; and none only when nothing was pruned", () => {
-    const pruned = { cyclesPrunedOn: "2026-12-02T02:35:06.854Z", order: { before: "2026-11-30T02:35:00.000Z", on: "2026-12-02T02:35:06.854Z" } };
+    const pruned = { cyclesPrunedOn: "2026-12-02T02:35:06.854Z", order: { before: "2026-11-30T02:35:00.000Z", on: "2026-12-02T02:35:06.854Z", named: null } };
     const md = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned });
     expect(md).toContain(
       "- **Order behind it:** not in the journal: settled orders last updated before Nov 30 2026 02:35:00 UTC were pruned on Dec 2 2026 02:35:06 UTC, it may have been one",
     );
-    expect(md).toContain("- **Time to settle the doubtful order:** unknown: settled orders of that time were pruned on Dec 2 2026 02:35:06 UTC");
+    expect(md).toContain("- **Time to settle the doubtful order:** unknown: orders of that time were pruned on Dec 2 2026");
     expect(md).toContain("The reconciliation cycles of this window were pruned on Dec 2 2026 02:35:06 UTC");
     expect(md).not.toContain("none found");
+    const named = { ...pruned, order: { ...pruned.order, named: "alpha-4f979874d69871438130" } };
+    expect(incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned: named })).toContain(
+      "- **Order behind it:** alpha-4f979874d69871438130, named by the trip: pruned on Dec 2 2026 02:35:06 UTC (settled orders",
+    );
     const kept = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned: { cyclesPrunedOn: null, order: null } });
     expect(kept).toContain("- **Order behind it:** none found");
     expect(kept).not.toContain("pruned");
