@@ -220,7 +220,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             )}
           </div>
         ) : (
-          <IncidentTimeline minutes={timeline.minutes} window={window} filters={filters} />
+          <IncidentTimeline minutes={timeline.minutes} window={window} filters={filters} pruned={timeline.pruned} />
         )}
       </section>
     </div>

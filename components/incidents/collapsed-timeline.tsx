@@ -47,7 +47,7 @@ function Row({ r }: { r: CollapsedRow }) {
 }
 
 /** The incident's events, one line each: repeats counted with their first and last time, routine events counted apart. */
-export function CollapsedTimeline({ timeline, events }: { timeline: Collapsed; events: number }) {
+export function CollapsedTimeline({ timeline, events, cyclesPrunedOn }: { timeline: Collapsed; events: number; cyclesPrunedOn: string | null }) {
   const shown = timeline.rows.slice(0, SHOWN_LINES);
   const rest = timeline.rows.slice(SHOWN_LINES);
   return (
@@ -56,6 +56,11 @@ export function CollapsedTimeline({ timeline, events }: { timeline: Collapsed; e
       summary={
         <>
           Timeline: {timeline.rows.length} line{timeline.rows.length === 1 ? "" : "s"} for {events.toLocaleString("en-US")} event{events === 1 ? "" : "s"}
+          {cyclesPrunedOn && (
+            <span data-testid="story-timeline-pruned">
+              ; its reconciliation cycles were pruned on <UtcTime iso={cyclesPrunedOn} />
+            </span>
+          )}
         </>
       }
     >

@@ -86,6 +86,15 @@ export function IncidentList({
                     <span className={`rounded px-1.5 text-xs font-bold uppercase text-white ${i.status === "open" ? "bg-red-700" : "bg-emerald-800"}`}>
                       {i.status}
                     </span>
+                    {i.cyclesPrunedOn && (
+                      <span
+                        className="rounded border border-violet-600 px-1.5 text-xs font-bold text-violet-900 dark:text-violet-100"
+                        data-testid="row-cycles-pruned"
+                        title={`Its reconciliation cycles were pruned on ${i.cyclesPrunedOn.slice(0, 10)}: the trip, clear and operator actions are kept`}
+                      >
+                        cycles pruned
+                      </span>
+                    )}
                     <UtcTime iso={i.startedAt} className="font-mono" />
                   </div>
                   <p data-testid="incident-row-cause">

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { driftLine, summaryDurations } from "@/lib/incidents/postmortem";
+import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -16,8 +16,8 @@ function Duration({ label, value, testId }: { label: string; value: string; test
 }
 
 /** The incident in a few lines: what halted the bot, the order behind it, how long each step took, who did what and why. */
-export function IncidentSummary({ story, readAt }: { story: IncidentStory; readAt: string }) {
-  const d = summaryDurations(story, new Date(readAt));
+export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStory; readAt: string; pruned: PrunedFacts }) {
+  const d = summaryDurations(story, new Date(readAt), pruned);
   const o = story.order;
   return (
     <section aria-labelledby="summary" data-testid="incident-summary" className="space-y-3">
@@ -60,6 +60,10 @@ export function IncidentSummary({ story, readAt }: { story: IncidentStory; readA
                   `not settled (${o.state} now)`
                 )}
               </>
+            ) : pruned.order ? (
+              <span data-testid="incident-order-pruned" className="[overflow-wrap:anywhere]">
+                {orderPrunedWords(pruned.order)}
+              </span>
             ) : (
               "none found"
             )}

@@ -1,5 +1,6 @@
-import { formatAge } from "@/lib/text/format";
+import { gapWords } from "@/lib/incidents/collapse";
 import type { IncidentEvent } from "@/lib/incidents/events";
+import type { PrunedHistory } from "@/lib/queries/pruned-history";
 import { FOLD_ROUTINE_OVER, type TimelineMinute } from "@/lib/incidents/fold";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
@@ -32,7 +33,18 @@ function minuteWindow(start: number, window: IncidentWindow): IncidentWindow {
  * nothing was recorded between two of them, so quiet stretches read as quiet, not as missing. A
  * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts).
  */
-export function IncidentTimeline({ minutes, window, filters }: { minutes: readonly TimelineMinute[]; window: IncidentWindow; filters: IncidentFilters }) {
+export function IncidentTimeline({
+  minutes,
+  window,
+  filters,
+  pruned,
+}: {
+  minutes: readonly TimelineMinute[];
+  window: IncidentWindow;
+  filters: IncidentFilters;
+  /** The window's pruned spans: a gap there says its cycles were pruned, and when. */
+  pruned: PrunedHistory | null;
+}) {
   const folded = minutes.filter((m) => m.fold).length;
   return (
     <>
@@ -52,8 +64,8 @@ export function IncidentTimeline({ minutes, window, filters }: { minutes: readon
           return (
             <li key={`${m.start}-${i}`}>
               {gap > 0 && (
-                <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200">
-                  {gap < 60 * MINUTE_MS ? `${gap / MINUTE_MS} minute${gap === MINUTE_MS ? "" : "s"}` : formatAge(gap)} with nothing recorded
+                <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200" data-testid="minute-gap">
+                  {gapWords({ from: m.start - gap, to: m.start }, pruned)}
                 </p>
               )}
               <section aria-labelledby={id} data-testid="incident-minute">

@@ -50,6 +50,7 @@ import {
   type BreakerEventLite,
   type Span,
 } from "../journal/retention";
+import { orderIdsInReason } from "../incidents/story";
 
 export interface PruneOptions {
   /** A write connection (openJournalWriter): WAL, busy timeout set. */
@@ -100,7 +101,7 @@ export interface PruneReport {
   /** Settled orders removed with their events (or, with dryRun, that would be). */
   orders: number;
   orderEvents: number;
-  /** Settled orders older than the order horizon that stay: named by the audit log or an operator event, or inside a kept incident. */
+  /** Settled orders older than the order horizon that stay: named by the audit log, a breaker event or an operator event, or inside a kept incident. */
   keptOrders: number;
   orderHorizon: string | null;
   /** Five-minute rollup rows folded away (each hour's rows became one; or, with dryRun, would). */
@@ -482,12 +483,15 @@ export const carriedOrderId = (o: { botId: string; symbol: string; strategy: str
 
 /**
  * Which settled orders go: last updated before the order horizon, and named by nothing that stays
- * (the audit log's targets, an operator's event on the order, a kept incident window of its bot).
+ * (the audit log's targets, a breaker event's reason, an operator's event on the order, a kept
+ * incident window of its bot).
  * Read without the lock, page by page in rowid order.
  */
 function orderPlan(db: Database.Database, p: Plan, orderHorizon: number | null) {
   const horizonIso = orderHorizon === null ? "" : new Date(orderHorizon).toISOString();
   const audited = new Set(db.prepare(`SELECT DISTINCT target FROM audit_log`).pluck().all() as string[]);
+  // The order a trip names in its reason is the trip's cause (the incident page reads it so): kept with the breaker event, for good.
+  const tripped = new Set((db.prepare(`SELECT reason FROM breaker_events`).pluck().all() as string[]).flatMap(orderIdsInReason));
   const page = db.prepare(
     `SELECT rowid AS rid, client_order_id AS id, bot_id AS botId, symbol, strategy, side, filled_qty AS filledQty, created_at AS createdAt,
             updated_at AS updatedAt FROM orders
@@ -514,6 +518,7 @@ function orderPlan(db: Database.Database, p: Plan, orderHorizon: number | null) 
         const t = Date.parse(o.createdAt);
         const named =
           audited.has(o.id) ||
+          tripped.has(o.id) ||
           !Number.isFinite(t) ||
           inSpans(t, p.spans.get(o.botId) ?? []) ||
           (events.all(o.id) as { kind: string }[]).some((e) => e.kind === "operator");

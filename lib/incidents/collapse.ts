@@ -5,7 +5,10 @@
  * line, never listed and never counted as notable. Pure, over the events the window view reads.
  */
 import type { IncidentEvent } from "./events";
+import { formatAge, formatUtc } from "../text/format";
 import { isRoutine, unchangedDrifts } from "./fold";
+
+const MINUTE = 60_000;
 
 export interface CollapsedRow {
   /** The first of the identical events: its words, its anchor. */
@@ -75,4 +78,16 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
     routine: [...routine.entries()].map(([k, n]) => ({ words: routineWord(k, n), n })).sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
     routineTotal,
   };
+}
+
+/**
+ * The line between two minutes of a window that have events: how long nothing is there, and why
+ * when it is known. A gap in a span whose cycles were pruned says so with the date, never "nothing
+ * recorded": that would read as a quiet market.
+ */
+export function gapWords(gap: { from: number; to: number }, pruned: { spans: readonly { from: number; to: number }[]; prunedOn: string } | null): string {
+  const ms = gap.to - gap.from;
+  const length = ms < 60 * MINUTE ? `${ms / MINUTE} minute${ms === MINUTE ? "" : "s"}` : formatAge(ms);
+  const cut = pruned?.spans.some((s) => s.from < gap.to && s.to > gap.from);
+  return cut ? `${length}: reconciliation cycles pruned on ${formatUtc(pruned!.prunedOn)}` : `${length} with nothing recorded`;
 }

@@ -21,22 +21,40 @@ export function durationWords(ms: number | null, opts: { open: boolean; elapsedM
   return opts.open ? `not yet (${formatAge(opts.elapsedMs)} so far)` : opts.missing;
 }
 
+/** What a prune took from the story (lib/queries/incident-story.ts StoryPruned): the dates to say instead of "none". */
+export interface PrunedFacts {
+  cyclesPrunedOn: string | null;
+  /** `named`: the order the trip's reason names, gone with the settled orders of its time. */
+  order: { before: string; on: string; named: string | null } | null;
+}
+
+/** An order behind the trip a prune may have taken: the one the trip names, pruned; or one of its time, maybe. */
+export function orderPrunedWords(o: NonNullable<PrunedFacts["order"]>): string {
+  const went = `settled orders last updated before ${formatUtc(o.before)} were pruned on ${formatUtc(o.on)}`;
+  return o.named ? `${o.named}, named by the trip: pruned on ${formatUtc(o.on)} (${went})` : `not in the journal: ${went}, it may have been one`;
+}
+
 /** The three durations of the summary, worded the same on the page and in the file. */
-export function summaryDurations(story: IncidentStory, now: Date): { firstAction: string; settle: string; clear: string } {
+export function summaryDurations(story: IncidentStory, now: Date, pruned?: PrunedFacts): { firstAction: string; settle: string; clear: string } {
   const open = story.status === "open";
   const elapsedMs = Math.max(0, now.getTime() - Date.parse(story.startedAt));
   return {
     firstAction: durationWords(story.durations.toFirstActionMs, { open, elapsedMs, missing: "nobody acted before the clear" }),
     settle:
       story.order === null
-        ? "no doubtful order behind it"
+        ? pruned?.order
+          ? `unknown: ${pruned.order.named ? "its order was" : "orders of that time were"} pruned on ${formatUtc(pruned.order.on).replace(/ \d\d:\d\d:\d\d UTC$/, "")}`
+          : "no doubtful order behind it"
         : durationWords(story.durations.toSettleMs, { open: story.order.settledAt === null, elapsedMs, missing: "never settled" }),
     clear: durationWords(story.durations.toClearMs, { open, elapsedMs, missing: "not cleared" }),
   };
 }
 
-/** A step's time of day to the second: the date is in the summary above. */
-const clock = (iso: string) => formatUtc(iso).slice(11, 19);
+/** A step's time of day to the second (HH:MM:SS): the date is in the summary above. */
+const clock = (iso: string) => {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(11, 19);
+};
 
 /** Markdown that renders as the text it is: no raw HTML, no accidental headings or lists from a note. */
 const inline = (text: string) => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, " ");
@@ -46,10 +64,15 @@ const quoted = (text: string) =>
     .map((l) => `   > ${l.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)}`)
     .join("\n");
 
-export function incidentPostmortem(view: { story: IncidentStory; timeline: CollapsedTimeline & { events: number; capped: boolean }; readAt: string }): string {
-  const { story, timeline } = view;
+export function incidentPostmortem(view: {
+  story: IncidentStory;
+  timeline: CollapsedTimeline & { events: number; capped: boolean };
+  readAt: string;
+  pruned?: PrunedFacts;
+}): string {
+  const { story, timeline, pruned } = view;
   const now = new Date(view.readAt);
-  const d = summaryDurations(story, now);
+  const d = summaryDurations(story, now, pruned);
   const out: string[] = [];
   out.push(`# Incident ${story.id}: ${inline(story.botId)} halted, ${inline(story.cause.reason)}`, "");
   out.push(
@@ -65,6 +88,8 @@ export function incidentPostmortem(view: { story: IncidentStory; timeline: Colla
     const o = story.order;
     const settled = o.settledAt ? `settled as ${o.settledAs} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}` : `not settled (${o.state} now)`;
     out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${signedQty(o.qty).replace(/^\+/, "")} ${inline(o.symbol)}, ${settled}`);
+  } else if (pruned?.order) {
+    out.push(`- **Order behind it:** ${inline(orderPrunedWords(pruned.order))}`);
   } else {
     out.push("- **Order behind it:** none found");
   }
@@ -87,6 +112,12 @@ export function incidentPostmortem(view: { story: IncidentStory; timeline: Colla
     `${timeline.events.toLocaleString("en-US")} events from the journal; each line below is one event or a run of identical ones.${timeline.capped ? " The timeline was cut at the console's row cap: read the rest minute by minute." : ""}`,
     "",
   );
+  if (pruned?.cyclesPrunedOn) {
+    out.push(
+      `The reconciliation cycles of this window were pruned on ${formatUtc(pruned.cyclesPrunedOn)}: the timeline has its trip, clear, operator actions and kept orders, not its cycles.`,
+      "",
+    );
+  }
   for (const r of timeline.rows) {
     const when = r.count === 1 ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
     out.push(`- ${when} ${inline(r.event.summary)}${r.count > 1 ? ` ×${r.count}` : ""}`);

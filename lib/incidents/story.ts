@@ -368,6 +368,8 @@ export interface IncidentListItem {
   status: "open" | "cleared";
   toFirstActionMs: number | null;
   toClearMs: number | null;
+  /** When the incident's own reconciliation cycles were pruned (journal_prunes); null: kept. */
+  cyclesPrunedOn: string | null;
 }
 
 /** A list row's durations: the first action is the audit's first response, or an operator's clear made without the console. */
@@ -383,6 +385,7 @@ export function listItem(r: IncidentListRow): IncidentListItem {
     status: r.clearedAt === null ? "open" : "cleared",
     toFirstActionMs: ms(r.startedAt, first),
     toClearMs: ms(r.startedAt, r.clearedAt),
+    cyclesPrunedOn: null,
   };
 }
 

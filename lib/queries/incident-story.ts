@@ -23,6 +23,7 @@ import {
 import { INCIDENT_KINDS, MINUTE_MS, ceilToMinute, floorToMinute, type IncidentWindow } from "../url-state/incidents";
 import { getDriftsByReconciliation } from "./drifts";
 import { getIncidentTimeline } from "./incidents";
+import { getPrunedHistory, incidentCyclesPruned, type PrunedHistory } from "./pruned-history";
 import { getSymbolChart, type SymbolChart } from "./symbol-chart";
 
 /** The story's timeline starts this long before the trip (the cycles that led to it) and ends as long after the clear. */
@@ -109,6 +110,17 @@ export interface IncidentStoryView {
   timeline: CollapsedTimeline & { events: number; capped: boolean };
   chart: SymbolChart | null;
   readAt: string;
+  pruned: StoryPruned;
+}
+
+/** What a prune took from an incident's story (journal_prunes), so the page never reads a gap as a quiet market or a missing order as none. */
+export interface StoryPruned {
+  /** The story's window reaches into pruned per-cycle history (the cycles before and during the incident). */
+  history: PrunedHistory | null;
+  /** When the reconciliation cycles of the window went; null: every cycle of it is kept. */
+  cyclesPrunedOn: string | null;
+  /** No order found behind the trip, and settled orders of its time went (the order horizon passed the lookback): it may have been one. */
+  order: { before: string; on: string; named: string | null } | null;
 }
 
 /**
@@ -170,12 +182,21 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
           now,
           maxPoints: STORY_CHART_POINTS,
         });
+  // The order behind a trip was created within the lookback before it: if the order horizon passed
+  // that, a settled one may have gone, and "none found" would be a false fact.
+  const orders =
+    story.order === null
+      ? (getPrunedHistory({ db, botId: trip.botId, from: Date.parse(trip.at) - ORDER_LOOKBACK_MS, to: Date.parse(end) })?.orders ?? null)
+      : null;
+  // The order the trip names went with them (a journal pruned before named orders were kept).
+  const order = orders && { ...orders, named: orderIdsInReason(trip.reason)[0] ?? null };
   return {
     story,
     window,
     timeline: { ...collapseTimeline(events), events: events.length, capped: read.capped },
     chart,
     readAt: now.toISOString(),
+    pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order },
   };
 }
 
@@ -199,8 +220,10 @@ export function listIncidents(params: { db: JournalDb; bot: string | null; now: 
   >[];
   const capped = rows.length > limit;
   const first = statement(db.$client, FIRST_RESPONSE_SQL).pluck(true);
-  const items = rows
-    .slice(0, limit)
-    .map((r) => listItem({ ...r, firstAuditAt: (first.get(r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)) as string | null) ?? null }));
+  const prunedOn = incidentCyclesPruned(db);
+  const items = rows.slice(0, limit).map((r) => ({
+    ...listItem({ ...r, firstAuditAt: (first.get(r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)) as string | null) ?? null }),
+    cyclesPrunedOn: prunedOn({ botId: r.botId, from: Date.parse(r.startedAt), to: Date.parse(r.clearedAt ?? now.toISOString()) }),
+  }));
   return { items, weeks: incidentsPerWeek(items), capped };
 }

@@ -89,3 +89,34 @@ export function getPrunedHistory(params: { db: JournalDb; botId: string | null; 
     interrupted: prunes.some((p) => p.finishedAt === null),
   };
 }
+
+/**
+ * For a list of incidents: when each one's own per-cycle rows went (the first prune whose horizon
+ * passed them), or null where they are all kept. One read of journal_prunes and, once a prune has
+ * run, one of breaker_events; nothing per incident.
+ */
+export function incidentCyclesPruned(db: JournalDb): (i: { botId: string; from: number; to: number }) => string | null {
+  const prunes = statement(db, PRUNES_SQL).all() as PruneRow[];
+  const newest = prunes[0];
+  if (!newest) return () => null;
+  const horizon = Date.parse(newest.horizon);
+  const incident = reach(prunes, "incidentHorizon", -Infinity);
+  const incidentHorizon = incident ? Date.parse(incident.before) : null;
+  const events = statement(db, `SELECT bot_id AS botId, at, kind FROM breaker_events ORDER BY bot_id, at, id`).all() as (BreakerEventLite & {
+    botId: string;
+  })[];
+  const kept = new Map<string, Span[]>();
+  const byBot = new Map<string, BreakerEventLite[]>();
+  for (const e of events) byBot.set(e.botId, [...(byBot.get(e.botId) ?? []), e]);
+  return ({ botId, from, to }) => {
+    if (from >= horizon) return null;
+    let spans = kept.get(botId);
+    if (!spans) kept.set(botId, (spans = keptIncidentSpans(byBot.get(botId) ?? [], incidentHorizon)));
+    const lost = prunedSpans({ from, to: Math.max(to, from + 1) }, horizon, spans);
+    if (lost.length === 0) return null;
+    return prunes
+      .filter((p) => Date.parse(p.horizon) > lost[0]!.from)
+      .map((p) => p.startedAt)
+      .reduce((a, b) => (b < a ? b : a));
+  };
+}

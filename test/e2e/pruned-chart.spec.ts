@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { expect as baseExpect, test } from "@playwright/test";
 import { NO_BOT_PACE, pruneJournal } from "@/lib/db/journal-prune";
 import { pruneFixtureJournal, type PruneFixture } from "../helpers/prune-journal";
+import { prunedIncidentJournal, type PrunedIncidents } from "../helpers/pruned-incident";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 const expect = baseExpect.configure({ timeout: 15_000 });
@@ -73,5 +74,36 @@ test.describe("an incident older than --keep-incidents, in rollups older than --
     const to = new Date(fx.alphaClear + 30 * 60_000).toISOString();
     await page.goto(`${server.url}/incidents?bot=alpha&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
     await expect(page.getByTestId("pruned-incident")).toContainText(/its per-cycle detail was pruned on /);
+  });
+});
+
+test.describe("an incident of a pruned journal", () => {
+  let server: ConsoleServer;
+  let fx: PrunedIncidents;
+
+  test.beforeAll(async () => {
+    fx = await prunedIncidentJournal();
+    server = await startConsole({ journal: fx.file });
+  });
+  test.afterAll(async () => server?.stop());
+
+  test("its page, its minutes and the list say what was pruned, and when, never none found or nothing recorded", async ({ page }) => {
+    await page.goto(`${server.url}/incidents/${fx.drift}`);
+    await expect(page.getByTestId("pruned-notice")).toContainText(/The per-cycle detail before .+ was pruned on/);
+    await expect(page.getByTestId("incident-order")).toContainText(
+      /not in the journal: settled orders last updated before .+ were pruned on .+, it may have been one/,
+    );
+    await expect(page.getByTestId("time-to-settle")).toContainText("pruned on");
+    await expect(page.getByTestId("story-timeline-pruned")).toContainText("its reconciliation cycles were pruned on");
+
+    await page.goto(`${server.url}/incidents/${fx.lostOrder}`);
+    await expect(page.getByTestId("incident-order")).toContainText("alpha-4f979874d69871438130");
+    await page.getByTestId("minute-by-minute").click();
+    await expect(page.getByTestId("minute-gap").first()).toContainText(/49 minutes: reconciliation cycles pruned on/);
+    await expect(page.getByText("nothing recorded")).toHaveCount(0);
+
+    await page.goto(`${server.url}/incidents`);
+    await expect(page.getByTestId("row-cycles-pruned")).toHaveCount(2);
+    await expect(page.locator(`[data-incident="${fx.recent}"]`).getByTestId("row-cycles-pruned")).toHaveCount(0);
   });
 });

@@ -3,7 +3,13 @@
  * an operator; a lost order whose halt stays open) with operator actions through the real guard,
  * and the demo's named scenarios. The durations are computed from what the journal holds.
  */
+import fs from "node:fs";
+import path from "node:path";
 import Database from "better-sqlite3";
+import { gapWords } from "@/lib/incidents/collapse";
+import { getFoldedIncidentTimeline } from "@/lib/queries/incidents";
+import { formatUtc } from "@/lib/text/format";
+import { CAUSE_ORDER, prunedIncidentJournal } from "../helpers/pruned-incident";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { afterEach, describe, expect, it } from "vitest";
@@ -397,5 +403,53 @@ describe("the demo run's 39-minute lost order", () => {
     expect(failed).toBeGreaterThanOrEqual(LONG_STORY.lookups);
     expect(timeline.rows.filter((r) => r.event.kind === "error").map((r) => r.count)).toEqual([failed]);
     expect(timeline.rows.length).toBeLessThan(12);
+  });
+});
+
+describe("an incident of a pruned journal", () => {
+  it("says what the prune took, with the dates: the window's cycles, and the order only where it was pruned; an incident after every horizon says none", async () => {
+    const fx = await prunedIncidentJournal();
+    const c = consoleDb(fx.file);
+    cleanup.push(c.close, () => fs.rmSync(path.dirname(fx.file), { recursive: true, force: true }));
+    const now = new Date(fx.now);
+    const prunedOn = fx.prunedOn;
+
+    // The lost order's trip: its cause order kept (the trip names it), its cycles pruned.
+    const lost = getIncidentStory({ db: c.db, id: fx.lostOrder, now })!;
+    expect(lost.story.order?.clientOrderId).toBe(CAUSE_ORDER);
+    expect(lost.pruned).toMatchObject({ cyclesPrunedOn: prunedOn, order: null });
+    expect(lost.pruned.history?.incidentPruned?.on).toBe(prunedOn);
+    const md = incidentPostmortem(lost);
+    expect(md).toContain(`The reconciliation cycles of this window were pruned on ${formatUtc(prunedOn)}`);
+    expect(md).toContain(`- **Order behind it:** \`${CAUSE_ORDER}\``);
+
+    // The drift's trip names no order, and the order horizon passed its time: never "none found".
+    const drift = getIncidentStory({ db: c.db, id: fx.drift, now })!;
+    expect(drift.story.order).toBeNull();
+    expect(drift.pruned).toMatchObject({ cyclesPrunedOn: prunedOn, order: { on: prunedOn, before: fx.report.orderHorizon } });
+    const driftMd = incidentPostmortem(drift);
+    expect(driftMd).toContain(`were pruned on ${formatUtc(prunedOn)}, it may have been one`);
+    expect(driftMd).not.toMatch(/none found|no doubtful order/);
+
+    // After every horizon: nothing pruned, and an order never written is still none found.
+    const recent = getIncidentStory({ db: c.db, id: fx.recent, now })!;
+    expect(recent.pruned).toEqual({ history: null, cyclesPrunedOn: null, order: null });
+    expect(incidentPostmortem(recent)).toContain("- **Order behind it:** none found");
+
+    // Minute by minute over the lost order's incident: the 50 minutes between its trip and its
+    // lookup are pruned cycles, not a quiet market.
+    const window = { from: lost.window.from, to: lost.window.to };
+    const t = getFoldedIncidentTimeline({ db: c.db, window, filters: { bot: "alpha", kinds: [...INCIDENT_KINDS] } });
+    const gaps = t.minutes.slice(1).map((m, i) => gapWords({ from: t.minutes[i]!.start + 60_000, to: m.start }, t.pruned));
+    expect(gaps.filter((g) => !g.startsWith("0 "))).toContain(`49 minutes: reconciliation cycles pruned on ${formatUtc(prunedOn)}`);
+    expect(gaps.join(" ")).not.toContain("nothing recorded");
+
+    // The list marks the two whose cycles went.
+    const list = listIncidents({ db: c.db, bot: null, now });
+    expect(list.items.map((i) => [i.id, i.cyclesPrunedOn])).toEqual([
+      [fx.recent, null],
+      [fx.drift, prunedOn],
+      [fx.lostOrder, prunedOn],
+    ]);
   });
 });

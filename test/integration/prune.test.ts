@@ -16,6 +16,7 @@ import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { consoleDb } from "../helpers/console-db";
 import { repoRoot } from "../helpers/journal";
 import { AUDIT_KEY, pruneFixtureJournal, type PruneFixture } from "../helpers/prune-journal";
+import { CAUSE_ORDER, NEARBY_ORDER, prunedIncidentJournal } from "../helpers/pruned-incident";
 
 const DAY = 86_400_000;
 const open = (file: string) => {
@@ -562,4 +563,25 @@ describe("the second horizons: --keep-incidents, --keep-orders, --keep-rollups",
         );
     }
   }, 300_000);
+});
+
+describe("the order a trip names", () => {
+  it("is kept for good with its events however old, like rows other tables name; an order of the same pruned window that nothing names goes", async () => {
+    const fx = await prunedIncidentJournal();
+    onTestFinished(() => fs.rmSync(path.dirname(fx.file), { recursive: true, force: true }));
+    const db = open(fx.file);
+    try {
+      expect(fx.report.orderHorizon! > new Date(fx.now - 3 * DAY + 3_600_000).toISOString()).toBe(true);
+      expect(db.prepare(`SELECT client_order_id FROM orders WHERE client_order_id NOT LIKE 'pruned:%' ORDER BY 1`).pluck().all()).toEqual([CAUSE_ORDER]);
+      expect(db.prepare(`SELECT kind FROM order_events WHERE client_order_id = ? ORDER BY id`).pluck().all(CAUSE_ORDER)).toEqual([
+        "intent",
+        "send",
+        "timeout",
+        "lookup_absent",
+      ]);
+      expect(db.prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ?`).pluck().get(NEARBY_ORDER)).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
 });

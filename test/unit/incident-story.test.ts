@@ -4,6 +4,8 @@
  * made by hand; the list's durations and the weekly counts.
  */
 import { describe, expect, it } from "vitest";
+import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
+import { incidentPostmortem } from "@/lib/incidents/postmortem";
 import { incidentsPerWeek, listItem, median, orderIdsInReason, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
 
 const T0 = "2026-08-10T15:00:00.000Z";
@@ -189,6 +191,7 @@ describe("the list and the weeks", () => {
       status: toClearMs === null ? ("open" as const) : ("cleared" as const),
       toFirstActionMs: null,
       toClearMs,
+      cyclesPrunedOn: null,
     });
     expect(
       incidentsPerWeek([item("2026-08-11T00:00:00.000Z", 60_000), item("2026-08-12T00:00:00.000Z", 180_000), item("2026-08-26T00:00:00.000Z", null)]),
@@ -197,5 +200,45 @@ describe("the list and the weeks", () => {
       { week: "2026-08-17T00:00:00.000Z", incidents: 0, medianToClearMs: null },
       { week: "2026-08-24T00:00:00.000Z", incidents: 1, medianToClearMs: null },
     ]);
+  });
+});
+
+describe("the post-mortem's times and what a prune took", () => {
+  const clear = { id: 8, at: "2026-11-28T15:51:00.000Z", reason: "checked with the venue", actor: "operator:oncall" };
+  const story = tellIncident(
+    facts({ trip: { ...facts().trip, at: "2026-11-28T15:00:01.500Z", reason: "order alpha-4f979874d69871438130 unknown" }, clear, drifts: [] }),
+  );
+  const timeline = { ...collapseTimeline([]), events: 0, capped: false };
+
+  it("prints each step's time of day whole on a two-digit day", () => {
+    const md = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z" });
+    expect(md).toContain("1. 15:51:00 UTC: operator:oncall");
+    expect(md).not.toMatch(/\b\d\d:\d\d:\d UTC/);
+  });
+
+  it("says the order and the cycles were pruned, with the dates, instead of none; and none only when nothing was pruned", () => {
+    const pruned = { cyclesPrunedOn: "2026-12-02T02:35:06.854Z", order: { before: "2026-11-30T02:35:00.000Z", on: "2026-12-02T02:35:06.854Z", named: null } };
+    const md = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned });
+    expect(md).toContain(
+      "- **Order behind it:** not in the journal: settled orders last updated before Nov 30 2026 02:35:00 UTC were pruned on Dec 2 2026 02:35:06 UTC, it may have been one",
+    );
+    expect(md).toContain("- **Time to settle the doubtful order:** unknown: orders of that time were pruned on Dec 2 2026");
+    expect(md).toContain("The reconciliation cycles of this window were pruned on Dec 2 2026 02:35:06 UTC");
+    expect(md).not.toContain("none found");
+    const named = { ...pruned, order: { ...pruned.order, named: "alpha-4f979874d69871438130" } };
+    expect(incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned: named })).toContain(
+      "- **Order behind it:** alpha-4f979874d69871438130, named by the trip: pruned on Dec 2 2026 02:35:06 UTC (settled orders",
+    );
+    const kept = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z", pruned: { cyclesPrunedOn: null, order: null } });
+    expect(kept).toContain("- **Order behind it:** none found");
+    expect(kept).not.toContain("pruned");
+  });
+
+  it("a gap between two minutes in a pruned span says its cycles were pruned, and when; elsewhere nothing recorded", () => {
+    const t = Date.parse("2026-11-28T15:01:00.000Z");
+    const pruned = { spans: [{ from: t - 3_600_000, to: t + 3_600_000 }], prunedOn: "2026-12-02T02:35:06.854Z" };
+    expect(gapWords({ from: t, to: t + 50 * 60_000 }, pruned)).toBe("50 minutes: reconciliation cycles pruned on Dec 2 2026 02:35:06 UTC");
+    expect(gapWords({ from: t + 2 * 3_600_000, to: t + 2 * 3_600_000 + 60_000 }, pruned)).toBe("1 minute with nothing recorded");
+    expect(gapWords({ from: t, to: t + 50 * 60_000 }, null)).toBe("50 minutes with nothing recorded");
   });
 });

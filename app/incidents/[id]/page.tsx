@@ -7,6 +7,7 @@ import { PositionChart, type ChartMarker } from "@/components/charts/position-ch
 import { ChartLegend } from "@/components/symbol/chart-legend";
 import { CollapsedTimeline } from "@/components/incidents/collapsed-timeline";
 import { IncidentSummary } from "@/components/incidents/incident-summary";
+import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -82,7 +83,14 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
         </p>
       </header>
 
-      <IncidentSummary story={story} readAt={view.readAt} />
+      {view.pruned.history && (
+        <PrunedNotice
+          pruned={view.pruned.history}
+          shows="This incident's timeline has no reconciliation cycles there; its trip, clear and operator actions are kept."
+        />
+      )}
+
+      <IncidentSummary story={story} readAt={view.readAt} pruned={view.pruned} />
 
       {chart && story.symbol && (
         <section aria-labelledby="chart" className="space-y-1">
@@ -103,7 +111,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
       )}
 
       <section aria-label="Timeline" className="space-y-1">
-        <CollapsedTimeline timeline={timeline} events={timeline.events} />
+        <CollapsedTimeline timeline={timeline} events={timeline.events} cyclesPrunedOn={view.pruned.cyclesPrunedOn} />
         {timeline.capped && (
           <p role="status" className="text-sm font-semibold">
             More events than the console reads at once: the timeline stops early.{" "}
