@@ -21,6 +21,7 @@
 import { env, EnvError } from "../lib/env";
 import { demoFileHint } from "./cli-files";
 import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
 import { NO_BOT_PACE, pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
@@ -29,6 +30,19 @@ import { DEFAULT_HORIZONS, parseKeep, parseSecondHorizon } from "../lib/journal/
 const usage = `usage: npm run journal -- <migrate|check|version> [file]
        npm run journal -- prune [file] --keep 30d [--keep-incidents 365d] [--keep-orders 365d] [--keep-rollups 90d]
                                 [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N]`;
+
+/**
+ * This copy's own drizzle/, wherever the command runs from: read from the working directory, a
+ * run from another checkout's folder (or another worktree's) compared the journal with that
+ * copy's migrations and called a journal this copy migrated "newer than this driftwatch knows".
+ */
+const migrationsDir = path.join(import.meta.dirname, "..", "drizzle");
+/**
+ * A file named on the command line, from where the command was typed: `npm run` moves to the
+ * project's folder first and says where it was in INIT_CWD, so `npm run journal -- check live.db`
+ * means the live.db beside the person typing, as it does with `npx tsx scripts/journal.ts`.
+ */
+const argFile = (file: string) => path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -85,10 +99,10 @@ async function prune(argv: string[]): Promise<number> {
   } catch (error) {
     console.error(`driftwatch: could not set --nice ${nice} (${(error as Error).message}); pruning at the current priority`);
   }
-  const file = positionals[0] ?? env().journalPath;
+  const file = positionals[0] === undefined ? env().journalPath : argFile(positionals[0]);
   // Nothing anonymous writes to a journal: the run is recorded with who started it.
   const actor = values.by ?? `cli:${os.userInfo().username}`;
-  const { db, info } = openJournalWriter(file);
+  const { db, info } = openJournalWriter(file, { migrationsDir });
   try {
     const before = pageUse(db);
     // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
@@ -103,6 +117,12 @@ async function prune(argv: string[]): Promise<number> {
       dryRun: values["dry-run"],
       ...pace,
     });
+    if (r.running) {
+      console.log(
+        `journal ${info.file}: another prune is running on it (started ${r.running.startedAt} by ${r.running.actor}, at reconciliation ${r.running.cursor}); ` +
+          "what follows is what is left for it to do at this moment, and a prune without --dry-run is refused until it ends",
+      );
+    }
     const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
     const n = (v: number) => v.toLocaleString("en");
     const forGood = (h: string | null, text: string) => (h === null ? `${text}: kept for good` : null);
@@ -128,7 +148,7 @@ async function prune(argv: string[]): Promise<number> {
       );
     }
     if (values["vacuum-into"]) {
-      const copy = vacuumInto(db, values["vacuum-into"]);
+      const copy = vacuumInto(db, argFile(values["vacuum-into"]));
       console.log(`  compact copy ${copy.file}: ${mb(copy.bytes)}`);
     }
     return 0;
@@ -143,7 +163,7 @@ function main(argv: string[]): number {
     console.error(usage);
     return command === "help" || command === "--help" ? 0 : 2;
   }
-  const file = fileArg ?? env().journalPath;
+  const file = fileArg === undefined ? env().journalPath : argFile(fileArg);
   // Reading a default that is not there while the demo's journal is: say so, not "migrate" (which
   // would create an empty journal beside the demo's).
   const hint = fileArg === undefined && command !== "migrate" ? demoFileHint("journal", file, { script: "journal", args: [command] }) : undefined;
@@ -153,13 +173,13 @@ function main(argv: string[]): number {
   }
   switch (command) {
     case "migrate": {
-      const r = migrateJournal(file);
+      const r = migrateJournal(file, { migrationsDir });
       const what = r.created ? "created" : r.applied.length > 0 ? "upgraded" : "already up to date";
       console.log(`journal ${r.file}: ${what}, schema version ${r.from} -> ${r.to}${r.applied.length ? ` (applied ${r.applied.join(", ")})` : ""}, WAL`);
       return 0;
     }
     case "check": {
-      const { db, info } = openJournalReader(file);
+      const { db, info } = openJournalReader(file, { migrationsDir });
       try {
         // Every page, not just the header: a damaged page deep in a table opens fine and fails later.
         const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map((r) => r.quick_check).filter((r) => r !== "ok");
@@ -174,9 +194,9 @@ function main(argv: string[]): number {
       return info.journalMode === "wal" ? 0 : 1;
     }
     case "version": {
-      const { db, info } = openJournalReader(file);
+      const { db, info } = openJournalReader(file, { migrationsDir });
       db.close();
-      console.log(`${info.schemaVersion} (this driftwatch knows ${latestSchemaVersion()})`);
+      console.log(`${info.schemaVersion} (this driftwatch knows ${latestSchemaVersion(migrationsDir)})`);
       return 0;
     }
     default:

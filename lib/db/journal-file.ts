@@ -147,13 +147,15 @@ function assertIsFile(file: string): void {
   if (!stat.isFile()) throw new JournalError("not_a_file", file, "is not a file", "set DRIFTWATCH_JOURNAL to the journal file itself, not a folder");
 }
 
-function checkVersion(file: string, version: number, latest: number): void {
+function checkVersion(file: string, version: number, latest: number, migrationsDir: string = defaultMigrationsDir()): void {
   if (version > latest) {
+    // The folder is named: a journal migrated by one checkout and read by another (an older clone,
+    // another worktree) is the usual cause, and the count alone does not say which copy was run.
     throw new JournalError(
       "future_schema",
       file,
-      `has schema version ${version}, newer than this driftwatch knows (${latest})`,
-      "upgrade driftwatch to the release that wrote this journal",
+      `has schema version ${version}, newer than this driftwatch knows (${latest}, the migrations in ${path.resolve(migrationsDir)})`,
+      "upgrade driftwatch to the release that wrote this journal, or run the copy of driftwatch that migrated it",
     );
   }
   if (version === 0) {
@@ -196,7 +198,7 @@ export function openJournalReader(file: string, opts: { migrationsDir?: string; 
   }
   try {
     const { version, journalMode } = probe(db, abs);
-    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir), opts.migrationsDir);
     return { db, info: { file: abs, schemaVersion: version, journalMode } };
   } catch (error) {
     db.close();
@@ -221,7 +223,7 @@ export function openJournalWriter(file: string, opts: { migrationsDir?: string }
   }
   try {
     const { version, journalMode } = probe(db, abs);
-    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir), opts.migrationsDir);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma("synchronous = FULL");
     return { db, info: { file: abs, schemaVersion: version, journalMode } };
@@ -276,7 +278,7 @@ function migrateOnce(file: string, opts: { migrationsDir?: string }): MigrateRes
   }
   try {
     const { version: from, journalMode } = probe(db, abs);
-    if (from > latest) checkVersion(abs, from, latest);
+    if (from > latest) checkVersion(abs, from, latest, opts.migrationsDir);
     if (journalMode !== "wal") db.pragma("journal_mode = WAL");
     const applied: string[] = [];
     for (const migration of migrations) {

@@ -106,6 +106,8 @@ export interface PruneReport {
   /** Five-minute rollup rows folded away (each hour's rows became one; or, with dryRun, would). */
   rollupsFolded: number;
   rollupHorizon: string | null;
+  /** A dry run only: the prune running on this journal meanwhile (its figures are a moving target), or null. */
+  running?: OpenPrune | null;
   batches: number;
   lockMsMax: number;
   lockMsP99: number;
@@ -182,7 +184,7 @@ const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
  * prune runs on the same journal (a dry run reads only and needs no lock).
  */
 export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
-  if (opts.dryRun) return pruneLocked(opts);
+  if (opts.dryRun) return { ...(await pruneLocked(opts)), running: runningPrune(opts.db) };
   const release = acquirePruneLock(opts.db);
   try {
     return await pruneLocked(opts);
@@ -727,6 +729,32 @@ function foldPlan(db: Database.Database, from: string, to: string) {
   return units.filter((u) => u.hours.length > 0);
 }
 
+interface OpenPrune {
+  actor: string;
+  startedAt: string;
+  cursor: number;
+}
+const openPrune = (journal: Database.Database) =>
+  journal.prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`).get() as
+    OpenPrune | undefined;
+
+/**
+ * The prune running on this journal now, if any: an unfinished journal_prunes row whose lock is
+ * held (an unfinished row with a free lock is a stopped run, which the next prune resumes). Takes
+ * the lock for an instant only when such a row exists.
+ */
+export function runningPrune(journal: Database.Database): OpenPrune | null {
+  const open = openPrune(journal);
+  if (!open) return null;
+  try {
+    acquirePruneLock(journal)();
+    return null;
+  } catch (error) {
+    if (error instanceof PruneBusyError) return openPrune(journal) ?? open;
+    throw error;
+  }
+}
+
 /** Refused: another prune holds this journal (its process is alive; a killed one releases at once). */
 export class PruneBusyError extends Error {
   override name = "PruneBusyError";
@@ -753,9 +781,7 @@ export function acquirePruneLock(journal: Database.Database): () => void {
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
-    const open = journal
-      .prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`)
-      .get() as { actor: string; startedAt: string; cursor: number } | undefined;
+    const open = openPrune(journal);
     const who = open ? ` (started ${open.startedAt} by ${open.actor}, at reconciliation ${open.cursor})` : "";
     throw new PruneBusyError(
       `another prune is running on ${path.resolve(journal.name)}${who}; nothing was changed. Wait for it to finish, or stop it: a stopped prune resumes on the next run`,

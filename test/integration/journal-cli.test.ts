@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { migratedJournal, repoRoot, tempDir } from "../helpers/journal";
 
 function journalCli(...args: string[]) {
-  const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", ...args], { cwd: repoRoot, encoding: "utf8" });
+  return journalCliIn({}, ...args);
+}
+function journalCliIn(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), ["scripts/journal.ts", ...args], {
+    cwd: repoRoot,
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -63,7 +70,7 @@ describe("npm run journal", () => {
     db.close();
     const r = journalCli("check", file);
     expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toMatch(/has schema version 42, newer than this driftwatch knows \(\d+\)\. Fix: upgrade driftwatch/);
+    expect(oneLine(r.stderr)).toMatch(/has schema version 42, newer than this driftwatch knows \(\d+, the migrations in .*drizzle\)\. Fix: upgrade driftwatch/);
   });
 
   it("version prints the number plain SQL reads", () => {
@@ -72,6 +79,13 @@ describe("npm run journal", () => {
     const version = db.pragma("user_version", { simple: true });
     db.close();
     expect(journalCli("version", file).stdout.trim()).toBe(`${version} (this driftwatch knows ${version})`);
+  });
+
+  it("under npm run, a relative file is the one beside the person typing (INIT_CWD), not in the project's folder", () => {
+    const file = migratedJournal();
+    const r = journalCliIn({ INIT_CWD: path.dirname(file) }, "check", path.basename(file));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`journal ${file}: readable`);
   });
 
   it("an unknown command prints usage and exits 2", () => {

@@ -318,8 +318,31 @@ describe("a prune killed midway", () => {
     expect(second.stderr).toMatch(/another prune is running on .*by cli:first.*nothing was changed/);
     expect(watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all()).toEqual(snapshot);
     expect(watch.prepare(`SELECT count(*) FROM reconciliations`).pluck().get()).toBe(cyclesThen);
-    // Reading what would go takes no lock.
-    expect(cli(["prune", fx.file, "--keep", "30d", "--dry-run"]).status).toBe(0);
+    // Reading what would go takes no lock, and says a prune is running. Run from another checkout's
+    // folder (an older drizzle/ there, one migration short), it still compares the journal with
+    // its own migrations, not with that folder's (issue 19's try-out: "newer than this driftwatch
+    // knows (6)" from a dry run started in an older clone while a prune ran).
+    const elsewhere = path.join(path.dirname(fx.file), "older-clone");
+    fs.mkdirSync(path.join(elsewhere, "drizzle"), { recursive: true });
+    for (const f of fs
+      .readdirSync(path.join(repoRoot, "drizzle"))
+      .filter((f) => f.endsWith(".sql"))
+      .sort()
+      .slice(0, -1)) {
+      fs.copyFileSync(path.join(repoRoot, "drizzle", f), path.join(elsewhere, "drizzle", f));
+    }
+    const dry = spawnSync(
+      path.join(repoRoot, "node_modules/.bin/tsx"),
+      [path.join(repoRoot, "scripts/journal.ts"), "prune", fx.file, "--keep", "30d", "--dry-run"],
+      {
+        cwd: elsewhere,
+        encoding: "utf8",
+      },
+    );
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/another prune is running on it \(started .* by cli:first, at reconciliation \d+\)/);
+    expect(dry.stdout).toMatch(/would delete [\d,]+ cycles/);
+    expect(watch.prepare(`SELECT id, cursor, cycles_deleted, actor, finished_at FROM journal_prunes`).all()).toEqual(snapshot);
 
     // Killed, the first prune's lock goes with its process: the next run is free and resumes it.
     first.kill("SIGKILL");
