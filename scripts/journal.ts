@@ -6,14 +6,17 @@
  *                    else print the one-line reason, exit 1
  *   version [file]   print the schema version (PRAGMA user_version) and the version this code knows
  *   prune [file] --keep 30d [--keep-incidents 365d] [--keep-orders 365d] [--keep-rollups 90d]
- *                    [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N]
+ *                    [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N] [--progress S]
  *                    delete per-cycle reconciliation rows older than the horizon (incident windows
  *                    kept to --keep-incidents), settled orders with their events older than
  *                    --keep-orders, and fold five-minute rollups older than --keep-rollups into
  *                    hourly ones (docs/journal.md "Retention"), in batches the bot never waits on;
  *                    each second horizon takes `forever`; --dry-run prints what would go; a killed
  *                    run resumes when run again; --no-bot for a journal nobody writes meanwhile:
- *                    larger batches, no pauses; --nice: the prune's CPU priority (default 19)
+ *                    larger batches, no pauses; --nice: the prune's CPU priority (default 19);
+ *                    a progress line on stderr every --progress S seconds (default 10, 0: none);
+ *                    SIGINT/SIGTERM stop it after the current batch ("stopped at reconciliation N;
+ *                    run the same command again to resume"), exit 130/143 (128 + the signal)
  *
  * The file defaults to DRIFTWATCH_JOURNAL (./data/journal.db). When that default is missing and the
  * demo's journal exists, check and version name the demo's and the command for it (scripts/cli-files.ts).
@@ -24,12 +27,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { corruptError, JournalError, journalFault, latestSchemaVersion, migrateJournal, openJournalReader, openJournalWriter } from "../lib/db/journal-file";
-import { NO_BOT_PACE, pageUse, pruneJournal, vacuumInto } from "../lib/db/journal-prune";
+import { NO_BOT_PACE, pageUse, pruneJournal, PruneStoppedError, vacuumInto, type PruneProgress } from "../lib/db/journal-prune";
 import { DEFAULT_HORIZONS, parseKeep, parseSecondHorizon } from "../lib/journal/retention";
 
 const usage = `usage: npm run journal -- <migrate|check|version> [file]
        npm run journal -- prune [file] --keep 30d [--keep-incidents 365d] [--keep-orders 365d] [--keep-rollups 90d]
-                                [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N]`;
+                                [--dry-run] [--vacuum-into COPY] [--by NAME] [--no-bot] [--nice N] [--progress S]`;
 
 /**
  * This copy's own drizzle/, wherever the command runs from: read from the working directory, a
@@ -43,6 +46,19 @@ const migrationsDir = path.join(import.meta.dirname, "..", "drizzle");
  * means the live.db beside the person typing, as it does with `npx tsx scripts/journal.ts`.
  */
 const argFile = (file: string) => path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+
+const PHASES: Record<PruneProgress["phase"], string> = { cycles: "reconciliations", orders: "settled orders", rollups: "hours of five-minute rollups" };
+const duration = (ms: number) => {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
+};
+/** `reconciliations 12,345 of 40,000 (31 %), 410 a second, about 1 min 7 s left` */
+function progressLine(p: PruneProgress): string {
+  const n = (v: number) => Math.round(v).toLocaleString("en");
+  const pct = p.total > 0 ? ` (${Math.min(100, Math.floor((p.done / p.total) * 100))} %)` : "";
+  const left = p.etaMs === null ? "" : `, about ${duration(p.etaMs)} left in this phase`;
+  return `${PHASES[p.phase]} ${n(p.done)} of ${n(p.total)}${pct}, ${n(p.rate)} a second${left}`;
+}
 
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
@@ -62,6 +78,7 @@ async function prune(argv: string[]): Promise<number> {
         "keep-orders": { type: "string", default: DEFAULT_HORIZONS.orders },
         "keep-rollups": { type: "string", default: DEFAULT_HORIZONS.rollups },
         nice: { type: "string", default: "19" },
+        progress: { type: "string", default: "10" },
       },
     });
   } catch (error) {
@@ -87,6 +104,11 @@ async function prune(argv: string[]): Promise<number> {
     }
     second[kind] = r.ms;
   }
+  const progressS = Number(values.progress);
+  if (!(progressS >= 0)) {
+    console.error(`driftwatch: --progress ${values.progress} is not a number of seconds (0: no progress lines)`);
+    return 2;
+  }
   const nice = Number(values.nice);
   if (!Number.isInteger(nice) || nice < -20 || nice > 19) {
     console.error(`driftwatch: --nice ${values.nice} is not a nice value (an integer from -20 to 19)`);
@@ -107,16 +129,47 @@ async function prune(argv: string[]): Promise<number> {
     const before = pageUse(db);
     // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
     const pace = values["no-bot"] ? NO_BOT_PACE : {};
-    const r = await pruneJournal({
-      db,
-      keepMs: keep.ms,
-      keepIncidentsMs: second.incidents,
-      keepOrdersMs: second.orders,
-      keepRollupsMs: second.rollups,
-      actor,
-      dryRun: values["dry-run"],
-      ...pace,
-    });
+    // Ctrl-C or a service manager's SIGTERM: stop after the batch in hand (each is its own
+    // transaction, recorded with the run's cursor), say where, exit 128 + the signal's number. A
+    // second signal exits at once; that too leaves the journal consistent, only the line is lost.
+    const stop = new AbortController();
+    let stoppedBy: NodeJS.Signals | null = null;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stoppedBy !== null) process.exit(128 + os.constants.signals[signal]);
+      stoppedBy = signal;
+      stop.abort();
+      console.error(`driftwatch: ${signal}: stopping after the current batch`);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    if (!values["dry-run"]) {
+      console.error(
+        `driftwatch: pruning ${info.file}${progressS > 0 ? `, a progress line every ${progressS} s` : ""}; Ctrl-C stops after the current batch, and the same command resumes`,
+      );
+    }
+    let r;
+    try {
+      r = await pruneJournal({
+        db,
+        keepMs: keep.ms,
+        keepIncidentsMs: second.incidents,
+        keepOrdersMs: second.orders,
+        keepRollupsMs: second.rollups,
+        actor,
+        dryRun: values["dry-run"],
+        signal: stop.signal,
+        progressEveryMs: progressS * 1000,
+        onProgress: progressS > 0 ? (p) => console.error(`driftwatch: ${progressLine(p)}`) : undefined,
+        ...pace,
+      });
+    } catch (error) {
+      if (!(error instanceof PruneStoppedError) || stoppedBy === null) throw error;
+      console.error(`driftwatch: journal ${info.file}: ${error.message}`);
+      return 128 + os.constants.signals[stoppedBy];
+    } finally {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
     if (r.running) {
       console.log(
         `journal ${info.file}: another prune is running on it (started ${r.running.startedAt} by ${r.running.actor}, at reconciliation ${r.running.cursor}); ` +

@@ -355,6 +355,31 @@ describe("a prune killed midway", () => {
     watch.close();
     fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
   }, 300_000);
+
+  it("prints progress lines on stderr; SIGTERM stops it after the current batch, says where, exits 143, and the same command resumes", async () => {
+    const fx = pruneFixtureJournal(open);
+    const args = ["prune", fx.file, "--keep", "30d", "--by", "cli:signal", "--progress", "0.05"];
+    const child = fork(path.join(repoRoot, "scripts/journal.ts"), args, { execArgv: ["--import", "tsx"], stdio: ["ignore", "pipe", "pipe", "ipc"] });
+    onTestFinished(() => void (child.exitCode === null && child.kill("SIGKILL")));
+    let stderr = "";
+    const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+    await new Promise<void>((resolve) => {
+      child.stderr!.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (/reconciliations [\d,]+ of [\d,]+ \(\d+ %\), [\d,]+ a second/.test(stderr)) resolve();
+      });
+    });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(143);
+    const stopped = /stopped at reconciliation (\d+); run the same command again to resume/.exec(stderr);
+    expect(stopped, stderr).not.toBeNull();
+    const record = scalar(fx.file, `SELECT json_object('cursor', cursor, 'finished', finished_at) FROM journal_prunes`) as string;
+    expect(JSON.parse(record)).toEqual({ cursor: Number(stopped![1]), finished: null });
+    const next = cli([...args.slice(0, 6), "--no-bot"]);
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stdout).toMatch(/resumed a stopped prune/);
+    fs.rmSync(path.dirname(fx.file), { recursive: true, force: true });
+  }, 300_000);
 });
 
 /** Per bot, symbol and hour: the five-minute rollups summed and at their extremes, as the folded row must be. */
