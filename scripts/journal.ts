@@ -60,13 +60,56 @@ function progressLine(p: PruneProgress): string {
   return `${PHASES[p.phase]} ${n(p.done)} of ${n(p.total)}${pct}, ${n(p.rate)} a second${left}`;
 }
 
+/** Every horizon alike (each is on a five-minute boundary): `2026-11-30 03:00 UTC`. */
+const horizonText = (iso: string | null) => (iso === null ? "" : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`);
+
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+/**
+ * `--keep -5d` as `--keep=-5d`: parseArgs takes a value starting with a dash for an option of its
+ * own and says "ambiguous"; joined, the value reaches its own check ("--keep: not a duration (-5d)"),
+ * and `--nice -5` means what it says.
+ */
+const VALUE_OPTIONS = new Set(["--keep", "--keep-incidents", "--keep-orders", "--keep-rollups", "--nice", "--progress", "--by", "--vacuum-into"]);
+const joinDashValues = (argv: string[]) =>
+  argv.flatMap((a, i) =>
+    VALUE_OPTIONS.has(a) && /^-[^-]/.test(argv[i + 1] ?? "")
+      ? [`${a}=${argv[i + 1]}`]
+      : i > 0 && VALUE_OPTIONS.has(argv[i - 1]!) && /^-[^-]/.test(a)
+        ? []
+        : [a],
+  );
+
+/**
+ * A JournalError about a file named on the command line: its fix, written for the console and the
+ * DRIFTWATCH_JOURNAL default, said for that argument (and prune never offers to create a journal).
+ */
+function forArgument(error: JournalError, command: string): JournalError {
+  const f = error.file;
+  switch (error.code) {
+    case "missing":
+      return new JournalError(
+        "missing",
+        f,
+        error.problem,
+        command === "prune"
+          ? "check the path: there is no journal there to prune"
+          : `check the path, or run "npm run journal -- migrate ${f}" to create a new journal there`,
+      );
+    case "not_a_file":
+      return new JournalError("not_a_file", f, error.problem, "give the journal file itself, not a folder");
+    case "not_sqlite":
+      return new JournalError("not_sqlite", f, `${error.problem}, so not a driftwatch journal`, "check the path: give the bot's journal file");
+    default:
+      return error;
+  }
+}
 
 async function prune(argv: string[]): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: joinDashValues(argv),
       allowPositionals: true,
       options: {
         keep: { type: "string" },
@@ -124,7 +167,13 @@ async function prune(argv: string[]): Promise<number> {
   const file = positionals[0] === undefined ? env().journalPath : argFile(positionals[0]);
   // Nothing anonymous writes to a journal: the run is recorded with who started it.
   const actor = values.by ?? `cli:${os.userInfo().username}`;
-  const { db, info } = openJournalWriter(file, { migrationsDir });
+  let opened;
+  try {
+    opened = openJournalWriter(file, { migrationsDir });
+  } catch (error) {
+    throw error instanceof JournalError && positionals[0] !== undefined ? forArgument(error, "prune") : error;
+  }
+  const { db, info } = opened;
   try {
     const before = pageUse(db);
     // --no-bot: nobody writes the journal meanwhile (a copy, an archive), so nobody to make room for.
@@ -179,19 +228,22 @@ async function prune(argv: string[]): Promise<number> {
     const what = r.dryRun ? "would delete" : r.resumed ? "resumed a stopped prune and deleted" : "deleted";
     const n = (v: number) => v.toLocaleString("en");
     const forGood = (h: string | null, text: string) => (h === null ? `${text}: kept for good` : null);
+    const windows = `${n(r.incidentWindowsKept)} incident window${r.incidentWindowsKept === 1 ? "" : "s"}`;
     console.log(
       [
-        `journal ${info.file}: ${what} ${n(r.cycles)} cycles and ${n(r.positions)} position rows older than ${r.horizon}; ` +
-          `kept ${n(r.keptCycles)} older cycles (around ${r.incidents - r.incidentsPruned} of ${r.incidents} incidents, and those other rows refer to)`,
+        `journal ${info.file}: ${what} ${n(r.cycles)} cycles and ${n(r.positions)} position rows older than ${horizonText(r.horizon)}`,
+        `  ${n(r.keptCycles)} older cycles kept: ${windows} ${r.incidentHorizon === null ? "(kept for good)" : "still inside --keep-incidents"}, plus cycles other rows point to`,
         r.incidentHorizon === null
-          ? "  incident windows: kept for good"
-          : `  incident windows that ended before ${r.incidentHorizon}: ${n(r.incidentsPruned)}, their cycles ${r.dryRun ? "would go" : "went"} with the others`,
+          ? null
+          : `  incident windows that ended before ${horizonText(r.incidentHorizon)}: ${n(r.incidentsPruned)}, their cycles ${r.dryRun ? "would go" : "went"} with the others`,
         forGood(r.orderHorizon, "  settled orders") ??
-          `  settled orders last updated before ${r.orderHorizon}: ${n(r.orders)} with ${n(r.orderEvents)} events ${r.dryRun ? "would go" : "went"}; ${n(r.keptOrders)} kept (audited, operator events, or in a kept incident)`,
+          `  settled orders last updated before ${horizonText(r.orderHorizon)}: ${n(r.orders)} with ${n(r.orderEvents)} events ${r.dryRun ? "would go" : "went"}; ${n(r.keptOrders)} kept (audited, operator events, or in a kept incident)`,
         forGood(r.rollupHorizon, "  five-minute rollups") ??
-          `  five-minute rollups before ${r.rollupHorizon}: ${n(r.rollupsFolded)} rows ${r.dryRun ? "would be" : "were"} folded into hourly ones`,
+          `  five-minute rollups before ${horizonText(r.rollupHorizon)}: ${n(r.rollupsFolded)} rows ${r.dryRun ? "would be" : "were"} folded into hourly ones`,
         "  breaker events, book corrections, acknowledgements and the audit log untouched",
-      ].join("\n"),
+      ]
+        .filter((line) => line !== null)
+        .join("\n"),
     );
     if (!r.dryRun) {
       const after = pageUse(db);
@@ -260,7 +312,12 @@ function main(argv: string[]): number {
 
 try {
   const argv = process.argv.slice(2);
-  process.exitCode = argv[0] === "prune" ? await prune(argv.slice(1)) : main(argv);
+  try {
+    process.exitCode = argv[0] === "prune" ? await prune(argv.slice(1)) : main(argv);
+  } catch (error) {
+    // check and version on a file given as an argument: the fix is about that argument.
+    throw error instanceof JournalError && argv[0] !== "prune" && argv[1] !== undefined ? forArgument(error, argv[0]!) : error;
+  }
 } catch (error) {
   // One line, no stack: the person reading it needs the file and the fix, not our call graph.
   if (error instanceof JournalError || error instanceof EnvError) console.error(`driftwatch: ${error.message}`);

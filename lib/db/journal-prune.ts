@@ -129,6 +129,8 @@ export interface PruneReport {
   incidents: number;
   /** Incident windows ended before the incident horizon: their cycles went like any others. */
   incidentsPruned: number;
+  /** Incident windows (an hour either side of a trip and its clear, merged where they touch) whose cycles stay. */
+  incidentWindowsKept: number;
   incidentHorizon: string | null;
   /** Settled orders removed with their events (or, with dryRun, that would be). */
   orders: number;
@@ -155,6 +157,8 @@ interface Plan {
   incidents: number;
   /** Incident windows (merged) that ended before the incident horizon. */
   incidentsPruned: number;
+  /** Incident windows (merged) still inside the incident horizon: their cycles stay. */
+  incidentWindowsKept: number;
   /** Cycles that stay whatever their age: referenced by a kept row, or a bot's latest. */
   pinned: Set<number>;
   /** The last reconciliation id older than the horizon: nothing after it is looked at. */
@@ -175,11 +179,13 @@ function plan(db: Database.Database, keepMs: number, now: number, incidentHorizo
   const spans = new Map<string, Span[]>();
   let incidents = 0;
   let incidentsPruned = 0;
+  let incidentWindowsKept = 0;
   for (const [bot, list] of byBot) {
     incidents += list.filter((e) => e.kind === "trip").length;
     const all = keptIncidentSpans(list, null);
     const kept = keptIncidentSpans(list, incidentHorizon);
     incidentsPruned += all.length - kept.length;
+    incidentWindowsKept += kept.length;
     spans.set(bot, kept);
   }
   // A drift still going on is kept from its start (with the margin), incident or not.
@@ -203,7 +209,7 @@ function plan(db: Database.Database, keepMs: number, now: number, incidentHorizo
       .all() as number[],
   );
   const endId = (db.prepare(`SELECT max(id) FROM reconciliations WHERE at < ?`).pluck().get(horizonIso) as number | null) ?? 0;
-  return { horizon, spans, incidents, incidentsPruned, pinned, endId };
+  return { horizon, spans, incidents, incidentsPruned, incidentWindowsKept, pinned, endId };
 }
 
 const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
@@ -236,7 +242,8 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
   // redone by the next run. It spares each batch an fsync while it holds the lock.
   db.pragma("synchronous = NORMAL");
   const incidentHorizon = opts.keepIncidentsMs == null ? null : pruneHorizon(now, opts.keepIncidentsMs);
-  const orderHorizon = opts.keepOrdersMs == null ? null : now - opts.keepOrdersMs;
+  // On a five-minute boundary like the cycle and incident horizons, so every horizon reads alike.
+  const orderHorizon = opts.keepOrdersMs == null ? null : pruneHorizon(now, opts.keepOrdersMs);
   const foldHorizon = opts.keepRollupsMs == null ? null : rollupHorizon(now, opts.keepRollupsMs);
   const isoOrNull = (t: number | null) => (t === null ? null : new Date(t).toISOString());
   const p = plan(db, opts.keepMs, now, incidentHorizon);
@@ -251,6 +258,7 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
     keptCycles: 0,
     incidents: p.incidents,
     incidentsPruned: p.incidentsPruned,
+    incidentWindowsKept: p.incidentWindowsKept,
     incidentHorizon: isoOrNull(incidentHorizon),
     orders: 0,
     orderEvents: 0,

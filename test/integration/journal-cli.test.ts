@@ -50,7 +50,7 @@ describe("npm run journal", () => {
     const r = journalCli("check", file);
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toBe(
-      `driftwatch: journal ${file}: not found. Fix: run "npm run journal -- migrate ${file}" to create it, or set DRIFTWATCH_JOURNAL to the bot's journal`,
+      `driftwatch: journal ${file}: not found. Fix: check the path, or run "npm run journal -- migrate ${file}" to create a new journal there`,
     );
     expect(fs.existsSync(file)).toBe(false);
   });
@@ -60,7 +60,35 @@ describe("npm run journal", () => {
     fs.writeFileSync(file, "hello\n".repeat(1000));
     const r = journalCli("check", file);
     expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toMatch(new RegExp(`^driftwatch: journal ${file}: is not a SQLite database .*Fix: set DRIFTWATCH_JOURNAL`));
+    expect(oneLine(r.stderr)).toMatch(
+      new RegExp(`^driftwatch: journal ${file}: is not a SQLite database .*, so not a driftwatch journal\\. Fix: check the path: give the bot's journal file$`),
+    );
+  });
+
+  it("prune on a missing file, another program's SQLite database or a negative --keep says what is wrong, never to migrate, and changes nothing", () => {
+    const dir = tempDir();
+    const missing = path.join(dir, "nope.db");
+    const r = journalCli("prune", missing, "--keep", "30d");
+    expect(r.code).toBe(1);
+    expect(oneLine(r.stderr)).toBe(`driftwatch: journal ${missing}: not found. Fix: check the path: there is no journal there to prune`);
+    expect(fs.existsSync(missing)).toBe(false);
+
+    const other = path.join(dir, "other.sqlite");
+    const db = new Database(other);
+    db.exec("CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')");
+    db.close();
+    const before = fs.readFileSync(other);
+    const o = journalCli("prune", other, "--keep", "30d");
+    expect(o.code).toBe(1);
+    expect(oneLine(o.stderr)).toMatch(
+      /: is a SQLite database but not a driftwatch journal \(it has 1 table of its own and PRAGMA user_version 0\)\. Fix: give the bot's journal file; do not run migrate/,
+    );
+    expect(o.stderr).not.toContain("DRIFTWATCH_JOURNAL");
+    expect(fs.readFileSync(other)).toEqual(before);
+
+    const k = journalCli("prune", migratedJournal(), "--keep", "-5d");
+    expect(k.code).toBe(2);
+    expect(oneLine(k.stderr)).toBe("driftwatch: --keep: not a duration (-5d); use e.g. 30d, 12h or 2w");
   });
 
   it("check on a journal of a future schema version prints one line", () => {
