@@ -154,7 +154,7 @@ function checkVersion(file: string, version: number, latest: number, migrationsD
     throw new JournalError(
       "future_schema",
       file,
-      `has schema version ${version}, newer than this driftwatch knows (${latest}, the migrations in ${path.resolve(migrationsDir)})`,
+      `has schema version ${version}, newer than this driftwatch knows (${latest}, the migrations in ${migrationsDir})`,
       "upgrade driftwatch to the release that wrote this journal, or run the copy of driftwatch that migrated it",
     );
   }
