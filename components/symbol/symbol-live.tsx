@@ -153,12 +153,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           </div>
         )}
         {range && c?.notice && <HistoryNotice notice={c.notice} range={range} path={path} now={hydrated ? now : null} />}
-        {c?.pruned && (
-          <PrunedNotice
-            pruned={c.pruned}
-            shows="There the chart draws the five-minute rollups: every extreme and every drift of each five minutes, not every cycle."
-          />
-        )}
+        {c?.pruned && <PrunedNotice pruned={c.pruned} chart />}
         {range && !c && !chartError && <p className="text-sm">Loading the chart…</p>}
         {c && (
           <>

@@ -147,13 +147,25 @@ function assertIsFile(file: string): void {
   if (!stat.isFile()) throw new JournalError("not_a_file", file, "is not a file", "set DRIFTWATCH_JOURNAL to the journal file itself, not a folder");
 }
 
-function checkVersion(file: string, version: number, latest: number): void {
+function checkVersion(file: string, version: number, latest: number, migrationsDir: string = defaultMigrationsDir(), tables = 0): void {
   if (version > latest) {
+    // The folder is named: a journal migrated by one checkout and read by another (an older clone,
+    // another worktree) is the usual cause, and the count alone does not say which copy was run.
     throw new JournalError(
       "future_schema",
       file,
-      `has schema version ${version}, newer than this driftwatch knows (${latest})`,
-      "upgrade driftwatch to the release that wrote this journal",
+      `has schema version ${version}, newer than this driftwatch knows (${latest}, the migrations in ${migrationsDir})`,
+      "upgrade driftwatch to the release that wrote this journal, or run the copy of driftwatch that migrated it",
+    );
+  }
+  if (version === 0 && tables > 0) {
+    // Someone else's database (another program's, a copy of something): migrate would write the
+    // journal's tables into it, so that is not the fix to offer.
+    throw new JournalError(
+      "no_schema",
+      file,
+      `is a SQLite database but not a driftwatch journal (it has ${tables} table${tables === 1 ? "" : "s"} of its own and PRAGMA user_version 0)`,
+      "give the bot's journal file; do not run migrate on this one, which would add the journal's tables to it",
     );
   }
   if (version === 0) {
@@ -171,11 +183,12 @@ export interface JournalInfo {
 }
 
 /** Runs a probe query so that "not a database" surfaces here, with the file named, not later. */
-function probe(db: Database.Database, file: string): { version: number; journalMode: string } {
+function probe(db: Database.Database, file: string): { version: number; journalMode: string; tables: number } {
   try {
     const version = db.pragma("user_version", { simple: true }) as number;
     const journalMode = String(db.pragma("journal_mode", { simple: true }));
-    return { version, journalMode };
+    const tables = db.prepare(`SELECT count(*) FROM sqlite_master WHERE type = 'table'`).pluck().get() as number;
+    return { version, journalMode, tables };
   } catch (error) {
     throw sqliteError(file, error);
   }
@@ -195,8 +208,8 @@ export function openJournalReader(file: string, opts: { migrationsDir?: string; 
     throw sqliteError(abs, error);
   }
   try {
-    const { version, journalMode } = probe(db, abs);
-    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    const { version, journalMode, tables } = probe(db, abs);
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir), opts.migrationsDir, tables);
     return { db, info: { file: abs, schemaVersion: version, journalMode } };
   } catch (error) {
     db.close();
@@ -220,8 +233,8 @@ export function openJournalWriter(file: string, opts: { migrationsDir?: string }
     throw sqliteError(abs, error);
   }
   try {
-    const { version, journalMode } = probe(db, abs);
-    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir));
+    const { version, journalMode, tables } = probe(db, abs);
+    checkVersion(abs, version, latestSchemaVersion(opts.migrationsDir), opts.migrationsDir, tables);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma("synchronous = FULL");
     return { db, info: { file: abs, schemaVersion: version, journalMode } };
@@ -276,7 +289,7 @@ function migrateOnce(file: string, opts: { migrationsDir?: string }): MigrateRes
   }
   try {
     const { version: from, journalMode } = probe(db, abs);
-    if (from > latest) checkVersion(abs, from, latest);
+    if (from > latest) checkVersion(abs, from, latest, opts.migrationsDir);
     if (journalMode !== "wal") db.pragma("journal_mode = WAL");
     const applied: string[] = [];
     for (const migration of migrations) {

@@ -76,8 +76,41 @@ export interface PruneOptions {
   checkpointEvery?: number;
   /** fdatasync the WAL after each batch, outside the lock, so the bot's next commit does not flush the prune's pages (default off). */
   syncWal?: boolean;
+  /** Stops the run after the current batch (PruneStoppedError); the journal_prunes row stays open and a rerun resumes it. */
+  signal?: AbortSignal;
+  /** Called about every `progressEveryMs` (default 10 s) between batches. */
+  onProgress?: (p: PruneProgress) => void;
+  progressEveryMs?: number;
   /** Called after each batch (progress; tests stop here to be killed). */
   onBatch?: (b: { batch: number; phase: "cycles" | "orders" | "rollups"; cycles: number; positions: number; lockMs: number }) => void;
+}
+
+export interface PruneProgress {
+  phase: "cycles" | "orders" | "rollups";
+  /** Units looked at in this phase (reconciliations, settled orders, hours of rollups) of `total`. */
+  done: number;
+  total: number;
+  /** Per second, over this phase so far. */
+  rate: number;
+  /** At that rate; null until there is one. */
+  etaMs: number | null;
+  /** Where the cycles phase is: the journal_prunes cursor. */
+  cursor: number;
+}
+
+/** Stopped by `signal` between batches: everything up to `cursor` is done and recorded; a rerun resumes. */
+export class PruneStoppedError extends Error {
+  override name = "PruneStoppedError";
+  constructor(
+    readonly phase: PruneProgress["phase"],
+    readonly cursor: number,
+  ) {
+    super(
+      phase === "cycles"
+        ? `stopped at reconciliation ${cursor}; run the same command again to resume`
+        : `stopped while ${phase === "orders" ? "pruning settled orders" : "folding rollups"} (the reconciliations are done, up to ${cursor}); run the same command again to resume`,
+    );
+  }
 }
 
 /** The pace for a journal nobody writes meanwhile (a copy, an archive, a test): 20 ms batches, no pauses, no extra syncs. */
@@ -97,6 +130,8 @@ export interface PruneReport {
   incidents: number;
   /** Incident windows ended before the incident horizon: their cycles went like any others. */
   incidentsPruned: number;
+  /** Incident windows (an hour either side of a trip and its clear, merged where they touch) whose cycles stay. */
+  incidentWindowsKept: number;
   incidentHorizon: string | null;
   /** Settled orders removed with their events (or, with dryRun, that would be). */
   orders: number;
@@ -107,6 +142,8 @@ export interface PruneReport {
   /** Five-minute rollup rows folded away (each hour's rows became one; or, with dryRun, would). */
   rollupsFolded: number;
   rollupHorizon: string | null;
+  /** A dry run only: the prune running on this journal meanwhile (its figures are a moving target), or null. */
+  running?: OpenPrune | null;
   batches: number;
   lockMsMax: number;
   lockMsP99: number;
@@ -121,6 +158,8 @@ interface Plan {
   incidents: number;
   /** Incident windows (merged) that ended before the incident horizon. */
   incidentsPruned: number;
+  /** Incident windows (merged) still inside the incident horizon: their cycles stay. */
+  incidentWindowsKept: number;
   /** Cycles that stay whatever their age: referenced by a kept row, or a bot's latest. */
   pinned: Set<number>;
   /** The last reconciliation id older than the horizon: nothing after it is looked at. */
@@ -141,11 +180,13 @@ function plan(db: Database.Database, keepMs: number, now: number, incidentHorizo
   const spans = new Map<string, Span[]>();
   let incidents = 0;
   let incidentsPruned = 0;
+  let incidentWindowsKept = 0;
   for (const [bot, list] of byBot) {
     incidents += list.filter((e) => e.kind === "trip").length;
     const all = keptIncidentSpans(list, null);
     const kept = keptIncidentSpans(list, incidentHorizon);
     incidentsPruned += all.length - kept.length;
+    incidentWindowsKept += kept.length;
     spans.set(bot, kept);
   }
   // A drift still going on is kept from its start (with the margin), incident or not.
@@ -169,7 +210,7 @@ function plan(db: Database.Database, keepMs: number, now: number, incidentHorizo
       .all() as number[],
   );
   const endId = (db.prepare(`SELECT max(id) FROM reconciliations WHERE at < ?`).pluck().get(horizonIso) as number | null) ?? 0;
-  return { horizon, spans, incidents, incidentsPruned, pinned, endId };
+  return { horizon, spans, incidents, incidentsPruned, incidentWindowsKept, pinned, endId };
 }
 
 const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
@@ -183,7 +224,7 @@ const doomed = (p: Plan, r: { id: number; botId: string; at: string }) => {
  * prune runs on the same journal (a dry run reads only and needs no lock).
  */
 export async function pruneJournal(opts: PruneOptions): Promise<PruneReport> {
-  if (opts.dryRun) return pruneLocked(opts);
+  if (opts.dryRun) return { ...(await pruneLocked(opts)), running: runningPrune(opts.db) };
   const release = acquirePruneLock(opts.db);
   try {
     return await pruneLocked(opts);
@@ -202,7 +243,8 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
   // redone by the next run. It spares each batch an fsync while it holds the lock.
   db.pragma("synchronous = NORMAL");
   const incidentHorizon = opts.keepIncidentsMs == null ? null : pruneHorizon(now, opts.keepIncidentsMs);
-  const orderHorizon = opts.keepOrdersMs == null ? null : now - opts.keepOrdersMs;
+  // On a five-minute boundary like the cycle and incident horizons, so every horizon reads alike.
+  const orderHorizon = opts.keepOrdersMs == null ? null : pruneHorizon(now, opts.keepOrdersMs);
   const foldHorizon = opts.keepRollupsMs == null ? null : rollupHorizon(now, opts.keepRollupsMs);
   const isoOrNull = (t: number | null) => (t === null ? null : new Date(t).toISOString());
   const p = plan(db, opts.keepMs, now, incidentHorizon);
@@ -217,6 +259,7 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
     keptCycles: 0,
     incidents: p.incidents,
     incidentsPruned: p.incidentsPruned,
+    incidentWindowsKept: p.incidentWindowsKept,
     incidentHorizon: isoOrNull(incidentHorizon),
     orders: 0,
     orderEvents: 0,
@@ -369,12 +412,28 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
   const walFile = `${db.name}-wal`;
   const wal = (opts.syncWal ?? false) && db.pragma("journal_mode", { simple: true }) === "wal" && fs.existsSync(walFile) ? fs.openSync(walFile, "r") : null;
   const holds: number[] = [];
+  // Progress: what each phase has to look at, counted once when it starts (outside the lock).
+  const progressEveryMs = opts.progressEveryMs ?? 10_000;
+  const phase = { name: "cycles" as PruneProgress["phase"], done: 0, total: 0, startedAt: Date.now(), cursor: run.cursor };
+  let lastProgress = Date.now();
+  const startPhase = (name: PruneProgress["phase"], total: number) => Object.assign(phase, { name, done: 0, total, startedAt: Date.now() });
+  const tick = (done: number) => {
+    phase.done += done;
+    if (opts.onProgress && Date.now() - lastProgress >= progressEveryMs) {
+      lastProgress = Date.now();
+      const rate = phase.done / Math.max((lastProgress - phase.startedAt) / 1000, 1e-3);
+      const etaMs = rate > 0 ? (Math.max(0, phase.total - phase.done) / rate) * 1000 : null;
+      opts.onProgress({ phase: phase.name, done: phase.done, total: phase.total, rate, etaMs, cursor: phase.cursor });
+    }
+  };
   /** After a batch: flush and checkpoint outside the lock, then pause so the prune holds the lock at most `lockShare` of the time. */
   const rest = async (lockMs: number, worked: boolean) => {
     holds.push(lockMs);
     report.batches += 1;
     if (wal !== null) fs.fdatasyncSync(wal);
     if (report.batches % checkpointEvery === 0) db.pragma("wal_checkpoint(PASSIVE)");
+    // Between batches, so what was done is committed and recorded: a rerun resumes from here.
+    if (opts.signal?.aborted) throw new PruneStoppedError(phase.name, phase.cursor);
     if (worked) await sleep(Math.max(pauseMs, lockShare < 1 ? lockMs * (1 / lockShare - 1) : 0));
   };
   /** The next batch's size (units of work), resized so the lock is held about lockTargetMs. */
@@ -384,6 +443,7 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
     // 1. Per-cycle rows before the horizon, outside the kept incident windows.
     let cursor = run.cursor;
     let size = 20;
+    startPhase("cycles", db.prepare(`SELECT count(*) FROM reconciliations WHERE id > ? AND id <= ?`).pluck().get(cursor, p.endId) as number);
     for (;;) {
       const rows = page.all(cursor, p.endId, Math.max(1, Math.round(size))) as { id: number; botId: string; at: string }[];
       if (rows.length === 0) break;
@@ -396,6 +456,8 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
       prefetch(rows.filter((r) => ids.includes(r.id)));
       const { value: positions, lockMs } = batchTx(ids, lastId);
       cursor = lastId;
+      phase.cursor = lastId;
+      tick(rows.length);
       report.cycles += ids.length;
       report.positions += positions;
       opts.onBatch?.({ batch: report.batches + 1, phase: "cycles", cycles: ids.length, positions, lockMs });
@@ -418,11 +480,13 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
     const delOrder = db.prepare(`DELETE FROM orders WHERE client_order_id = ?`);
     const countOrders = db.prepare(`UPDATE journal_prunes SET orders_deleted = orders_deleted + ? WHERE id = ?`);
     size = 20;
+    startPhase("orders", orders.total());
     for (let cursor = 0; ;) {
       const batch = orders.next(cursor, Math.max(1, Math.round(size)));
       if (batch.scanned === 0) break;
       cursor = batch.cursor;
       report.keptOrders += batch.kept;
+      tick(batch.scanned);
       if (batch.ids.length === 0) continue;
       orders.prefetch(batch.ids);
       const { value: events, lockMs } = tx(() => {
@@ -447,6 +511,10 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
     // either five-minute or hourly, and a rerun folds the rest.
     const foldCount = db.prepare(`UPDATE journal_prunes SET rollups_folded = rollups_folded + ? WHERE id = ?`);
     size = 4;
+    startPhase(
+      "rollups",
+      (fold ?? []).reduce((n, u) => n + u.hours.length, 0),
+    );
     for (const unit of fold ?? []) {
       for (let i = 0; i < unit.hours.length;) {
         const hours = unit.hours.slice(i, i + Math.max(1, Math.round(size)));
@@ -458,6 +526,7 @@ async function pruneLocked(opts: PruneOptions): Promise<PruneReport> {
           return n;
         });
         report.rollupsFolded += folded;
+        tick(hours.length);
         opts.onBatch?.({ batch: report.batches + 1, phase: "rollups", cycles: 0, positions: 0, lockMs });
         size = resize(size, lockMs, 200);
         await rest(lockMs, true);
@@ -500,6 +569,11 @@ function orderPlan(db: Database.Database, p: Plan, orderHorizon: number | null) 
   );
   const events = db.prepare(`SELECT id, at, kind FROM order_events WHERE client_order_id = ? ORDER BY id`);
   const eventCount = db.prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ?`).pluck();
+  const total = db
+    .prepare(
+      `SELECT count(*) FROM orders WHERE state IN ${SETTLED_SQL} AND updated_at < ? AND substr(client_order_id, 1, ${CARRIED_ORDER_PREFIX.length}) <> '${CARRIED_ORDER_PREFIX}'`,
+    )
+    .pluck();
   const warm = {
     order: db.prepare(`SELECT * FROM orders WHERE client_order_id = ?`),
     bySymbol: db.prepare(`SELECT 1 FROM orders INDEXED BY orders_bot_symbol_created_idx WHERE bot_id = ? AND symbol = ? AND created_at = ?`),
@@ -531,6 +605,8 @@ function orderPlan(db: Database.Database, p: Plan, orderHorizon: number | null) 
       return { scanned: page_.length, cursor: page_.at(-1)?.rid ?? cursor, ids, kept };
     },
     eventCount: (id: string) => eventCount.get(id) as number,
+    /** The settled orders the pages will look at: the progress's total. */
+    total: () => (orderHorizon === null ? 0 : (total.get(horizonIso) as number)),
     /** The carried orders' increments for a batch of this page's orders: their fills summed per bot, symbol, strategy and side. */
     carried(ids: string[]) {
       const out = new Map<
@@ -732,6 +808,32 @@ function foldPlan(db: Database.Database, from: string, to: string) {
   return units.filter((u) => u.hours.length > 0);
 }
 
+interface OpenPrune {
+  actor: string;
+  startedAt: string;
+  cursor: number;
+}
+const openPrune = (journal: Database.Database) =>
+  journal.prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`).get() as
+    OpenPrune | undefined;
+
+/**
+ * The prune running on this journal now, if any: an unfinished journal_prunes row whose lock is
+ * held (an unfinished row with a free lock is a stopped run, which the next prune resumes). Takes
+ * the lock for an instant only when such a row exists.
+ */
+export function runningPrune(journal: Database.Database): OpenPrune | null {
+  const open = openPrune(journal);
+  if (!open) return null;
+  try {
+    acquirePruneLock(journal)();
+    return null;
+  } catch (error) {
+    if (error instanceof PruneBusyError) return openPrune(journal) ?? open;
+    throw error;
+  }
+}
+
 /** Refused: another prune holds this journal (its process is alive; a killed one releases at once). */
 export class PruneBusyError extends Error {
   override name = "PruneBusyError";
@@ -758,9 +860,7 @@ export function acquirePruneLock(journal: Database.Database): () => void {
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code !== "SQLITE_BUSY") throw error;
-    const open = journal
-      .prepare(`SELECT actor, started_at AS startedAt, cursor FROM journal_prunes WHERE finished_at IS NULL ORDER BY id DESC LIMIT 1`)
-      .get() as { actor: string; startedAt: string; cursor: number } | undefined;
+    const open = openPrune(journal);
     const who = open ? ` (started ${open.startedAt} by ${open.actor}, at reconciliation ${open.cursor})` : "";
     throw new PruneBusyError(
       `another prune is running on ${path.resolve(journal.name)}${who}; nothing was changed. Wait for it to finish, or stop it: a stopped prune resumes on the next run`,

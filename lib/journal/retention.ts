@@ -33,7 +33,7 @@ const UNITS: Record<string, number> = { h: HOUR_MS, d: DAY_MS, w: 7 * DAY_MS };
 /** `30d`, `12w`, `36h` as ms; a message (never a throw) for anything else or anything under a day. */
 export function parseKeep(text: string, flag = "--keep"): { ok: true; ms: number } | { ok: false; message: string } {
   const m = /^(\d+)([hdw])$/.exec(text.trim());
-  if (!m) return { ok: false, message: `${flag} "${text}" is not a duration: write it like 30d, 12w or 36h` };
+  if (!m) return { ok: false, message: `${flag}: not a duration (${text}); use e.g. 30d, 12h or 2w` };
   const ms = Number(m[1]) * (UNITS[m[2] as string] as number);
   if (ms < MIN_KEEP_MS) return { ok: false, message: `${flag} ${text} is shorter than a day: the console shows the last day cycle by cycle` };
   return { ok: true, ms };

@@ -19,10 +19,10 @@ export interface PrunedHistory {
   spans: Span[];
   /** Incident windows that ended before this lost their per-cycle rows too; null: every incident kept. */
   incidentHorizon: string | null;
-  /** An incident of this bot inside the window lost its per-cycle rows (it ended before the incident horizon). */
-  incidentPruned: PrunedBefore | null;
-  /** Before this the rollups are hourly (the five-minute ones were folded); null when the window is after it. */
-  hourly: PrunedBefore | null;
+  /** Incidents of this bot inside the window lost their per-cycle rows (they ended before the incident horizon): how many. */
+  incidentPruned: (PrunedBefore & { count: number }) | null;
+  /** Before this the rollups are hourly (the five-minute ones were folded); null when the window is after it. `whole`: all the window is before it. */
+  hourly: (PrunedBefore & { whole: boolean }) | null;
   /** Settled orders last updated before this went with their events; null when the window is after it. */
   orders: PrunedBefore | null;
   /** A prune stopped before its end; a rerun finishes it. */
@@ -83,8 +83,8 @@ export function getPrunedHistory(params: { db: JournalDb; botId: string | null; 
     prunedOn: reached.reduce((a, b) => (b < a ? b : a), newest.startedAt),
     spans,
     incidentHorizon: incident?.before ?? null,
-    incidentPruned: lost.length > 0 ? reach(prunes, "incidentHorizon", lost[0]!.from) : null,
-    hourly,
+    incidentPruned: lost.length > 0 ? { ...reach(prunes, "incidentHorizon", lost[0]!.from)!, count: lost.length } : null,
+    hourly: hourly && { ...hourly, whole: to <= Date.parse(hourly.before) },
     orders,
     interrupted: prunes.some((p) => p.finishedAt === null),
   };

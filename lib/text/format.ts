@@ -30,6 +30,17 @@ export function formatDuration(ms: number | null): string {
   return ms < 0 ? `unknown (it starts ${formatAge(-ms)} in the future: a clock ahead?)` : formatAge(ms);
 }
 
+/**
+ * A day and minute that must read the same whenever it is read, such as when a journal was pruned:
+ * `2 Dec 2026 at 02:35 UTC`, the date always said (formatUtc drops it on today's times).
+ */
+export function formatUtcDate(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()} at ${d.toISOString().slice(11, 16)} UTC`;
+}
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /**

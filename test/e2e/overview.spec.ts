@@ -79,7 +79,7 @@ test.describe("a journal that cannot be read", () => {
         sqliteCli(file, "PRAGMA user_version = 42;");
         return file;
       },
-      expect: /: has schema version 42, newer than this driftwatch knows \(\d+\)\. Fix: upgrade driftwatch/,
+      expect: /: has schema version 42, newer than this driftwatch knows \(\d+, the migrations in .*drizzle\)\. Fix: upgrade driftwatch/,
     },
   ];
 

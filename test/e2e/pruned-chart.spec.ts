@@ -30,8 +30,12 @@ test.describe("a chart of pruned history", () => {
     const to = new Date(fx.quietDrift.to + 3_600_000).toISOString();
     await page.goto(`${server.url}/bots/alpha/symbols/S2?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
     const notice = page.getByTestId("pruned-notice");
-    await expect(notice).toContainText(/The per-cycle detail before .+ was pruned on .+ \(kept around every incident\)/);
-    await expect(notice).toContainText("five-minute rollups");
+    // The date is always said ("on 2 Dec 2026 at 02:35 UTC"), today's too.
+    await expect(notice).toContainText(
+      /^Per-cycle detail before \d+ \w{3} \d{4} at \d\d:\d\d UTC was pruned on \d+ \w{3} \d{4} at \d\d:\d\d UTC, except around incidents\. /,
+    );
+    await expect(notice).toContainText("The chart draws the five-minute rollups there, not every cycle.");
+    await expect(notice).not.toContainText("hourly");
     const chart = page.getByTestId("position-chart");
     await expect(chart.locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
     // The drift the pruned cycles held is still shaded, drawn from the rollups.
@@ -60,10 +64,14 @@ test.describe("an incident older than --keep-incidents, in rollups older than --
     const to = new Date(fx.alphaClear + 30 * 60_000).toISOString();
     await page.goto(`${server.url}/bots/alpha/symbols/S1?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
     const notice = page.getByTestId("pruned-notice");
-    await expect(notice).toContainText(/kept around every incident that ended after /);
-    await expect(page.getByTestId("pruned-incident")).toContainText(/An incident in this window ended before .+: its per-cycle detail was pruned on /);
-    await expect(page.getByTestId("pruned-hourly")).toContainText(/the five-minute detail was pruned on .+ the rollups there are hourly/);
-    await expect(page.getByTestId("pruned-orders")).toContainText(/Settled orders last updated before .+ were pruned on /);
+    await expect(notice).toContainText(/^Per-cycle detail before .+ was pruned on \d+ \w{3} \d{4} at \d\d:\d\d UTC; /);
+    await expect(page.getByTestId("pruned-incident")).toContainText(
+      /this window's incident ended before \d+ \w{3} \d{4} at \d\d:\d\d UTC, so its cycles went too/,
+    );
+    // The window is wholly before the rollup horizon: hourly rollups, and nothing about five-minute ones.
+    await expect(page.getByTestId("pruned-hourly")).toHaveText("The chart draws hourly rollups there, not every cycle");
+    await expect(notice).not.toContainText("five-minute");
+    await expect(page.getByTestId("pruned-orders")).toContainText(/settled orders before \d+ \w{3} \d{4} at \d\d:\d\d UTC were pruned too/);
     const chart = page.getByTestId("position-chart");
     await expect(chart.locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
     await expect(chart.locator(".recharts-reference-area.drift-size_drift")).toHaveCount(1);
@@ -73,7 +81,7 @@ test.describe("an incident older than --keep-incidents, in rollups older than --
     const from = new Date(fx.alphaTrip - 30 * 60_000).toISOString();
     const to = new Date(fx.alphaClear + 30 * 60_000).toISOString();
     await page.goto(`${server.url}/incidents?bot=alpha&from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`);
-    await expect(page.getByTestId("pruned-incident")).toContainText(/its per-cycle detail was pruned on /);
+    await expect(page.getByTestId("pruned-incident")).toContainText(/ended before .+, so its cycles went too/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, signedQty } from "@/lib/text/format";
+import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, formatUtcDate, signedQty } from "@/lib/text/format";
 
 describe("formatAge", () => {
   it.each([
@@ -26,6 +26,13 @@ describe("formatAgo and formatDuration: a time ahead of the reader's clock", () 
     expect(formatDuration(210_000)).toBe("3 min 30 s");
     expect(formatDuration(-11_000)).toBe("unknown (it starts 11 s in the future: a clock ahead?)");
     expect(formatDuration(Number.NaN)).toBe("unknown");
+  });
+});
+
+describe("formatUtcDate", () => {
+  it("always says the date, today's too, to the minute", () => {
+    expect(formatUtcDate("2026-12-02T02:35:06.123Z")).toBe("2 Dec 2026 at 02:35 UTC");
+    expect(formatUtcDate("not a time")).toBe("not a time");
   });
 });
 
