@@ -185,7 +185,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
         {timeline.pruned && (
           <PrunedNotice
             pruned={timeline.pruned}
-            shows="There the timeline has no reconciliation cycles; the symbol pages chart those hours from the five-minute rollups."
+            shows="There the timeline has no reconciliation cycles; the symbol pages chart those hours from the rollups."
           />
         )}
         {timeline.capped && (
