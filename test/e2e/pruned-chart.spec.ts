@@ -97,7 +97,7 @@ test.describe("an incident of a pruned journal", () => {
 
   test("its page, its minutes and the list say what was pruned, and when, never none found or nothing recorded", async ({ page }) => {
     await page.goto(`${server.url}/incidents/${fx.drift}`);
-    await expect(page.getByTestId("pruned-notice")).toContainText(/The per-cycle detail before .+ was pruned on/);
+    await expect(page.getByTestId("pruned-notice")).toContainText(/Per-cycle detail before .+ was pruned on/);
     await expect(page.getByTestId("incident-order")).toContainText(
       /not in the journal: settled orders last updated before .+ were pruned on .+, it may have been one/,
     );
