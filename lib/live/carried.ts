@@ -26,3 +26,24 @@ export function onStreamCarried(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
+
+/** A view event as the stream wrote it into its query: the data, or the error a poll would have met. */
+export type PushedView =
+  | { view: string; ok: true; data: unknown }
+  | { view: string; ok: false; status?: number; error: { code: string; message: string; file?: string; fix?: string } };
+
+/** The newest event the stream wrote into each view's query, and when this tab received it (a monotonic clock). */
+const pushed = new Map<string, { receivedAt: number; payload: PushedView }>();
+
+export function notePushed(payload: PushedView): void {
+  pushed.set(payload.view, { receivedAt: performance.now(), payload });
+}
+
+/**
+ * The stream's event for this view received since `since` (performance.now()), if any: a poll asked
+ * before it must not replace it with its own answer, read earlier (lib/query-options/fetch-api.ts fetchLive).
+ */
+export function pushedSince(view: string, since: number): PushedView | null {
+  const p = pushed.get(view);
+  return p && p.receivedAt >= since ? p.payload : null;
+}

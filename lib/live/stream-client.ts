@@ -19,7 +19,7 @@
 import type { QueryClient } from "@tanstack/react-query";
 import { answerError } from "../query-options/fetch-api";
 import { liveQueryKey } from "../query-options/live";
-import { setStreamCarried } from "./carried";
+import { notePushed, setStreamCarried, type PushedView } from "./carried";
 import { sseParser } from "./sse";
 import { MAX_LIVE_VIEWS } from "./view-names";
 
@@ -29,9 +29,7 @@ const CHECK_MS = 500;
 const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
 const NAME = "driftwatch-live";
 
-type ViewPayload =
-  | { view: string; ok: true; data: unknown }
-  | { view: string; ok: false; status?: number; error: { code: string; message: string; file?: string; fix?: string } };
+type ViewPayload = PushedView;
 
 type Message =
   | { type: "views"; tab: string; views: string[] }
@@ -149,6 +147,7 @@ class TabStream {
     const key = liveQueryKey(payload.view);
     if (!key) return;
     this.lastOk.set(payload.view, payload.ok);
+    notePushed(payload);
     if (payload.ok) {
       // When the server read it, not when another tab passed it on: the pages age the data from here.
       this.client.setQueryData(key, payload.data, { updatedAt: at });

@@ -2,8 +2,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { DoubtfulOrder } from "../queries/doubtful";
 import type { SourceHealth } from "../queries/fleet";
-import { fetchApi } from "./fetch-api";
-import { livePolling } from "./poll";
+import { liveFetching } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 /** `sources`: each journal's state, when the console reads several (lib/queries/fleet.ts). */
@@ -12,6 +11,5 @@ export type DoubtfulList = { orders: DoubtfulOrder[]; total: number; sources?: S
 export const doubtfulQuery = (bot: string | null) =>
   queryOptions({
     queryKey: ["doubtful", bot ?? ""] as const,
-    queryFn: () => fetchApi<DoubtfulList>(`/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
-    ...livePolling(liveViewName({ kind: "doubtful", botId: bot })),
+    ...liveFetching<DoubtfulList>(liveViewName({ kind: "doubtful", botId: bot }), `/api/doubtful${bot ? `?bot=${encodeURIComponent(bot)}` : ""}`),
   });

@@ -5,6 +5,7 @@
  * is visible and every 5 s while it is hidden.
  */
 import type { ApiResult } from "../http/api-result";
+import { pushedSince } from "../live/carried";
 
 /**
  * Why a read failed, for the banner's headline: the browser could not reach the console at all,
@@ -81,4 +82,28 @@ export async function fetchApi<T>(url: string): Promise<T> {
   }
   if (body?.ok === true && res.ok) return body.data;
   throw answerError(res.status, body);
+}
+
+/**
+ * fetchApi for a screen the tab's live stream may carry (`view`). A poll asked before a stream event
+ * can answer after it with an older read: a journal that just went away would show as running
+ * again, and stay so, since the stream sends nothing more while nothing changes. So when an event
+ * for the view arrived while this poll was out, the poll answers what the event said. (Its data then
+ * counts as updated when the poll ends, at most the poll's own duration after the server read it.)
+ */
+export async function fetchLive<T>(view: string | undefined, url: string): Promise<T> {
+  const asked = performance.now();
+  let answer: { ok: true; data: T } | { ok: false; error: unknown };
+  try {
+    answer = { ok: true, data: await fetchApi<T>(url) };
+  } catch (error) {
+    answer = { ok: false, error };
+  }
+  const pushed = view === undefined ? null : pushedSince(view, asked);
+  if (pushed) {
+    if (pushed.ok) return pushed.data as T;
+    throw answerError(pushed.status ?? 503, pushed);
+  }
+  if (answer.ok) return answer.data;
+  throw answer.error;
 }

@@ -1,15 +1,13 @@
 /** The overview's query, one definition for the server's prefetch and the client's poll. */
 import { queryOptions } from "@tanstack/react-query";
 import type { Overview } from "../queries/overview";
-import { fetchApi } from "./fetch-api";
-import { livePolling } from "./poll";
+import { liveFetching } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"] as const,
-    queryFn: () => fetchApi<Overview>("/api/overview"),
-    ...livePolling(liveViewName({ kind: "overview" })),
+    ...liveFetching<Overview>(liveViewName({ kind: "overview" }), "/api/overview"),
   });
 
 /**

@@ -12,6 +12,7 @@
  * once a minute after a long time hidden, which the halt signal does not depend on.
  */
 import { streamCarries } from "../live/carried";
+import { fetchLive } from "./fetch-api";
 
 export const LIVE_INTERVAL_MS = 1_000;
 export const HIDDEN_INTERVAL_MS = 5_000;
@@ -44,4 +45,9 @@ export function livePolling(view?: string, visibleMs: number = LIVE_INTERVAL_MS)
     // Read by components/live/use-live-updated-at.ts, which asks the tab's stream for this view.
     meta: { liveView: view },
   } as const;
+}
+
+/** A live screen's fetch and polling together: `url`'s data, polled as livePolling says, never replacing a newer stream event (fetchLive). */
+export function liveFetching<T>(view: string | undefined, url: string, visibleMs?: number) {
+  return { queryFn: () => fetchLive<T>(view, url), ...livePolling(view, visibleMs) };
 }

@@ -8,7 +8,7 @@ import type { SymbolChart } from "../queries/symbol-chart";
 import type { SymbolLookup, SymbolState } from "../queries/symbol";
 import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
 import { fetchApi } from "./fetch-api";
-import { LIVE_INTERVAL_MS, livePolling, pollInterval, tabHidden } from "./poll";
+import { LIVE_INTERVAL_MS, liveFetching, pollInterval, tabHidden } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */
@@ -23,8 +23,7 @@ const apiPath = (botId: string, symbol: string) => `/api${symbolPath(botId, symb
 export const symbolStateQuery = (p: { botId: string; symbol: string; ordersLimit: number }) =>
   queryOptions({
     queryKey: ["symbol", p.botId, p.symbol, "state", p.ordersLimit] as const,
-    queryFn: () => fetchApi<SymbolStateResult>(`${apiPath(p.botId, p.symbol)}?orders=${p.ordersLimit}`),
-    ...livePolling(liveViewName({ kind: "symbol", ...p })),
+    ...liveFetching<SymbolStateResult>(liveViewName({ kind: "symbol", ...p }), `${apiPath(p.botId, p.symbol)}?orders=${p.ordersLimit}`),
     // "Show more" asks for a longer page: keep the shorter one on screen until it arrives.
     placeholderData: keepPreviousData,
   });

@@ -24,11 +24,7 @@ test.describe("one console on three journals", () => {
     for (const j of journals) j.close();
   });
 
-  // FIXME (issue 15 note, 2026-12-02): since this session's merges the banner of a journal moved
-  // away sometimes shows and then goes, the bot back to "running" while the file is gone (2 of 3
-  // runs on a quiet machine; 1 of 1 fresh-clone CI runs). The test is right and the console is
-  // wrong; it is disabled only so the session's other work can land, and is the first thing to fix.
-  test.fixme("shows a broken journal's banner and its bot UNKNOWN while the others stay live, and recovers by itself", async ({ page }) => {
+  test("shows a broken journal's banner and its bot UNKNOWN while the others stay live, and recovers by itself", async ({ page }) => {
     for (const j of journals) j.beat();
     await page.goto(server.url);
     const card = (bot: string) => page.locator(`[data-testid="bot-card"][data-bot="${bot}"]`);
