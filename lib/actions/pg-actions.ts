@@ -17,12 +17,13 @@ import "server-only";
  * line, a pending correction) are restated here in PostgreSQL's dialect; their rules (the drift
  * rule, doubtful orders, the latest compared cycle) come from the same builders.
  */
-import type { ClearFacts, UnacknowledgedDrift } from "../breaker/clear-checklist";
+import type { ClearFacts } from "../breaker/clear-checklist";
+import { shapeClearFacts, type ClearFactsReads } from "../queries/clear-checklist";
 import type { CorrectionRow } from "../queries/book-corrections";
-import type { CurrentBookLine } from "../queries/book-line";
+import { readCurrentBookLine } from "../queries/book-line";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
-import { COMPARED_OUTCOMES_SQL, latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
-import { classifyDrift, diffLine, driftSql } from "../reconcile/diff";
+import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
+import { driftSql } from "../reconcile/diff";
 import {
   acknowledgedResult,
   acknowledgeDriftSpec,
@@ -151,28 +152,8 @@ export function resolveManuallyPgSpec(deps: { graceMs: number }) {
   });
 }
 
-/** lib/queries/book-line.ts getCurrentBookLine, in PostgreSQL's dialect: the same rule (lineAsOfLatestCycle, diffLine). */
-export async function getCurrentBookLinePg(tx: PgTx, botId: string, symbol: string): Promise<CurrentBookLine | null> {
-  const row = await tx.one<Omit<CurrentBookLine, "drift"> & { at: string; latestId: number | null }>(
-    `SELECT p.bot_id AS "botId", p.symbol, p.ours, p.theirs, p.qty_step AS "qtyStep", p.drift_since AS "driftSince", p.reconciliation_id AS "reconciliationId", p.at,
-            ${latestComparedCycleSql("p.bot_id")} AS "latestId"
-     FROM latest_positions p WHERE p.bot_id = $1 AND p.symbol = $2`,
-    [botId, symbol],
-  );
-  if (!row) return null;
-  const line = lineAsOfLatestCycle(row, row.latestId === null ? null : { id: row.latestId, at: null });
-  const drift = diffLine({ symbol: row.symbol, ours: line.ours, theirs: line.theirs, qtyStep: row.qtyStep }).drift;
-  return {
-    botId: row.botId,
-    symbol: row.symbol,
-    ours: line.ours,
-    theirs: line.theirs,
-    qtyStep: row.qtyStep,
-    drift,
-    driftSince: drift === "none" ? null : row.driftSince,
-    reconciliationId: line.reconciliationId,
-  };
-}
+/** The screens' current line (lib/queries/book-line.ts), read inside the action's transaction. */
+const getCurrentBookLinePg = (tx: PgTx, botId: string, symbol: string) => readCurrentBookLine({ db: tx.q, botId, symbol });
 
 const ACK_INSERT = `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`;
@@ -227,7 +208,7 @@ export function acknowledgeEndedDriftPgSpec(deps: { ackTtlMs: number }) {
  */
 export async function getClearFactsPg(tx: PgTx, params: { botId: string; now: Date; heartbeatStaleMs: number; doubtfulGraceMs: number }): Promise<ClearFacts> {
   const { botId, now } = params;
-  const breaker = await tx.one<Pick<BreakerNow, "halted" | "version" | "changedAt" | "reason">>(
+  const breaker = await tx.one<NonNullable<ClearFactsReads["breaker"]>>(
     `SELECT halted, version, changed_at AS "changedAt", reason FROM breakers WHERE bot_id = $1 FOR UPDATE`,
     [botId],
   );
@@ -235,29 +216,23 @@ export async function getClearFactsPg(tx: PgTx, params: { botId: string; now: Da
     `SELECT id, at, outcome FROM reconciliations WHERE bot_id = $1 ORDER BY at DESC, id DESC LIMIT 2`,
     [botId],
   );
-  const lastReconciliation = last ?? null;
-  const cycleMs = last && previous ? Date.parse(last.at) - Date.parse(previous.at) : null;
-  const lastDrifts =
+  const lastDriftLines =
     last?.outcome === "drift"
-      ? (
-          await tx.all<{ symbol: string; ours: number; theirs: number; qtyStep: number }>(
-            `SELECT p.symbol, p.ours, p.theirs, p.qty_step AS "qtyStep" FROM reconciliation_positions p WHERE p.reconciliation_id = $1 AND ${DRIFTING} ORDER BY p.symbol COLLATE "C" LIMIT 5`,
-            [last.id],
-          )
+      ? await tx.all<ClearFactsReads["lastDriftLines"][number]>(
+          `SELECT p.symbol, p.ours, p.theirs, p.qty_step AS "qtyStep" FROM reconciliation_positions p WHERE p.reconciliation_id = $1 AND ${DRIFTING} ORDER BY p.symbol COLLATE "C" LIMIT 5`,
+          [last.id],
         )
-          .filter((l) => classifyDrift(l) !== "none")
-          .map(({ symbol, ours, theirs }) => ({ symbol, ours, theirs }))
       : [];
   const heartbeatAt =
     (await tx.one<{ heartbeatAt: string | null }>(`SELECT heartbeat_at AS "heartbeatAt" FROM bots WHERE bot_id = $1`, [botId]))?.heartbeatAt ?? null;
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
   const doubtfulOrders = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM orders WHERE bot_id = $1 AND ${pgDoubtfulOrderSql("$2")}`, [botId, cutoff]))!
     .n;
-  let unacknowledgedDrifts: UnacknowledgedDrift[] = [];
+  let unacknowledged: ClearFactsReads["unacknowledged"] = [];
   if (breaker && breaker.halted === 1) {
     // As on SQLite: per symbol, its latest drifting cycle since the trip and how many there were,
     // unless an acknowledgement was made on a cycle since the trip or recorded since it.
-    const rows = await tx.all<Omit<UnacknowledgedDrift, "drift" | "ongoing"> & { qtyStep: number }>(
+    unacknowledged = await tx.all<ClearFactsReads["unacknowledged"][number]>(
       `SELECT DISTINCT ON (p.symbol COLLATE "C") p.symbol, r.id AS "reconciliationId", r.at, p.ours, p.theirs, p.qty_step AS "qtyStep",
               count(*) OVER (PARTITION BY p.symbol) AS cycles
        FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
@@ -267,23 +242,8 @@ export async function getClearFactsPg(tx: PgTx, params: { botId: string; now: Da
        ORDER BY p.symbol COLLATE "C", r.at DESC, r.id DESC`,
       [botId, breaker.changedAt],
     );
-    unacknowledgedDrifts = rows.flatMap(({ qtyStep, ...r }) => {
-      const drift = classifyDrift({ ours: r.ours, theirs: r.theirs, qtyStep });
-      return drift === "none" ? [] : [{ ...r, drift, ongoing: lastReconciliation !== null && r.reconciliationId === lastReconciliation.id }];
-    });
   }
-  return {
-    now,
-    botId,
-    lastDrifts,
-    cycleMs: cycleMs !== null && Number.isFinite(cycleMs) && cycleMs > 0 ? cycleMs : null,
-    breaker: breaker ? { halted: breaker.halted === 1, version: breaker.version, changedAt: breaker.changedAt, reason: breaker.reason } : null,
-    lastReconciliation,
-    heartbeatAt,
-    heartbeatStaleMs: params.heartbeatStaleMs,
-    doubtfulOrders,
-    unacknowledgedDrifts,
-  };
+  return shapeClearFacts(params, { breaker, last, previous, lastDriftLines, heartbeatAt, doubtfulOrders, unacknowledged });
 }
 
 async function clearBreakerPg(tx: PgTx, input: { botId: string; breakerVersion: number }, reason: string, actor: string, now: Date): Promise<void> {

@@ -29,6 +29,7 @@ import "server-only";
 import pg, { type ClientBase, type CustomTypesConfig, type Pool, type PoolClient, type QueryResultRow } from "pg";
 import type { z } from "zod";
 import { AUDIT_LOCK_SQL, appendAuditPg } from "../audit/pg-log";
+import { toPgPlaceholders, type JournalQuery } from "../db/query";
 import { runGuardedOn, type ActingUser, type ActionSpec, type GuardCommon, type GuardEngine } from "./guard";
 import type { ActionResult } from "./result";
 
@@ -38,6 +39,8 @@ export interface PgTx {
   all: <R extends QueryResultRow>(sql: string, params?: unknown[]) => Promise<R[]>;
   /** Returns the number of rows changed. */
   run: (sql: string, params?: unknown[]) => Promise<number>;
+  /** The same connection as the screens' engine-neutral handle (lib/db/query.ts): their reads, written once, inside this transaction. */
+  q: JournalQuery;
 }
 
 // Ids, versions and counts stay far below 2^53; node-postgres would hand them over as strings.
@@ -53,11 +56,17 @@ const types: CustomTypesConfig = {
 const storable = (params: unknown[]) => params.map((p) => (typeof p === "string" && p.includes("\u0000") ? p.replaceAll("\u0000", "\uFFFD") : p));
 
 export function pgTx(client: ClientBase): PgTx {
-  const query = (sql: string, params: unknown[]) => client.query({ text: sql, values: storable(params), types });
+  const query = (sql: string, params: readonly unknown[]) => client.query({ text: sql, values: storable([...params]), types });
   return {
     one: async (sql, params = []) => (await query(sql, params)).rows[0],
     all: async (sql, params = []) => (await query(sql, params)).rows,
     run: async (sql, params = []) => (await query(sql, params)).rowCount ?? 0,
+    q: {
+      dialect: "postgres",
+      key: client,
+      all: async <T>(sql: string, params: readonly unknown[] = []) => (await query(toPgPlaceholders(sql), params)).rows as T[],
+      get: async <T>(sql: string, params: readonly unknown[] = []) => (await query(toPgPlaceholders(sql), params)).rows[0] as T | undefined,
+    },
   };
 }
 

@@ -27,27 +27,54 @@ export interface ClearFactsParams {
   doubtfulGraceMs: number;
 }
 
+/** What getClearFacts reads, however an engine reads it (getClearFactsPg in lib/actions/pg-actions.ts is the other). */
+export interface ClearFactsReads {
+  breaker: Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason"> | undefined;
+  /** The bot's last two reconciliations, newest first. */
+  last: NonNullable<ClearFacts["lastReconciliation"]> | undefined;
+  previous: NonNullable<ClearFacts["lastReconciliation"]> | undefined;
+  /** The last cycle's drifting lines as the SQL found them (empty unless it was a drift). */
+  lastDriftLines: (ClearFacts["lastDrifts"][number] & { qtyStep: number })[];
+  heartbeatAt: string | null;
+  doubtfulOrders: number;
+  /** Per symbol since the trip, its latest unacknowledged drifting cycle (empty unless halted). */
+  unacknowledged: (Omit<UnacknowledgedDrift, "drift" | "ongoing"> & { qtyStep: number })[];
+}
+
+/** The reads shaped into the checklist's facts: one rule for both engines. */
+export function shapeClearFacts(params: Pick<ClearFactsParams, "botId" | "now" | "heartbeatStaleMs">, r: ClearFactsReads): ClearFacts {
+  const lastReconciliation = r.last ?? null;
+  const cycleMs = r.last && r.previous ? Date.parse(r.last.at) - Date.parse(r.previous.at) : null;
+  return {
+    now: params.now,
+    botId: params.botId,
+    lastDrifts: r.lastDriftLines.filter((l) => classifyDrift(l) !== "none").map(({ symbol, ours, theirs }) => ({ symbol, ours, theirs })),
+    cycleMs: cycleMs !== null && Number.isFinite(cycleMs) && cycleMs > 0 ? cycleMs : null,
+    breaker: r.breaker ? { halted: r.breaker.halted === 1, version: r.breaker.version, changedAt: r.breaker.changedAt, reason: r.breaker.reason } : null,
+    lastReconciliation,
+    heartbeatAt: r.heartbeatAt,
+    heartbeatStaleMs: params.heartbeatStaleMs,
+    doubtfulOrders: r.doubtfulOrders,
+    unacknowledgedDrifts: r.unacknowledged.flatMap(({ qtyStep, ...u }) => {
+      const drift = classifyDrift({ ours: u.ours, theirs: u.theirs, qtyStep });
+      return drift === "none" ? [] : [{ ...u, drift, ongoing: lastReconciliation !== null && u.reconciliationId === lastReconciliation.id }];
+    }),
+  };
+}
+
 export function getClearFacts(params: ClearFactsParams): ClearFacts {
   const { botId, now } = params;
   const db = connectionOf(params.db);
-  const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as
-    Pick<BreakerRow, "halted" | "version" | "changedAt" | "reason"> | undefined;
+  const breaker = db.prepare(`SELECT halted, version, changed_at AS changedAt, reason FROM breakers WHERE bot_id = ?`).get(botId) as ClearFactsReads["breaker"];
   // The last two: the newest is the checklist's, the gap between them is how often the bot reconciles.
   const [last, previous] = db
     .prepare(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 2`)
     .all(botId) as NonNullable<ClearFacts["lastReconciliation"]>[];
-  const lastReconciliation = last ?? null;
-  const cycleMs = last && previous ? Date.parse(last.at) - Date.parse(previous.at) : null;
-  const lastDrifts =
-    last?.outcome === "drift"
-      ? (db.prepare(LAST_DRIFTS_SQL).all(last.id) as (ClearFacts["lastDrifts"][number] & { qtyStep: number })[])
-          .filter((l) => classifyDrift(l) !== "none")
-          .map(({ symbol, ours, theirs }) => ({ symbol, ours, theirs }))
-      : [];
+  const lastDriftLines = last?.outcome === "drift" ? (db.prepare(LAST_DRIFTS_SQL).all(last.id) as ClearFactsReads["lastDriftLines"]) : [];
   const heartbeatAt = (db.prepare(`SELECT heartbeat_at FROM bots WHERE bot_id = ?`).pluck().get(botId) as string | null | undefined) ?? null;
   const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
   const doubtfulOrders = db.prepare(DOUBTFUL_ORDERS_OF_BOT_SQL).pluck().get(botId, cutoff) as number;
-  let unacknowledgedDrifts: UnacknowledgedDrift[] = [];
+  let unacknowledged: ClearFactsReads["unacknowledged"] = [];
   if (breaker && breaker.halted === 1) {
     // An acknowledgement counts when it was made on a cycle since the trip (both times on the bot's
     // clock), or recorded since the trip by the console's clock: a console clock behind the bot's
@@ -62,27 +89,11 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
                            WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND (ar.at >= ? OR a.acknowledged_at >= ?))
          GROUP BY p.symbol ORDER BY p.symbol`,
       )
-      .all(botId, breaker.changedAt, breaker.changedAt, breaker.changedAt) as (Omit<UnacknowledgedDrift, "drift" | "ongoing"> & {
-      qtyStep: number;
-      latest: string;
-    })[];
-    unacknowledgedDrifts = rows.flatMap(({ qtyStep, latest: _latest, ...r }) => {
-      const drift = classifyDrift({ ours: r.ours, theirs: r.theirs, qtyStep });
-      return drift === "none" ? [] : [{ ...r, drift, ongoing: lastReconciliation !== null && r.reconciliationId === lastReconciliation.id }];
-    });
+      .all(botId, breaker.changedAt, breaker.changedAt, breaker.changedAt) as (ClearFactsReads["unacknowledged"][number] & { latest: string })[];
+    // `latest` only picks the row (SQLite's bare columns of max()); it is no fact.
+    unacknowledged = rows.map(({ latest: _latest, ...r }) => r);
   }
-  return {
-    now,
-    botId,
-    lastDrifts,
-    cycleMs: cycleMs !== null && Number.isFinite(cycleMs) && cycleMs > 0 ? cycleMs : null,
-    breaker: breaker ? { halted: breaker.halted === 1, version: breaker.version, changedAt: breaker.changedAt, reason: breaker.reason } : null,
-    lastReconciliation,
-    heartbeatAt,
-    heartbeatStaleMs: params.heartbeatStaleMs,
-    doubtfulOrders,
-    unacknowledgedDrifts,
-  };
+  return shapeClearFacts(params, { breaker, last, previous, lastDriftLines, heartbeatAt, doubtfulOrders, unacknowledged });
 }
 
 /**
