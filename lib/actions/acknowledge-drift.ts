@@ -64,6 +64,28 @@ export function acknowledgedResult(input: AckInput, line: CurrentBookLine, ackno
   };
 }
 
+/** One drift_acknowledgements row, for both engines (the PostgreSQL actions add RETURNING id). */
+export const ACK_INSERT_SQL = `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+interface AckBy {
+  note: string;
+  actor: string;
+  /** When it was acknowledged, ISO. */
+  at: string;
+  expiresAt: string;
+}
+
+/** ACK_INSERT_SQL's values for a drift on the current book line. */
+export function ackOfLine(line: CurrentBookLine, by: AckBy) {
+  return [line.botId, line.symbol, line.drift, line.ours, line.theirs, line.reconciliationId, line.driftSince, by.note, by.actor, by.at, by.expiresAt];
+}
+
+/** ACK_INSERT_SQL's values for a drift that ended: it names its latest cycle, and has no start of its own. */
+export function ackOfEnded(input: { botId: string; symbol: string }, latest: DriftCycle, drift: string, by: AckBy) {
+  return [input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, null, by.note, by.actor, by.at, by.expiresAt];
+}
+
 /** `silences`: Alertmanager is configured; after the acknowledgement commits, its page is silenced. */
 export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: SilenceDeps | null }): ActionSpec<typeof schema, undefined, Acknowledged> {
   const silences = deps.silences;
@@ -74,24 +96,7 @@ export function acknowledgeDriftSpec(deps: { ackTtlMs: number; silences?: Silenc
     apply: ({ db, input, actor, now }) => {
       const line = checkAcknowledgeable(input, getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol }));
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
-      const { lastInsertRowid } = db
-        .prepare(
-          `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          line.botId,
-          line.symbol,
-          line.drift,
-          line.ours,
-          line.theirs,
-          line.reconciliationId,
-          line.driftSince,
-          input.note,
-          actor,
-          now.toISOString(),
-          expiresAt,
-        );
+      const { lastInsertRowid } = db.prepare(ACK_INSERT_SQL).run(...ackOfLine(line, { note: input.note, actor, at: now.toISOString(), expiresAt }));
       return acknowledgedResult(input, line, Number(lastInsertRowid), expiresAt);
     },
     followUp: silences
@@ -138,10 +143,7 @@ export function acknowledgeEndedDriftSpec(deps: { ackTtlMs: number }): ActionSpe
       const latest = checkEndedLatest(input, latestDriftSince({ db, botId: input.botId, symbol: input.symbol, since: breaker.changedAt }));
       const drift = checkEndedLine(input, latest, getCurrentBookLine({ db, botId: input.botId, symbol: input.symbol }));
       const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
-      db.prepare(
-        `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)`,
-      ).run(input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, input.note, actor, now.toISOString(), expiresAt);
+      db.prepare(ACK_INSERT_SQL).run(...ackOfEnded(input, latest, drift, { note: input.note, actor, at: now.toISOString(), expiresAt }));
       return endedAcknowledgedResult(input, latest, drift, expiresAt);
     },
   };

@@ -15,6 +15,7 @@ import { getCurrentBookLine, type CurrentBookLine } from "../queries/book-line";
 import { pendingCorrection, type CorrectionRow } from "../queries/book-corrections";
 import { driftTolerance } from "../reconcile/diff";
 import { Refusal, type ActionSpec } from "./guard";
+import { ACK_INSERT_SQL, ackOfLine } from "./acknowledge-drift";
 import { noteField, seenSizeField } from "./text-field";
 
 export const BOOK_CORRECTION_KINDS = ["adopt_exchange", "flattened_on_venue"] as const;
@@ -132,6 +133,14 @@ export function correctionRows(input: CorrectInput, line: CurrentBookLine, now: 
   return { delta, after: line.ours + delta, at, expiresAt };
 }
 
+/** One book_corrections row, for both engines (the PostgreSQL action adds RETURNING id). */
+export const CORRECTION_INSERT_SQL = `INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function correctionValues(input: CorrectInput, line: CurrentBookLine, rows: ReturnType<typeof correctionRows>, actor: string) {
+  return [input.botId, input.symbol, input.kind, line.ours, line.theirs, line.reconciliationId, rows.delta, input.note, actor, rows.at];
+}
+
 export function correctedResult(input: CorrectInput, line: CurrentBookLine, rows: ReturnType<typeof correctionRows>, correctionId: number) {
   return {
     data: { correctionId, kind: input.kind, before: line.ours, after: rows.after, delta: rows.delta, correctedAt: rows.at },
@@ -173,30 +182,8 @@ export function correctBookSpec(deps: { ackTtlMs: number }): ActionSpec<typeof s
       }
       const current = checkCorrectable(input, facts, now);
       const rows = correctionRows(input, current, now, deps.ackTtlMs);
-      const correctionId = Number(
-        db
-          .prepare(
-            `INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(botId, symbol, input.kind, current.ours, current.theirs, current.reconciliationId, rows.delta, input.note, actor, rows.at).lastInsertRowid,
-      );
-      db.prepare(
-        `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        botId,
-        symbol,
-        current.drift,
-        current.ours,
-        current.theirs,
-        current.reconciliationId,
-        current.driftSince,
-        input.note,
-        actor,
-        rows.at,
-        rows.expiresAt,
-      );
+      const correctionId = Number(db.prepare(CORRECTION_INSERT_SQL).run(...correctionValues(input, current, rows, actor)).lastInsertRowid);
+      db.prepare(ACK_INSERT_SQL).run(...ackOfLine(current, { note: input.note, actor, at: rows.at, expiresAt: rows.expiresAt }));
       return correctedResult(input, current, rows, correctionId);
     },
   };

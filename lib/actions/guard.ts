@@ -251,6 +251,16 @@ export function refuseUnavailableJournal(action: string, user: ActingUser | null
   };
 }
 
+/** The journal is there but the console cannot write it, or its audit key is unreadable or unsafe: refused, said why, logged. */
+export function refuseUnaudited(action: string, user: ActingUser | null, error: Error): ActionResult<never> {
+  console.error(`driftwatch: NOT AUDITED (cannot write): ${actorOf(user)} ${action} refused: ${error.message}`);
+  return {
+    ok: false,
+    code: "internal",
+    message: `Nothing was changed: ${error.message}. This attempt is not in the audit log; the console's server log has it.`,
+  };
+}
+
 /**
  * Step 1 of the guard for anyone who is not an operator (no session, a viewer): the refusal the
  * form shows, and one bounded, rate-limited line in the server log naming the field names and

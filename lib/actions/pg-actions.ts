@@ -18,13 +18,16 @@ import "server-only";
  * rule, doubtful orders, the latest compared cycle) come from the same builders.
  */
 import type { ClearFacts } from "../breaker/clear-checklist";
-import { shapeClearFacts, type ClearFactsReads } from "../queries/clear-checklist";
+import { readLatestDriftSince, shapeClearFacts, type ClearFactsReads } from "../queries/clear-checklist";
 import type { CorrectionRow } from "../queries/book-corrections";
 import { readCurrentBookLine } from "../queries/book-line";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { driftSql } from "../reconcile/diff";
 import {
+  ACK_INSERT_SQL,
+  ackOfEnded,
+  ackOfLine,
   acknowledgedResult,
   acknowledgeDriftSpec,
   acknowledgeEndedDriftSpec,
@@ -33,7 +36,6 @@ import {
   checkEndedLatest,
   checkEndedLine,
   endedAcknowledgedResult,
-  type DriftCycle,
 } from "./acknowledge-drift";
 import {
   approveClearSpec,
@@ -49,11 +51,21 @@ import {
   type ClearDeps,
   type ClearRequest,
 } from "./clear-halt";
-import { checkCorrectable, correctBookSpec, correctedResult, correctionRows, UNSETTLED_SQL, type CorrectionFacts } from "./correct-book";
+import {
+  checkCorrectable,
+  CORRECTION_INSERT_SQL,
+  correctBookSpec,
+  correctedResult,
+  correctionRows,
+  correctionValues,
+  UNSETTLED_SQL,
+  type CorrectionFacts,
+} from "./correct-book";
 import { checkHalt, haltBotSpec, haltNotApplied, haltResult, handHaltReason, type BreakerNow } from "./halt-bot";
 import type { Pool } from "pg";
 import type { OrderLookup } from "../exchange/venue-gateway";
 import { onPostgres, pgTx, type PgTx } from "./pg-guard";
+import { toPgPlaceholders } from "../db/query";
 import {
   checkStillDoubtful,
   lookupResolution,
@@ -155,38 +167,16 @@ export function resolveManuallyPgSpec(deps: { graceMs: number }) {
 /** The screens' current line (lib/queries/book-line.ts), read inside the action's transaction. */
 const getCurrentBookLinePg = (tx: PgTx, botId: string, symbol: string) => readCurrentBookLine({ db: tx.q, botId, symbol });
 
-const ACK_INSERT = `INSERT INTO drift_acknowledgements (bot_id, symbol, drift, ours, theirs, reconciliation_id, drift_since, note, acknowledged_by, acknowledged_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`;
+const ACK_INSERT = `${toPgPlaceholders(ACK_INSERT_SQL)} RETURNING id`;
 
 export function acknowledgeDriftPgSpec(deps: Parameters<typeof acknowledgeDriftSpec>[0]) {
   return onPostgres(acknowledgeDriftSpec(deps), async ({ tx, input, actor, now }) => {
     const line = checkAcknowledgeable(input, await getCurrentBookLinePg(tx, input.botId, input.symbol));
     const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
-    const row = await tx.one<{ id: number }>(ACK_INSERT, [
-      line.botId,
-      line.symbol,
-      line.drift,
-      line.ours,
-      line.theirs,
-      line.reconciliationId,
-      line.driftSince,
-      input.note,
-      actor,
-      now.toISOString(),
-      expiresAt,
-    ]);
+    const row = await tx.one<{ id: number }>(ACK_INSERT, ackOfLine(line, { note: input.note, actor, at: now.toISOString(), expiresAt }));
     return acknowledgedResult(input, line, row!.id, expiresAt);
   });
 }
-
-/** lib/queries/clear-checklist.ts latestDriftSince, in PostgreSQL's dialect. */
-const latestDriftSincePg = (tx: PgTx, botId: string, symbol: string, since: string) =>
-  tx.one<DriftCycle>(
-    `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS "qtyStep" FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
-     WHERE r.bot_id = $1 AND p.symbol = $2 AND r.at >= $3 AND ${DRIFTING}
-     ORDER BY r.at DESC, r.id DESC LIMIT 1`,
-    [botId, symbol, since],
-  );
 
 export function acknowledgeEndedDriftPgSpec(deps: { ackTtlMs: number }) {
   return onPostgres(acknowledgeEndedDriftSpec(deps), async ({ tx, input, actor, now }) => {
@@ -194,10 +184,10 @@ export function acknowledgeEndedDriftPgSpec(deps: { ackTtlMs: number }) {
       input,
       await tx.one<{ halted: number; changedAt: string }>(`SELECT halted, changed_at AS "changedAt" FROM breakers WHERE bot_id = $1 FOR SHARE`, [input.botId]),
     );
-    const latest = checkEndedLatest(input, await latestDriftSincePg(tx, input.botId, input.symbol, breaker.changedAt));
+    const latest = checkEndedLatest(input, await readLatestDriftSince({ q: tx.q, botId: input.botId, symbol: input.symbol, since: breaker.changedAt }));
     const drift = checkEndedLine(input, latest, await getCurrentBookLinePg(tx, input.botId, input.symbol));
     const expiresAt = new Date(now.getTime() + deps.ackTtlMs).toISOString();
-    await tx.run(ACK_INSERT, [input.botId, input.symbol, drift, latest.ours, latest.theirs, latest.id, null, input.note, actor, now.toISOString(), expiresAt]);
+    await tx.run(ACK_INSERT, ackOfEnded(input, latest, drift, { note: input.note, actor, at: now.toISOString(), expiresAt }));
     return endedAcknowledgedResult(input, latest, drift, expiresAt);
   });
 }
@@ -379,24 +369,8 @@ export function correctBookPgSpec(deps: { ackTtlMs: number }) {
     }
     const current = checkCorrectable(input, facts, now);
     const rows = correctionRows(input, current, now, deps.ackTtlMs);
-    const correction = await tx.one<{ id: number }>(
-      `INSERT INTO book_corrections (bot_id, symbol, kind, ours, theirs, reconciliation_id, delta, note, corrected_by, corrected_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-      [botId, symbol, input.kind, current.ours, current.theirs, current.reconciliationId, rows.delta, input.note, actor, rows.at],
-    );
-    await tx.run(ACK_INSERT, [
-      botId,
-      symbol,
-      current.drift,
-      current.ours,
-      current.theirs,
-      current.reconciliationId,
-      current.driftSince,
-      input.note,
-      actor,
-      rows.at,
-      rows.expiresAt,
-    ]);
+    const correction = await tx.one<{ id: number }>(`${toPgPlaceholders(CORRECTION_INSERT_SQL)} RETURNING id`, correctionValues(input, current, rows, actor));
+    await tx.run(ACK_INSERT, ackOfLine(current, { note: input.note, actor, at: rows.at, expiresAt: rows.expiresAt }));
     return correctedResult(input, current, rows, correction!.id);
   });
 }

@@ -22,7 +22,7 @@ import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec, type Acknowledged } fr
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
 import { haltBotSpec } from "./halt-bot";
 import { correctBookSpec, type BookCorrected } from "./correct-book";
-import { formDataToObject, REFUSAL_LOG, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
+import { formDataToObject, REFUSAL_LOG, refuseUnaudited, refuseUnavailableJournal, runGuarded, turnAwayNonOperator, type ActionSpec } from "./guard";
 import {
   acknowledgeDriftPgSpec,
   acknowledgeEndedDriftPgSpec,
@@ -97,12 +97,7 @@ async function run<S extends z.ZodType, P, T>(
     try {
       auditKey = consoleAuditKey();
     } catch (error) {
-      console.error(`driftwatch: NOT AUDITED (cannot write): ${user?.role}:${user?.name} ${spec.action} refused: ${(error as Error).message}`);
-      return {
-        ok: false,
-        code: "internal",
-        message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.`,
-      };
+      return refuseUnaudited(spec.action, user, error as Error);
     }
     const pool = source.journal.actionPool();
     // source.file is the URL without its password: the head file names the database, never the secret.
@@ -120,12 +115,7 @@ async function run<S extends z.ZodType, P, T>(
     // An unreadable or unsafe key file: a refusal that says why, not an error page.
     auditKey = consoleAuditKey();
   } catch (error) {
-    console.error(`driftwatch: NOT AUDITED (cannot write): ${user?.role}:${user?.name} ${spec.action} refused: ${(error as Error).message}`);
-    return {
-      ok: false,
-      code: "internal",
-      message: `Nothing was changed: ${(error as Error).message}. This attempt is not in the audit log; the console's server log has it.`,
-    };
+    return refuseUnaudited(spec.action, user, error as Error);
   }
   const assertJournalFile = () => source.journal.assertSameFile();
   const onAudited = (head: Parameters<typeof publishConsoleAuditHead>[0]) => publishConsoleAuditHead(head, source.file);

@@ -3,6 +3,7 @@ import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import type { BreakerRow, ReconciliationPositionRow, ReconciliationRow } from "../db/schema";
 import { connectionOf } from "../db/statements";
+import type { JournalQuery } from "../db/query";
 import { clearChecklist, type ChecklistItem, type ClearFacts, type UnacknowledgedDrift } from "../breaker/clear-checklist";
 import { classifyDrift, driftSql } from "../reconcile/diff";
 import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
@@ -100,15 +101,19 @@ export function getClearFacts(params: ClearFactsParams): ClearFacts {
  * One symbol's latest drifting cycle at or after `since` (the trip), acknowledged or not: what an
  * acknowledgement of a drift that ended refers to. Same drift rule as getClearFacts above.
  */
-export function latestDriftSince(params: { db: ChecklistDb; botId: string; symbol: string; since: string }) {
-  return connectionOf(params.db)
-    .prepare(
-      `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS qtyStep FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
+const LATEST_DRIFT_SINCE_SQL = `SELECT r.id, r.at, p.ours, p.theirs, p.qty_step AS "qtyStep" FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
        WHERE r.bot_id = ? AND p.symbol = ? AND r.at >= ? AND ${DRIFTING}
-       ORDER BY r.at DESC, r.id DESC LIMIT 1`,
-    )
-    .get(params.botId, params.symbol, params.since) as
-    (Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">) | undefined;
+       ORDER BY r.at DESC, r.id DESC LIMIT 1`;
+
+type LatestDrift = Pick<ReconciliationRow, "id" | "at"> & Pick<ReconciliationPositionRow, "ours" | "theirs" | "qtyStep">;
+
+export function latestDriftSince(params: { db: ChecklistDb; botId: string; symbol: string; since: string }) {
+  return connectionOf(params.db).prepare(LATEST_DRIFT_SINCE_SQL).get(params.botId, params.symbol, params.since) as LatestDrift | undefined;
+}
+
+/** latestDriftSince on any engine's handle (lib/db/query.ts): the PostgreSQL actions read it in their transaction. */
+export function readLatestDriftSince(params: { q: JournalQuery; botId: string; symbol: string; since: string }): Promise<LatestDrift | undefined> {
+  return params.q.get<LatestDrift>(LATEST_DRIFT_SINCE_SQL, [params.botId, params.symbol, params.since]);
 }
 
 export function getClearChecklist(params: ClearFactsParams): { facts: ClearFacts; items: ChecklistItem[] } {
