@@ -7,12 +7,19 @@ import { formatAgo } from "@/lib/text/format";
 import type { BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
+import type { OverviewBot } from "@/lib/queries/overview";
 import { useLiveAge } from "@/components/live/use-now";
 import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
 import { ReviewAndClearLink } from "./review-and-clear-link";
 
-type CardBot = BotSummary & { doubtfulOrders?: number; symbolsInDrift?: number; unknownPositions?: number; source?: string };
+type CardBot = BotSummary & {
+  doubtfulOrders?: number;
+  symbolsInDrift?: number;
+  unknownPositions?: number;
+  source?: string;
+  lastKnownHalt?: OverviewBot["lastKnownHalt"];
+};
 
 /**
  * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
@@ -97,7 +104,15 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
           )}
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Breaker</dt>
-        <dd data-testid="breaker-state">{bot.breaker === null ? "unknown (no breaker row)" : halted ? "halted" : "not halted"}</dd>
+        <dd data-testid="breaker-state">
+          {bot.lastKnownHalt
+            ? "halted when last read (its journal cannot be read now)"
+            : bot.breaker === null
+              ? "unknown (no breaker row)"
+              : halted
+                ? "halted"
+                : "not halted"}
+        </dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
         <dd data-testid="reconciled" suppressHydrationWarning>
           {bot.lastReconciliation ? (

@@ -10,6 +10,7 @@ import { LiveReadError } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { visibleText } from "@/lib/text/visible-text";
+import { bannerHalts, LastKnownHalt } from "./last-known-halt";
 import { useChainedPoll } from "./use-chained-poll";
 import { useLiveUpdatedAt } from "./use-live-updated-at";
 import { useDeskNotifications } from "./use-desk-notifications";
@@ -88,7 +89,7 @@ export function HaltSignal() {
   const now = useNow();
   const hydrated = useHydrated();
   const data = active ? query.data : undefined;
-  const halted = data?.bots.filter((b) => b.breaker?.halted) ?? [];
+  const halted = bannerHalts(data?.bots ?? []);
   const causes: string[] = [];
   if (active && query.error) {
     const fix = query.error instanceof LiveReadError && query.error.fix ? ` (${query.error.fix})` : "";
@@ -128,15 +129,16 @@ export function HaltSignal() {
               {i > 0 && ", "}
               <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
                 {b.botId}
-              </Link>{" "}
+              </Link>
+              <LastKnownHalt bot={b} />{" "}
               <span className="break-words font-normal">
                 (
                 {visibleText(
                   haltCauseText({
-                    reason: b.breaker?.reason ?? null,
+                    reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
                     inSyncSince: b.breaker?.causeInSyncSince ?? null,
                     changedBy: b.breaker?.changedBy,
-                    changedAt: b.breaker?.changedAt,
+                    changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
                   }),
                 )}
                 )

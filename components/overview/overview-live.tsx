@@ -8,6 +8,7 @@ import { CanActProvider } from "@/components/auth/can-act";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { AlarmBanner } from "@/components/live/alarm-banner";
+import { bannerHalts, LastKnownHalt } from "@/components/live/last-known-halt";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useHydrated } from "@/components/live/use-hydrated";
@@ -69,7 +70,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   const causes = [...data.alarms];
   if (error) causes.unshift(`cannot read right now: ${error.message}`);
   else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`);
-  const halted = data.bots.filter((b) => b.breaker?.halted).map((b) => b.botId);
+  const halted = bannerHalts(data.bots);
   const drifting = data.lines.filter((l) => l.drift !== "none").length;
   const lines = applyOverviewView(data.lines, view);
   const botIds = data.bots.map((b) => b.botId);
@@ -84,12 +85,13 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         // The first thing a phone shows: which bots are halted, and the way to each one's clear.
         <p data-testid="halted-summary" className="rounded bg-red-700 px-3 py-2 text-sm font-semibold text-white">
           HALTED:{" "}
-          {halted.map((botId, i) => (
-            <span key={botId}>
+          {halted.map((bot, i) => (
+            <span key={bot.botId}>
               {i > 0 && ", "}
-              <Link href={`/bots/${encodeURIComponent(botId)}`} className="inline-block py-1 font-mono underline">
-                {botId}
+              <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="inline-block py-1 font-mono underline">
+                {bot.botId}
               </Link>
+              <LastKnownHalt bot={bot} />
             </span>
           ))}
           . No new entries until someone clears {halted.length === 1 ? "it" : "them"}

@@ -319,6 +319,7 @@ const ORDER_BOT_SQL = `SELECT bot_id FROM orders WHERE client_order_id = ?`;
  */
 export class SourceSet {
   private readonly lastBots = new Map<string, string[]>();
+  private readonly lastHalts = new Map<string, { readAt: string; halts: Map<string, { since: string; reason: string | null }> }>();
 
   constructor(readonly sources: ConsoleSource[]) {
     if (sources.length === 0) throw new Error("a console reads at least one journal");
@@ -340,6 +341,21 @@ export class SourceSet {
 
   knownBots(source: string): string[] {
     return this.lastBots.get(source) ?? [];
+  }
+
+  /**
+   * What the source showed last of its halted bots, and when it was read: a journal that cannot be
+   * read now must not make a halted bot look like any other unknown one (lib/queries/fleet.ts).
+   */
+  rememberHalts(source: string, readAt: string, halts: { botId: string; since: string; reason: string | null }[]): void {
+    this.lastHalts.set(source, { readAt, halts: new Map(halts.map((h) => [h.botId, { since: h.since, reason: h.reason }])) });
+  }
+
+  /** The bot's halt as its source last showed it, or null (not halted then, or never read). */
+  lastHalt(source: string, botId: string): { since: string; reason: string | null; readAt: string } | null {
+    const last = this.lastHalts.get(source);
+    const halt = last?.halts.get(botId);
+    return last && halt ? { ...halt, readAt: last.readAt } : null;
   }
 
   /** The source of a bot id, for the reads and the actions: every source asked (one small indexed query each), the PostgreSQL ones too, all at once. */

@@ -12,6 +12,7 @@ import type { BreakerBoard } from "./breakers";
 import type { DoubtfulOrder } from "./doubtful";
 import type { Overview, OverviewBot } from "./overview";
 import type { SourcePart } from "./read";
+import { formatUtc } from "../text/format";
 
 /** One journal's state, on the screens of a console that reads several. */
 export interface SourceHealth {
@@ -26,14 +27,25 @@ function health<T>(parts: SourcePart<T>[], names: boolean): SourceHealth[] {
 }
 
 /** A bot whose journal cannot be read: it is there, and nothing about it can be vouched for. */
-function unknownBot(botId: string, source: string, problem: JournalProblemView): OverviewBot {
+function unknownBot(botId: string, source: string, problem: JournalProblemView, lastHalt: OverviewBot["lastKnownHalt"] | null): OverviewBot {
+  // Times of today as a time alone, as everywhere else on the page.
+  const now = new Date();
+  const cannot = `its journal (source ${source}) cannot be read: ${problem.problem}`;
   return {
     botId,
     source,
     exchange: "",
     clientIdPrefix: "",
     status: "unknown",
-    reasons: [`its journal (source ${source}) cannot be read: ${problem.problem}`],
+    // A halt is cleared only by a person through a journal the console can write: a bot halted when
+    // its journal was last read is as good as halted, and the desk must keep seeing it.
+    reasons: lastHalt
+      ? [
+          `HALTED when its journal was last read, at ${formatUtc(lastHalt.readAt, now)} (halted since ${formatUtc(lastHalt.since, now)}); nobody can tell now whether it still is`,
+          cannot,
+        ]
+      : [cannot],
+    ...(lastHalt ? { lastKnownHalt: lastHalt } : {}),
     heartbeatAt: null,
     heartbeatAgeMs: null,
     breaker: null,
@@ -56,11 +68,17 @@ function clashAlarms(set: SourceSet): string[] {
 /** The overview of every journal: bots and lines side by side, one alarm per journal that cannot be read. */
 export function mergeOverviews(parts: SourcePart<Overview>[], set: SourceSet, names: boolean): Overview {
   for (const p of parts)
-    if (p.ok)
+    if (p.ok) {
       set.rememberBots(
         p.source.name,
         p.data.bots.map((b) => b.botId),
       );
+      set.rememberHalts(
+        p.source.name,
+        p.data.readAt,
+        p.data.bots.flatMap((b) => (b.breaker?.halted ? [{ botId: b.botId, since: b.breaker.changedAt, reason: b.breaker.reason }] : [])),
+      );
+    }
   if (!set.several) return (parts[0] as { data: Overview }).data;
   const bots: OverviewBot[] = [];
   const lines: Overview["lines"] = [];
@@ -77,7 +95,7 @@ export function mergeOverviews(parts: SourcePart<Overview>[], set: SourceSet, na
     }
     const problem = sources[i]!.problem!;
     alarms.push(`source ${p.source.name}: the journal cannot be read (${problem.problem}); its bots are UNKNOWN`);
-    bots.push(...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem)));
+    bots.push(...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem, set.lastHalt(p.source.name, id))));
   });
   alarms.push(...clashAlarms(set));
   lines.sort((a, b) => byBot(a, b) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));

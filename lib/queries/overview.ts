@@ -47,6 +47,8 @@ export interface OverviewBot extends BotSummary {
   unknownPositions: number;
   /** The journal it comes from, when the console reads several (lib/queries/fleet.ts). */
   source?: string;
+  /** Its journal cannot be read now, and it was halted when last read: still named as halted, with that time. */
+  lastKnownHalt?: { since: string; reason: string | null; readAt: string };
 }
 
 export interface Overview {

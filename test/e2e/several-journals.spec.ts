@@ -1,8 +1,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import Database from "better-sqlite3";
 import { healthyJournal } from "../helpers/e2e/journals";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+/** Trip or clear a bot's breaker as its bot would, in its own connection. */
+function setHalted(file: string, halted: boolean) {
+  const db = new Database(file);
+  db.pragma("busy_timeout = 2000");
+  db.prepare(`UPDATE breakers SET halted = ?, reason = ?, changed_at = ?, version = version + 1`).run(
+    halted ? 1 : 0,
+    halted ? "size drift on BTCUSDT" : null,
+    new Date().toISOString(),
+  );
+  db.close();
+}
 
 /** The name DRIFTWATCH_JOURNAL gives a journal.db among others: its folder's and its own. */
 const sourceName = (file: string) => `${path.basename(path.dirname(file))}-journal`;
@@ -32,7 +45,18 @@ test.describe("one console on three journals", () => {
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
 
     const broken = journals[2]!.file;
+    // West is halted when its journal goes away: it must stay on the red banner, as of its last read.
+    setHalted(broken, true);
+    const halted = page.getByTestId("halted-summary");
+    await expect(halted).toContainText("west");
     fs.renameSync(broken, `${broken}.away`);
+    await expect(halted.getByTestId("last-known-halt")).toContainText(`journal ${sourceName(broken)} cannot be read now`);
+    await expect(halted).toContainText(/west \(halted when its journal was last read, at \d\d:\d\d:\d\d UTC/);
+    await page.screenshot({ path: test.info().outputPath("halted-journal-gone-desktop.png"), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(halted).toBeInViewport();
+    await page.screenshot({ path: test.info().outputPath("halted-journal-gone-phone.png") });
+    await page.setViewportSize({ width: 1280, height: 800 });
     const banner = page.locator(`[data-testid="source-problem"][data-source="${sourceName(broken)}"]`);
     await expect(banner).toBeVisible();
     await expect(banner).toContainText("its bots are UNKNOWN");
@@ -57,6 +81,11 @@ test.describe("one console on three journals", () => {
 
     fs.renameSync(`${broken}.away`, broken);
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
+    // Read again: halted as the journal says, no longer "as of the last read"; then running again.
+    await expect(halted).toContainText("west");
+    await expect(page.getByTestId("last-known-halt")).toHaveCount(0);
+    setHalted(broken, false);
+    await expect(halted).toHaveCount(0);
     await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
   });
 

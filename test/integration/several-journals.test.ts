@@ -107,6 +107,40 @@ describe("several journals in one console", () => {
     expect(statusOf(back)["gamma-1"]).toBe("gamma:read");
   });
 
+  it("keeps a bot halted when its journal was last read named as halted, with that time, while its journal is gone, and reads it again once back", async () => {
+    const { files, set } = fleet();
+    const trippedAt = new Date(Date.now() - 60_000).toISOString();
+    sqliteCli(files.beta, `UPDATE breakers SET halted = 1, reason = 'unknown position BTCUSDT', changed_at = '${trippedAt}' WHERE bot_id = 'beta-1';`);
+    const before = await overviewOf(set);
+    expect(before.bots.find((b) => b.botId === "beta-1")).toMatchObject({ breaker: { halted: true } });
+    const away = `${files.beta}.away`;
+    fs.renameSync(files.beta, away);
+    const o = await overviewOf(set);
+    const beta = o.bots.find((b) => b.botId === "beta-1")!;
+    // Still UNKNOWN (nothing about it can be read now), and still named as halted, as of the last read.
+    expect(statusOf(o)["beta-1"]).toBe("beta:UNKNOWN");
+    expect(beta.status).toBe("unknown");
+    expect(beta.lastKnownHalt).toEqual({ since: trippedAt, reason: "unknown position BTCUSDT", readAt: expect.any(String) });
+    // When beta itself was read (the merged readAt is the newest of the journals').
+    expect(Date.parse(beta.lastKnownHalt!.readAt)).toBeLessThanOrEqual(Date.parse(before.readAt));
+    expect(Date.parse(beta.lastKnownHalt!.readAt)).toBeGreaterThan(Date.parse(trippedAt));
+    expect(beta.reasons[0]).toMatch(
+      /^HALTED when its journal was last read, at (.+ )?\d\d:\d\d:\d\d UTC \(halted since (.+ )?\d\d:\d\d:\d\d UTC\); nobody can tell now whether it still is$/,
+    );
+    // A bot that was running when its journal went away is unknown, not halted.
+    fs.renameSync(files.gamma, `${files.gamma}.away`);
+    const both = await overviewOf(set);
+    expect(both.bots.find((b) => b.botId === "gamma-1")!.lastKnownHalt).toBeUndefined();
+    expect(both.bots.find((b) => b.botId === "beta-1")!.lastKnownHalt?.since).toBe(trippedAt);
+    fs.renameSync(`${files.gamma}.away`, files.gamma);
+
+    fs.renameSync(away, files.beta);
+    const back = await overviewOf(set);
+    const again = back.bots.find((b) => b.botId === "beta-1")!;
+    expect(again.lastKnownHalt).toBeUndefined();
+    expect(again.breaker).toMatchObject({ halted: true, changedAt: trippedAt });
+  });
+
   it("shows a journal replaced by a damaged file as its banner alone, and reads it again once restored", async () => {
     const { files, set } = fleet();
     await overviewOf(set);
