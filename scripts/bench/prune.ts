@@ -200,6 +200,9 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
       {
         cwd: root,
         stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: tsx runs the prune in a child node, which a kill of tsx alone
+        // would orphan, still pruning and holding the prune lock the finishing run then meets.
+        detached: true,
       },
     );
     let text = "";
@@ -215,7 +218,7 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
   const first = cliRun([]);
   const loads = [os.loadavg()[0]!];
   const sampler = setInterval(() => loads.push(os.loadavg()[0]!), 5_000);
-  const stopper = deps.pruneForMs > 0 ? setTimeout(() => first.cli.kill("SIGKILL"), deps.pruneForMs) : null;
+  const stopper = deps.pruneForMs > 0 ? setTimeout(() => process.kill(-first.cli.pid!, "SIGKILL"), deps.pruneForMs) : null;
   const firstRun = await first.done;
   const signal = firstRun.signal;
   let { code, text: out } = firstRun;
