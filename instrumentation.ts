@@ -7,7 +7,7 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { checkJournalsOrStop } = await import("./lib/db/startup-check");
-  checkJournalsOrStop();
+  await checkJournalsOrStop();
   const { startSilenceLoop } = await import("./lib/alerting/silence-loop");
   startSilenceLoop();
 }

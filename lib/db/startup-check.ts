@@ -1,5 +1,7 @@
 import "server-only";
+import pg from "pg";
 import { env, EnvError, type Env } from "../env";
+import { redactText, withPassword } from "../journal-sources";
 import { CLASH_ADVICE, clashFact } from "./console";
 import { JournalError, openJournalReader, READ_BUSY_TIMEOUT_MS } from "./journal-file";
 
@@ -13,7 +15,7 @@ export class BotClashError extends Error {
  * journal that cannot be read is no reason to stop: every page says the same and it is picked up
  * once fixed. A bot id in two journals is: it throws BotClashError naming both sources.
  */
-export function checkJournalAtStart(): void {
+export async function checkJournalAtStart(): Promise<void> {
   let journals: Env["journals"];
   try {
     journals = env().journals;
@@ -29,8 +31,21 @@ export function checkJournalAtStart(): void {
   for (const source of journals) {
     const label = journals.length > 1 ? `source ${source.name}: ` : "";
     if (source.kind === "postgres") {
-      // Checked on the first request and every one after (lib/db/pg-source.ts); its bots join the clash check from what it shows.
+      // Checked on the first request and every one after (lib/db/pg-source.ts).
       console.log(`driftwatch: ${label}reading the PostgreSQL journal at ${source.file} (checked on every request)`);
+      if (journals.length > 1) {
+        const ids = await pgBotIds(source);
+        if (typeof ids === "string") {
+          // Not a reason to stop, as for a file: its bots join the clash check from what it shows once it answers.
+          console.error(`driftwatch: ${label}cannot be read at start (${ids}); its bot ids are checked against the others once it answers`);
+          continue;
+        }
+        for (const id of ids) {
+          const other = owner.get(id);
+          if (other) clashes.push(clashFact(id, other, source));
+          else owner.set(id, source);
+        }
+      }
       continue;
     }
     try {
@@ -58,10 +73,35 @@ export function checkJournalAtStart(): void {
   if (clashes.length > 0) throw new BotClashError(`driftwatch configuration is invalid: ${clashes.join("; ")}. ${CLASH_ADVICE}`);
 }
 
-/** The server's start: checkJournalAtStart, and the process stopped on a bot id in two journals. */
-export function checkJournalsOrStop(): void {
+/**
+ * A PostgreSQL source's bot ids, over one short-lived connection with bounded waits (an unreachable
+ * server holds the start for a few seconds, not for good); or why they could not be read, password cut out.
+ */
+async function pgBotIds(source: Extract<Env["journals"][number], { kind: "postgres" }>): Promise<string[] | string> {
+  const password = source.password();
+  const client = new pg.Client({
+    connectionString: withPassword(source.file, password),
+    connectionTimeoutMillis: 3_000,
+    query_timeout: 5_000,
+    application_name: "driftwatch-console-start",
+  });
+  // An error the server sends after the query (it shuts down) must not take the start with it.
+  client.on("error", () => undefined);
   try {
-    checkJournalAtStart();
+    await client.connect();
+    const { rows } = await client.query<{ bot_id: string }>(`SELECT bot_id FROM bots UNION SELECT bot_id FROM breakers`);
+    return rows.map((r) => r.bot_id);
+  } catch (error) {
+    return redactText((error as Error).message, [password]);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The server's start: checkJournalAtStart, and the process stopped on a bot id in two journals. */
+export async function checkJournalsOrStop(): Promise<void> {
+  try {
+    await checkJournalAtStart();
   } catch (error) {
     // No action could be routed safely, so do not serve at all.
     if (!(error instanceof BotClashError)) throw error;

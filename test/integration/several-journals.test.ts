@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { runGuarded } from "@/lib/actions/guard";
 import { haltBotSpec } from "@/lib/actions/halt-bot";
 import { actionSource } from "@/lib/actions/target";
@@ -23,6 +23,8 @@ import { readBotScreen, readFirstJournal } from "@/lib/queries/read";
 import { loadBotClear, loadIncidentBots, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
 import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
+import { freshPgJournal } from "../helpers/pg-journal";
+import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
 import { migratedJournal, migrationsDir, repoRoot, sqliteCli, tempDir } from "../helpers/journal";
 
 let cleanup: (() => unknown)[] = [];
@@ -68,6 +70,32 @@ const statusOf = (o: Overview) =>
     o.bots.map((b) => [b.botId, `${b.source}:${b.status === "unknown" && b.reasons.some((r) => r.startsWith("its journal")) ? "UNKNOWN" : "read"}`]),
   );
 const failing = (o: Overview) => (o.sources ?? []).filter((s) => !s.ok).map((s) => `${s.name}:${s.problem!.code}`);
+
+async function startupCheckOn(files: string[]): Promise<{ thrown: unknown; errors: string[] }> {
+  const before = { ...process.env };
+  process.env.DRIFTWATCH_JOURNAL = files.join(",");
+  process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
+  cleanup.push(() => {
+    process.env = before;
+    vi.resetModules();
+  });
+  vi.resetModules();
+  const errors: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation(() => {});
+  const spyError = vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
+  cleanup.push(
+    () => spy.mockRestore(),
+    () => spyError.mockRestore(),
+  );
+  const { checkJournalAtStart } = await import("@/lib/db/startup-check");
+  try {
+    await checkJournalAtStart();
+    return { thrown: undefined, errors };
+  } catch (e) {
+    errors.push((e as Error).message);
+    return { thrown: e, errors };
+  }
+}
 
 describe("several journals in one console", () => {
   it("merges every journal's bots on the overview, each named with its source", async () => {
@@ -270,31 +298,6 @@ describe("several journals in one console", () => {
   });
 
   /** The console's start-up check on these journals, as `npm start` runs it: what it threw, and what it logged before (then the thrown message). */
-  async function startupCheckOn(files: string[]): Promise<{ thrown: unknown; errors: string[] }> {
-    const before = { ...process.env };
-    process.env.DRIFTWATCH_JOURNAL = files.join(",");
-    process.env.DRIFTWATCH_ACCOUNTS_DB = path.join(tempDir("accounts"), "accounts.db");
-    cleanup.push(() => {
-      process.env = before;
-      vi.resetModules();
-    });
-    vi.resetModules();
-    const errors: string[] = [];
-    const spy = vi.spyOn(console, "log").mockImplementation(() => {});
-    const spyError = vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
-    cleanup.push(
-      () => spy.mockRestore(),
-      () => spyError.mockRestore(),
-    );
-    const { checkJournalAtStart } = await import("@/lib/db/startup-check");
-    try {
-      checkJournalAtStart();
-      return { thrown: undefined, errors };
-    } catch (e) {
-      errors.push((e as Error).message);
-      return { thrown: e, errors };
-    }
-  }
 
   it("stops the console at start when two journals hold the same bot id, naming both sources", async () => {
     const a = journalWith("one", ["shared-bot"]);
@@ -305,6 +308,15 @@ describe("several journals in one console", () => {
     expect(errors[0]).toContain(
       `bot shared-bot is in two journals: source ${path.basename(path.dirname(a))}-journal (${a}) and source ${path.basename(path.dirname(b))}-journal (${b})`,
     );
+  });
+
+  it("does not hold the start for a PostgreSQL source that cannot be reached: it says so, and checks its bots once it answers", async () => {
+    const a = journalWith("one", ["solo"]);
+    const started = Date.now();
+    const { thrown, errors } = await startupCheckOn([a, "postgresql://nobody@127.0.0.1:1/journal"]);
+    expect(thrown).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(errors.some((e) => /cannot be read at start \(.+\); its bot ids are checked against the others once it answers/.test(e))).toBe(true);
   });
 
   it("names every bot id two journals hold at start, and says what to do once", async () => {
@@ -365,5 +377,33 @@ describe("several journals in one console", () => {
     const { set } = fleet();
     const read = await readFirstJournal(loadIncidentBots, set);
     expect(read.ok && read.journal.warnings[0]).toBe("This page reads journal alpha only, the first of 3: what happened in beta, gamma is not shown here yet.");
+  });
+});
+
+describe.skipIf(!postgresAvailable)("several journals, one of them PostgreSQL, at start", () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres({ label: "several-journals" });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("stops the console at start when a SQLite journal and a PostgreSQL one hold the same bot id, naming both", async () => {
+    const file = journalWith("one", ["shared-bot"]);
+    const { pool, url } = await freshPgJournal(server, "clash");
+    const at = new Date().toISOString();
+    await pool.query(
+      `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('shared-bot', 'sim', 'p0', $1), ('pg-only', 'sim', 'p1', $1)`,
+      [at],
+    );
+    await pool.end();
+    const { thrown, errors } = await startupCheckOn([file, url]);
+    const { BotClashError } = await import("@/lib/db/startup-check");
+    expect(thrown).toBeInstanceOf(BotClashError);
+    expect(errors.at(-1)).toMatch(/bot shared-bot is in two journals: source \S+ \(.+\) and source \S+ \(.+\)\. Bot ids must be unique/);
+    expect(errors.at(-1)).toContain(`(${file})`);
+    expect(errors.at(-1)).toContain(url);
+    expect(errors.at(-1)).not.toContain("pg-only");
   });
 });
