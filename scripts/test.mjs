@@ -86,6 +86,22 @@ if (!vitest) console.log("no unit/integration results were written");
 if (!python) console.log("no python client test results were written");
 if (!e2e) console.log("no browser test results were written");
 if (failed.length > 0) console.log(`\nfailed steps: ${failed.join(", ")}`);
+// The failing tests by name, again at the end: a log cut to its last lines (CI's) still says which.
+const failedNames = [];
+for (const file of vitest?.testResults ?? [])
+  for (const t of file.assertionResults ?? [])
+    if (t.status === "failed")
+      failedNames.push(
+        `${file.name.replace(`${process.cwd()}/`, "")} › ${t.fullName ?? t.title}: ${(t.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300)}`,
+      );
+const e2eFailed = (suite, titles) => {
+  for (const spec of suite.specs ?? [])
+    for (const t of spec.tests ?? []) if (t.status === "unexpected") failedNames.push(`${spec.file}:${spec.line} › ${[...titles, spec.title].join(" › ")}`);
+  for (const child of suite.suites ?? []) e2eFailed(child, [...titles, child.title]);
+};
+for (const suite of e2e?.suites ?? []) e2eFailed(suite, []);
+for (const name of python?.failures ?? []) failedNames.push(`python › ${name}`);
+if (failedNames.length > 0) console.log(`\nfailed tests:\n${failedNames.map((n) => `  ${n}`).join("\n")}`);
 // A failed check that is not a test (lint, types, migrations, build), or a test step that crashed
 // before writing results, counts as one failure each: the closing line must never read as a pass.
 const testSteps = {

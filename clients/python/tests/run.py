@@ -1,5 +1,5 @@
 """Runs the Python client's unittest suite; with a file argument, also writes the counts there as JSON
-({"passed", "failed", "skipped"}) for scripts/test.mjs's closing line. Exit 0 only when all pass."""
+({"passed", "failed", "skipped", "failures": [test ids]}) for scripts/test.mjs's closing lines. Exit 0 only when all pass."""
 
 import json
 import os
@@ -14,7 +14,8 @@ def main() -> int:
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
     skipped = len(result.skipped) + len(result.expectedFailures)
-    counts = {"passed": result.testsRun - failed - skipped, "failed": failed, "skipped": skipped}
+    failures = [test.id() for test, _ in result.failures + result.errors] + [test.id() for test in result.unexpectedSuccesses]
+    counts = {"passed": result.testsRun - failed - skipped, "failed": failed, "skipped": skipped, "failures": failures}
     if len(sys.argv) > 1:
         with open(sys.argv[1], "w") as f:
             json.dump(counts, f)
