@@ -14,16 +14,12 @@ import "server-only";
  * on the test server).
  *
  * Reads that the pages make through lib/queries (the clear checklist's facts, a bot's current book
- * line, a pending correction) are restated here in PostgreSQL's dialect; their rules (the drift
- * rule, doubtful orders, the latest compared cycle) come from the same builders.
+ * line, a pending correction, a drift's latest cycle) are the pages' own, run in the transaction
+ * on its connection (`tx.q`, lib/db/reads.ts), with the breaker row locked where a clear rests on it.
  */
-import type { ClearFacts } from "../breaker/clear-checklist";
-import { readLatestDriftSince, shapeClearFacts, type ClearFactsReads } from "../queries/clear-checklist";
-import type { CorrectionRow } from "../queries/book-corrections";
+import { readClearFacts, readLatestDriftSince } from "../queries/clear-checklist";
+import { readPendingCorrection } from "../queries/book-corrections";
 import { readCurrentBookLine } from "../queries/book-line";
-import { doubtfulCutoff, doubtfulOrderSql } from "../journal/order-state";
-import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
-import { driftSql } from "../reconcile/diff";
 import {
   ACK_INSERT_SQL,
   ackOfEnded,
@@ -77,34 +73,6 @@ import {
   type OrderRow,
   type Resolution,
 } from "./resolve-order";
-
-const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
-
-/** A glob of the SQLite rule as an anchored regular expression (brackets kept, `.` literal). */
-function globToRegex(glob: string): string {
-  let out = "^";
-  let inBracket = false;
-  for (const ch of glob) {
-    if (inBracket) {
-      out += ch;
-      if (ch === "]") inBracket = false;
-    } else if (ch === "[") {
-      out += ch;
-      inBracket = true;
-    } else if (ch === "*") out += ".*";
-    else if (ch === "?") out += ".";
-    else out += /[.+^${}()|\\]/.test(ch) ? `\\${ch}` : ch;
-  }
-  return `${out}$`;
-}
-
-/** doubtfulOrderSql in PostgreSQL's dialect: GLOB as a regular expression. */
-export function pgDoubtfulOrderSql(cutoffParam: string): string {
-  return doubtfulOrderSql({ state: "state", updatedAt: "updated_at", cutoffParam }).replace(
-    /NOT GLOB '([^']*)'/,
-    (_, glob: string) => `!~ '${globToRegex(glob)}'`,
-  );
-}
 
 const ORDER_COLUMNS = `client_order_id AS "clientOrderId", bot_id AS "botId", symbol, qty, state, filled_qty AS "filledQty", created_at AS "createdAt", updated_at AS "updatedAt", version`;
 
@@ -192,50 +160,6 @@ export function acknowledgeEndedDriftPgSpec(deps: { ackTtlMs: number }) {
   });
 }
 
-/**
- * lib/queries/clear-checklist.ts getClearFacts, in PostgreSQL's dialect, with the bot's breaker
- * row locked: a bot tripping it again while the clear runs waits for the clear, then trips.
- */
-export async function getClearFactsPg(tx: PgTx, params: { botId: string; now: Date; heartbeatStaleMs: number; doubtfulGraceMs: number }): Promise<ClearFacts> {
-  const { botId, now } = params;
-  const breaker = await tx.one<NonNullable<ClearFactsReads["breaker"]>>(
-    `SELECT halted, version, changed_at AS "changedAt", reason FROM breakers WHERE bot_id = $1 FOR UPDATE`,
-    [botId],
-  );
-  const [last, previous] = await tx.all<NonNullable<ClearFacts["lastReconciliation"]>>(
-    `SELECT id, at, outcome FROM reconciliations WHERE bot_id = $1 ORDER BY at DESC, id DESC LIMIT 2`,
-    [botId],
-  );
-  const lastDriftLines =
-    last?.outcome === "drift"
-      ? await tx.all<ClearFactsReads["lastDriftLines"][number]>(
-          `SELECT p.symbol, p.ours, p.theirs, p.qty_step AS "qtyStep" FROM reconciliation_positions p WHERE p.reconciliation_id = $1 AND ${DRIFTING} ORDER BY p.symbol COLLATE "C" LIMIT 5`,
-          [last.id],
-        )
-      : [];
-  const heartbeatAt =
-    (await tx.one<{ heartbeatAt: string | null }>(`SELECT heartbeat_at AS "heartbeatAt" FROM bots WHERE bot_id = $1`, [botId]))?.heartbeatAt ?? null;
-  const cutoff = doubtfulCutoff({ now, graceMs: params.doubtfulGraceMs });
-  const doubtfulOrders = (await tx.one<{ n: number }>(`SELECT count(*) AS n FROM orders WHERE bot_id = $1 AND ${pgDoubtfulOrderSql("$2")}`, [botId, cutoff]))!
-    .n;
-  let unacknowledged: ClearFactsReads["unacknowledged"] = [];
-  if (breaker && breaker.halted === 1) {
-    // As on SQLite: per symbol, its latest drifting cycle since the trip and how many there were,
-    // unless an acknowledgement was made on a cycle since the trip or recorded since it.
-    unacknowledged = await tx.all<ClearFactsReads["unacknowledged"][number]>(
-      `SELECT DISTINCT ON (p.symbol COLLATE "C") p.symbol, r.id AS "reconciliationId", r.at, p.ours, p.theirs, p.qty_step AS "qtyStep",
-              count(*) OVER (PARTITION BY p.symbol) AS cycles
-       FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
-       WHERE r.bot_id = $1 AND r.at >= $2 AND ${DRIFTING}
-         AND NOT EXISTS (SELECT 1 FROM drift_acknowledgements a LEFT JOIN reconciliations ar ON ar.id = a.reconciliation_id
-                         WHERE a.bot_id = r.bot_id AND a.symbol = p.symbol AND (ar.at >= $2 OR a.acknowledged_at >= $2))
-       ORDER BY p.symbol COLLATE "C", r.at DESC, r.id DESC`,
-      [botId, breaker.changedAt],
-    );
-  }
-  return shapeClearFacts(params, { breaker, last, previous, lastDriftLines, heartbeatAt, doubtfulOrders, unacknowledged });
-}
-
 async function clearBreakerPg(tx: PgTx, input: { botId: string; breakerVersion: number }, reason: string, actor: string, now: Date): Promise<void> {
   const at = now.toISOString();
   const changed = await tx.run(
@@ -251,8 +175,9 @@ async function clearBreakerPg(tx: PgTx, input: { botId: string; breakerVersion: 
   ]);
 }
 
+/** The clear checklist's facts (the page's own read), with the bot's breaker row locked for the transaction. */
 const clearFactsOf = (tx: PgTx, deps: ClearDeps, botId: string, now: Date) =>
-  getClearFactsPg(tx, { botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs });
+  readClearFacts(tx.q, { botId, now, heartbeatStaleMs: deps.heartbeatStaleMs, doubtfulGraceMs: deps.doubtfulGraceMs }, { lock: true });
 
 export function clearHaltPgSpec(deps: ClearDeps) {
   return onPostgres(clearHaltSpec(deps), async ({ tx, input, actor, now }) => {
@@ -328,32 +253,13 @@ export function haltBotPgSpec() {
   });
 }
 
-const CORRECTION_COLUMNS = `id, symbol, kind, ours, theirs, delta, reconciliation_id AS "reconciliationId", note, corrected_by AS "correctedBy", corrected_at AS "correctedAt"`;
-
-/** lib/queries/book-corrections.ts pendingCorrection, in PostgreSQL's dialect: fewer than two compared cycles after the correction's own. */
-async function pendingCorrectionPg(tx: PgTx, botId: string, symbol: string): Promise<CorrectionRow | null> {
-  const latest = await tx.one<CorrectionRow>(`SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = $1 AND symbol = $2 ORDER BY id DESC LIMIT 1`, [
-    botId,
-    symbol,
-  ]);
-  if (!latest) return null;
-  const after = await tx.one<{ n: number }>(
-    `SELECT count(*) AS n FROM (
-       SELECT 1 FROM reconciliations r
-       WHERE r.bot_id = $1 AND r.at >= (SELECT at FROM reconciliations WHERE id = $2) AND r.id > $2 AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
-       LIMIT 2) s`,
-    [botId, latest.reconciliationId],
-  );
-  return after!.n < 2 ? latest : null;
-}
-
 export function correctBookPgSpec(deps: { ackTtlMs: number }) {
   return onPostgres(correctBookSpec(deps), async ({ tx, input, actor, now }) => {
     const { botId, symbol } = input;
     const line = await getCurrentBookLinePg(tx, botId, symbol);
     const facts: CorrectionFacts = { line, pending: null, unsettled: undefined, moved: undefined };
     if (line) {
-      facts.pending = await pendingCorrectionPg(tx, botId, symbol);
+      facts.pending = await readPendingCorrection({ q: tx.q, botId, symbol });
       facts.unsettled = await tx.one<{ id: string; state: string }>(
         `SELECT client_order_id AS id, state FROM orders WHERE bot_id = $1 AND symbol = $2 AND ${UNSETTLED_SQL} ORDER BY created_at, client_order_id COLLATE "C" LIMIT 1`,
         [botId, symbol],

@@ -10,3 +10,11 @@ export function jsonObjectSql(dialect: Dialect, pairs: [string, string][]): stri
   const args = pairs.map(([k, v]) => `'${k}', ${v}`).join(", ");
   return dialect === "sqlite" ? `json_object(${args})` : `json_build_object(${args})::text`;
 }
+
+/**
+ * `column` ordered as SQLite orders text (byte by byte): PostgreSQL's database collation may not, so
+ * ids and symbols there are ordered `COLLATE "C"` (times are not: lib/actions/pg-actions.ts says why).
+ */
+export function byteOrder(dialect: Dialect, column: string): string {
+  return dialect === "postgres" ? `${column} COLLATE "C"` : column;
+}

@@ -9,7 +9,9 @@ import "server-only";
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import type { BookCorrectionRow } from "../db/schema";
-import { statement } from "../db/statements";
+import { byteOrder } from "../db/dialect";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
+import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { COMPARED_OUTCOMES_SQL, latestComparedCycleSql } from "../reconcile/current-line";
 import { classifyDrift, driftSql } from "../reconcile/diff";
 
@@ -24,23 +26,32 @@ const CORRECTION_COLUMNS = `id, symbol, kind, ours, theirs, delta, reconciliatio
 
 /** Compared cycles of the bot after a given one, at most two: the index on (bot_id, at), never the history. */
 const CYCLES_AFTER_SQL = `
-  SELECT count(*) FROM (
+  SELECT count(*) AS n FROM (
     SELECT 1 FROM reconciliations r
     WHERE r.bot_id = ? AND r.at >= (SELECT at FROM reconciliations WHERE id = ?) AND r.id > ? AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
-    LIMIT 2)`;
+    LIMIT 2) AS after_it`;
 
 /** A correction the bot may not have counted yet: fewer than two compared cycles after its own. */
-function isPending(db: Db, botId: string, c: Pick<CorrectionRow, "reconciliationId">): boolean {
-  return (statement(db, CYCLES_AFTER_SQL).pluck().get(botId, c.reconciliationId, c.reconciliationId) as number) < 2;
+function* isPending(botId: string, c: Pick<CorrectionRow, "reconciliationId">): Reads<boolean> {
+  return (yield* one<{ n: number }>(CYCLES_AFTER_SQL, [botId, c.reconciliationId, c.reconciliationId]))!.n < 2;
 }
 
-/** The symbol's latest correction, when the bot may not have counted it yet; null otherwise. */
+function* pendingCorrectionReads(botId: string, symbol: string): Reads<CorrectionRow | null> {
+  const latest = yield* one<CorrectionRow>(`SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? AND symbol = ? ORDER BY id DESC LIMIT 1`, [
+    botId,
+    symbol,
+  ]);
+  return latest && (yield* isPending(botId, latest)) ? latest : null;
+}
+
+/** The symbol's latest correction, when the bot may not have counted it yet; null otherwise (a SQLite action, in its transaction). */
 export function pendingCorrection(params: { db: Db; botId: string; symbol: string }): CorrectionRow | null {
-  const latest = statement(params.db, `SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? AND symbol = ? ORDER BY id DESC LIMIT 1`).get(
-    params.botId,
-    params.symbol,
-  ) as CorrectionRow | undefined;
-  return latest && isPending(params.db, params.botId, latest) ? latest : null;
+  return runReadsSync(params.db, pendingCorrectionReads(params.botId, params.symbol));
+}
+
+/** pendingCorrection on any engine's handle (a PostgreSQL action reads it in its transaction). */
+export function readPendingCorrection(params: { q: JournalQuery; botId: string; symbol: string }): Promise<CorrectionRow | null> {
+  return runReads(params.q, pendingCorrectionReads(params.botId, params.symbol));
 }
 
 const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
@@ -53,11 +64,11 @@ const IN_SYNC_AFTER_SQL = `
   ORDER BY r.at, r.id LIMIT 1`;
 
 /** The lines that drift in the bot's latest compared cycle: what a correction may be made on. */
-const DRIFTING_NOW_SQL = `
+const driftingNowSql = (dialect: Dialect) => `
   SELECT p.symbol, p.ours, p.theirs, p.qty_step AS qtyStep, r.id AS reconciliationId, r.at
   FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id
   WHERE r.id = ${latestComparedCycleSql("?")} AND ${DRIFTING}
-  ORDER BY p.symbol`;
+  ORDER BY ${byteOrder(dialect, "p.symbol")}`;
 
 export interface DriftingLine {
   symbol: string;
@@ -89,30 +100,34 @@ export interface BookCorrectionsView {
   corrections: CorrectionView[];
 }
 
-export function getBookCorrections(params: { db: Db; botId: string; limit?: number }): BookCorrectionsView {
-  const { db, botId } = params;
-  const lines = statement(db, DRIFTING_NOW_SQL).all(botId) as Omit<DriftingLine, "drift" | "pending">[];
-  const drifting = lines.flatMap((l): DriftingLine[] => {
+function* bookCorrectionsReads(dialect: Dialect, botId: string, limit: number): Reads<BookCorrectionsView> {
+  const lines = yield* all<Omit<DriftingLine, "drift" | "pending">>(driftingNowSql(dialect), [botId]);
+  const drifting: DriftingLine[] = [];
+  for (const l of lines) {
     const drift = classifyDrift(l);
-    return drift === "none" ? [] : [{ ...l, drift, pending: pendingCorrection({ db, botId, symbol: l.symbol }) }];
-  });
-  const rows = statement(db, `SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? ORDER BY id DESC LIMIT ?`).all(
-    botId,
-    params.limit ?? 20,
-  ) as CorrectionRow[];
+    if (drift !== "none") drifting.push({ ...l, drift, pending: yield* pendingCorrectionReads(botId, l.symbol) });
+  }
+  const rows = yield* all<CorrectionRow>(`SELECT ${CORRECTION_COLUMNS} FROM book_corrections WHERE bot_id = ? ORDER BY id DESC LIMIT ?`, [botId, limit]);
   const driftsNow = new Set(drifting.map((l) => l.symbol));
   const seen = new Set<string>();
-  const corrections = rows.map((c): CorrectionView => {
+  const corrections: CorrectionView[] = [];
+  for (const c of rows) {
     const newest = !seen.has(c.symbol);
     seen.add(c.symbol);
-    const pending = isPending(db, botId, c);
+    const pending = yield* isPending(botId, c);
     // The newest correction of a symbol that drifts now did not end the drift (yet), whatever came between.
     const inSync =
       newest && driftsNow.has(c.symbol)
         ? undefined
-        : (statement(db, IN_SYNC_AFTER_SQL).pluck().get(c.symbol, botId, c.reconciliationId, c.reconciliationId) as string | undefined);
+        : (yield* one<{ at: string }>(IN_SYNC_AFTER_SQL, [c.symbol, botId, c.reconciliationId, c.reconciliationId]))?.at;
     const status: CorrectionStatus = inSync !== undefined ? { state: "in_sync", since: inSync } : pending ? { state: "pending" } : { state: "still_drifting" };
-    return { ...c, after: c.ours + c.delta, status };
-  });
+    corrections.push({ ...c, after: c.ours + c.delta, status });
+  }
   return { drifting, corrections };
+}
+
+/** The bot page's book: the symbols that drift now, each with any pending correction, and the bot's corrections with what became of each. */
+export function getBookCorrections(params: { db: Db | JournalQuery; botId: string; limit?: number }): Promise<BookCorrectionsView> {
+  const q = queryOf(params.db);
+  return runReads(q, bookCorrectionsReads(q.dialect, params.botId, params.limit ?? 20));
 }

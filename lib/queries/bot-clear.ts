@@ -1,8 +1,8 @@
 import "server-only";
 import type { ChecklistItem, UnacknowledgedDrift } from "../breaker/clear-checklist";
 import type { JournalDb } from "../db/console";
+import { queryOf, type JournalQuery } from "../db/query";
 import type { ClearRequestRow } from "../db/schema";
-import { statement } from "../db/statements";
 import { getBookCorrections, type BookCorrectionsView } from "./book-corrections";
 import { listBots, type BotSummary } from "./bots";
 import { getClearChecklist } from "./clear-checklist";
@@ -44,9 +44,9 @@ export interface BotClearView {
   book: BookCorrectionsView;
 }
 
-/** The bot page: its card, the clear checklist and any clear request waiting for approval. */
+/** The bot page: its card, the clear checklist and any clear request waiting for approval; on any engine. */
 export async function getBotClearView(params: {
-  db: JournalDb;
+  db: JournalDb | JournalQuery;
   botId: string;
   now: Date;
   heartbeatStaleMs: number;
@@ -54,18 +54,19 @@ export async function getBotClearView(params: {
   doubtfulGraceMs: number;
   twoPersonClear: boolean;
 }): Promise<BotClearView | null> {
+  const q = queryOf(params.db);
   const bot = (await listBots(params)).find((b) => b.botId === params.botId);
   if (!bot) return null;
-  const { items, facts } = getClearChecklist(params);
-  const pending = statement(
-    params.db,
+  const { items, facts } = await getClearChecklist({ ...params, db: q });
+  const pending = await q.all<ClearRequestView>(
     `SELECT id, requested_by AS requestedBy, requested_at AS requestedAt, expires_at AS expiresAt, reason, breaker_version AS breakerVersion
        FROM clear_requests WHERE bot_id = ? AND status = 'pending' AND expires_at > ? ORDER BY id DESC LIMIT 10`,
-  ).all(params.botId, params.now.toISOString()) as ClearRequestView[];
+    [params.botId, params.now.toISOString()],
+  );
   const trippedAt = bot.breaker?.halted ? bot.breaker.changedAt : null;
   const acknowledged = new Map<string, AcknowledgedDrift>();
   if (trippedAt !== null) {
-    for (const a of statement(params.db, ACKNOWLEDGED_SINCE_TRIP_SQL).all(params.botId, trippedAt, trippedAt) as AcknowledgedDrift[]) {
+    for (const a of await q.all<AcknowledgedDrift>(ACKNOWLEDGED_SINCE_TRIP_SQL, [params.botId, trippedAt, trippedAt])) {
       if (!acknowledged.has(a.symbol)) acknowledged.set(a.symbol, a);
     }
   }
@@ -78,6 +79,6 @@ export async function getBotClearView(params: {
     acknowledged: [...acknowledged.values()].sort((a, b) => (a.symbol < b.symbol ? -1 : 1)),
     twoPersonClear: params.twoPersonClear,
     pending,
-    book: getBookCorrections({ db: params.db, botId: params.botId }),
+    book: await getBookCorrections({ db: q, botId: params.botId }),
   };
 }

@@ -45,10 +45,10 @@ export async function loadOverview({ q, config, now, names }: AnyLoader) {
 }
 
 /** `/bots/[botId]` and GET /api/bots/[botId]/clear: null when the journal has no such bot. */
-export async function loadBotClear({ db, config, now, names, botId }: Loader<{ botId: string }>) {
+export async function loadBotClear({ q, config, now, names, botId }: AnyLoader<{ botId: string }>) {
   return forReader(
     await getBotClearView({
-      db,
+      db: q,
       botId,
       now,
       heartbeatStaleMs: config.heartbeatStaleMs,
@@ -150,7 +150,11 @@ export function readBreakerBoard({ names, bot, before, set }: { names: boolean; 
 }
 
 export function readBotClear({ names, botId, set }: { names: boolean; botId: string; set?: SourceSet }) {
-  return readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }), set);
+  return readBotScreen(
+    botId,
+    anyEngine((ctx) => loadBotClear({ ...ctx, names, botId })),
+    set,
+  );
 }
 
 export function readSymbolState({

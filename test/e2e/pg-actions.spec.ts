@@ -4,7 +4,8 @@
  * beside a SQLite journal, resolved by hand from the doubtful list. The order changes in the
  * PostgreSQL journal, its audit entry is there (`npm run audit -- verify` checks the chain against
  * the head the console published for it), and the SQLite journal is untouched: the action went to
- * the bot's own source, through lib/actions/pg-guard.ts.
+ * the bot's own source, through lib/actions/pg-guard.ts. Then the bot's own page, read from
+ * PostgreSQL: its card and its breaker, halted from there, with the clear checklist it then shows.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -15,6 +16,7 @@ import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { copySqliteJournalToPg } from "@/tools/lib/pg-copy";
 import { postgresBinDir, startPostgres, type PostgresServer } from "@/tools/lib/postgres-server";
 import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
+import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { healthyJournal, lostReplyJournal } from "../helpers/e2e/journals";
 import { tempDir } from "../helpers/journal";
 
@@ -102,5 +104,48 @@ test.describe("an action on a bot of a PostgreSQL source", () => {
     expect(verify.stderr).toContain("no head was published for it"); // the SQLite journal: nobody acted on it
     expect(verify.stdout).toMatch(/source desk: audit log of postgresql:\/\/.*\/desk: 1 entries, chain verified; holds the published head #1/);
     expect(verify.status).toBe(2);
+  });
+
+  test("the PostgreSQL bot's own page shows its card, halts it into its own journal, then shows the checklist to clear it", async ({ page }) => {
+    await signIn(page, server.url, ana);
+    await page.goto(`${server.url}/bots/beta`);
+    const main = page.locator("main");
+    await expect(main.getByRole("heading", { level: 1 })).toHaveText("Bot beta");
+    await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
+    await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+    await expect(main.getByTestId("not-halted")).toBeVisible();
+
+    const form = main.getByTestId("halt-now");
+    await form.getByText("Halt now").click();
+    await form.getByLabel("Why halt it").fill("venue maintenance, halted from the bot page");
+    await form.getByRole("button", { name: "Halt beta" }).click();
+    await expect(main.getByTestId("action-ok").first()).toContainText("Halted.");
+    // The page learns of it from the PostgreSQL journal's change signal, with no reload.
+    const checklist = main.getByTestId("checklist");
+    await expect(checklist).toBeVisible();
+    await expect(checklist.locator('[data-item="reconciliation"]')).toHaveAttribute("data-met", "false");
+    await expect(checklist.locator('[data-item="doubtful"]')).toHaveAttribute("data-met", "true");
+    await expect(main.getByTestId("halt-reason")).toContainText("venue maintenance, halted from the bot page");
+
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      const breaker = await c.query<{ halted: number; changed_by: string }>("SELECT halted, changed_by FROM breakers WHERE bot_id = 'beta'");
+      expect(breaker.rows[0]).toEqual({ halted: 1, changed_by: expect.stringContaining("ana") });
+      const audit = await c.query<{ action: string; outcome: string }>("SELECT action, outcome FROM audit_log ORDER BY id");
+      expect(audit.rows.at(-1)).toEqual({ action: "halt_bot", outcome: "applied" });
+    } finally {
+      await c.end();
+    }
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await noSeriousAxeViolations(page);
+    await page.screenshot({ path: "test-results/screenshots/pg-bot-page-phone.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The symbol page does not read PostgreSQL yet, and says so rather than showing nothing.
+    await page.goto(`${server.url}/bots/beta/symbols/BTCUSDT`);
+    await expect(page.getByText("does not read PostgreSQL sources yet").first()).toBeVisible();
   });
 });

@@ -66,10 +66,12 @@ test.describe("a PostgreSQL source beside a SQLite one", () => {
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
     await expect(card("remote").locator("[data-status]")).not.toHaveText("UNKNOWN");
 
-    // A page that does not read PostgreSQL yet says so on the PostgreSQL bot, and serves the SQLite one.
+    // The bot's page reads the PostgreSQL bot; a page that does not read PostgreSQL yet (its symbol page) says so, and serves the SQLite one.
     await page.goto(`${server.url}/bots/remote`);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("remote");
+    await page.goto(`${server.url}/bots/remote/symbols/BTCUSDT`);
     await expect(page.getByText("does not read PostgreSQL sources yet").first()).toBeVisible();
-    await page.goto(`${server.url}/bots/local`);
-    await expect(page.getByRole("heading", { level: 1 })).toContainText("local");
+    await page.goto(`${server.url}/bots/local/symbols/BTCUSDT`);
+    await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
   });
 });

@@ -109,12 +109,12 @@ describe("correct the bot's book", () => {
       reconciliationId: Number(adopt.reconciliationId),
       note: adopt.note,
     });
-    expect(getBookCorrections({ db, botId: "bot-a" }).corrections[0]).toMatchObject({ after: 300, status: { state: "pending" } });
+    expect((await getBookCorrections({ db, botId: "bot-a" })).corrections[0]).toMatchObject({ after: 300, status: { state: "pending" } });
 
     const after = await nextCycle(bot);
     expect(after.outcome).toBe("clean");
     expect(bot.writer.book().get("AAPL")).toBe(300);
-    expect(getBookCorrections({ db, botId: "bot-a" })).toMatchObject({
+    expect(await getBookCorrections({ db, botId: "bot-a" })).toMatchObject({
       drifting: [],
       corrections: [{ status: { state: "in_sync", since: bot.sim.now().toISOString() } }],
     });
@@ -128,7 +128,7 @@ describe("correct the bot's book", () => {
 
   it("the bot page's book view: the drifting line offers no second correction until the bot counted the first, then says whether the drift ended", async () => {
     const { bot, db, adopt } = await sizeDrift();
-    expect(getBookCorrections({ db, botId: "bot-a" })).toEqual({
+    expect(await getBookCorrections({ db, botId: "bot-a" })).toEqual({
       drifting: [
         {
           symbol: "AAPL",
@@ -144,12 +144,12 @@ describe("correct the bot's book", () => {
       corrections: [],
     });
     await act(db, spec, ana, adopt, bot.sim.now());
-    expect(getBookCorrections({ db, botId: "bot-a" }).drifting[0]!.pending).toMatchObject({ correctedBy: "operator:ana", ours: 500, delta: -200 });
+    expect((await getBookCorrections({ db, botId: "bot-a" })).drifting[0]!.pending).toMatchObject({ correctedBy: "operator:ana", ours: 500, delta: -200 });
     // Meanwhile someone closes another 100 on the venue: the correction is counted, the symbol still drifts.
     bot.sim.setPositionBehindBot("AAPL", 200);
     await nextCycle(bot);
     await nextCycle(bot);
-    const view = getBookCorrections({ db, botId: "bot-a" });
+    const view = await getBookCorrections({ db, botId: "bot-a" });
     expect(view.drifting).toEqual([expect.objectContaining({ symbol: "AAPL", ours: 300, theirs: 200, pending: null })]);
     expect(view.corrections).toEqual([expect.objectContaining({ symbol: "AAPL", after: 300, status: { state: "still_drifting" } })]);
   });

@@ -29,7 +29,7 @@ describe("demo size-drift, cleared through a book correction", () => {
         close = () => db.close();
         const checklist = () => getClearChecklist({ db, botId: "beta", now: world.now(), ...deps });
         expect(world.bot("beta").writer.breaker()).toMatchObject({ halted: true, reason: "size drift AAPL: book +100 vs exchange +60" });
-        const before = checklist().items.find((i) => i.key === "reconciliation")!;
+        const before = (await checklist()).items.find((i) => i.key === "reconciliation")!;
         expect(before).toMatchObject({
           met: false,
           detail: expect.stringContaining("AAPL book +100 vs exchange +60"),
@@ -57,7 +57,7 @@ describe("demo size-drift, cleared through a book correction", () => {
         await cycle();
         const latest = db.prepare(`SELECT outcome FROM reconciliations WHERE bot_id = 'beta' ORDER BY at DESC, id DESC LIMIT 1`).pluck().get();
         expect(latest).toBe("clean");
-        expect(checklist().items.filter((i) => !i.met)).toEqual([]);
+        expect((await checklist()).items.filter((i) => !i.met)).toEqual([]);
 
         const version = db.prepare(`SELECT version FROM breakers WHERE bot_id = 'beta'`).pluck().get() as number;
         const clearedAt = world.now().toISOString();

@@ -25,7 +25,9 @@ import {
   resolveByLookupPgSpec,
   resolveManuallyPgSpec,
 } from "@/lib/actions/pg-actions";
-import { runGuardedPg, type PgActionSpec } from "@/lib/actions/pg-guard";
+import { pgTx, runGuardedPg, type PgActionSpec } from "@/lib/actions/pg-guard";
+import { queryOf, type JournalQuery } from "@/lib/db/query";
+import { getBotClearView } from "@/lib/queries/bot-clear";
 import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-order";
 import type { ActionResult } from "@/lib/actions/result";
 import { verifyAuditLog } from "@/lib/audit/log";
@@ -334,6 +336,28 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
       ),
     ];
     const codes = { sqlite: [] as string[], pg: [] as string[] };
+    const pageClient = await pool.connect();
+    const pgQ = pgTx(pageClient).q;
+    const botPages = async (q: JournalQuery) => {
+      const pages = [];
+      for (const bot of world.bots) {
+        for (const twoPersonClear of [false, true]) {
+          const view = await getBotClearView({
+            db: q,
+            botId: bot.botId,
+            now: NOW,
+            heartbeatStaleMs: 60_000,
+            reconciliationStaleMs: 60_000,
+            doubtfulGraceMs: GRACE,
+            twoPersonClear,
+          });
+          expect(view).not.toBeNull();
+          pages.push(view);
+        }
+      }
+      return pages;
+    };
+    expect(await botPages(pgQ)).toEqual(await botPages(queryOf(db)));
     for (const s of steps) {
       const env = { user: s.user, now: () => NOW, client: "192.0.2.7", refusalLog: quietLog, auditKey: KEY };
       const onSqlite = await runGuarded(s.sqlite(), { ...env, db }, s.form);
@@ -343,7 +367,10 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
       codes.sqlite.push(`${s.name}: ${outcome(onSqlite)}`);
       codes.pg.push(`${s.name}: ${outcome(onPg)}`);
       expect(outcome(onPg), `${s.name}: ${JSON.stringify(onPg)}`).toBe(s.expect);
+      // What each bot's page shows after it (checklist, drifts acknowledged or not, clear requests, corrections): the same on both.
+      expect(await botPages(pgQ), s.name).toEqual(await botPages(queryOf(db)));
     }
+    pageClient.release();
     expect(codes.pg).toEqual(codes.sqlite);
     // The same rows, and the same audit log: entry for entry, so hash for hash.
     expect(await pgTables(pool)).toEqual(sqliteTables(db));

@@ -17,8 +17,16 @@ import { queryOf } from "@/lib/db/query";
 import { env } from "@/lib/env";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
-import { readBotScreen } from "@/lib/queries/read";
-import { loadAudit, loadBotClear, loadBreakerBoard, loadDoubtfulOrders, loadOverview, readOverview } from "@/lib/queries/screens";
+import {
+  loadAudit,
+  loadBotClear,
+  loadBreakerBoard,
+  loadDoubtfulOrders,
+  loadOverview,
+  readBotClear,
+  readOverview,
+  readSymbolState,
+} from "@/lib/queries/screens";
 import { SCENARIO_NAMES, SCENARIOS } from "@/tools/demo/scenarios";
 import { copySqliteJournalToPg } from "@/tools/lib/pg-copy";
 import { botOnSim } from "../helpers/bot";
@@ -100,6 +108,16 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
         expect(await loadBreakerBoard({ ...onPg, bot: null, before: null })).toEqual(await loadBreakerBoard({ ...onSqlite, bot: null, before: null }));
         const bot = a.bots[0]!.botId;
         expect(await loadDoubtfulOrders({ ...onPg, botId: bot })).toEqual(await loadDoubtfulOrders({ ...onSqlite, botId: bot }));
+        // Each bot's page: its card, the clear checklist, the drifts acknowledged or not, clear requests and book corrections.
+        for (const { botId } of a.bots) {
+          for (const twoPersonClear of [false, true]) {
+            const withRule = { ...config(), twoPersonClear };
+            const onBoth = [await loadBotClear({ ...onSqlite, config: withRule, botId }), await loadBotClear({ ...onPg, config: withRule, botId })];
+            expect(onBoth[1]).toEqual(onBoth[0]);
+            expect(onBoth[0]).not.toBeNull();
+          }
+        }
+        expect(await loadBotClear({ ...onPg, botId: "no-such-bot" })).toBeNull();
       }
     },
     120_000,
@@ -173,18 +191,23 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
     try {
       await expectTrouble("unreachable", /cannot be reached/);
       // The bot's own page says which journal it waits for.
-      const page = await readBotScreen(hostsBots[0]!.botId, (ctx) => loadBotClear({ ...ctx, names: true, botId: hostsBots[0]!.botId }), set);
+      const page = await readBotClear({ names: true, botId: hostsBots[0]!.botId, set });
       expect(page).toMatchObject({ ok: false, source: "hosts", error: { code: "unreachable" } });
     } finally {
       await server.resume();
     }
     expect((await overview()).sources!.every((s) => s.ok)).toBe(true);
 
-    // A page that does not read PostgreSQL yet says so, never blank or green.
-    const botPage = await readBotScreen(hostsBots[0]!.botId, (ctx) => loadBotClear({ ...ctx, names: true, botId: hostsBots[0]!.botId }), set);
-    expect(botPage).toMatchObject({ ok: false, error: { code: "not_on_postgres", problem: expect.stringContaining("does not read PostgreSQL sources yet") } });
+    // The bot's page reads its PostgreSQL journal; a page that does not read PostgreSQL yet (the symbol page) says so, never blank or green.
+    const botPage = await readBotClear({ names: true, botId: hostsBots[0]!.botId, set });
+    expect(botPage).toMatchObject({ ok: true, data: { bot: { botId: hostsBots[0]!.botId } } });
+    const symbolPage = await readSymbolState({ names: true, botId: hostsBots[0]!.botId, symbol: "BTCUSDT", ordersLimit: 20, set });
+    expect(symbolPage).toMatchObject({
+      ok: false,
+      error: { code: "not_on_postgres", problem: expect.stringContaining("does not read PostgreSQL sources yet") },
+    });
     const localBot = fine.bots.find((b) => b.source === "local")!.botId;
-    expect((await readBotScreen(localBot, (ctx) => loadBotClear({ ...ctx, names: true, botId: localBot }), set)).ok).toBe(true);
+    expect((await readBotClear({ names: true, botId: localBot, set })).ok).toBe(true);
   }, 180_000);
 
   it("says an empty database has no journal schema, and reads it once it is migrated", async () => {

@@ -29,7 +29,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** What the browser operator of scripts/soak.ts does, one look at a time, through the guard. */
 async function operatorStep(db: Database.Database, typoTried: Set<string>, confirmed: ConfirmedAction[]): Promise<void> {
   const now = new Date();
-  const { facts, items } = getClearChecklist({ db, botId: SOAK_BOT_ID, now, ...deps });
+  const { facts, items } = await getClearChecklist({ db, botId: SOAK_BOT_ID, now, ...deps });
   if (!facts.breaker?.halted) return;
   const unmet = new Set(items.filter((i) => !i.met).map((i) => i.key));
   const record = (action: ConfirmedAction["action"], target: string, r: { ok: boolean; code?: string }) => {

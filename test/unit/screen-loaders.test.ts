@@ -14,7 +14,7 @@ const read = (file: string) => fs.readFileSync(path.join(root, file), "utf8");
 const SCREENS: { loader: string; page: string; routes: string[] }[] = [
   // A screen over every journal is read through its fleet reader (readOverview…), which calls the loader per journal (checked below).
   { loader: "readOverview", page: "app/page.tsx", routes: ["app/api/overview/route.ts"] },
-  { loader: "loadBotClear", page: "app/bots/[botId]/page.tsx", routes: ["app/api/bots/[botId]/clear/route.ts"] },
+  { loader: "readBotClear", page: "app/bots/[botId]/page.tsx", routes: ["app/api/bots/[botId]/clear/route.ts"] },
   { loader: "readBreakerBoard", page: "app/breakers/page.tsx", routes: ["app/api/breakers/route.ts"] },
   { loader: "readDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
   { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },

@@ -10,8 +10,7 @@ import { canAct, getActor } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
-import { readBotScreen } from "@/lib/queries/read";
-import { loadBotClear } from "@/lib/queries/screens";
+import { readBotClear } from "@/lib/queries/screens";
 
 export async function generateMetadata({ params }: { params: Promise<{ botId: string }> }): Promise<Metadata> {
   // Metadata gets its params decoded already: decoding again misread ids with a `%` and threw on `%E0`.
@@ -22,7 +21,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   await connection();
   const botId = decodePageParam((await params).botId).slice(0, BOT_ID_MAX);
   const names = await readerSeesNames();
-  const read = await readBotScreen(botId, (ctx) => loadBotClear({ ...ctx, names, botId }));
+  const read = await readBotClear({ names, botId });
   if (!read.ok) {
     return <JournalUnavailable error={read.error} source={read.source} />;
   }
