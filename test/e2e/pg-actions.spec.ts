@@ -5,7 +5,7 @@
  * PostgreSQL journal, its audit entry is there (`npm run audit -- verify` checks the chain against
  * the head the console published for it), and the SQLite journal is untouched: the action went to
  * the bot's own source, through lib/actions/pg-guard.ts. Then the bot's own page, read from
- * PostgreSQL: its card and its breaker, halted from there, with the clear checklist it then shows.
+ * PostgreSQL: its halt and clear checklist, and its book corrected from there into PostgreSQL.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -106,37 +106,68 @@ test.describe("an action on a bot of a PostgreSQL source", () => {
     expect(verify.status).toBe(2);
   });
 
-  test("the PostgreSQL bot's own page shows its card, halts it into its own journal, then shows the checklist to clear it", async ({ page }) => {
+  test("the PostgreSQL bot's own page shows its halt and checklist, and corrects its book into its own journal", async ({ page }) => {
     await signIn(page, server.url, ana);
     await page.goto(`${server.url}/bots/beta`);
     const main = page.locator("main");
     await expect(main.getByRole("heading", { level: 1 })).toHaveText("Bot beta");
     await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
-    await expect(main.getByTestId("not-halted")).toBeVisible();
-
-    const form = main.getByTestId("halt-now");
-    await form.getByText("Halt now").click();
-    await form.getByLabel("Why halt it").fill("venue maintenance, halted from the bot page");
-    await form.getByRole("button", { name: "Halt beta" }).click();
-    await expect(main.getByTestId("action-ok").first()).toContainText("Halted.");
-    // The page learns of it from the PostgreSQL journal's change signal, with no reload.
+    // The lost reply's order filled on the venue: the bot's book says 0 ETHUSDT, the exchange +2, and the bot halted.
+    await expect(main.getByTestId("halt-reason")).toContainText("unknown");
     const checklist = main.getByTestId("checklist");
-    await expect(checklist).toBeVisible();
+    await expect(checklist).toContainText("ETHUSDT book 0 vs exchange +2");
     await expect(checklist.locator('[data-item="reconciliation"]')).toHaveAttribute("data-met", "false");
-    await expect(checklist.locator('[data-item="doubtful"]')).toHaveAttribute("data-met", "true");
-    await expect(main.getByTestId("halt-reason")).toContainText("venue maintenance, halted from the bot page");
+    await expect(checklist.locator('[data-item="doubtful"]')).toHaveAttribute("data-met", "true"); // settled in the test before
+
+    const line = main.locator('[data-testid="book-line"][data-symbol="ETHUSDT"]');
+    const correct = async () => {
+      await line.getByLabel(/Adopt the exchange's \+2/).check();
+      await line.getByLabel("What you checked on the venue").fill("venue shows the 2 ETHUSDT of the lost reply's fill");
+      await line.getByRole("button", { name: "Correct the book of ETHUSDT" }).click();
+    };
+    // The order settled in the test before changed after the bot's last cycle: its sizes are out of date, refused by the PostgreSQL guard.
+    await correct();
+    await expect(line.getByRole("alert")).toContainText("became absent after the bot's last reconciliation");
+
+    // The bot's next cycle, written as any bot writes one (docs/journal.md: plain SQL), the same sizes as its last.
+    const w = new pg.Client({ connectionString: url });
+    await w.connect();
+    let cycleId: number;
+    try {
+      const last = await w.query<{ id: string }>("SELECT id FROM reconciliations WHERE bot_id = 'beta' ORDER BY at DESC, id DESC LIMIT 1");
+      const row = await w.query<{ id: string }>(
+        "INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight) VALUES ('beta', $1, 'drift', 0) RETURNING id",
+        [new Date().toISOString()],
+      );
+      cycleId = Number(row.rows[0]!.id);
+      await w.query(
+        "INSERT INTO reconciliation_positions (reconciliation_id, symbol, ours, theirs, qty_step, mark_price) SELECT $1, symbol, ours, theirs, qty_step, mark_price FROM reconciliation_positions WHERE reconciliation_id = $2",
+        [cycleId, last.rows[0]!.id],
+      );
+    } finally {
+      await w.end();
+    }
+    // The page learns of the cycle from the PostgreSQL journal's change signal, with no reload, and the correction goes through.
+    await expect(line.locator('input[name="reconciliationId"]')).toHaveValue(String(cycleId));
+    await correct();
+    await expect(line.getByTestId("correction-pending")).toContainText(/^Corrected by ana at .+: book 0 → \+2; the bot applies it on its next cycle\.$/);
 
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     try {
-      const breaker = await c.query<{ halted: number; changed_by: string }>("SELECT halted, changed_by FROM breakers WHERE bot_id = 'beta'");
-      expect(breaker.rows[0]).toEqual({ halted: 1, changed_by: expect.stringContaining("ana") });
+      const corrections = await c.query<{ bot_id: string; symbol: string; delta: number; corrected_by: string }>(
+        "SELECT bot_id, symbol, delta, corrected_by FROM book_corrections",
+      );
+      expect(corrections.rows).toEqual([{ bot_id: "beta", symbol: "ETHUSDT", delta: 2, corrected_by: expect.stringContaining("ana") }]);
       const audit = await c.query<{ action: string; outcome: string }>("SELECT action, outcome FROM audit_log ORDER BY id");
-      expect(audit.rows.at(-1)).toEqual({ action: "halt_bot", outcome: "applied" });
+      expect(audit.rows.at(-1)).toEqual({ action: "correct_book", outcome: "applied" });
     } finally {
       await c.end();
     }
+    // The page, reloaded, reads the correction back from PostgreSQL.
+    await page.reload();
+    await expect(main.locator('[data-testid="book-correction"][data-symbol="ETHUSDT"]')).toBeVisible();
 
     await page.setViewportSize({ width: 390, height: 844 });
     await noHorizontalScroll(page);

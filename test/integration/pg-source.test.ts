@@ -85,7 +85,7 @@ const config = () => env();
 
 describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
   it.each(SCENARIO_NAMES)(
-    "shows scenario %s as SQLite does: the same overview and the same doubtful list",
+    "shows scenario %s as SQLite does: the same overview, doubtful list, breakers, audit log and bot pages",
     async (name) => {
       const result = await SCENARIOS[name].run({ file: migratedJournal(`pg-${name}`), migrationsDir });
       const url = await pgJournal(`s_${name.replace(/-/g, "_")}`, result.file);
