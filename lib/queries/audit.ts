@@ -1,6 +1,6 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { byteOrder } from "../db/dialect";
 import { queryOf, type JournalQuery } from "../db/query";
 import { GENESIS } from "../audit/chain";
 import type { AuditRow } from "../db/schema";
@@ -70,13 +70,14 @@ const headOf = (head: Pick<AuditRow, "id" | "hash" | "at"> | undefined): AuditVi
   head ? { entries: head.id, hash: head.hash, lastAt: head.at } : { entries: 0, hash: GENESIS, lastAt: null };
 
 /** The chain's length and its last hash ("genesis" before the first entry): one seek on the primary key. */
-export function getAuditHead({ db }: { db: JournalDb }): AuditView["head"] {
-  return headOf(db.get<Pick<AuditRow, "id" | "hash" | "at"> | undefined>(sql.raw(HEAD_SQL)));
+export async function getAuditHead({ db }: { db: JournalDb | JournalQuery }): Promise<AuditView["head"]> {
+  return headOf(await queryOf(db).get<Pick<AuditRow, "id" | "hash" | "at">>(HEAD_SQL));
 }
 
 /** How many entries each action has per outcome (applied, refused): one walk of the action index. */
-export function countAuditActions({ db }: { db: JournalDb }): { action: string; outcome: AuditRow["outcome"]; count: number }[] {
-  return db.all<{ action: string; outcome: AuditRow["outcome"]; count: number }>(
-    sql`SELECT action, outcome, count(*) AS count FROM audit_log GROUP BY action, outcome ORDER BY action, outcome`,
+export function countAuditActions({ db }: { db: JournalDb | JournalQuery }): Promise<{ action: string; outcome: AuditRow["outcome"]; count: number }[]> {
+  const q = queryOf(db);
+  return q.all<{ action: string; outcome: AuditRow["outcome"]; count: number }>(
+    `SELECT action, outcome, count(*) AS count FROM audit_log GROUP BY action, outcome ORDER BY ${byteOrder(q.dialect, "action")}, ${byteOrder(q.dialect, "outcome")}`,
   );
 }

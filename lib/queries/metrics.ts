@@ -8,7 +8,7 @@ import "server-only";
 import { RECONCILIATION_OUTCOMES } from "../journal/contract";
 import { countAuditActions, getAuditHead } from "./audit";
 import { getOverview } from "./overview";
-import type { ReadContext } from "./read";
+import { anyEngine, type QueryContext } from "./read";
 
 type ReconciliationOutcome = (typeof RECONCILIATION_OUTCOMES)[number];
 export type DriftingClass = "size_drift" | "unknown_position";
@@ -43,9 +43,10 @@ export interface MetricsView {
 
 const seconds = (ms: number | null) => (ms === null ? Infinity : ms / 1000);
 
-export async function getMetrics({ db, config, now }: ReadContext): Promise<MetricsView> {
+/** Engine-neutral (lib/queries/read.ts anyEngine): a PostgreSQL source's bots page as a SQLite source's do. */
+export const getMetrics = anyEngine(async ({ q, config, now }: QueryContext): Promise<MetricsView> => {
   const overview = await getOverview({
-    db,
+    db: q,
     now,
     heartbeatStaleMs: config.heartbeatStaleMs,
     reconciliationStaleMs: config.reconciliationStaleMs,
@@ -75,11 +76,11 @@ export async function getMetrics({ db, config, now }: ReadContext): Promise<Metr
       acknowledgementsInForce: mine.filter((l) => l.ack !== null).length,
     };
   });
-  const head = getAuditHead({ db });
+  const [head, actions] = await Promise.all([getAuditHead({ db: q }), countAuditActions({ db: q })]);
   return {
     bots,
     drifts: drifting.map((l) => ({ botId: l.botId, symbol: l.symbol, drift: l.drift, acknowledged: l.ack !== null })),
     audit: { entries: head.entries, hash: head.hash },
-    actions: countAuditActions({ db }),
+    actions,
   };
-}
+});

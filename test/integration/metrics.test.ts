@@ -42,12 +42,7 @@ function parse(text: string): Scrape {
 async function scrapeOf(file: string, now: Date): Promise<{ text: string; values: Scrape }> {
   const c = consoleDb(file);
   try {
-    const data = await getMetrics({
-      db: c.db as Parameters<typeof getMetrics>[0]["db"],
-      q: queryOf(c.db as Parameters<typeof getMetrics>[0]["db"]),
-      config,
-      now,
-    });
+    const data = await getMetrics({ q: queryOf(c.db), config, now });
     const { body } = await metricsText({ ok: true, data });
     return { text: body, values: parse(body) };
   } finally {

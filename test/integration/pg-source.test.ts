@@ -15,7 +15,9 @@ import { migratePgJournal } from "@/lib/db/pg-journal";
 import { PgJournalSource } from "@/lib/db/pg-source";
 import { queryOf } from "@/lib/db/query";
 import { env } from "@/lib/env";
+import { metricsText, readMetrics } from "@/lib/http/metrics";
 import { parseLiveViewList } from "@/lib/live/view-names";
+import { getMetrics } from "@/lib/queries/metrics";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import {
   loadAudit,
@@ -118,6 +120,10 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
           }
         }
         expect(await loadBotClear({ ...onPg, botId: "no-such-bot" })).toBeNull();
+        // What Prometheus scrapes, so a PostgreSQL bot pages as a SQLite one does.
+        const metrics = [await getMetrics(onSqlite), await getMetrics(onPg)];
+        expect(metrics[1]).toEqual(metrics[0]);
+        expect((await metricsText({ ok: true, data: metrics[1]! })).body).toBe((await metricsText({ ok: true, data: metrics[0]! })).body);
       }
     },
     120_000,
@@ -179,6 +185,9 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
     await expectTrouble("future_schema", /newer than this driftwatch knows/);
     await admin("UPDATE journal_schema SET version = version - 1", "troubles");
     expect((await overview()).sources!.every((s) => s.ok)).toBe(true);
+    const scrape = (await metricsText(await readMetrics(set))).body;
+    expect(scrape).toContain('driftwatch_journal_readable{reason="",source="hosts"} 1');
+    expect(scrape).toContain(`driftwatch_bot_halted{bot="${hostsBots[0]!.botId}"}`);
 
     // An older one: older_schema, with the migration to run.
     await admin("UPDATE journal_schema SET version = version - 1", "troubles");
@@ -193,6 +202,10 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
       // The bot's own page says which journal it waits for.
       const page = await readBotClear({ names: true, botId: hostsBots[0]!.botId, set });
       expect(page).toMatchObject({ ok: false, source: "hosts", error: { code: "unreachable" } });
+      // The scrape says which journal it cannot read, and still carries the other's bots.
+      const scrape = (await metricsText(await readMetrics(set))).body;
+      expect(scrape).toContain('driftwatch_journal_readable{reason="unreachable",source="hosts"} 0');
+      expect(scrape).toMatch(/driftwatch_journal_readable\{reason="",source="local"\} 1/);
     } finally {
       await server.resume();
     }
