@@ -18,3 +18,8 @@ export function jsonObjectSql(dialect: Dialect, pairs: [string, string][]): stri
 export function byteOrder(dialect: Dialect, column: string): string {
   return dialect === "postgres" ? `${column} COLLATE "C"` : column;
 }
+
+/** The texts of a JSON array bound as one parameter, as a set for `IN (…)`: SQLite's json_each, PostgreSQL's json_array_elements_text. */
+export function jsonTextArraySql(dialect: Dialect, param: string): string {
+  return dialect === "sqlite" ? `SELECT value FROM json_each(${param})` : `SELECT json_array_elements_text(${param}::json)`;
+}

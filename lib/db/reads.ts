@@ -14,28 +14,48 @@ import { statement } from "./statements";
 interface ReadStep {
   sql: string;
   params: readonly unknown[];
-  one: boolean;
+  /** all: every row, handed back; one: the first; each: every row to `onRow`, as the engine reads it (SQLite streams them). */
+  mode: "all" | "one" | "each";
+  /** Rows as arrays of their columns in SELECT order (SQLite's raw mode), not objects. */
+  raw: boolean;
+  onRow?: (row: unknown) => void;
 }
 
 /** A read: yields its queries, is handed each one's rows, returns what it read. */
 export type Reads<T> = Generator<ReadStep, T, unknown>;
 
 /** Every row of a query, inside a read: `const rows = yield* all<Row>(sql, [a, b])`. */
-export function* all<T>(sql: string, params: readonly unknown[] = []): Generator<ReadStep, T[], unknown> {
-  return (yield { sql, params, one: false }) as T[];
+export function* all<T>(sql: string, params: readonly unknown[] = [], opts: { raw?: boolean } = {}): Generator<ReadStep, T[], unknown> {
+  return (yield { sql, params, mode: "all", raw: opts.raw === true }) as T[];
 }
 
 /** The first row of a query, or undefined. */
-export function* one<T>(sql: string, params: readonly unknown[] = []): Generator<ReadStep, T | undefined, unknown> {
-  return (yield { sql, params, one: true }) as T | undefined;
+export function* one<T>(sql: string, params: readonly unknown[] = [], opts: { raw?: boolean } = {}): Generator<ReadStep, T | undefined, unknown> {
+  return (yield { sql, params, mode: "one", raw: opts.raw === true }) as T | undefined;
 }
+
+/**
+ * Every row of a query handed to `onRow` in order, without holding them: SQLite iterates its
+ * cursor; PostgreSQL gets the rows in one answer and hands them on. For a long window's cycles.
+ */
+export function* each<T>(sql: string, params: readonly unknown[], onRow: (row: T) => void, opts: { raw?: boolean } = {}): Generator<ReadStep, void, unknown> {
+  yield { sql, params, mode: "each", raw: opts.raw === true, onRow: onRow as (row: unknown) => void };
+}
+
+/** A raw row from PostgreSQL: its columns in SELECT order, as SQLite's raw mode gives them (so a raw query's columns need distinct names). */
+const asArray = (row: unknown) => Object.values(row as Record<string, unknown>);
 
 /** A read on a SQLite connection (a page's read handle, or an action's write connection in its transaction), synchronously. */
 export function runReadsSync<T>(db: JournalDb | Database.Database, reads: Reads<T>): T {
   let step = reads.next();
   while (!step.done) {
-    const s = statement(db, step.value.sql);
-    step = reads.next(step.value.one ? s.get(...step.value.params) : s.all(...step.value.params));
+    const { sql, params, mode, raw, onRow } = step.value;
+    // The mode is set on every use: the statement is the connection's cached one, shared by text.
+    const s = statement(db, sql).raw(raw);
+    if (mode === "each") {
+      for (const row of s.iterate(...params)) onRow!(row);
+      step = reads.next(undefined);
+    } else step = reads.next(mode === "one" ? s.get(...params) : s.all(...params));
   }
   return step.value;
 }
@@ -45,8 +65,12 @@ export async function runReads<T>(q: JournalQuery, reads: Reads<T>): Promise<T> 
   if (q.dialect === "sqlite") return runReadsSync(q.key as Database.Database, reads);
   let step = reads.next();
   while (!step.done) {
-    const { sql, params, one: first } = step.value;
-    step = reads.next(first ? await q.get(sql, params) : await q.all(sql, params));
+    const { sql, params, mode, raw, onRow } = step.value;
+    const rows = (await q.all<unknown>(sql, params)).map((r) => (raw ? asArray(r) : r));
+    if (mode === "each") {
+      for (const row of rows) onRow!(row);
+      step = reads.next(undefined);
+    } else step = reads.next(mode === "one" ? rows[0] : rows);
   }
   return step.value;
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
 import { queryOf, type JournalQuery } from "../db/query";
+import { one, runReads, type Reads } from "../db/reads";
 
 /**
  * How far back a missing mark is looked for: the symbol's latest rows through
@@ -22,12 +23,19 @@ const LAST_MARK_SQL = `
  * the exchange holds), the latest mark an earlier cycle of the same bot wrote for the symbol, with
  * that cycle's time so the screen can say how old the value is.
  */
-export async function markOfLine(params: { db: JournalDb | JournalQuery; botId: string; symbol: string; markPrice: number | null }): Promise<{
+export function markOfLine(params: { db: JournalDb | JournalQuery; botId: string; symbol: string; markPrice: number | null }): Promise<LineMark> {
+  return runReads(queryOf(params.db), markOfLineReads(params));
+}
+
+interface LineMark {
   markPrice: number | null;
   /** Time of the earlier cycle the mark comes from; null when it is the line's own (or none). */
   markAt: string | null;
-}> {
+}
+
+/** markOfLine inside a read written for both engines (lib/db/reads.ts). */
+export function* markOfLineReads(params: { botId: string; symbol: string; markPrice: number | null }): Reads<LineMark> {
   if (params.markPrice !== null) return { markPrice: params.markPrice, markAt: null };
-  const row = await queryOf(params.db).get<{ markPrice: number; at: string }>(LAST_MARK_SQL, [params.symbol, params.botId]);
+  const row = yield* one<{ markPrice: number; at: string }>(LAST_MARK_SQL, [params.symbol, params.botId]);
   return row ? { markPrice: row.markPrice, markAt: row.at } : { markPrice: null, markAt: null };
 }

@@ -1,5 +1,6 @@
 import "server-only";
 import type { JournalDb } from "../db/console";
+import { all, runReadsSync, type Reads } from "../db/reads";
 import { statement } from "../db/statements";
 import { incidentSpans, keptIncidentSpans, prunedSpans, type BreakerEventLite, type Span } from "../journal/retention";
 
@@ -59,9 +60,15 @@ function reach(prunes: readonly PruneRow[], key: "incidentHorizon" | "orderHoriz
  * past. Null when nothing in the window was pruned: one read of a table with a row per prune, so a
  * window after every horizon (every live poll) costs nothing more.
  */
+/** What a window no longer has, on a SQLite connection (the incident pages read it so). */
 export function getPrunedHistory(params: { db: JournalDb; botId: string | null; from: number; to: number }): PrunedHistory | null {
-  const { db, botId, from, to } = params;
-  const prunes = statement(db, PRUNES_SQL).all() as PruneRow[];
+  return runReadsSync(params.db, prunedHistoryReads(params));
+}
+
+/** getPrunedHistory inside a read written for both engines (lib/db/reads.ts). */
+export function* prunedHistoryReads(params: { botId: string | null; from: number; to: number }): Reads<PrunedHistory | null> {
+  const { botId, from, to } = params;
+  const prunes = yield* all<PruneRow>(PRUNES_SQL);
   const newest = prunes[0];
   if (!newest) return null;
   const horizon = Date.parse(newest.horizon);
@@ -69,7 +76,7 @@ export function getPrunedHistory(params: { db: JournalDb; botId: string | null; 
   if (from >= horizon && orders === null) return null;
   const incident = reach(prunes, "incidentHorizon", -Infinity);
   const incidentHorizon = incident ? Date.parse(incident.before) : null;
-  const events = botId === null ? [] : (statement(db, EVENTS_SQL).all(botId) as BreakerEventLite[]);
+  const events = botId === null ? [] : yield* all<BreakerEventLite>(EVENTS_SQL, [botId]);
   const spans = prunedSpans({ from, to }, horizon, keptIncidentSpans(events, incidentHorizon));
   // An incident of the window whose own cycles went: older than the incident horizon.
   const lost = incidentSpans(events).filter((s) => incidentHorizon !== null && s.to <= incidentHorizon && s.to > from && s.from < to);

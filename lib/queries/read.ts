@@ -51,7 +51,7 @@ export const notOnPostgres = (file: string) =>
     "not_on_postgres",
     file,
     "is a PostgreSQL source: this page does not read PostgreSQL sources yet",
-    "read this source on the overview, a bot's page, the doubtful list, the breakers page and the audit log, which do; this page will follow",
+    "read this source on the overview, a bot's page and its symbols, the doubtful list, the breakers page and the audit log, which do; this page will follow",
   );
 
 /** `source`: with several journals, the name of the one a bot's screen could not read (for its page's title). */

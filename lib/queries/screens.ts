@@ -20,7 +20,7 @@ import { consoleSources, type SourceSet } from "../db/console";
 import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
 import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ReadContext } from "./read";
 import { getSymbolState } from "./symbol";
-import { getSymbolChart } from "./symbol-chart";
+import { readSymbolChart } from "./symbol-chart";
 
 /** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
 type Loader<P = object> = Omit<ReadContext, "q"> & { names: boolean } & P;
@@ -71,9 +71,17 @@ export async function loadDoubtfulOrders({ q, config, now, names, botId }: AnyLo
 }
 
 /** `/bots/[botId]/symbols/[symbol]` and GET /api/bots/[botId]/symbols/[symbol]. */
-export async function loadSymbolState({ db, config, now, names, botId, symbol, ordersLimit }: Loader<{ botId: string; symbol: string; ordersLimit: number }>) {
+export async function loadSymbolState({
+  q,
+  config,
+  now,
+  names,
+  botId,
+  symbol,
+  ordersLimit,
+}: AnyLoader<{ botId: string; symbol: string; ordersLimit: number }>) {
   const state = await getSymbolState({
-    db,
+    db: q,
     botId,
     symbol,
     now,
@@ -83,13 +91,13 @@ export async function loadSymbolState({ db, config, now, names, botId, symbol, o
     doubtfulGraceMs: config.doubtfulGraceMs,
   });
   if (!state.found || !state.line || state.line.drift === "none") return forReader(state, names);
-  const explainedBy = (await DoubtfulSizes.read({ db, now, graceMs: config.doubtfulGraceMs, botId })).explain(botId, symbol, state.line);
+  const explainedBy = (await DoubtfulSizes.read({ db: q, now, graceMs: config.doubtfulGraceMs, botId })).explain(botId, symbol, state.line);
   return forReader({ ...state, line: { ...state.line, explainedBy } }, names);
 }
 
 /** The symbol page's chart and GET /api/bots/[botId]/symbols/[symbol]/chart. */
-export function loadSymbolChart({ db, now, names, botId, symbol, range }: Loader<{ botId: string; symbol: string; range: SymbolRange }>) {
-  return forReader(getSymbolChart({ db, botId, symbol, range, now }), names);
+export async function loadSymbolChart({ q, now, names, botId, symbol, range }: AnyLoader<{ botId: string; symbol: string; range: SymbolRange }>) {
+  return forReader(await readSymbolChart({ db: q, botId, symbol, range, now }), names);
 }
 
 /** The bots the incident form offers. */
@@ -170,7 +178,11 @@ export function readSymbolState({
   ordersLimit: number;
   set?: SourceSet;
 }) {
-  return readBotScreen(botId, (ctx) => loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit }), set);
+  return readBotScreen(
+    botId,
+    anyEngine((ctx) => loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit })),
+    set,
+  );
 }
 
 /**

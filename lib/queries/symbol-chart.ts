@@ -1,15 +1,15 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import { Downsampler, type ChartSample, type DriftEpisode, type SampleGroup } from "../charts/downsample";
 import type { JournalDb } from "../db/console";
 import type { BreakerEventKind } from "../journal/contract";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift } from "../reconcile/diff";
 import { historyNotice, resolveWindow, type ChartWindow, type HistoryNotice, type SymbolRange } from "../url-state/symbol";
-import { statement } from "../db/statements";
+import { queryOf, type JournalQuery } from "../db/query";
+import { all, each, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { HOURLY_MS, ROLLUP_MS } from "../journal/retention";
-import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
-import { latestComparedCycle } from "./symbol";
+import { prunedHistoryReads, type PrunedHistory } from "./pruned-history";
+import { latestComparedCycleReads } from "./symbol";
 
 export interface BreakerMarker {
   id: number;
@@ -53,7 +53,7 @@ export const MAX_MARKERS = 200;
  * it flat on both sides (docs/journal.md), so a missing line reads as 0 against 0.
  */
 export const CHART_ROWS_SQL = `
-  SELECT r.at, coalesce(p.ours, 0), coalesce(p.theirs, 0), coalesce(p.qty_step, 1)
+  SELECT r.at AS at, coalesce(p.ours, 0) AS ours, coalesce(p.theirs, 0) AS theirs, coalesce(p.qty_step, 1) AS qtyStep
   FROM reconciliations r
   LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?
   WHERE r.bot_id = ? AND r.at >= ? AND r.at <= ? AND r.outcome IN ${COMPARED_OUTCOMES_SQL}
@@ -64,7 +64,7 @@ export const CHART_ROWS_SQL = `
  * window length (older books are not drawn as if they still held). One backward seek.
  */
 export const CHART_CARRY_IN_SQL = `
-  SELECT r.at, coalesce(p.ours, 0), coalesce(p.theirs, 0), coalesce(p.qty_step, 1)
+  SELECT r.at AS at, coalesce(p.ours, 0) AS ours, coalesce(p.theirs, 0) AS theirs, coalesce(p.qty_step, 1) AS qtyStep
   FROM (SELECT id, at FROM reconciliations WHERE bot_id = ? AND at < ? AND at >= ? AND outcome IN ${COMPARED_OUTCOMES_SQL}
         ORDER BY at DESC, id DESC LIMIT 1) r
   LEFT JOIN reconciliation_positions p ON p.reconciliation_id = r.id AND p.symbol = ?`;
@@ -91,7 +91,12 @@ export const CHART_ROLLUPS_SQL = `
   WHERE c.bot_id = ? AND c.bucket >= ? AND c.bucket < ?
   ORDER BY c.bucket`;
 
-const CYCLES_IN_SQL = `SELECT coalesce(sum(cycles), 0) FROM cycle_rollups WHERE bot_id = ? AND bucket >= ? AND bucket < ?`;
+const CYCLES_IN_SQL = `SELECT coalesce(sum(cycles), 0) AS n FROM cycle_rollups WHERE bot_id = ? AND bucket >= ? AND bucket < ?`;
+
+const MARKERS_SQL = `
+  SELECT id, at, kind, reason, actor, reconciliation_id AS reconciliationId FROM breaker_events
+  WHERE bot_id = ? AND at >= ? AND at <= ?
+  ORDER BY at, id LIMIT ${MAX_MARKERS + 1}`;
 
 interface RollupRow {
   bucket: string;
@@ -160,24 +165,33 @@ function sample(row: RawRow, t = Date.parse(row[0])): ChartSample {
  * the window's cycles, or over its five-minute rollups when the window is long (20 days: 5,760
  * rollups instead of 115,200 cycles at 15 s).
  */
-export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: string; range: SymbolRange; now: Date; maxPoints?: number }): SymbolChart {
-  const { db, botId, symbol, range, now } = params;
-  const latestAt = latestComparedCycle(params)?.at ?? null;
+type ChartParams = { botId: string; symbol: string; range: SymbolRange; now: Date; maxPoints?: number };
+
+/** The chart on a SQLite connection (the incident story draws its trip's chart so). */
+export function getSymbolChart(params: ChartParams & { db: JournalDb }): SymbolChart {
+  return runReadsSync(params.db, symbolChartReads(params));
+}
+
+/** The chart on any engine's handle (the symbol page, on a SQLite or a PostgreSQL source). */
+export function readSymbolChart(params: ChartParams & { db: JournalDb | JournalQuery }): Promise<SymbolChart> {
+  return runReads(queryOf(params.db), symbolChartReads(params));
+}
+
+function* symbolChartReads(params: ChartParams): Reads<SymbolChart> {
+  const { botId, symbol, range, now } = params;
+  const latestAt = (yield* latestComparedCycleReads(botId))?.at ?? null;
   const window = resolveWindow(range, { now, latestAt });
   const from = Date.parse(window.from);
   const to = Date.parse(window.to);
   const maxPoints = params.maxPoints ?? MAX_CHART_POINTS;
   const down = new Downsampler({ from, to, maxPoints });
 
-  const client = db.$client;
   const lookback = new Date(from - (to - from)).toISOString();
-  const carry = statement(client, CHART_CARRY_IN_SQL).raw(true).get(botId, window.from, lookback, symbol) as RawRow | undefined;
+  const carry = yield* one<RawRow>(CHART_CARRY_IN_SQL, [botId, window.from, lookback, symbol], { raw: true });
   // Drawn at the window's left edge: what both books held when the window opened.
   if (carry) down.push(sample(carry, from));
-  const cycles = statement(client, CHART_ROWS_SQL).raw(true);
-  const rawRows = (fromIso: string, toIso: string) => {
-    for (const row of cycles.iterate(symbol, botId, fromIso, toIso) as IterableIterator<RawRow>) down.push(sample(row));
-  };
+  const rawRows = (fromIso: string, toIso: string) =>
+    each<RawRow>(CHART_ROWS_SQL, [symbol, botId, fromIso, toIso], (row) => down.push(sample(row)), { raw: true });
 
   // A long window reads the five-minute rollups (one row where there were twenty cycles) when its
   // buckets are at least five minutes wide and it holds more cycles than it can draw; the partial
@@ -185,45 +199,38 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
   const iso = (t: number) => new Date(t).toISOString();
   const wide =
     (to - from) / Math.floor(maxPoints / 7) >= ROLLUP_MS &&
-    (statement(client, CYCLES_IN_SQL)
-      .pluck(true)
-      .get(botId, iso(Math.ceil(from / ROLLUP_MS) * ROLLUP_MS), iso(Math.floor(to / ROLLUP_MS) * ROLLUP_MS)) as number) > maxPoints;
-  const rollups = (fromT: number, toT: number) =>
-    statement(client, CHART_ROLLUPS_SQL).iterate(symbol, botId, iso(fromT), iso(toT)) as IterableIterator<RollupRow>;
-  const prunedHistory = getPrunedHistory({ db, botId, from, to });
+    (yield* one<{ n: number }>(CYCLES_IN_SQL, [botId, iso(Math.ceil(from / ROLLUP_MS) * ROLLUP_MS), iso(Math.floor(to / ROLLUP_MS) * ROLLUP_MS)]))!.n >
+      maxPoints;
+  // At most one row per bucket of the window (5,760 over 20 days): read whole, since a bucket that missed a cycle reads its cycles in between.
+  const rollups = (fromT: number, toT: number) => all<RollupRow>(CHART_ROLLUPS_SQL, [symbol, botId, iso(fromT), iso(toT)]);
+  const prunedHistory = yield* prunedHistoryReads({ botId, from, to });
   // Before the rollup horizon the rollups are hourly (folded by the prune): an hour's row is drawn
   // only where the whole hour was pruned, and kept cycles there are read one by one.
   const hourlyBefore = prunedHistory?.hourly ? Date.parse(prunedHistory.hourly.before) : -Infinity;
-  /** [a, b] with its per-cycle rows: every cycle, or the rollups of its whole buckets when the window is wide. */
-  const detail = (a: number, b: number, bInclusive: boolean) => {
+  const detail = function* (a: number, b: number, bInclusive: boolean): Reads<void> {
     if (a < hourlyBefore) {
       const cut = Math.min(b, hourlyBefore);
-      rawRows(iso(a), cut === b && bInclusive ? iso(b) : iso(cut - 1));
+      yield* rawRows(iso(a), cut === b && bInclusive ? iso(b) : iso(cut - 1));
       if (cut === b) return;
       a = cut;
     }
     const end = bInclusive ? iso(b) : iso(b - 1);
     const firstFull = Math.ceil(a / ROLLUP_MS) * ROLLUP_MS;
     const lastFull = Math.floor(b / ROLLUP_MS) * ROLLUP_MS;
-    if (!wide || lastFull <= firstFull) return rawRows(iso(a), end);
-    rawRows(iso(a), iso(firstFull - 1));
-    for (const r of rollups(firstFull, lastFull)) {
+    if (!wide || lastFull <= firstFull) return yield* rawRows(iso(a), end);
+    yield* rawRows(iso(a), iso(firstFull - 1));
+    for (const r of yield* rollups(firstFull, lastFull)) {
       if (r.cycles === r.botCycles) down.pushGroup(group(r));
-      else rawRows(r.bucket, iso(Date.parse(r.bucket) + ROLLUP_MS - 1));
+      else yield* rawRows(r.bucket, iso(Date.parse(r.bucket) + ROLLUP_MS - 1));
     }
-    if (lastFull < b || bInclusive) rawRows(iso(lastFull), end);
+    if (lastFull < b || bInclusive) yield* rawRows(iso(lastFull), end);
   };
-  /**
-   * [a, b) whose per-cycle rows were pruned (whole buckets): the rollups alone. A bucket the symbol
-   * has no rollup for saw it flat on both sides in every cycle; one that counts fewer cycles than
-   * the bot's saw it flat in the others, which the rollup's extremes do not show.
-   */
-  const pruned = (a: number, b: number) => {
+  const pruned = function* (a: number, b: number): Reads<void> {
     // A window that starts inside a bucket: that bucket's lines one by one, clamped to the window.
     // An hourly row (before the rollup horizon) that reaches past the span: its lines inside it.
     const width = (t: number) => (t < hourlyBefore ? HOURLY_MS : ROLLUP_MS);
     const start = Math.floor(a / width(a)) * width(a);
-    for (const r of rollups(start, b)) {
+    for (const r of yield* rollups(start, b)) {
       const t = Date.parse(r.bucket);
       const partial = t < a || t + width(t) > b;
       if (r.cycles === null) down.push({ t: Math.max(a, t), ours: 0, theirs: 0, drift: "none" });
@@ -234,17 +241,14 @@ export function getSymbolChart(params: { db: JournalDb; botId: string; symbol: s
   };
   let cursor = from;
   for (const span of prunedHistory?.spans ?? []) {
-    if (span.from > cursor) detail(cursor, span.from, false);
-    pruned(Math.max(span.from, cursor), span.to);
+    if (span.from > cursor) yield* detail(cursor, span.from, false);
+    yield* pruned(Math.max(span.from, cursor), span.to);
     cursor = span.to;
   }
-  if (cursor <= to) detail(cursor, to, true);
+  if (cursor <= to) yield* detail(cursor, to, true);
   const { points, episodes, samples, bucketMs } = down.finish();
 
-  const markerRows = db.all<BreakerMarker>(sql`
-    SELECT id, at, kind, reason, actor, reconciliation_id AS reconciliationId FROM breaker_events
-    WHERE bot_id = ${botId} AND at >= ${window.from} AND at <= ${window.to}
-    ORDER BY at, id LIMIT ${MAX_MARKERS + 1}`);
+  const markerRows = yield* all<BreakerMarker>(MARKERS_SQL, [botId, window.from, window.to]);
 
   return {
     range,

@@ -5,7 +5,8 @@
  * PostgreSQL journal, its audit entry is there (`npm run audit -- verify` checks the chain against
  * the head the console published for it), and the SQLite journal is untouched: the action went to
  * the bot's own source, through lib/actions/pg-guard.ts. Then the bot's own page, read from
- * PostgreSQL: its halt and clear checklist, and its book corrected from there into PostgreSQL.
+ * PostgreSQL: its halt and clear checklist, its book corrected from there into PostgreSQL, and the
+ * symbol's own page.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -175,8 +176,10 @@ test.describe("an action on a bot of a PostgreSQL source", () => {
     await page.screenshot({ path: "test-results/screenshots/pg-bot-page-phone.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
 
-    // The symbol page does not read PostgreSQL yet, and says so rather than showing nothing.
-    await page.goto(`${server.url}/bots/beta/symbols/BTCUSDT`);
-    await expect(page.getByText("does not read PostgreSQL sources yet").first()).toBeVisible();
+    // The symbol page reads the PostgreSQL bot too: the drifting line, as the bot last reconciled it.
+    await page.goto(`${server.url}/bots/beta/symbols/ETHUSDT`);
+    await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
+    await expect(page.getByTestId("book-ours")).toHaveText("0");
+    await expect(page.getByTestId("book-theirs")).toHaveText("+2");
   });
 });

@@ -66,12 +66,20 @@ test.describe("a PostgreSQL source beside a SQLite one", () => {
     await expect(page.getByTestId("source-problem")).toHaveCount(0);
     await expect(card("remote").locator("[data-status]")).not.toHaveText("UNKNOWN");
 
-    // The bot's page reads the PostgreSQL bot; a page that does not read PostgreSQL yet (its symbol page) says so, and serves the SQLite one.
+    // The bot's page and its symbol page (line, chart, orders) read the PostgreSQL bot.
     await page.goto(`${server.url}/bots/remote`);
     await expect(page.getByRole("heading", { level: 1 })).toContainText("remote");
-    await page.goto(`${server.url}/bots/remote/symbols/BTCUSDT`);
-    await expect(page.getByText("does not read PostgreSQL sources yet").first()).toBeVisible();
-    await page.goto(`${server.url}/bots/local/symbols/BTCUSDT`);
+    await page.goto(`${server.url}/bots/remote/symbols/BTCUSDT?range=day`);
     await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
+    await expect(page.getByTestId("position-chart").locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
+    await expect(page.getByTestId("position-chart").locator("path.recharts-line-curve").first()).toHaveAttribute("d", /^M[\d.]+,[\d.]+.*L/);
+    await expect(page.getByTestId("book-ours")).toBeVisible();
+    await expect(page.getByTestId("updated-ago")).toHaveText(/^\d+ s$/);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: "test-results/screenshots/pg-symbol-page-phone.png", fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // The incidents are not yet merged over several journals: the page says whose it shows.
+    await page.goto(`${server.url}/incidents`);
+    await expect(page.getByText(/This page reads journal \S+ only, the first of 2/)).toBeVisible();
   });
 });

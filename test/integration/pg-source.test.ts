@@ -24,11 +24,16 @@ import {
   loadBotClear,
   loadBreakerBoard,
   loadDoubtfulOrders,
+  loadIncidentBots,
   loadOverview,
+  loadSymbolChart,
+  loadSymbolState,
   readBotClear,
   readOverview,
   readSymbolState,
 } from "@/lib/queries/screens";
+import { readSymbolChart } from "@/lib/queries/symbol-chart";
+import { readScreen } from "@/lib/queries/read";
 import { SCENARIO_NAMES, SCENARIOS } from "@/tools/demo/scenarios";
 import { copySqliteJournalToPg } from "@/tools/lib/pg-copy";
 import { botOnSim } from "../helpers/bot";
@@ -120,6 +125,25 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
           }
         }
         expect(await loadBotClear({ ...onPg, botId: "no-such-bot" })).toBeNull();
+        // Each symbol's page: its line and orders, and its chart over the last 15 minutes, the day, and the
+        // whole run drawn in 28 points (so from the five-minute rollups the triggers keep on both engines).
+        const whole = { kind: "custom", from: new Date(Date.parse(result.to) - 86_400_000).toISOString(), to: now.toISOString() } as const;
+        for (const { botId, symbol } of a.lines) {
+          expect(await loadSymbolState({ ...onPg, botId, symbol, ordersLimit: 50 })).toEqual(
+            await loadSymbolState({ ...onSqlite, botId, symbol, ordersLimit: 50 }),
+          );
+          for (const range of [{ kind: "15m" }, { kind: "day" }, whole] as const) {
+            expect(await loadSymbolChart({ ...onPg, botId, symbol, range })).toEqual(await loadSymbolChart({ ...onSqlite, botId, symbol, range }));
+          }
+          const few = { botId, symbol, range: whole, now, maxPoints: 28 };
+          const charts = [await readSymbolChart({ ...few, db: onSqlite.q }), await readSymbolChart({ ...few, db: onPg.q })];
+          expect(charts[1]).toEqual(charts[0]);
+          expect(charts[0]!.points.length).toBeGreaterThan(0);
+        }
+        expect(a.lines.length).toBeGreaterThan(0);
+        expect(await loadSymbolState({ ...onPg, botId: a.bots[0]!.botId, symbol: "NOSUCH", ordersLimit: 50 })).toEqual(
+          await loadSymbolState({ ...onSqlite, botId: a.bots[0]!.botId, symbol: "NOSUCH", ordersLimit: 50 }),
+        );
         // What Prometheus scrapes, so a PostgreSQL bot pages as a SQLite one does.
         const metrics = [await getMetrics(onSqlite), await getMetrics(onPg)];
         expect(metrics[1]).toEqual(metrics[0]);
@@ -211,11 +235,13 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
     }
     expect((await overview()).sources!.every((s) => s.ok)).toBe(true);
 
-    // The bot's page reads its PostgreSQL journal; a page that does not read PostgreSQL yet (the symbol page) says so, never blank or green.
+    // The bot's page and its symbol page read its PostgreSQL journal; a page that does not read PostgreSQL yet (the incidents) says so, never blank or green.
     const botPage = await readBotClear({ names: true, botId: hostsBots[0]!.botId, set });
     expect(botPage).toMatchObject({ ok: true, data: { bot: { botId: hostsBots[0]!.botId } } });
     const symbolPage = await readSymbolState({ names: true, botId: hostsBots[0]!.botId, symbol: "BTCUSDT", ordersLimit: 20, set });
-    expect(symbolPage).toMatchObject({
+    expect(symbolPage).toMatchObject({ ok: true, data: { botId: hostsBots[0]!.botId } });
+    const incidents = await readScreen((ctx) => loadIncidentBots(ctx), remoteSource);
+    expect(incidents).toMatchObject({
       ok: false,
       error: { code: "not_on_postgres", problem: expect.stringContaining("does not read PostgreSQL sources yet") },
     });

@@ -7,7 +7,7 @@ import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
 import { symbolChartQuery, symbolStateQuery } from "@/lib/query-options/symbol";
 import { decodePageParam } from "@/lib/url-state/path-ids";
-import { readBotScreen } from "@/lib/queries/read";
+import { anyEngine, readBotScreen } from "@/lib/queries/read";
 import { loadSymbolChart, loadSymbolState } from "@/lib/queries/screens";
 import { ORDERS_PAGE, parseSymbolRange } from "@/lib/url-state/symbol";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
@@ -27,11 +27,14 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
   const range = parsed.ok ? parsed.range : null;
   const names = await readerSeesNames();
   // The same loaders as the two polling routes, on one clock: the chart only for a symbol that exists.
-  const read = await readBotScreen(botId, async (ctx) => {
-    const state = await loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit: ORDERS_PAGE });
-    const chart = state.found && range ? loadSymbolChart({ ...ctx, names, botId, symbol, range }) : null;
-    return { state, chart };
-  });
+  const read = await readBotScreen(
+    botId,
+    anyEngine(async (ctx) => {
+      const state = await loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit: ORDERS_PAGE });
+      const chart = state.found && range ? await loadSymbolChart({ ...ctx, names, botId, symbol, range }) : null;
+      return { state, chart };
+    }),
+  );
   if (!read.ok) {
     return <JournalUnavailable error={read.error} source={read.source} />;
   }

@@ -3,6 +3,7 @@ import type { NextRequest } from "next/server";
 import { z } from "zod";
 import { badRequest, botJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
+import { anyEngine } from "@/lib/queries/read";
 import { loadSymbolState } from "@/lib/queries/screens";
 import { MAX_ORDERS, ORDERS_PAGE } from "@/lib/url-state/symbol";
 
@@ -18,5 +19,8 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const limit = ordersParam.safeParse(req.nextUrl.searchParams.get("orders") ?? undefined);
   if (!limit.success) return badRequest(`orders must be a whole number from 1 to ${MAX_ORDERS}`);
   const names = await readerSeesNames();
-  return botJson(botId.value, (ctx) => loadSymbolState({ ...ctx, names, botId: botId.value, symbol: symbol.value, ordersLimit: limit.data }));
+  return botJson(
+    botId.value,
+    anyEngine((ctx) => loadSymbolState({ ...ctx, names, botId: botId.value, symbol: symbol.value, ordersLimit: limit.data })),
+  );
 }

@@ -2,6 +2,7 @@ import { readerSeesNames } from "@/lib/auth/reader";
 import type { NextRequest } from "next/server";
 import { badRequest, botJson } from "@/lib/http/journal-route";
 import { parsePathId } from "@/lib/url-state/path-ids";
+import { anyEngine } from "@/lib/queries/read";
 import { loadSymbolChart } from "@/lib/queries/screens";
 import { parseSymbolRange } from "@/lib/url-state/symbol";
 
@@ -15,5 +16,8 @@ export async function GET(req: NextRequest, ctx: RouteContext<"/api/bots/[botId]
   const parsed = parseSymbolRange(req.nextUrl.searchParams);
   if (!parsed.ok) return badRequest(parsed.message);
   const names = await readerSeesNames();
-  return botJson(botId.value, (ctx) => loadSymbolChart({ ...ctx, names, botId: botId.value, symbol: symbol.value, range: parsed.range }));
+  return botJson(
+    botId.value,
+    anyEngine((ctx) => loadSymbolChart({ ...ctx, names, botId: botId.value, symbol: symbol.value, range: parsed.range })),
+  );
 }
