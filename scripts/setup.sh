@@ -13,6 +13,8 @@ command -v sqlite3 >/dev/null || need+=(sqlite3)
 { command -v prometheus && command -v promtool; } >/dev/null || need+=(prometheus)
 { command -v prometheus-alertmanager && command -v amtool; } >/dev/null || need+=(prometheus-alertmanager)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+# The PostgreSQL TLS tests make the server's self-signed certificate with it.
+command -v openssl >/dev/null || need+=(openssl)
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
 if [ ${#need[@]} -gt 0 ]; then

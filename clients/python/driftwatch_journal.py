@@ -46,6 +46,7 @@ import os
 import re
 import socket
 import sqlite3
+import ssl
 import struct
 import time
 import urllib.parse
@@ -271,8 +272,9 @@ def _error_text(error: BaseException) -> str:
 # authentication by trust, cleartext password, md5 or SCRAM-SHA-256 (the servers' default since
 # PostgreSQL 14); the extended query protocol (Parse, Bind, Describe, Execute, Sync) with every
 # parameter sent as text, so values never become SQL text; the simple query protocol for the
-# migration files; server errors raised as PgError with their SQLSTATE. No TLS: reach a remote
-# server through a tunnel or a local proxy (sslmode other than disable/allow/prefer is refused).
+# migration files; server errors raised as PgError with their SQLSTATE; TLS through the standard
+# library's ssl module, with libpq's sslmode (disable, allow, prefer, require, verify-ca,
+# verify-full) and sslrootcert.
 # It speaks as much of sqlite3's connection API as the writer uses (execute, executemany, rowcount,
 # fetchone, fetchall, in_transaction, isolation_level None), with `?` placeholders.
 
@@ -391,10 +393,19 @@ class PgCursor:
         return iter(self.fetchall())
 
 
+_SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+
+
 class PgConnection:
     """One connection to a PostgreSQL server, from a `postgresql://user:password@host:port/db` URL
-    (libpq's form; `?application_name=`, `?connect_timeout=` and `?sslmode=disable` are read, a
-    missing password is read from PGPASSWORD). Not thread-safe: one per bot thread."""
+    (libpq's form; `?application_name=`, `?connect_timeout=`, `?sslmode=` and `?sslrootcert=` are
+    read, as are PGSSLMODE and PGSSLROOTCERT; a missing password is read from PGPASSWORD). Not
+    thread-safe: one per bot thread.
+
+    sslmode as libpq reads it: disable and allow speak plain TCP; prefer (the default) uses TLS when
+    the server offers it; require insists on TLS without checking the certificate (unless a root
+    certificate is given, then as verify-ca); verify-ca checks it against sslrootcert; verify-full
+    also checks that it names the host. A remote server should be reached with verify-full."""
 
     isolation_level = None  # like sqlite3's autocommit mode: nothing opens a transaction but BEGIN
 
@@ -403,9 +414,12 @@ class PgConnection:
         if u.scheme not in ("postgresql", "postgres"):
             raise ValueError(f"not a PostgreSQL URL: {redact_url(url)}")
         query = dict(urllib.parse.parse_qsl(u.query))
-        sslmode = query.get("sslmode", "prefer")
-        if sslmode not in ("disable", "allow", "prefer"):
-            raise ValueError(f"sslmode={sslmode}: this standard-library client speaks no TLS; use a tunnel or sslmode=disable")
+        sslmode = query.get("sslmode", os.environ.get("PGSSLMODE", "prefer"))
+        if sslmode not in _SSL_MODES:
+            raise ValueError(f"sslmode={sslmode}: expected one of {', '.join(_SSL_MODES)}")
+        rootcert = query.get("sslrootcert", os.environ.get("PGSSLROOTCERT"))
+        if sslmode in ("verify-ca", "verify-full") and not rootcert:
+            raise ValueError(f"sslmode={sslmode} needs the CA certificate to check the server by: ?sslrootcert=/path/to/ca.crt")
         self.url = url
         self.host = urllib.parse.unquote(u.hostname or "127.0.0.1")
         self.port = u.port or 5432
@@ -419,11 +433,39 @@ class PgConnection:
         self._sock = socket.create_connection((self.host, self.port), timeout=timeout)
         try:
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.tls = False
+            if sslmode not in ("disable", "allow"):
+                self._negotiate_tls(sslmode, rootcert)
             self._startup(query.get("application_name", "driftwatch_journal"))
             self._sock.settimeout(None)
         except BaseException:
             self._sock.close()
             raise
+
+    def _negotiate_tls(self, sslmode: str, rootcert: Optional[str]) -> None:
+        """The SSLRequest, then the handshake when the server says S (protocol.html, "SSL Session Encryption")."""
+        self._sock.sendall(struct.pack("!ii", 8, 80877103))
+        answer = self._sock.recv(1)
+        if answer == b"N":
+            if sslmode == "prefer":
+                return
+            raise PgProtocolError(f"sslmode={sslmode}, but the server at {self.host}:{self.port} does not accept TLS connections")
+        if answer != b"S":
+            raise PgProtocolError(f"the server at {self.host}:{self.port} answered the TLS request with {answer!r}")
+        if sslmode in ("verify-ca", "verify-full") or (sslmode == "require" and rootcert):
+            context = ssl.create_default_context(cafile=rootcert)
+            context.check_hostname = sslmode == "verify-full"
+        else:
+            # prefer, or require without a root certificate: encrypted, the server unchecked (libpq's meaning).
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            self._sock = context.wrap_socket(self._sock, server_hostname=self.host)
+        except ssl.SSLCertVerificationError as error:
+            raise PgProtocolError(f"the server at {self.host}:{self.port} is not the one its certificate vouches for ({error.verify_message})") from None
+        self.tls = True
 
     # --- framing ----------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../helpers/journal";
+import { repoRoot, tempDir } from "../helpers/journal";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
 
 const run = promisify(execFile);
@@ -18,6 +18,7 @@ const TESTS = path.join(repoRoot, "clients/python/tests");
 
 describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL server", () => {
   let server: PostgresServer;
+  let otherCa: string;
   beforeAll(async () => {
     server = await startPostgres({
       label: "python-postgres",
@@ -25,8 +26,27 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
         { name: "scram_user", password: "s3cr'et ü:@/", auth: "scram-sha-256" },
         { name: "md5_user", password: "md5 pass", auth: "md5" },
         { name: "password_user", password: "clear-pass", auth: "password" },
+        { name: "tls_user", password: "tls only pass", auth: "scram-sha-256", tlsOnly: true },
       ],
+      tls: true,
     });
+    // A certificate nobody signed the server's with: verifying by it must fail.
+    otherCa = path.join(tempDir("other-ca"), "other.crt");
+    await run("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+      "-keyout",
+      `${otherCa}.key`,
+      "-out",
+      otherCa,
+    ]);
     console.log(`PostgreSQL initdb + start (python-postgres): ${server.startMs.toFixed(0)} ms`);
   }, 120_000);
   afterAll(async () => {
@@ -40,6 +60,9 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
       DRIFTWATCH_TEST_PG_SCRAM_URL: server.userUrls.scram_user!,
       DRIFTWATCH_TEST_PG_MD5_URL: server.userUrls.md5_user!,
       DRIFTWATCH_TEST_PG_PASSWORD_URL: server.userUrls.password_user!,
+      DRIFTWATCH_TEST_PG_TLS_URL: server.userUrls.tls_user!,
+      DRIFTWATCH_TEST_PG_CA: server.caFile!,
+      DRIFTWATCH_TEST_PG_OTHER_CA: otherCa,
     };
     const out = await run("python3", ["-m", "unittest", "-v", ...modules], { cwd: TESTS, env, encoding: "utf8" }).catch((error: { stderr?: string }) => {
       throw new Error(`python tests failed:\n${error.stderr ?? String(error)}`);
@@ -49,8 +72,8 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
     return Number(ran?.[1] ?? 0);
   };
 
-  it("logs in by trust, cleartext, md5 and SCRAM-SHA-256; parameters, SQLSTATE errors, transactions, journal errors, concurrent migrators", async () => {
-    expect(await python(["pg_wire_tests"])).toBeGreaterThanOrEqual(14);
+  it("logs in by trust, cleartext, md5 and SCRAM-SHA-256, over TLS by sslmode; parameters, SQLSTATE errors, transactions, journal errors, concurrent migrators", async () => {
+    expect(await python(["pg_wire_tests"])).toBeGreaterThanOrEqual(21);
   });
 
   it("passes the writer's own tests (send once, reconcile, a writer process killed mid-send and mid-transaction) on PostgreSQL journals", async () => {

@@ -36,6 +36,8 @@ export interface PostgresUser {
   name: string;
   password: string;
   auth: "scram-sha-256" | "md5" | "password";
+  /** Only over TLS (a `hostssl` line, and a `hostnossl … reject` before it): needs the `tls` option. */
+  tlsOnly?: boolean;
 }
 
 export interface PostgresServer {
@@ -51,12 +53,18 @@ export interface PostgresServer {
   halt: () => Promise<void>;
   /** Starts a halted server again, on the same port. */
   resume: () => Promise<void>;
+  /** With the `tls` option: the self-signed certificate the server presents (for 127.0.0.1 and localhost), to verify it by. */
+  caFile: string | null;
   /** The server's pg_hba.conf: a test that needs a password prepends its line and reloads. */
   hbaFile: string;
   stop: () => Promise<void>;
 }
 
-export async function startPostgres(opts: { label?: string; users?: PostgresUser[] } = {}): Promise<PostgresServer> {
+/**
+ * `tls`: the server also speaks TLS (`ssl=on`), with a self-signed certificate made here by
+ * openssl for 127.0.0.1 and localhost; a client verifies it with `caFile`.
+ */
+export async function startPostgres(opts: { label?: string; users?: PostgresUser[]; tls?: boolean } = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL's server binaries are not installed: run npm run setup (it installs Debian's postgresql package)");
   const began = performance.now();
@@ -73,16 +81,54 @@ export async function startPostgres(opts: { label?: string; users?: PostgresUser
   await pg("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
   const users = opts.users ?? [];
   for (const u of users) if (!/^[a-z_][a-z0-9_]*$/.test(u.name)) throw new Error(`user name ${u.name}: lower-case letters, digits and _ only`);
+  if (users.some((u) => u.tlsOnly) && !opts.tls) throw new Error("a tlsOnly user needs the tls option");
   if (users.length > 0) {
     // The first matching line wins: each such user must authenticate; everyone else stays trusted.
     const hba = path.join(data, "pg_hba.conf");
+    const lines = users.map((u) =>
+      u.tlsOnly ? `hostnossl all ${u.name} 127.0.0.1/32 reject\nhostssl all ${u.name} 127.0.0.1/32 ${u.auth}\n` : `host all ${u.name} 127.0.0.1/32 ${u.auth}\n`,
+    );
     // Written in place, so the file keeps the owner initdb gave it (postgres, when run as root).
-    fs.writeFileSync(hba, users.map((u) => `host all ${u.name} 127.0.0.1/32 ${u.auth}\n`).join("") + fs.readFileSync(hba, "utf8"));
+    fs.writeFileSync(hba, lines.join("") + fs.readFileSync(hba, "utf8"));
+  }
+  const caFile = opts.tls ? path.join(dir, "server.crt") : null;
+  const tlsSettings: string[] = [];
+  if (caFile) {
+    const key = path.join(dir, "server.key");
+    await run("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-keyout",
+      key,
+      "-out",
+      caFile,
+    ]);
+    // The server refuses a key others can read; it runs as postgres when the tests run as root.
+    fs.chmodSync(key, 0o600);
+    if (asRoot) await run("chown", ["postgres:postgres", key, caFile]);
+    tlsSettings.push("-c ssl=on", `-c ssl_cert_file=${caFile}`, `-c ssl_key_file=${key}`);
   }
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const settings = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"];
+    const settings = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      "-c listen_addresses=127.0.0.1",
+      "-c fsync=off",
+      "-c synchronous_commit=off",
+      "-c full_page_writes=off",
+      ...tlsSettings,
+    ];
     try {
       await pg("pg_ctl", ["-D", data, "-o", settings.join(" "), "-l", log, "-w", "-t", "60", "start"]);
     } catch (error) {
@@ -112,6 +158,7 @@ export async function startPostgres(opts: { label?: string; users?: PostgresUser
       dir,
       startMs,
       hbaFile: path.join(data, "pg_hba.conf"),
+      caFile,
       halt: async () => {
         await pg("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]);
       },

@@ -18,6 +18,14 @@ from helpers import MIGRATIONS, dj, new_pg_journal
 
 URL = os.environ["DRIFTWATCH_TEST_PG_URL"]
 BY_METHOD = {m: os.environ[f"DRIFTWATCH_TEST_PG_{m.upper()}_URL"] for m in ("scram", "md5", "password")}
+# A user the server lets in over TLS only, the server's own certificate, and another that did not sign it.
+TLS_URL = os.environ["DRIFTWATCH_TEST_PG_TLS_URL"]
+CA = os.environ["DRIFTWATCH_TEST_PG_CA"]
+OTHER_CA = os.environ["DRIFTWATCH_TEST_PG_OTHER_CA"]
+
+
+def with_query(url, **params):
+    return url + ("&" if "?" in url else "?") + "&".join(f"{k}={v}" for k, v in params.items())
 
 
 def database(name):
@@ -64,6 +72,61 @@ class Authentication(unittest.TestCase):
         finally:
             if old is not None:
                 os.environ["PGPASSWORD"] = old
+
+
+class Tls(unittest.TestCase):
+    """sslmode as libpq reads it, against a server that speaks TLS with a self-signed certificate."""
+
+    def encrypted(self, con):
+        return con.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()[0]
+
+    def test_verify_full_checks_the_certificate_and_the_host_and_encrypts(self):
+        for host in ("127.0.0.1", "localhost"):
+            url = with_query(TLS_URL.replace("127.0.0.1", host), sslmode="verify-full", sslrootcert=CA)
+            with self.subTest(host=host), dj.PgConnection(url) as con:
+                self.assertTrue(con.tls)
+                self.assertTrue(self.encrypted(con))
+                self.assertEqual(con.execute("SELECT current_user").fetchone()[0], "tls_user")
+
+    def test_a_certificate_another_ca_signed_is_refused(self):
+        for mode in ("verify-ca", "verify-full", "require"):
+            with self.subTest(sslmode=mode):
+                with self.assertRaises(dj.PgProtocolError) as refused:
+                    dj.PgConnection(with_query(TLS_URL, sslmode=mode, sslrootcert=OTHER_CA))
+                self.assertIn("not the one its certificate vouches for", str(refused.exception))
+
+    def test_require_and_prefer_encrypt_without_a_root_certificate(self):
+        for mode in ("require", "prefer"):
+            with self.subTest(sslmode=mode), dj.PgConnection(with_query(TLS_URL, sslmode=mode)) as con:
+                self.assertTrue(self.encrypted(con))
+        # prefer is the default: a TLS server gets TLS without asking.
+        with dj.PgConnection(URL) as con:
+            self.assertTrue(con.tls)
+
+    def test_a_user_the_server_admits_over_tls_only_is_refused_in_the_clear(self):
+        for mode in ("disable", "allow"):
+            with self.subTest(sslmode=mode):
+                with self.assertRaises(dj.PgError) as refused:
+                    dj.PgConnection(with_query(TLS_URL, sslmode=mode))
+                self.assertEqual(refused.exception.sqlstate, "28000")  # no pg_hba.conf entry (hostnossl … reject)
+
+    def test_a_verifying_mode_without_a_root_certificate_or_an_unknown_mode_is_a_clear_error(self):
+        with self.assertRaises(ValueError) as no_root:
+            dj.PgConnection(with_query(TLS_URL, sslmode="verify-full"))
+        self.assertIn("sslrootcert", str(no_root.exception))
+        with self.assertRaises(ValueError) as unknown:
+            dj.PgConnection(with_query(TLS_URL, sslmode="required"))
+        self.assertIn("verify-full", str(unknown.exception))
+
+    def test_a_journal_migrates_and_opens_over_verify_full(self):
+        name = empty_database().rsplit("/", 1)[1]
+        url = with_query(TLS_URL.rsplit("/", 1)[0] + "/" + name, sslmode="verify-full", sslrootcert=CA)
+        self.assertEqual(dj.migrate(url, MIGRATIONS)["to"], dj.SCHEMA_VERSION)
+        journal = dj.open_journal(url)
+        try:
+            self.assertTrue(journal.tls)
+        finally:
+            journal.close()
 
 
 class Queries(unittest.TestCase):
