@@ -25,8 +25,8 @@ fetch positions, cancel, close reduce-only) that you write around your venue's c
 
 Bots on several hosts share one PostgreSQL journal: give open_journal (and migrate) a URL instead
 of a path, and everything else stays the same. The module speaks PostgreSQL's wire protocol itself
-(PgConnection, below: trust, cleartext, md5 and SCRAM-SHA-256 logins; no TLS, so reach a remote
-server through a tunnel or a private network):
+(PgConnection, below: trust, cleartext, md5 and SCRAM-SHA-256 logins; TLS with libpq's sslmode,
+and across a network use sslmode=verify-full with sslrootcert):
 
     url = "postgresql://alpha:secret@db.internal:5432/journal"   # the database must exist
     dj.migrate(url, "drizzle")                     # applies drizzle/pg, once, beside other bots

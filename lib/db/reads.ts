@@ -50,8 +50,8 @@ export function runReadsSync<T>(db: JournalDb | Database.Database, reads: Reads<
   let step = reads.next();
   while (!step.done) {
     const { sql, params, mode, raw, onRow } = step.value;
-    // The mode is set on every use: the statement is the connection's cached one, shared by text.
-    const s = statement(db, sql).raw(raw);
+    // The mode is set on every use (pluck cleared too): the statement is the connection's cached one, shared by text.
+    const s = statement(db, sql).pluck(false).raw(raw);
     if (mode === "each") {
       for (const row of s.iterate(...params)) onRow!(row);
       step = reads.next(undefined);

@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot, tempDir } from "../helpers/journal";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
+import { selfSignedCertificate } from "@/tools/lib/postgres-server";
 
 const run = promisify(execFile);
 const TESTS = path.join(repoRoot, "clients/python/tests");
@@ -32,21 +33,7 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
     });
     // A certificate nobody signed the server's with: verifying by it must fail.
     otherCa = path.join(tempDir("other-ca"), "other.crt");
-    await run("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=localhost",
-      "-keyout",
-      `${otherCa}.key`,
-      "-out",
-      otherCa,
-    ]);
+    await selfSignedCertificate(otherCa, `${otherCa}.key`);
     console.log(`PostgreSQL initdb + start (python-postgres): ${server.startMs.toFixed(0)} ms`);
   }, 120_000);
   afterAll(async () => {

@@ -60,6 +60,27 @@ export interface PostgresServer {
   stop: () => Promise<void>;
 }
 
+/** A self-signed certificate for 127.0.0.1 and localhost, and its key, made by openssl (valid two days). */
+export async function selfSignedCertificate(certFile: string, keyFile: string): Promise<void> {
+  await run("openssl", [
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=localhost",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1,DNS:localhost",
+    "-keyout",
+    keyFile,
+    "-out",
+    certFile,
+  ]);
+}
+
 /**
  * `tls`: the server also speaks TLS (`ssl=on`), with a self-signed certificate made here by
  * openssl for 127.0.0.1 and localhost; a client verifies it with `caFile`.
@@ -95,23 +116,7 @@ export async function startPostgres(opts: { label?: string; users?: PostgresUser
   const tlsSettings: string[] = [];
   if (caFile) {
     const key = path.join(dir, "server.key");
-    await run("openssl", [
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      "-keyout",
-      key,
-      "-out",
-      caFile,
-    ]);
+    await selfSignedCertificate(caFile, key);
     // The server refuses a key others can read; it runs as postgres when the tests run as root.
     fs.chmodSync(key, 0o600);
     if (asRoot) await run("chown", ["postgres:postgres", key, caFile]);
