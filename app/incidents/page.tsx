@@ -20,16 +20,19 @@ import {
 } from "@/lib/url-state/incidents";
 import { IncidentList } from "@/components/incidents/incident-list";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
-import { readFirstJournal } from "@/lib/queries/read";
-import { loadIncidentBots, loadIncidentList, loadIncidentWindow } from "@/lib/queries/screens";
+import { readIncidentBots, readIncidentList, readIncidentWindow } from "@/lib/queries/screens";
+import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
 
 export const metadata: Metadata = { title: "Incident review · driftwatch" };
 
+/** A journal of several that cannot be read: the page says what it leaves out, never shows a quiet hour. */
+const UNREAD = "what happened in it is not shown here";
+
 const defaultedWords = {
   last_hour: "No window given: showing the last hour.",
-  latest_activity: "Nothing was recorded in the last hour: showing the hour up to the latest activity in the journal.",
+  latest_activity: "Nothing was recorded in the last hour: showing the hour up to the latest activity in the journals.",
   empty_journal: "The journal holds no order events, reconciliations or breaker events yet.",
 } as const;
 
@@ -57,17 +60,19 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     const raw = params.bot;
     const bot = (Array.isArray(raw) ? raw[0] : raw)?.slice(0, BOT_ID_MAX) || null;
     const names = await readerSeesNames();
-    const list = await readFirstJournal((ctx) => loadIncidentList({ ...ctx, names, bot }));
-    if (!list.ok) return <JournalUnavailable error={list.error} />;
+    const list = await readIncidentList({ names, bot });
+    if (!list.ok) return <JournalUnavailable error={list.error} source={list.source} />;
+    const { sources, ...data } = list.data;
     return (
       <>
         <JournalWarnings warnings={list.journal.warnings} />
-        <IncidentList {...list.data} bot={bot} />
+        <SourceProblems sources={sources} consequence={UNREAD} />
+        <IncidentList {...data} bot={bot} several={sources !== undefined} />
       </>
     );
   }
   const query = parseIncidentQuery(params);
-  const read = await readFirstJournal(loadIncidentBots);
+  const read = await readIncidentBots();
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
@@ -99,9 +104,9 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
   const names = await readerSeesNames();
-  const found = await readFirstJournal((ctx) => loadIncidentWindow({ ...ctx, names, from: query.from, to: query.to, filters }));
+  const found = await readIncidentWindow({ names, from: query.from, to: query.to, filters });
   if (!found.ok) {
-    return <JournalUnavailable error={found.error} />;
+    return <JournalUnavailable error={found.error} source={found.source} />;
   }
   const { window, timeline } = found.data;
   const { count } = timeline;
@@ -112,6 +117,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={journal.warnings} />
+      <SourceProblems sources={timeline.sources} consequence={UNREAD} />
       <Intro />
       <IncidentWindowForm values={{ from: window.from, to: window.to, bot: filters.bot, kinds: filters.kinds }} bots={bots} />
 

@@ -1,6 +1,6 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
-import type { IncidentEvent } from "@/lib/incidents/events";
+import { rowIdOf, type IncidentEvent } from "@/lib/incidents/events";
 import Link from "next/link";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref } from "@/lib/url-state/incidents";
@@ -58,12 +58,17 @@ export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <span className={`rounded px-1.5 py-0.5 text-xs font-bold uppercase ${l.style}`}>{l.text}</span>
           {e.botId && <span className="font-mono text-xs font-semibold">{e.botId}</span>}
+          {e.journal && (
+            <span className="text-xs" data-testid="event-journal">
+              journal <span className="font-mono">{e.journal}</span>
+            </span>
+          )}
           {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
         </div>
         <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{visibleText(e.summary)}</p>
         {e.source === "breaker" && e.kind === "trip" && (
           <p className="text-xs">
-            <Link href={incidentStoryHref(Number(e.id.slice("breaker-".length)))} className="font-semibold underline" data-testid="incident-story-link">
+            <Link href={incidentStoryHref(rowIdOf(e), e.journal)} className="font-semibold underline" data-testid="incident-story-link">
               This incident as a story: summary, chart, post-mortem
             </Link>
           </p>

@@ -6,7 +6,7 @@ import { isOperator } from "@/lib/incidents/events";
 import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
 import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
-import { incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
+import { incidentIdText, incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
 
 const minutes = (ms: number | null) => (ms === null ? null : Math.round((ms / 60_000) * 10) / 10);
 
@@ -17,12 +17,15 @@ export function IncidentList({
   capped,
   bots,
   bot,
+  several = false,
 }: {
   items: IncidentListItem[];
   weeks: IncidentWeek[];
   capped: boolean;
   bots: string[];
   bot: string | null;
+  /** The console reads several journals: the list merges them. */
+  several?: boolean;
 }) {
   return (
     <div className="space-y-4">
@@ -55,7 +58,8 @@ export function IncidentList({
       </form>
       {items.length === 0 ? (
         <p className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="no-incidents">
-          No incidents{bot ? ` for ${bot}` : ""}: no bot{bot ? "" : " in this journal"} has tripped its breaker.
+          No incidents{bot ? ` for ${bot}` : ""}: no bot{bot ? "" : several ? " in the journals that could be read" : " in this journal"} has tripped its
+          breaker.
         </p>
       ) : (
         <>
@@ -78,11 +82,22 @@ export function IncidentList({
             </h2>
             <ul className="divide-y divide-slate-300 text-sm dark:divide-slate-600">
               {items.map((i) => (
-                <li key={i.id} data-testid="incident-row" data-incident={i.id} data-status={i.status} className="py-2">
+                <li
+                  key={incidentIdText(i.id, i.journal)}
+                  data-testid="incident-row"
+                  data-incident={incidentIdText(i.id, i.journal)}
+                  data-status={i.status}
+                  className="py-2"
+                >
                   <div className="flex flex-wrap items-baseline gap-x-2">
-                    <Link href={incidentStoryHref(i.id)} className="font-semibold underline">
+                    <Link href={incidentStoryHref(i.id, i.journal)} className="font-semibold underline">
                       <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>
                     </Link>
+                    {i.journal && (
+                      <span className="text-xs text-slate-700 dark:text-slate-200" data-testid="row-journal">
+                        journal <span className="font-mono">{i.journal}</span>
+                      </span>
+                    )}
                     <span className={`rounded px-1.5 text-xs font-bold uppercase text-white ${i.status === "open" ? "bg-red-700" : "bg-emerald-800"}`}>
                       {i.status}
                     </span>

@@ -5,7 +5,14 @@ import type { SourceHealth } from "@/lib/queries/fleet";
  * With several journals: one banner per journal that cannot be read, above the others' data. Its
  * bots stay on the page as UNKNOWN; the banner goes once the journal reads again.
  */
-export function SourceProblems({ sources }: { sources: readonly SourceHealth[] | undefined }) {
+export function SourceProblems({
+  sources,
+  consequence = "its bots are UNKNOWN",
+}: {
+  sources: readonly SourceHealth[] | undefined;
+  /** What the page cannot show for such a journal (the incident pages: what happened there). */
+  consequence?: string;
+}) {
   const failing = (sources ?? []).filter((s) => !s.ok && s.problem);
   if (failing.length === 0) return null;
   return (
@@ -18,7 +25,9 @@ export function SourceProblems({ sources }: { sources: readonly SourceHealth[] |
           data-source={s.name}
           className="rounded-lg border-2 border-red-700 bg-red-50 p-4 text-sm text-red-950 dark:bg-red-950 dark:text-red-50"
         >
-          <h2 className="font-bold">Journal {s.name} cannot be read: its bots are UNKNOWN</h2>
+          <h2 className="font-bold">
+            Journal {s.name} cannot be read: {consequence}
+          </h2>
           {/* The file and the problem, then the fix once (the message would repeat it). */}
           <p className="mt-1 break-words">
             journal <span className="break-all font-mono">{s.problem!.file}</span>: <WrappingText text={s.problem!.problem} />

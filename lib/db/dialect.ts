@@ -23,3 +23,27 @@ export function byteOrder(dialect: Dialect, column: string): string {
 export function jsonTextArraySql(dialect: Dialect, param: string): string {
   return dialect === "sqlite" ? `SELECT value FROM json_each(${param})` : `SELECT json_array_elements_text(${param}::json)`;
 }
+
+/** The texts of a JSON array of whole numbers bound as one parameter, as a set of integers for `IN (…)`. */
+export function jsonIntArraySql(dialect: Dialect, param: string): string {
+  return dialect === "sqlite" ? `SELECT value FROM json_each(${param})` : `SELECT json_array_elements_text(${param}::json)::bigint`;
+}
+
+/** The greatest of several values: SQLite's many-argument max, PostgreSQL's GREATEST. */
+export function greatestSql(dialect: Dialect, values: string[]): string {
+  return `${dialect === "sqlite" ? "max" : "GREATEST"}(${values.join(", ")})`;
+}
+
+/** Where `needle` first occurs in `text`, from 1, or 0: SQLite's instr, PostgreSQL's strpos. */
+export function positionSql(dialect: Dialect, text: string, needle: string): string {
+  return `${dialect === "sqlite" ? "instr" : "strpos"}(${text}, ${needle})`;
+}
+
+/**
+ * A column compared without its index: SQLite's unary `+`, which keeps its planner on a better
+ * index (the reasons are where it is used); PostgreSQL's planner weighs the indexes by their
+ * statistics, and a `+` on text is an error there, so the column is left as it is.
+ */
+export function unindexedSql(dialect: Dialect, column: string): string {
+  return dialect === "sqlite" ? `+${column}` : column;
+}

@@ -2,7 +2,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import { getActor } from "../auth/session";
 import type { JournalError } from "../db/journal-file";
-import { readBotScreen, readScreen, type ReadContext, type ScreenRead } from "../queries/read";
+import { readBotScreen, type ReadContext, type ScreenRead } from "../queries/read";
 import type { ApiResult } from "./api-result";
 import { journalProblemFor } from "./journal-problem";
 
@@ -29,15 +29,16 @@ export async function screenJson<T>(read: () => Promise<ScreenRead<T>>): Promise
 }
 
 /**
- * botJson for a route that shapes its own answer (a download): `respond` builds it from the
- * journal, with the same 503 and 500 as botJson. `what` names the read in the server's log.
+ * A route that shapes its own answer (a download) over a screen read by its own reader
+ * (lib/queries/screens.ts): `respond` builds it from the data, with the same 503 and 500 as
+ * botJson. `what` names the read in the server's log.
  */
-export async function journalResponse<R extends Response>(respond: (ctx: ReadContext) => R, what = "read"): Promise<R | NextResponse<ApiResult<never>>> {
-  return answer(
-    () => readScreen(respond),
-    (r) => r,
-    what,
-  );
+export function screenResponse<T, R extends Response>(
+  read: () => Promise<ScreenRead<T>>,
+  respond: (data: T) => R,
+  what = "read",
+): Promise<R | NextResponse<ApiResult<never>>> {
+  return answer(read, respond, what);
 }
 
 async function answer<T, R extends Response>(

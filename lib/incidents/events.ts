@@ -51,7 +51,15 @@ export interface IncidentEvent {
   drifts: IncidentDrift[];
   /** order_events.detail or audit_log.detail, parsed (the raw text when it is not JSON); null for other sources. */
   detail: unknown;
+  /** With several journals: the one that holds the event (its id is then `<journal>/<source>-<row id>`). Absent with one. */
+  journal?: string;
 }
+
+/** An event of one of several journals: its journal named, and its id made unique across them. */
+export const inJournal = (e: IncidentEvent, journal: string): IncidentEvent => ({ ...e, id: `${journal}/${e.id}`, journal });
+
+/** The row id of an event's source row (the number after the last `-` of its id). */
+export const rowIdOf = (e: IncidentEvent): number => Number(e.id.slice(e.id.lastIndexOf("-") + 1));
 
 /** A merged row, before words: the common columns of every source's SELECT. */
 export interface IncidentRow {

@@ -27,6 +27,7 @@ export const INCIDENT_CSV_COLUMNS = [
   "drifts",
   "detail",
   "id",
+  "journal",
 ] as const;
 
 export interface IncidentExport {
@@ -35,6 +36,8 @@ export interface IncidentExport {
   /** More events fell in the window than `limit`: these are the first `limit`. */
   capped: boolean;
   limit: number;
+  /** With several journals: those that could not be read, so the file is known to lack their events. Absent when all were read. */
+  unreadJournals?: { journal: string; problem: string }[];
   events: IncidentEvent[];
 }
 
@@ -44,12 +47,14 @@ export function incidentJson(params: {
   events: IncidentEvent[];
   capped: boolean;
   limit: number;
+  unreadJournals?: { journal: string; problem: string }[];
 }): IncidentExport {
   return {
     window: { from: params.window.from, to: params.window.to },
     filters: { bot: params.filters.bot, kinds: [...params.filters.kinds] },
     capped: params.capped,
     limit: params.limit,
+    ...(params.unreadJournals && params.unreadJournals.length > 0 ? { unreadJournals: params.unreadJournals } : {}),
     events: params.events,
   };
 }
@@ -81,6 +86,7 @@ function csvCells(e: IncidentEvent): CsvCell[] {
     e.drifts.length > 0 ? JSON.stringify(e.drifts) : "",
     e.detail === null ? "" : typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail),
     e.id,
+    e.journal ?? "",
   ];
 }
 

@@ -370,6 +370,8 @@ export interface IncidentListItem {
   toClearMs: number | null;
   /** When the incident's own reconciliation cycles were pruned (journal_prunes); null: kept. */
   cyclesPrunedOn: string | null;
+  /** With several journals: the one that holds it (its id is unique only there). */
+  journal?: string;
 }
 
 /** A list row's durations: the first action is the audit's first response, or an operator's clear made without the console. */

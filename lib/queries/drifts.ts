@@ -1,26 +1,26 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
-import { queryOf, type JournalQuery } from "../db/query";
+import { byteOrder, jsonIntArraySql } from "../db/dialect";
+import { queryOf, type Dialect, type JournalQuery } from "../db/query";
+import { all, runReads, type Reads } from "../db/reads";
 import type { IncidentDrift } from "../incidents/events";
 import { classifyDrift } from "../reconcile/diff";
 
 /**
  * The drifting symbols of the given cycles, read through the positions' primary key in batches:
  * what a drift cycle or a trip it caused is about. Cycles without drift are absent from the map.
+ * Written once for both engines (lib/db/reads.ts); the ids go as one JSON parameter, so each batch
+ * is the same statement whatever its length.
  */
-export function getDriftsByReconciliation(params: { db: JournalDb; reconciliationIds: readonly number[] }): Map<number, IncidentDrift[]> {
+export function* driftsByReconciliationReads(dialect: Dialect, reconciliationIds: readonly number[]): Reads<Map<number, IncidentDrift[]>> {
   const out = new Map<number, IncidentDrift[]>();
-  const ids = [...new Set(params.reconciliationIds)];
+  const ids = [...new Set(reconciliationIds)];
   for (let i = 0; i < ids.length; i += 500) {
-    const batch = ids.slice(i, i + 500);
-    const rows = params.db.all<{ reconciliationId: number; symbol: string; ours: number; theirs: number; qtyStep: number }>(
-      sql`SELECT reconciliation_id AS reconciliationId, symbol, ours, theirs, qty_step AS qtyStep
-          FROM reconciliation_positions WHERE reconciliation_id IN (${sql.join(
-            batch.map((id) => sql`${id}`),
-            sql`, `,
-          )})
-          ORDER BY reconciliation_id, symbol`,
+    const rows = yield* all<PositionRow>(
+      `SELECT reconciliation_id AS reconciliationId, symbol, ours, theirs, qty_step AS qtyStep
+       FROM reconciliation_positions WHERE reconciliation_id IN (${jsonIntArraySql(dialect, "?")})
+       ORDER BY reconciliation_id, ${byteOrder(dialect, "symbol")}`,
+      [JSON.stringify(ids.slice(i, i + 500))],
     );
     addDrifts(out, rows);
   }
@@ -40,25 +40,11 @@ function addDrifts(out: Map<number, IncidentDrift[]>, rows: PositionRow[]): void
   }
 }
 
-/** getDriftsByReconciliation through the engine-neutral handle (lib/db/query.ts), for a screen that reads PostgreSQL too. */
-export async function readDriftsByReconciliation(params: {
+/** driftsByReconciliationReads through the engine-neutral handle (lib/db/query.ts), for a screen that reads PostgreSQL too. */
+export function readDriftsByReconciliation(params: {
   db: JournalDb | JournalQuery;
   reconciliationIds: readonly number[];
 }): Promise<Map<number, IncidentDrift[]>> {
   const q = queryOf(params.db);
-  const out = new Map<number, IncidentDrift[]>();
-  const ids = [...new Set(params.reconciliationIds)];
-  for (let i = 0; i < ids.length; i += 500) {
-    const batch = ids.slice(i, i + 500);
-    addDrifts(
-      out,
-      await q.all<PositionRow>(
-        `SELECT reconciliation_id AS reconciliationId, symbol, ours, theirs, qty_step AS qtyStep
-         FROM reconciliation_positions WHERE reconciliation_id IN (${batch.map(() => "?").join(", ")})
-         ORDER BY reconciliation_id, symbol`,
-        batch,
-      ),
-    );
-  }
-  return out;
+  return runReads(q, driftsByReconciliationReads(q.dialect, params.reconciliationIds));
 }

@@ -13,6 +13,11 @@ import type { DoubtfulOrder } from "./doubtful";
 import type { Overview, OverviewBot } from "./overview";
 import type { SourcePart } from "./read";
 import { formatUtc } from "../text/format";
+import { inJournal, type IncidentEvent } from "../incidents/events";
+import { foldTimeline, tallyEvents } from "../incidents/fold";
+import { incidentsPerWeek } from "../incidents/story";
+import { INCIDENT_LIST_CAP, type IncidentList } from "./incident-story";
+import type { FoldedIncidentTimeline, IncidentTimeline, LazyIncidentTimeline } from "./incidents";
 
 /** One journal's state, on the screens of a console that reads several. */
 export interface SourceHealth {
@@ -146,4 +151,116 @@ export function mergeAudits(parts: SourcePart<AuditView>[], set: SourceSet, name
     return { ...h, head: p.ok ? p.data.head : null };
   });
   return { ...first.data, entries, actors: union((v) => v.actors), actions: union((v) => v.actions), nextBefore: null, chains };
+}
+
+/** The incident pages of several journals: each journal's health beside what the readable ones hold. */
+export type WithSources<T> = T & { sources?: SourceHealth[] };
+
+const RANK: Record<IncidentEvent["source"], number> = { reconciliation: 0, order: 1, breaker: 2, audit: 3 };
+
+/**
+ * The events of several journals, each list in timeline order, as one, each named after its
+ * journal (lib/incidents/events.ts inJournal): by time, then as in one journal (the reconciliation,
+ * the orders it moved, the trip, the audit entry), then in the order the journals are configured.
+ * Lazy: the export writes each as it is merged.
+ */
+export function* mergeJournalEvents(lists: { journal: string; events: Iterable<IncidentEvent> }[]): Generator<IncidentEvent> {
+  const heads = lists.map((l) => {
+    const it = l.events[Symbol.iterator]();
+    const first = it.next();
+    return { journal: l.journal, it, next: first.done ? null : first.value };
+  });
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      const e = heads[i]!.next;
+      if (e === null) continue;
+      const b = best < 0 ? null : heads[best]!.next!;
+      // Strictly earlier only: at a full tie the journal configured first goes first.
+      if (b === null || e.at < b.at || (e.at === b.at && RANK[e.source] < RANK[b.source])) best = i;
+    }
+    if (best < 0) return;
+    const h = heads[best]!;
+    yield inJournal(h.next!, h.journal);
+    const n = h.it.next();
+    h.next = n.done ? null : n.value;
+  }
+}
+
+/** The first readable part, for what every journal's read shares (the window, the filters). */
+const firstRead = <T>(parts: SourcePart<T>[]) => (parts.find((p) => p.ok) as { data: T }).data;
+
+/**
+ * The incident window of several journals: their events merged (the first `limit` of them) and
+ * folded minute by minute as one journal's are (lib/incidents/fold.ts), each event named after its
+ * journal; a journal that cannot be read is a banner, never a quiet hour.
+ */
+export function mergeIncidentWindows(parts: SourcePart<IncidentTimeline>[], names: boolean): WithSources<FoldedIncidentTimeline> {
+  const first = firstRead(parts);
+  const read = parts.filter((p): p is SourcePart<IncidentTimeline> & { ok: true } => p.ok);
+  const events: IncidentEvent[] = [];
+  for (const e of mergeJournalEvents(read.map((p) => ({ journal: p.source.name, events: p.data.events })))) {
+    if (events.length === first.limit) break;
+    events.push(e);
+  }
+  const total = read.reduce((n, p) => n + p.data.events.length, 0);
+  const capped = read.some((p) => p.data.capped) || total > first.limit;
+  return {
+    window: first.window,
+    filters: first.filters,
+    capped,
+    limit: first.limit,
+    pruned: read.find((p) => p.data.pruned !== null)?.data.pruned ?? null,
+    count: events.length,
+    minutes: foldTimeline(events),
+    tallies: tallyEvents(events),
+    lastAt: capped ? (events.at(-1)?.at ?? null) : null,
+    countedInSql: false,
+    sources: health(parts, names),
+  };
+}
+
+/** The export of several journals: as mergeIncidentWindows, its events worded and merged as the file is written. */
+export function mergeIncidentExports(parts: SourcePart<LazyIncidentTimeline>[], names: boolean): WithSources<LazyIncidentTimeline> {
+  const first = firstRead(parts);
+  const read = parts.filter((p): p is SourcePart<LazyIncidentTimeline> & { ok: true } => p.ok);
+  const total = read.reduce((n, p) => n + p.data.count, 0);
+  const count = Math.min(total, first.limit);
+  return {
+    window: first.window,
+    filters: first.filters,
+    capped: read.some((p) => p.data.capped) || total > first.limit,
+    limit: first.limit,
+    pruned: read.find((p) => p.data.pruned !== null)?.data.pruned ?? null,
+    count,
+    events: function* () {
+      let n = 0;
+      for (const e of mergeJournalEvents(read.map((p) => ({ journal: p.source.name, events: p.data.events() })))) {
+        if (n++ === count) return;
+        yield e;
+      }
+    },
+    sources: health(parts, names),
+  };
+}
+
+/** The incident lists of several journals, newest first, each incident named after its journal (its id is only unique there). */
+export function mergeIncidentLists(parts: SourcePart<IncidentList & { bots: string[] }>[], names: boolean): WithSources<IncidentList & { bots: string[] }> {
+  const read = parts.filter((p): p is SourcePart<IncidentList & { bots: string[] }> & { ok: true } => p.ok);
+  const all = read
+    .flatMap((p) => p.data.items.map((i) => ({ ...i, journal: p.source.name })))
+    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : b.id - a.id));
+  const items = all.slice(0, INCIDENT_LIST_CAP);
+  return {
+    items,
+    weeks: incidentsPerWeek(items),
+    capped: read.some((p) => p.data.capped) || all.length > INCIDENT_LIST_CAP,
+    bots: mergeIncidentBots(read.map((p) => ({ ...p, data: p.data.bots }))),
+    sources: health(parts, names),
+  };
+}
+
+/** Every readable journal's bots, for the incident pages' bot filter. */
+export function mergeIncidentBots(parts: SourcePart<string[]>[]): string[] {
+  return [...new Set(parts.flatMap((p) => (p.ok ? p.data : [])))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -1,8 +1,11 @@
 import "server-only";
+import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
-import { statement } from "../db/statements";
+import { byteOrder, jsonTextArraySql, unindexedSql } from "../db/dialect";
+import type { Dialect, JournalQuery } from "../db/query";
+import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { collapseTimeline, type CollapsedTimeline } from "../incidents/collapse";
-import type { IncidentEvent } from "../incidents/events";
+import { inJournal, type IncidentEvent } from "../incidents/events";
 import {
   RESPONSE_ACTIONS,
   incidentsPerWeek,
@@ -21,10 +24,10 @@ import {
   type TripFact,
 } from "../incidents/story";
 import { INCIDENT_KINDS, MINUTE_MS, ceilToMinute, floorToMinute, type IncidentWindow } from "../url-state/incidents";
-import { getDriftsByReconciliation } from "./drifts";
-import { getIncidentTimeline } from "./incidents";
-import { getPrunedHistory, incidentCyclesPruned, type PrunedHistory } from "./pruned-history";
-import { getSymbolChart, type SymbolChart } from "./symbol-chart";
+import { driftsByReconciliationReads } from "./drifts";
+import { incidentTimelineReads } from "./incidents";
+import { incidentCyclesPrunedReads, prunedHistoryReads, type PrunedHistory } from "./pruned-history";
+import { symbolChartReads, type SymbolChart } from "./symbol-chart";
 
 /** The story's timeline starts this long before the trip (the cycles that led to it) and ends as long after the clear. */
 export const STORY_MARGIN_MS = 2 * MINUTE_MS;
@@ -61,8 +64,9 @@ export const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outc
 
 // `+a.action`: the incident's time range on (at) is narrow; every response ever made, on (action, id), is not.
 const RESPONSES_SQL = RESPONSE_ACTIONS.map((a) => `'${a}'`).join(", ");
-export const FIRST_RESPONSE_SQL = `SELECT min(a.at) FROM audit_log a
-  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND +a.action IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
+const firstResponseSql = (dialect: Dialect) => `SELECT min(a.at) AS first FROM audit_log a
+  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND ${unindexedSql(dialect, "a.action")} IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
+export const FIRST_RESPONSE_SQL = firstResponseSql("sqlite");
 
 /** Trips newest first, each with the clear that ended it (one seek on (bot_id, at)); one bot's over (bot_id, at), every bot's over (at). */
 export const listSql = (oneBot: boolean) => `
@@ -74,33 +78,41 @@ export const listSql = (oneBot: boolean) => `
   WHERE t.kind = 'trip'${oneBot ? " AND t.bot_id = ?" : ""}
   ORDER BY t.at DESC, t.id DESC LIMIT ?`;
 
-function ordersBehind(db: JournalDb, trip: TripFact, symbol: string | null): OrderFact[] {
-  const client = db.$client;
+function* ordersBehind(dialect: Dialect, trip: TripFact, symbol: string | null): Reads<OrderFact[]> {
   const found = new Map<string, Omit<OrderFact, "events">>();
   const named = orderIdsInReason(trip.reason);
   if (named.length > 0) {
-    const rows = client
-      .prepare(`SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND client_order_id IN (${named.map(() => "?").join(", ")})`)
-      .all(trip.botId, ...named) as Omit<OrderFact, "events">[];
+    const rows = yield* all<Omit<OrderFact, "events">>(
+      `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND client_order_id IN (${jsonTextArraySql(dialect, "?")}) ORDER BY ${byteOrder(dialect, "client_order_id")}`,
+      [trip.botId, JSON.stringify(named)],
+    );
     for (const r of rows) found.set(r.clientOrderId, r);
   }
   const since = new Date(Date.parse(trip.at) - ORDER_LOOKBACK_MS).toISOString();
-  const near = (
+  const near =
     symbol === null
       ? // A halt that names no symbol (by hand): the bot's orders that are still not settled, from the small partial index.
-        statement(client, `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN ('filled', 'canceled', 'rejected', 'absent') LIMIT 50`).all(
-          trip.botId,
+        yield* all<Omit<OrderFact, "events">>(
+          `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND state NOT IN ('filled', 'canceled', 'rejected', 'absent')
+           ORDER BY created_at, ${byteOrder(dialect, "client_order_id")} LIMIT 50`,
+          [trip.botId],
         )
-      : statement(client, `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND symbol = ? AND created_at >= ? AND created_at <= ? LIMIT 200`).all(
-          trip.botId,
-          symbol,
-          since,
-          trip.at,
-        )
-  ) as Omit<OrderFact, "events">[];
+      : yield* all<Omit<OrderFact, "events">>(
+          `SELECT ${ORDER_COLUMNS} FROM orders WHERE bot_id = ? AND symbol = ? AND created_at >= ? AND created_at <= ?
+           ORDER BY created_at, ${byteOrder(dialect, "client_order_id")} LIMIT 200`,
+          [trip.botId, symbol, since, trip.at],
+        );
   for (const r of near) found.set(r.clientOrderId, r);
-  const events = statement(client, `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${ORDER_EVENTS_CAP}`);
-  return [...found.values()].map((o) => ({ ...o, events: events.all(o.clientOrderId) as OrderEventFact[] }));
+  const out: OrderFact[] = [];
+  for (const o of found.values())
+    out.push({
+      ...o,
+      events: yield* all<OrderEventFact>(
+        `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${ORDER_EVENTS_CAP}`,
+        [o.clientOrderId],
+      ),
+    });
+  return out;
 }
 
 export interface IncidentStoryView {
@@ -111,6 +123,8 @@ export interface IncidentStoryView {
   chart: SymbolChart | null;
   readAt: string;
   pruned: StoryPruned;
+  /** With several journals: the one that holds the incident. */
+  journal?: string;
 }
 
 /** What a prune took from an incident's story (journal_prunes), so the page never reads a gap as a quiet market or a missing order as none. */
@@ -128,33 +142,50 @@ export interface StoryPruned {
  * its timeline from the window view's query (bot only), its symbol's chart. Null when no trip has
  * this id.
  */
-export function getIncidentStory(params: { db: JournalDb; id: number; now: Date; names?: boolean }): IncidentStoryView | null {
-  const { db, id, now } = params;
-  const client = db.$client;
-  const trip = statement(client, TRIP_SQL).get(id) as TripFact | undefined;
+export function getIncidentStory(params: StoryParams & { db: JournalDb | Database.Database }): IncidentStoryView | null {
+  return runReadsSync(params.db, incidentStoryReads({ ...params, dialect: "sqlite" }));
+}
+
+/** getIncidentStory on any engine's handle. */
+export function queryIncidentStory(q: JournalQuery, params: StoryParams): Promise<IncidentStoryView | null> {
+  return runReads(q, incidentStoryReads({ ...params, dialect: q.dialect }));
+}
+
+type StoryParams = {
+  id: number;
+  now: Date;
+  names?: boolean;
+  /** With several journals: the one read, named on the view and on each event of its timeline. */
+  journal?: string;
+};
+
+function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<IncidentStoryView | null> {
+  const { id, now, dialect } = params;
+  const trip = yield* one<TripFact>(TRIP_SQL, [id]);
   if (!trip) return null;
-  const clear = (statement(client, CLEAR_SQL).get(trip.botId, trip.at, trip.at, trip.id) as ClearFact | undefined) ?? null;
+  const clear = (yield* one<ClearFact>(CLEAR_SQL, [trip.botId, trip.at, trip.at, trip.id])) ?? null;
   const end = clear?.at ?? now.toISOString();
   const drifts =
-    trip.reconciliationId === null ? [] : (getDriftsByReconciliation({ db, reconciliationIds: [trip.reconciliationId] }).get(trip.reconciliationId) ?? []);
+    trip.reconciliationId === null ? [] : ((yield* driftsByReconciliationReads(dialect, [trip.reconciliationId])).get(trip.reconciliationId) ?? []);
   const symbolGuess = drifts.find((d) => trip.reason.includes(d.symbol))?.symbol ?? drifts[0]?.symbol ?? null;
-  const audit = statement(client, AUDIT_SQL).all(trip.at, end, ...aimedAt(trip.botId)) as AuditFact[];
-  const corrections = statement(
-    client,
+  const audit = yield* all<AuditFact>(AUDIT_SQL, [trip.at, end, ...aimedAt(trip.botId)]);
+  const corrections = yield* all<CorrectionFact>(
     `SELECT id, corrected_at AS at, corrected_by AS actor, symbol, kind, ours, theirs, delta, note FROM book_corrections
      WHERE bot_id = ? AND corrected_at >= ? AND corrected_at <= ? ORDER BY id`,
-  ).all(trip.botId, trip.at, end) as CorrectionFact[];
-  const story = tellIncident({ trip, clear, drifts, orders: ordersBehind(db, trip, symbolGuess), audit, corrections });
+    [trip.botId, trip.at, end],
+  );
+  const story = tellIncident({ trip, clear, drifts, orders: yield* ordersBehind(dialect, trip, symbolGuess), audit, corrections });
 
   const window: IncidentWindow = {
     from: new Date(floorToMinute(Date.parse(trip.at) - STORY_MARGIN_MS)).toISOString(),
     to: new Date(ceilToMinute(Math.max(Date.parse(end), Date.parse(trip.at)) + STORY_MARGIN_MS)).toISOString(),
   };
-  const read = getIncidentTimeline({ db, window, filters: { bot: trip.botId, kinds: [...INCIDENT_KINDS] }, names: params.names });
+  const lazy = yield* incidentTimelineReads({ dialect, window, filters: { bot: trip.botId, kinds: [...INCIDENT_KINDS] }, names: params.names });
+  const read = { ...lazy, events: [...lazy.events()] };
   // The margins show what led to the trip and what followed the clear, never the bot's previous or
   // next incident: a clear and a trip two minutes apart would otherwise be told in both stories.
-  const previousClear = (statement(client, PREVIOUS_CLEAR_SQL).get(trip.botId, trip.at, trip.at, trip.id) as { at: string } | undefined)?.at ?? null;
-  const nextTrip = clear ? ((statement(client, NEXT_TRIP_SQL).get(trip.botId, clear.at, clear.at, clear.id) as { at: string } | undefined)?.at ?? null) : null;
+  const previousClear = (yield* one<{ at: string }>(PREVIOUS_CLEAR_SQL, [trip.botId, trip.at, trip.at, trip.id]))?.at ?? null;
+  const nextTrip = clear ? ((yield* one<{ at: string }>(NEXT_TRIP_SQL, [trip.botId, clear.at, clear.at, clear.id]))?.at ?? null) : null;
   // Before the trip, only what led to it: the cycles, and the orders of the incident's symbol (an
   // unrelated order's timeout read as the cause). After the clear, nothing: a cleared incident's
   // story and its post-mortem stay the same however late they are read. The chart keeps both margins.
@@ -170,12 +201,12 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
         (nextTrip === null || e.at < nextTrip) &&
         (e.at >= trip.at || related(e)) &&
         (clear === null || e.at <= clear.at),
-    );
+    )
+    .map((e) => (params.journal ? inJournal(e, params.journal) : e));
   const chart =
     story.symbol === null
       ? null
-      : getSymbolChart({
-          db,
+      : yield* symbolChartReads({
           botId: trip.botId,
           symbol: story.symbol,
           range: { kind: "custom", from: window.from, to: window.to },
@@ -186,7 +217,7 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
   // that, a settled one may have gone, and "none found" would be a false fact.
   const orders =
     story.order === null
-      ? (getPrunedHistory({ db, botId: trip.botId, from: Date.parse(trip.at) - ORDER_LOOKBACK_MS, to: Date.parse(end) })?.orders ?? null)
+      ? ((yield* prunedHistoryReads({ botId: trip.botId, from: Date.parse(trip.at) - ORDER_LOOKBACK_MS, to: Date.parse(end) }))?.orders ?? null)
       : null;
   // The order the trip names went with them (a journal pruned before named orders were kept).
   const order = orders && { ...orders, named: orderIdsInReason(trip.reason)[0] ?? null };
@@ -197,6 +228,7 @@ export function getIncidentStory(params: { db: JournalDb; id: number; now: Date;
     chart,
     readAt: now.toISOString(),
     pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order },
+    ...(params.journal ? { journal: params.journal } : {}),
   };
 }
 
@@ -211,19 +243,30 @@ export interface IncidentList {
  * Every trip→clear, newest first, from breaker_events' (at) or (bot_id, at) index; each clear is one
  * seek on (bot_id, at) and each first response a range of audit_log's (at) index over the incident.
  */
-export function listIncidents(params: { db: JournalDb; bot: string | null; now: Date; limit?: number }): IncidentList {
-  const { db, bot, now } = params;
+export function listIncidents(params: ListParams & { db: JournalDb | Database.Database }): IncidentList {
+  return runReadsSync(params.db, incidentListReads({ ...params, dialect: "sqlite" }));
+}
+
+/** listIncidents on any engine's handle. */
+export function queryIncidentList(q: JournalQuery, params: ListParams): Promise<IncidentList> {
+  return runReads(q, incidentListReads({ ...params, dialect: q.dialect }));
+}
+
+type ListParams = { bot: string | null; now: Date; limit?: number };
+
+function* incidentListReads(params: ListParams & { dialect: Dialect }): Reads<IncidentList> {
+  const { bot, now, dialect } = params;
   const limit = params.limit ?? INCIDENT_LIST_CAP;
-  const rows = (bot === null ? statement(db.$client, listSql(false)).all(limit + 1) : statement(db.$client, listSql(true)).all(bot, limit + 1)) as Omit<
-    IncidentListRow,
-    "firstAuditAt"
-  >[];
+  const rows = yield* all<Omit<IncidentListRow, "firstAuditAt">>(listSql(bot !== null), bot === null ? [limit + 1] : [bot, limit + 1]);
   const capped = rows.length > limit;
-  const first = statement(db.$client, FIRST_RESPONSE_SQL).pluck(true);
-  const prunedOn = incidentCyclesPruned(db);
-  const items = rows.slice(0, limit).map((r) => ({
-    ...listItem({ ...r, firstAuditAt: (first.get(r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)) as string | null) ?? null }),
-    cyclesPrunedOn: prunedOn({ botId: r.botId, from: Date.parse(r.startedAt), to: Date.parse(r.clearedAt ?? now.toISOString()) }),
-  }));
+  const prunedOn = yield* incidentCyclesPrunedReads();
+  const items: IncidentListItem[] = [];
+  for (const r of rows.slice(0, limit)) {
+    const first = yield* one<{ first: string | null }>(firstResponseSql(dialect), [r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)]);
+    items.push({
+      ...listItem({ ...r, firstAuditAt: first?.first ?? null }),
+      cyclesPrunedOn: prunedOn({ botId: r.botId, from: Date.parse(r.startedAt), to: Date.parse(r.clearedAt ?? now.toISOString()) }),
+    });
+  }
   return { items, weeks: incidentsPerWeek(items), capped };
 }

@@ -1,7 +1,10 @@
 import "server-only";
+import type Database from "better-sqlite3";
 import { actorRole, withoutNames } from "../auth/actor-names";
-import { sql } from "drizzle-orm";
 import type { JournalDb } from "../db/console";
+import { byteOrder, greatestSql, jsonTextArraySql, positionSql, unindexedSql } from "../db/dialect";
+import type { Dialect, JournalQuery } from "../db/query";
+import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { statement } from "../db/statements";
 import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
 import {
@@ -16,8 +19,8 @@ import {
   type TimelineTallies,
 } from "../incidents/fold";
 import { DEFAULT_WINDOW_MS, MINUTE_MS, floorToMinute, type IncidentFilters, type IncidentKind, type IncidentWindow } from "../url-state/incidents";
-import { getDriftsByReconciliation } from "./drifts";
-import { getPrunedHistory, type PrunedHistory } from "./pruned-history";
+import { driftsByReconciliationReads } from "./drifts";
+import { getPrunedHistory, prunedHistoryReads, type PrunedHistory } from "./pruned-history";
 
 /**
  * The page reads at most this many events (three busy hours at a thousand orders an hour for each
@@ -47,76 +50,115 @@ export interface ResolvedWindow extends IncidentWindow {
 interface Filter {
   bot: string | null;
   kinds: ReadonlySet<IncidentKind>;
+  dialect: Dialect;
 }
+
+/** One source's SELECT over [from, to), its parameters, and the order of its `at` index, before ORDER BY and LIMIT are added. */
+interface Arm {
+  sql: string;
+  params: unknown[];
+  order: string;
+}
+
+/** An arm cut to its first `limit` rows in its own index's order: the text and the parameters to run it with. */
+const limited = (arm: Arm, limit: number): [string, unknown[]] => [`${arm.sql} ORDER BY ${arm.order} LIMIT ?`, [...arm.params, limit]];
+
+/** The window's bounds, and the bot when the filter names one, in the order every arm's WHERE takes them. */
+const boundsOf = (f: Filter, w: IncidentWindow) => (f.bot === null ? [w.from, w.to] : [w.from, w.to, f.bot]);
+
+/**
+ * The bot an audit entry is about: the log names a target, not a bot: a bot id, a `bot/symbol`, or
+ * an order id whose bot the orders table knows.
+ */
+const auditBotSql = (dialect: Dialect) => `CASE WHEN EXISTS (SELECT 1 FROM bots WHERE bot_id = a.target) THEN a.target
+       ELSE coalesce((SELECT bot_id FROM orders WHERE client_order_id = a.target),
+                     CASE WHEN ${positionSql(dialect, "a.target", "'/'")} > 0 THEN substr(a.target, 1, ${positionSql(dialect, "a.target", "'/'")} - 1) END) END`;
 
 /**
  * Every source of the timeline, each one SELECT with the same columns (COLUMNS, in that order),
- * over its own `at` index; parameters @from, @to and @bot. "operator" is the audit log plus a
- * filter on actors, so it also widens the sources that carry one. A new source is one more entry here.
+ * over its own `at` index; its parameters from, to and (with a bot filter) the bot. "operator" is
+ * the audit log plus a filter on actors, so it also widens the sources that carry one. A new source
+ * is one more entry here. Written once for both engines: where they differ (a hint that keeps
+ * SQLite's planner off an index, a string search) the fragment comes from lib/db/dialect.ts.
  */
-const SOURCES: { source: IncidentSource; select: (f: Filter) => string | null }[] = [
+const SOURCES: { source: IncidentSource; select: (f: Filter, w: IncidentWindow) => Arm | null }[] = [
   {
     source: "reconciliation",
-    select: (f) =>
+    select: (f, w) =>
       f.kinds.has("reconciliation")
-        ? `SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
+        ? {
+            sql: `SELECT 'reconciliation' AS source, 0 AS rank, r.id AS rowId, r.at AS at, r.bot_id AS botId, r.outcome AS kind,
              'bot' AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
              r.error AS reason, r.id AS reconciliationId, r.orders_in_flight AS ordersInFlight, NULL AS target, NULL AS outcome
            FROM reconciliations r
-           WHERE r.at >= @from AND r.at < @to${f.bot === null ? "" : " AND r.bot_id = @bot"}`
+           WHERE r.at >= ? AND r.at < ?${f.bot === null ? "" : " AND r.bot_id = ?"}`,
+            params: boundsOf(f, w),
+            order: "r.at, r.id",
+          }
         : null,
   },
   {
     // Without a bot, the order's columns are looked up afterwards, once per order (orderFacts): an
     // order has three or more events in the hour, and joining each event to its order made two
     // B-tree descents per event on a million-row table (docs/performance.md). With a bot, the join
-    // filters; `+o.bot_id` keeps the planner on the events' (at) index instead of walking every
+    // filters; `+o.bot_id` keeps SQLite's planner on the events' (at) index instead of walking every
     // order the bot ever placed on orders' (bot_id, …) index: 3 s instead of 5 ms for one bot's 20
     // minutes of the 20-day reference journal.
     source: "order",
-    select: (f) => {
+    select: (f, w) => {
       if (!f.kinds.has("order") && !f.kinds.has("operator")) return null;
       const operatorOnly = f.kinds.has("order") ? "" : " AND substr(e.actor, 1, 9) = 'operator:'";
       if (f.bot === null)
-        return `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
+        return {
+          sql: `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
                   e.client_order_id AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, e.detail AS detail,
                   NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
                 FROM order_events e
-                WHERE e.at >= @from AND e.at < @to${operatorOnly}`;
-      return `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
+                WHERE e.at >= ? AND e.at < ?${operatorOnly}`,
+          params: boundsOf(f, w),
+          order: "e.at, e.id",
+        };
+      return {
+        sql: `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
                 e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
                 NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
               FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
-              WHERE e.at >= @from AND e.at < @to AND +o.bot_id = @bot${operatorOnly}`;
+              WHERE e.at >= ? AND e.at < ? AND ${unindexedSql(f.dialect, "o.bot_id")} = ?${operatorOnly}`,
+        params: boundsOf(f, w),
+        order: "e.at, e.id",
+      };
     },
   },
   {
     source: "breaker",
-    select: (f) => {
+    select: (f, w) => {
       if (!f.kinds.has("breaker") && !f.kinds.has("operator")) return null;
-      return `SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
+      return {
+        sql: `SELECT 'breaker' AS source, 2 AS rank, b.id AS rowId, b.at AS at, b.bot_id AS botId, b.kind AS kind, b.actor AS actor,
                 NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, NULL AS detail,
                 b.reason AS reason, b.reconciliation_id AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
               FROM breaker_events b
-              WHERE b.at >= @from AND b.at < @to${f.bot === null ? "" : " AND b.bot_id = @bot"}${
-                f.kinds.has("breaker") ? "" : " AND substr(b.actor, 1, 9) = 'operator:'"
-              }`;
+              WHERE b.at >= ? AND b.at < ?${f.bot === null ? "" : " AND b.bot_id = ?"}${f.kinds.has("breaker") ? "" : " AND substr(b.actor, 1, 9) = 'operator:'"}`,
+        params: boundsOf(f, w),
+        order: "b.at, b.id",
+      };
     },
   },
   {
-    // Every operator action, applied or refused. The log names a target, not a bot: a bot id, a
-    // `bot/symbol`, or an order id whose bot the orders table knows.
+    // Every operator action, applied or refused.
     source: "audit",
-    select: (f) => {
+    select: (f, w) => {
       if (!f.kinds.has("operator")) return null;
-      return `SELECT 'audit' AS source, 3 AS rank, a.id AS rowId, a.at AS at,
-                CASE WHEN EXISTS (SELECT 1 FROM bots WHERE bot_id = a.target) THEN a.target
-                     ELSE coalesce((SELECT bot_id FROM orders WHERE client_order_id = a.target),
-                                   CASE WHEN instr(a.target, '/') > 0 THEN substr(a.target, 1, instr(a.target, '/') - 1) END) END AS botId,
+      const bot = auditBotSql(f.dialect);
+      return {
+        sql: `SELECT 'audit' AS source, 3 AS rank, a.id AS rowId, a.at AS at, ${bot} AS botId,
                 a.action AS kind, a.actor AS actor, NULL AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy,
                 a.detail AS detail, a.code AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, a.target AS target, a.outcome AS outcome
               FROM audit_log a
-              WHERE a.at >= @from AND a.at < @to${f.bot === null ? "" : " AND botId = @bot"}`;
+              WHERE a.at >= ? AND a.at < ?${f.bot === null ? "" : ` AND (${bot}) = ?`}`,
+        params: boundsOf(f, w),
+        order: "a.at, a.id",
+      };
     },
   },
 ];
@@ -150,18 +192,28 @@ type RawRow = [
  * costs the cap, not the history.
  */
 export function getIncidentTimeline(params: TimelineParams): IncidentTimeline {
-  const t = readIncidentTimeline(params);
-  return { window: t.window, filters: t.filters, capped: t.capped, limit: t.limit, pruned: t.pruned, events: [...t.events()] };
+  return eager(readIncidentTimeline(params));
 }
 
-type TimelineParams = {
-  db: JournalDb;
+const eager = (t: LazyIncidentTimeline): IncidentTimeline => ({
+  window: t.window,
+  filters: t.filters,
+  capped: t.capped,
+  limit: t.limit,
+  pruned: t.pruned,
+  events: [...t.events()],
+});
+
+/** What a timeline read takes besides the connection. */
+export type TimelineOptions = {
   window: IncidentWindow;
   filters: IncidentFilters;
   limit?: number;
   /** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
   names?: boolean;
 };
+
+type TimelineParams = TimelineOptions & { db: JournalDb | Database.Database };
 
 /** getIncidentTimeline with its events worded one at a time, as they are asked for. */
 export interface LazyIncidentTimeline extends Omit<IncidentTimeline, "events"> {
@@ -179,25 +231,40 @@ export interface LazyIncidentTimeline extends Omit<IncidentTimeline, "events"> {
  * rows are read as arrays rather than one driver-built object per row.
  */
 export function readIncidentTimeline(params: TimelineParams): LazyIncidentTimeline {
-  const { db, window, filters } = params;
+  return runReadsSync(params.db, incidentTimelineReads({ ...params, dialect: "sqlite" }));
+}
+
+/** readIncidentTimeline on any engine's handle (a PostgreSQL source's pages and export). */
+export function queryIncidentTimeline(q: JournalQuery, options: TimelineOptions): Promise<LazyIncidentTimeline> {
+  return runReads(q, incidentTimelineReads({ ...options, dialect: q.dialect }));
+}
+
+/** getIncidentTimeline on any engine's handle. */
+export async function queryIncidentTimelineEvents(q: JournalQuery, options: TimelineOptions): Promise<IncidentTimeline> {
+  return eager(await queryIncidentTimeline(q, options));
+}
+
+/** The timeline read, written once for both engines (lib/db/reads.ts). */
+export function* incidentTimelineReads(params: TimelineOptions & { dialect: Dialect }): Reads<LazyIncidentTimeline> {
+  const { window, filters, dialect } = params;
   const limit = params.limit ?? TIMELINE_ROW_CAP;
-  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds) };
-  const arms = SOURCES.map((s) => s.select(f)).filter((s): s is string => s !== null);
+  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds), dialect };
+  const arms = SOURCES.map((s) => s.select(f, window)).filter((s): s is Arm => s !== null);
   // Cycles, or settled orders, the window no longer has (an order horizon can be the newer one).
   const pruned =
     filters.kinds.includes("reconciliation") || filters.kinds.includes("order")
-      ? getPrunedHistory({ db, botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
+      ? yield* prunedHistoryReads({ botId: filters.bot, from: Date.parse(window.from), to: Date.parse(window.to) })
       : null;
   if (arms.length === 0) return { window, filters, capped: false, limit, pruned, count: 0, events: function* () {} };
 
   // One statement per source, each in its own `at` index's order (no sort of the hour's rows in a
   // temporary B-tree, which copied every row with its detail text), merged here by (at, rank, rowId).
-  const bound = { from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) };
-  const lists = arms.map((arm) => statement(db, `${arm} ORDER BY at, rowId LIMIT @limit`).raw(true).all(bound) as RawRow[]);
+  const lists: RawRow[][] = [];
+  for (const arm of arms) lists.push(yield* all<RawRow>(...limited(arm, limit + 1), { raw: true }));
   const rows = mergeByTime(lists, limit + 1);
   const capped = rows.length > limit;
   if (capped) rows.length = limit;
-  const events = wordRows(db, rows, f.bot === null, params.names === false);
+  const events = yield* wordRows(dialect, rows, f.bot === null, params.names === false);
   return { window, filters, capped, limit, pruned, count: rows.length, events };
 }
 
@@ -232,11 +299,11 @@ const surelyRoutineOrder = (strategy: string) =>
 function orderEventsFrom(bot: boolean) {
   return bot
     ? {
-        from: `FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id WHERE e.at >= @from AND e.at < @to AND +o.bot_id = @bot`,
+        from: `FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id WHERE e.at >= ? AND e.at < ? AND +o.bot_id = ?`,
         strategy: "o.strategy",
       }
     : {
-        from: `FROM order_events e WHERE e.at >= @from AND e.at < @to`,
+        from: `FROM order_events e WHERE e.at >= ? AND e.at < ?`,
         strategy: "(SELECT strategy FROM orders WHERE client_order_id = e.client_order_id)",
       };
 }
@@ -258,11 +325,20 @@ const CANONICAL_AT_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]
  * without order events) it is foldTimeline over the whole read.
  */
 export function getFoldedIncidentTimeline(params: TimelineParams): FoldedIncidentTimeline {
-  return foldedInSql(params) ?? foldedInFull(params);
+  return foldedInSql(params) ?? foldedInFull(getIncidentTimeline(params));
 }
 
-function foldedInFull(params: TimelineParams): FoldedIncidentTimeline {
-  const t = getIncidentTimeline(params);
+/**
+ * getFoldedIncidentTimeline on any engine's handle: on SQLite the same read; on PostgreSQL the
+ * whole window read and folded by foldTimeline (the SQL count is written in SQLite's dialect; its
+ * result is the fold's, event for event, so the page is the same).
+ */
+export async function queryFoldedIncidentTimeline(q: JournalQuery, options: TimelineOptions): Promise<FoldedIncidentTimeline> {
+  if (q.dialect === "sqlite") return getFoldedIncidentTimeline({ ...options, db: q.key as Database.Database });
+  return foldedInFull(await queryIncidentTimelineEvents(q, options));
+}
+
+function foldedInFull(t: IncidentTimeline): FoldedIncidentTimeline {
   return {
     window: t.window,
     filters: t.filters,
@@ -272,7 +348,7 @@ function foldedInFull(params: TimelineParams): FoldedIncidentTimeline {
     count: t.events.length,
     minutes: foldTimeline(t.events),
     tallies: tallyEvents(t.events),
-    lastAt: t.events.at(-1)?.at ?? null,
+    lastAt: t.capped ? (t.events.at(-1)?.at ?? null) : null,
     countedInSql: false,
   };
 }
@@ -292,8 +368,8 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
   const { db, window, filters } = params;
   const limit = params.limit ?? TIMELINE_ROW_CAP;
   if (!filters.kinds.includes("order")) return null;
-  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds) };
-  const bound = { from: window.from, to: window.to, limit: limit + 1, ...(f.bot === null ? {} : { bot: f.bot }) };
+  const f: Filter = { bot: filters.bot, kinds: new Set(filters.kinds), dialect: "sqlite" };
+  const bounds = boundsOf(f, window);
   const orders = orderEventsFrom(f.bot !== null);
   const routine = surelyRoutineOrder(orders.strategy);
 
@@ -309,7 +385,7 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
      SELECT minute, kind, count(*), sum(surely), group_concat(CASE WHEN surely THEN NULL ELSE id END) FROM judged GROUP BY minute, kind`,
   )
     .raw(true)
-    .all(bound) as [minute: string | null, kind: string, n: number, routine: number, unsure: string | null][];
+    .all(...bounds) as [minute: string | null, kind: string, n: number, routine: number, unsure: string | null][];
   let total = 0;
   const unsureIds: number[] = [];
   const minutes = new Map<string, CountedMinute>();
@@ -328,20 +404,29 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
   }
 
   // Everything else, read and worded as getIncidentTimeline reads it.
+  const rowsOf = ([text, params]: [string, unknown[]]) =>
+    statement(db, text)
+      .pluck(false)
+      .raw(true)
+      .all(...params) as RawRow[];
   const others = SOURCES.filter((s) => s.source !== "order")
-    .map((s) => s.select(f))
-    .filter((s): s is string => s !== null)
-    .map((arm) => statement(db, `${arm} ORDER BY at, rowId LIMIT @limit`).raw(true).all(bound) as RawRow[]);
+    .map((s) => s.select(f, window))
+    .filter((s): s is Arm => s !== null)
+    .map((arm) => rowsOf(limited(arm, limit + 1)));
+  const unsureArm = orderArm(f, window);
   const unsure =
     unsureIds.length === 0
       ? []
-      : (statement(db, `${orderArm(f)} AND e.id IN (SELECT value FROM json_each(@ids)) ORDER BY at, rowId LIMIT @limit`)
-          .raw(true)
-          .all({ ...bound, ids: JSON.stringify(unsureIds) }) as RawRow[]);
+      : rowsOf(
+          limited(
+            { ...unsureArm, sql: `${unsureArm.sql} AND e.id IN (SELECT value FROM json_each(?))`, params: [...unsureArm.params, JSON.stringify(unsureIds)] },
+            limit + 1,
+          ),
+        );
   for (const list of others) total += list.length;
   if (total > limit) return null;
   const rows = mergeByTime([...others, unsure], limit + 1);
-  const events = [...wordRows(db, rows, f.bot === null, params.names === false)()];
+  const events = [...runReadsSync(db, wordRows("sqlite", rows, f.bot === null, params.names === false))()];
   for (const e of events) {
     if (!CANONICAL_AT.test(e.at)) return null;
     minuteFor(e.at.slice(0, 16)).read.push(e);
@@ -370,11 +455,9 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
     const from = `${m.key}:00.000Z` > window.from ? `${m.key}:00.000Z` : window.from;
     const next = new Date(m.start + MINUTE_MS).toISOString();
     const to = next < window.to ? next : window.to;
-    return statement(db, `${orderArm(f)} ORDER BY at, rowId LIMIT @limit`)
-      .raw(true)
-      .all({ ...bound, from, to }) as RawRow[];
+    return rowsOf(limited(orderArm(f, { from, to }), limit + 1));
   });
-  const wholeOrders = [...wordRows(db, wholeRows.flat(), f.bot === null, params.names === false)()];
+  const wholeOrders = [...runReadsSync(db, wordRows("sqlite", wholeRows.flat(), f.bot === null, params.names === false))()];
   let next = 0;
   const shown = new Map<CountedMinute, IncidentEvent[]>();
   for (const [i, m] of whole.entries()) {
@@ -408,8 +491,8 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
 }
 
 /** The order source's SELECT for these filters (the page reads order events only when `order` is among the kinds). */
-function orderArm(f: Filter): string {
-  return SOURCES.find((s) => s.source === "order")!.select(f)!;
+function orderArm(f: Filter, w: IncidentWindow): Arm {
+  return SOURCES.find((s) => s.source === "order")!.select(f, w)!;
 }
 
 const RANK: Record<IncidentSource, number> = { reconciliation: 0, order: 1, breaker: 2, audit: 3 };
@@ -436,15 +519,15 @@ function mergeEvents(a: IncidentEvent[], b: IncidentEvent[]): IncidentEvent[] {
  * up once (`lookUp`: rows read without a bot filter carry none), each drift cycle's drifts, and,
  * for a reader without names, every operator's name turned into its role.
  */
-function wordRows(db: JournalDb, rows: readonly RawRow[], lookUp: boolean, hide: boolean): () => Generator<IncidentEvent> {
+function* wordRows(dialect: Dialect, rows: readonly RawRow[], lookUp: boolean, hide: boolean): Reads<() => Generator<IncidentEvent>> {
   const orderIds: string[] = [];
   const driftIds: number[] = [];
   for (const r of rows) {
     if (r[0] === "order") orderIds.push(r[7]!);
     else if (r[0] === "reconciliation" && r[5] === "drift") driftIds.push(r[2]);
   }
-  const facts = lookUp ? orderFacts(db, orderIds) : null;
-  const drifts = getDriftsByReconciliation({ db, reconciliationIds: driftIds });
+  const facts = lookUp ? yield* orderFacts(dialect, orderIds) : null;
+  const drifts = yield* driftsByReconciliationReads(dialect, driftIds);
   // Without names: the actor's role before the summary is worded from it, then any name quoted in a reason or note.
   return function* events(): Generator<IncidentEvent> {
     for (const r of rows) {
@@ -507,60 +590,92 @@ function mergeByTime(lists: RawRow[][], max: number): RawRow[] {
 type OrderFacts = [clientOrderId: string, botId: string, symbol: string, side: string, qty: number, strategy: string];
 
 /** Each order's bot, symbol, side, size and strategy, one primary-key lookup per distinct order; absent orders are absent. */
-function orderFacts(db: JournalDb, ids: readonly string[]): Map<string, OrderFacts> {
+function* orderFacts(dialect: Dialect, ids: readonly string[]): Reads<Map<string, OrderFacts>> {
   const out = new Map<string, OrderFacts>();
   if (ids.length === 0) return out;
-  const rows = statement(
-    db,
-    `SELECT client_order_id, bot_id, symbol, side, qty, strategy FROM orders WHERE client_order_id IN (SELECT value FROM json_each(?))`,
-  )
-    .raw(true)
-    .all(JSON.stringify([...new Set(ids)])) as OrderFacts[];
+  const rows = yield* all<OrderFacts>(
+    `SELECT client_order_id, bot_id, symbol, side, qty, strategy FROM orders WHERE client_order_id IN (${jsonTextArraySql(dialect, "?")})`,
+    [JSON.stringify([...new Set(ids)])],
+    { raw: true },
+  );
   for (const r of rows) out.set(r[0], r);
   return out;
 }
 
-/** The newest `at` in any source: one step down the end of each `at` index. */
-function latestActivity(db: JournalDb): string | null {
-  const row = db.get<{ latest: string | null }>(
-    sql`SELECT max(
-          coalesce((SELECT max(at) FROM order_events), ''),
-          coalesce((SELECT max(at) FROM reconciliations), ''),
-          coalesce((SELECT max(at) FROM breaker_events), ''),
-          coalesce((SELECT max(at) FROM audit_log), '')) AS latest`,
-  );
-  return row?.latest ? row.latest : null;
+/** Whether anything happened in [from, to), and the newest `at` in any source (one step down the end of each `at` index). */
+export interface WindowActivity {
+  recent: boolean;
+  latest: string | null;
 }
 
-function anyActivity(db: JournalDb, from: string, to: string): boolean {
-  const row = db.get<{ any: number }>(
-    sql`SELECT EXISTS (SELECT 1 FROM order_events WHERE at >= ${from} AND at < ${to})
-            OR EXISTS (SELECT 1 FROM reconciliations WHERE at >= ${from} AND at < ${to})
-            OR EXISTS (SELECT 1 FROM breaker_events WHERE at >= ${from} AND at < ${to})
-            OR EXISTS (SELECT 1 FROM audit_log WHERE at >= ${from} AND at < ${to}) AS any`,
+/** A journal's activity around the last hour, for choosing the default window. */
+function* windowActivityReads(dialect: Dialect, hour: IncidentWindow): Reads<WindowActivity> {
+  const any = yield* one<{ found: unknown }>(
+    `SELECT EXISTS (SELECT 1 FROM order_events WHERE at >= ? AND at < ?)
+         OR EXISTS (SELECT 1 FROM reconciliations WHERE at >= ? AND at < ?)
+         OR EXISTS (SELECT 1 FROM breaker_events WHERE at >= ? AND at < ?)
+         OR EXISTS (SELECT 1 FROM audit_log WHERE at >= ? AND at < ?) AS found`,
+    [hour.from, hour.to, hour.from, hour.to, hour.from, hour.to, hour.from, hour.to],
   );
-  return row?.any === 1;
+  // SQLite answers 1, PostgreSQL true.
+  if (any?.found === 1 || any?.found === true) return { recent: true, latest: null };
+  const row = yield* one<{ latest: string | null }>(
+    `SELECT ${greatestSql(
+      dialect,
+      ["order_events", "reconciliations", "breaker_events", "audit_log"].map((t) => `coalesce((SELECT max(at) FROM ${t}), '')`),
+    )} AS latest`,
+  );
+  return { recent: false, latest: row?.latest ? row.latest : null };
+}
+
+/** The last hour, to the end of the current minute (minute edges read better than now's milliseconds, and the link stays the same for a minute). */
+function lastHourOf(now: Date): IncidentWindow {
+  const end = floorToMinute(now.getTime()) + MINUTE_MS;
+  return { from: new Date(end - DEFAULT_WINDOW_MS).toISOString(), to: new Date(end).toISOString() };
 }
 
 /**
  * The window the URL asked for, or the default: the last hour (to the end of the current minute),
- * or, when nothing happened in it, the hour up to the latest thing the journal holds (the morning
- * after, or a bot that stopped).
+ * or, when nothing happened in it, the hour up to the latest thing the journals hold (the morning
+ * after, or a bot that stopped). `activity`: each journal's, read by windowActivityReads.
  */
-export function resolveIncidentWindow(params: { db: JournalDb; now: Date; from: string | null; to: string | null }): ResolvedWindow {
-  if (params.from !== null && params.to !== null) return { from: params.from, to: params.to, defaulted: null };
-  // Minute edges read better than now's milliseconds, and the link stays the same for a minute.
-  const end = floorToMinute(params.now.getTime()) + MINUTE_MS;
-  const lastHour = { from: new Date(end - DEFAULT_WINDOW_MS).toISOString(), to: new Date(end).toISOString() };
-  if (anyActivity(params.db, lastHour.from, lastHour.to)) return { ...lastHour, defaulted: "last_hour" };
-  const latest = latestActivity(params.db);
-  const t = latest === null ? NaN : Date.parse(latest);
-  if (Number.isNaN(t)) return { ...lastHour, defaulted: "empty_journal" };
-  const to = floorToMinute(t) + MINUTE_MS;
+export function chooseIncidentWindow(now: Date, activity: readonly WindowActivity[]): ResolvedWindow {
+  const lastHour = lastHourOf(now);
+  if (activity.some((a) => a.recent)) return { ...lastHour, defaulted: "last_hour" };
+  const times = activity.map((a) => (a.latest === null ? NaN : Date.parse(a.latest))).filter((t) => !Number.isNaN(t));
+  if (times.length === 0) return { ...lastHour, defaulted: "empty_journal" };
+  const to = floorToMinute(Math.max(...times)) + MINUTE_MS;
   return { from: new Date(to - DEFAULT_WINDOW_MS).toISOString(), to: new Date(to).toISOString(), defaulted: "latest_activity" };
 }
 
+/** One journal's activity around the last hour of `now`, on any engine's handle. */
+export function queryWindowActivity(q: JournalQuery, now: Date): Promise<WindowActivity> {
+  return runReads(q, windowActivityReads(q.dialect, lastHourOf(now)));
+}
+
+/** The window the URL asked for, or one journal's default, on any engine's handle. */
+export async function queryIncidentWindow(q: JournalQuery, now: Date, from: string | null, to: string | null): Promise<ResolvedWindow> {
+  if (from !== null && to !== null) return { from, to, defaulted: null };
+  return chooseIncidentWindow(now, [await queryWindowActivity(q, now)]);
+}
+
+/** queryIncidentWindow for one SQLite journal. */
+export function resolveIncidentWindow(params: { db: JournalDb; now: Date; from: string | null; to: string | null }): ResolvedWindow {
+  if (params.from !== null && params.to !== null) return { from: params.from, to: params.to, defaulted: null };
+  return chooseIncidentWindow(params.now, [runReadsSync(params.db, windowActivityReads("sqlite", lastHourOf(params.now)))]);
+}
+
 /** Bot ids for the filter: small, from the bots table alone. */
+function* incidentBotsReads(dialect: Dialect): Reads<string[]> {
+  return (yield* all<{ botId: string }>(`SELECT bot_id AS botId FROM bots ORDER BY ${byteOrder(dialect, "bot_id")}`)).map((r) => r.botId);
+}
+
+/** The bots for the filter, on any engine's handle. */
+export function queryIncidentBots(q: JournalQuery): Promise<string[]> {
+  return runReads(q, incidentBotsReads(q.dialect));
+}
+
+/** incidentBotsReads on a SQLite journal. */
 export function listIncidentBots(params: { db: JournalDb }): string[] {
-  return params.db.all<{ botId: string }>(sql`SELECT bot_id AS botId FROM bots ORDER BY bot_id`).map((r) => r.botId);
+  return runReadsSync(params.db, incidentBotsReads("sqlite"));
 }

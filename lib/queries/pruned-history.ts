@@ -1,7 +1,7 @@
 import "server-only";
+import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import { all, runReadsSync, type Reads } from "../db/reads";
-import { statement } from "../db/statements";
 import { incidentSpans, keptIncidentSpans, prunedSpans, type BreakerEventLite, type Span } from "../journal/retention";
 
 /** A second horizon a window reaches past: before `before`, that kind of history went; first on `on`. */
@@ -61,7 +61,7 @@ function reach(prunes: readonly PruneRow[], key: "incidentHorizon" | "orderHoriz
  * window after every horizon (every live poll) costs nothing more.
  */
 /** What a window no longer has, on a SQLite connection (the incident pages read it so). */
-export function getPrunedHistory(params: { db: JournalDb; botId: string | null; from: number; to: number }): PrunedHistory | null {
+export function getPrunedHistory(params: { db: JournalDb | Database.Database; botId: string | null; from: number; to: number }): PrunedHistory | null {
   return runReadsSync(params.db, prunedHistoryReads(params));
 }
 
@@ -100,18 +100,16 @@ export function* prunedHistoryReads(params: { botId: string | null; from: number
 /**
  * For a list of incidents: when each one's own per-cycle rows went (the first prune whose horizon
  * passed them), or null where they are all kept. One read of journal_prunes and, once a prune has
- * run, one of breaker_events; nothing per incident.
+ * run, one of breaker_events; nothing per incident. Written for both engines (lib/db/reads.ts).
  */
-export function incidentCyclesPruned(db: JournalDb): (i: { botId: string; from: number; to: number }) => string | null {
-  const prunes = statement(db, PRUNES_SQL).all() as PruneRow[];
+export function* incidentCyclesPrunedReads(): Reads<(i: { botId: string; from: number; to: number }) => string | null> {
+  const prunes = yield* all<PruneRow>(PRUNES_SQL);
   const newest = prunes[0];
   if (!newest) return () => null;
   const horizon = Date.parse(newest.horizon);
   const incident = reach(prunes, "incidentHorizon", -Infinity);
   const incidentHorizon = incident ? Date.parse(incident.before) : null;
-  const events = statement(db, `SELECT bot_id AS botId, at, kind FROM breaker_events ORDER BY bot_id, at, id`).all() as (BreakerEventLite & {
-    botId: string;
-  })[];
+  const events = yield* all<BreakerEventLite & { botId: string }>(`SELECT bot_id AS botId, at, kind FROM breaker_events ORDER BY bot_id, at, id`);
   const kept = new Map<string, Span[]>();
   const byBot = new Map<string, BreakerEventLite[]>();
   for (const e of events) byBot.set(e.botId, [...(byBot.get(e.botId) ?? []), e]);

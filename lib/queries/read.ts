@@ -45,13 +45,17 @@ export type ScreenLoad<T> = ((ctx: ReadContext) => T | Promise<T>) & { engines?:
 
 const neutral = <T>(load: ScreenLoad<T>): load is ScreenLoad<T> & AnyEngineLoad<T> => load.engines === "any";
 
-/** What a page built on a SQLite-only loader shows for a PostgreSQL source: plainly not read, never blank or green. */
+/**
+ * What a read built on a SQLite-only loader shows for a PostgreSQL source: plainly not read, never
+ * blank or green. Every page's loader reads both engines now, so this is a guard against one added
+ * without anyEngine.
+ */
 export const notOnPostgres = (file: string) =>
   new JournalError(
     "not_on_postgres",
     file,
-    "is a PostgreSQL source: this page does not read PostgreSQL sources yet",
-    "read this source on the overview, a bot's page and its symbols, the doubtful list, the breakers page and the audit log, which do; this page will follow",
+    "is a PostgreSQL source, and this read is written for SQLite journals alone",
+    "this is a bug in driftwatch (every page reads PostgreSQL sources): report it with the address of the page",
   );
 
 /** `source`: with several journals, the name of the one a bot's screen could not read (for its page's title). */
@@ -95,16 +99,18 @@ export async function readFleet<T, M>(
   load: ScreenLoad<T>,
   merge: (parts: SourcePart<T>[], set: SourceSet) => M,
   set: SourceSet = consoleSources(),
+  /** Some of the set's journals only (a screen about one bot reads its journal), merged as several all the same. */
+  only: readonly ConsoleSource[] = set.sources,
 ): Promise<ScreenRead<M>> {
   if (!set.several) {
     const read = await readScreen(load, set.sources[0]!.journal);
     return read.ok ? { ...read, data: merge([{ source: set.sources[0]!, ok: true, data: read.data }], set) } : read;
   }
-  const reads = await Promise.all(set.sources.map((source) => readScreen(load, source.journal)));
+  const reads = await Promise.all(only.map((source) => readScreen(load, source.journal)));
   const parts: SourcePart<T>[] = [];
   const warnings: string[] = [];
   reads.forEach((read, i) => {
-    const source = set.sources[i]!;
+    const source = only[i]!;
     if (read.ok) {
       parts.push({ source, ok: true, data: read.data });
       warnings.push(...read.journal.warnings.map((w) => `${source.name}: ${w}`));
@@ -134,17 +140,4 @@ export async function readBotScreen<T>(botId: string, load: ScreenLoad<T>, set: 
     case "clash":
       return { ok: false, error: clashError(botId, place.sources) };
   }
-}
-
-/**
- * A screen not yet merged over several journals (the incidents): the first journal's, saying so
- * on the page when there are others, so nobody takes it for the whole fleet.
- */
-export async function readFirstJournal<T>(load: ScreenLoad<T>, set: SourceSet = consoleSources()): Promise<ScreenRead<T>> {
-  const first = set.sources[0]!;
-  const read = await readScreen(load, first.journal);
-  if (!read.ok || !set.several) return read;
-  const others = set.sources.slice(1).map((s) => s.name);
-  const note = `This page reads journal ${first.name} only, the first of ${set.sources.length}: what happened in ${others.join(", ")} is not shown here yet.`;
-  return { ...read, journal: { ...read.journal, warnings: [note, ...read.journal.warnings] } };
 }

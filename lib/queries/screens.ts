@@ -6,26 +6,47 @@ import "server-only";
  * URL chose, and returns the view as this reader may see it.
  */
 import { forReader } from "../auth/actor-names";
-import type { IncidentFilters } from "../url-state/incidents";
+import type { IncidentFilters, IncidentRef } from "../url-state/incidents";
 import type { SymbolRange } from "../url-state/symbol";
 import { listAudit } from "./audit";
 import { getBotClearView } from "./bot-clear";
 import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
-import { getIncidentStory, listIncidents } from "./incident-story";
-import { getFoldedIncidentTimeline, getIncidentTimeline, listIncidentBots, readIncidentTimeline, resolveIncidentWindow } from "./incidents";
+import type { JournalQuery } from "../db/query";
+import { queryIncidentList, queryIncidentStory } from "./incident-story";
+import {
+  chooseIncidentWindow,
+  queryFoldedIncidentTimeline,
+  queryIncidentBots,
+  queryIncidentTimeline,
+  queryIncidentTimelineEvents,
+  queryIncidentWindow,
+  queryWindowActivity,
+  type ResolvedWindow,
+  type TimelineOptions,
+} from "./incidents";
 import { getOverview } from "./overview";
-import { consoleSources, type SourceSet } from "../db/console";
-import { mergeAudits, mergeBreakerBoards, mergeDoubtful, mergeOverviews } from "./fleet";
-import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ReadContext } from "./read";
+import { clashError, consoleSources, type ConsoleSource, type SourceSet } from "../db/console";
+import {
+  mergeAudits,
+  mergeBreakerBoards,
+  mergeDoubtful,
+  mergeIncidentBots,
+  mergeIncidentExports,
+  mergeIncidentLists,
+  mergeIncidentWindows,
+  mergeOverviews,
+  type WithSources,
+} from "./fleet";
+import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ScreenRead, type SourcePart } from "./read";
 import { getSymbolState } from "./symbol";
 import { readSymbolChart } from "./symbol-chart";
 
-/** false: a reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts). */
-type Loader<P = object> = Omit<ReadContext, "q"> & { names: boolean } & P;
-
-/** A loader of a screen that reads every engine (lib/queries/read.ts anyEngine). */
+/**
+ * A loader of a screen that reads every engine (lib/queries/read.ts anyEngine). `names` false: a
+ * reader who is not signed in; every operator's name becomes its role (lib/auth/actor-names.ts).
+ */
 type AnyLoader<P = object> = QueryContext & { names: boolean } & P;
 
 /** `/` and GET /api/overview. */
@@ -101,32 +122,35 @@ export async function loadSymbolChart({ q, now, names, botId, symbol, range }: A
 }
 
 /** The bots the incident form offers. */
-export function loadIncidentBots({ db }: Pick<ReadContext, "db">) {
-  return listIncidentBots({ db });
+export function loadIncidentBots({ q }: Pick<QueryContext, "q">) {
+  return queryIncidentBots(q);
 }
+
+type WindowArgs = { from: string | null; to: string | null; filters: IncidentFilters; limit?: number };
 
 /** The incident window resolved from the request, and its timeline read by `read`. */
 const incidentWindowWith =
-  <T>(read: (p: Parameters<typeof getIncidentTimeline>[0]) => T) =>
-  ({ db, now, names, from, to, filters, limit }: Loader<{ from: string | null; to: string | null; filters: IncidentFilters; limit?: number }>) => {
-    const window = resolveIncidentWindow({ db, now, from, to });
-    return { window, timeline: read({ db, window, filters, limit, names }) };
+  <T>(read: (q: JournalQuery, options: TimelineOptions) => Promise<T>) =>
+  async ({ q, now, names, from, to, filters, limit }: AnyLoader<WindowArgs>) => {
+    const window = await queryIncidentWindow(q, now, from, to);
+    return { window, timeline: await read(q, { window, filters, limit, names }) };
   };
 
 /** `/incidents`: the window resolved, and what happened in it, minute by minute, busy minutes folded. */
-export const loadIncidentWindow = incidentWindowWith(getFoldedIncidentTimeline);
+export const loadIncidentWindow = incidentWindowWith(queryFoldedIncidentTimeline);
 
-/** GET /api/incidents/export: the same window, its events worded as the file is written (readIncidentTimeline). */
-export const loadIncidentExport = incidentWindowWith(readIncidentTimeline);
+/** GET /api/incidents/export: the same window, its events worded as the file is written (queryIncidentTimeline). */
+export const loadIncidentExport = incidentWindowWith(queryIncidentTimeline);
 
 /** `/incidents/[id]` and GET /api/incidents/[id]/postmortem: one incident told, as this reader may see it; null when no trip has this id. */
-export function loadIncidentStory({ db, now, names, id }: Loader<{ id: number }>) {
-  return forReader(getIncidentStory({ db, id, now, names }), names);
+export async function loadIncidentStory({ q, now, names, id, journal }: AnyLoader<{ id: number; journal?: string }>) {
+  return forReader(await queryIncidentStory(q, { id, now, names, journal }), names);
 }
 
 /** `/incidents` (the list; no polling route: incidents are reviewed, not watched). */
-export function loadIncidentList({ db, now, names, bot }: Loader<{ bot: string | null }>) {
-  return forReader({ ...listIncidents({ db, bot, now }), bots: listIncidentBots({ db }) }, names);
+export async function loadIncidentList({ q, now, names, bot }: AnyLoader<{ bot: string | null }>) {
+  const [list, bots] = [await queryIncidentList(q, { bot, now }), await queryIncidentBots(q)];
+  return forReader({ ...list, bots }, names);
 }
 
 /** `/audit` (no polling route: the log is read on demand). */
@@ -212,4 +236,164 @@ export async function readAudit({
     return read.ok ? { ...read, data: { ...read.data, entries: read.data.entries.map((e) => ({ ...e, source: one.name })) } } : read;
   }
   return readFleet(load, (parts, s) => mergeAudits(parts, s, names), all);
+}
+
+/**
+ * The journals an incident screen reads: every one, or, for one bot, the journal that holds it (a
+ * bot no readable journal has: every one, which all answer "nothing"; one two journals hold, or
+ * whose journal cannot be read now: that error).
+ */
+async function incidentSources(
+  bot: string | null,
+  set: SourceSet,
+): Promise<{ ok: true; sources: readonly ConsoleSource[] } | (ScreenRead<never> & { ok: false })> {
+  if (bot === null) return { ok: true, sources: set.sources };
+  const place = await set.placeBotRead(bot);
+  switch (place.kind) {
+    case "found":
+      return { ok: true, sources: [place.source] };
+    case "none":
+      return { ok: true, sources: set.sources };
+    case "unavailable":
+      return { ok: false, error: place.error, source: place.source.name };
+    case "clash":
+      return { ok: false, error: clashError(bot, place.sources) };
+  }
+}
+
+/** The incident form's bots, from every journal. */
+export function readIncidentBots({ set }: { set?: SourceSet } = {}) {
+  return readFleet(anyEngine(loadIncidentBots), (parts) => mergeIncidentBots(parts), set);
+}
+
+/** `/incidents`: every journal's incidents, newest first (one bot's from its journal). */
+export async function readIncidentList({
+  names,
+  bot,
+  set,
+}: {
+  names: boolean;
+  bot: string | null;
+  set?: SourceSet;
+}): Promise<ScreenRead<WithSources<Awaited<ReturnType<typeof loadIncidentList>>>>> {
+  const all = set ?? consoleSources();
+  const load = anyEngine((ctx) => loadIncidentList({ ...ctx, names, bot }));
+  if (!all.several) return readScreen(load, all.sources[0]!.journal);
+  const picked = await incidentSources(bot, all);
+  if (!picked.ok) return picked;
+  return readFleet(load, (parts) => mergeIncidentLists(parts, names), all, picked.sources);
+}
+
+/**
+ * A window of several journals: its default chosen over all of them (the last hour if any journal
+ * wrote in it, else the hour up to the latest thing any holds), then each one's events read for
+ * that one window and merged by `merge`.
+ */
+async function readIncidentWindowWith<X, M>(
+  args: WindowArgs & { names: boolean; set?: SourceSet },
+  single: (ctx: QueryContext) => Promise<{ window: ResolvedWindow; timeline: WithSources<X> }>,
+  each: (q: JournalQuery, options: TimelineOptions) => Promise<M>,
+  merge: (parts: SourcePart<M>[]) => WithSources<X>,
+): Promise<ScreenRead<{ window: ResolvedWindow; timeline: WithSources<X> }>> {
+  const all = args.set ?? consoleSources();
+  if (!all.several) return readScreen(anyEngine(single), all.sources[0]!.journal);
+  const picked = await incidentSources(args.filters.bot, all);
+  if (!picked.ok) return picked;
+  const now = new Date();
+  let window: ResolvedWindow;
+  if (args.from !== null && args.to !== null) window = { from: args.from, to: args.to, defaulted: null };
+  else {
+    const activity = await readFleet(
+      anyEngine((ctx) => queryWindowActivity(ctx.q, now)),
+      (parts) => parts,
+      all,
+      picked.sources,
+    );
+    if (!activity.ok) return activity;
+    window = chooseIncidentWindow(
+      now,
+      activity.data.flatMap((p) => (p.ok ? [p.data] : [])),
+    );
+  }
+  const options = { window, filters: args.filters, limit: args.limit, names: args.names };
+  const read = await readFleet(
+    anyEngine((ctx) => each(ctx.q, options)),
+    (parts) => merge(parts),
+    all,
+    picked.sources,
+  );
+  return read.ok ? { ...read, data: { window, timeline: read.data } } : read;
+}
+
+/** `/incidents?from&to`: the window of every journal (one bot's of its own), minute by minute, busy minutes folded. */
+export function readIncidentWindow(args: WindowArgs & { names: boolean; set?: SourceSet }) {
+  return readIncidentWindowWith(
+    args,
+    (ctx) => loadIncidentWindow({ ...ctx, ...args }),
+    queryIncidentTimelineEvents,
+    (parts) => mergeIncidentWindows(parts, args.names),
+  );
+}
+
+/** GET /api/incidents/export: the same window, its events merged and worded as the file is written. */
+export function readIncidentExport(args: WindowArgs & { names: boolean; set?: SourceSet }) {
+  return readIncidentWindowWith(
+    args,
+    (ctx) => loadIncidentExport({ ...ctx, ...args }),
+    queryIncidentTimeline,
+    (parts) => mergeIncidentExports(parts, args.names),
+  );
+}
+
+/** Another journal's incident of the same number, offered when a bare number names several. */
+export interface IncidentChoice {
+  journal: string;
+  botId: string;
+  startedAt: string;
+}
+
+/**
+ * `/incidents/[id]`: one incident. With several journals its id names the journal (`alpha-12`); a
+ * bare number is looked up in every journal, and names the one incident that has it, or a choice
+ * when several do. `view` null and no choices: no such incident in any journal that could be read.
+ */
+export async function readIncidentStory({
+  names,
+  ref,
+  set,
+}: {
+  names: boolean;
+  ref: IncidentRef;
+  set?: SourceSet;
+}): Promise<ScreenRead<{ view: Awaited<ReturnType<typeof loadIncidentStory>> | null; choices: IncidentChoice[] }>> {
+  const all = set ?? consoleSources();
+  const load = (journal?: string) => anyEngine((ctx) => loadIncidentStory({ ...ctx, names, id: ref.trip, journal }));
+  if (!all.several) {
+    if (ref.journal !== null && ref.journal !== all.sources[0]!.name)
+      return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
+    const read = await readScreen(load(), all.sources[0]!.journal);
+    return read.ok ? { ...read, data: { view: read.data, choices: [] } } : read;
+  }
+  if (ref.journal !== null) {
+    const source = all.sources.find((s) => s.name === ref.journal);
+    if (!source) return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
+    const read = await readScreen(load(source.name), source.journal);
+    return read.ok ? { ...read, data: { view: read.data, choices: [] } } : { ...read, source: source.name };
+  }
+  const parts = await Promise.all(all.sources.map(async (source) => ({ source, read: await readScreen(load(source.name), source.journal) })));
+  const found = parts.flatMap((p) => (p.read.ok && p.read.data ? [{ ...p, view: p.read.data }] : []));
+  if (found.length === 1) {
+    const { read, view } = found[0]!;
+    return { ok: true, data: { view, choices: [] }, journal: (read as { journal: { file: string; warnings: string[] } }).journal };
+  }
+  if (found.length > 1)
+    return {
+      ok: true,
+      data: { view: null, choices: found.map((f) => ({ journal: f.source.name, botId: f.view.story.botId, startedAt: f.view.story.startedAt })) },
+      journal: { file: "", warnings: [] },
+    };
+  // In no journal read; one that cannot be read may hold it: say that rather than "no such incident".
+  const failed = parts.find((p) => !p.read.ok);
+  if (failed && !failed.read.ok) return { ok: false, error: failed.read.error, source: failed.source.name };
+  return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
 }

@@ -215,7 +215,7 @@ export function readSymbolChart(params: ChartParams & { db: JournalDb | JournalQ
   return runReads(queryOf(params.db), symbolChartReads(params));
 }
 
-function* symbolChartReads(params: ChartParams): Reads<SymbolChart> {
+export function* symbolChartReads(params: ChartParams): Reads<SymbolChart> {
   const { botId, symbol, range, now } = params;
   const latestAt = (yield* latestComparedCycleReads(botId))?.at ?? null;
   const window = resolveWindow(range, { now, latestAt });

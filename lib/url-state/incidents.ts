@@ -179,12 +179,25 @@ export function incidentListHref(bot: string | null): string {
   return bot ? `/incidents?bot=${encodeURIComponent(bot)}` : "/incidents";
 }
 
-/** An incident's id in a path: its trip's breaker_events id, a positive integer; null for anything else. */
-export function parseIncidentId(raw: string): number | null {
-  if (!/^[1-9]\d{0,15}$/.test(raw)) return null;
-  const id = Number(raw);
-  return Number.isSafeInteger(id) ? id : null;
+/**
+ * An incident's id in a path: its trip's breaker_events id, a positive integer; with several
+ * journals, the journal's name before it (`alpha-12`: the name is everything before the last `-`).
+ * Null for anything else.
+ */
+export interface IncidentRef {
+  journal: string | null;
+  trip: number;
 }
 
-export const incidentStoryHref = (id: number) => `/incidents/${id}`;
-export const postmortemHref = (id: number) => `/api/incidents/${id}/postmortem`;
+export function parseIncidentId(raw: string): IncidentRef | null {
+  const m = /^(?:([A-Za-z0-9][A-Za-z0-9_.-]{0,63})-)?([1-9]\d{0,15})$/.exec(raw);
+  if (!m) return null;
+  const trip = Number(m[2]);
+  return Number.isSafeInteger(trip) ? { journal: m[1] ?? null, trip } : null;
+}
+
+/** The path form of an incident's id: `12`, or `alpha-12` with several journals. */
+export const incidentIdText = (trip: number, journal?: string | null) => (journal ? `${journal}-${trip}` : String(trip));
+
+export const incidentStoryHref = (trip: number, journal?: string | null) => `/incidents/${incidentIdText(trip, journal)}`;
+export const postmortemHref = (trip: number, journal?: string | null) => `/api/incidents/${incidentIdText(trip, journal)}/postmortem`;

@@ -78,8 +78,32 @@ test.describe("a PostgreSQL source beside a SQLite one", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: "test-results/screenshots/pg-symbol-page-phone.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
-    // The incidents are not yet merged over several journals: the page says whose it shows.
+    // The incidents read both journals: a trip the PostgreSQL bot writes in plain SQL is listed beside
+    // the SQLite bot's, opens as its story with its post-mortem, and shows in the window minute by minute.
+    const at = new Date(Date.now() - 5 * 60_000).toISOString();
+    const c = new pg.Client({ connectionString: postgres.url.replace(/\/postgres$/, "/fleet") });
+    await c.connect();
+    try {
+      const cycle = await c.query(`INSERT INTO reconciliations (bot_id, at, outcome) VALUES ('remote', $1, 'drift') RETURNING id`, [at]);
+      await c.query(
+        `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('remote', $1, 'trip', 'size drift on BTCUSDT', 'bot', $2)`,
+        [at, cycle.rows[0].id],
+      );
+    } finally {
+      await c.end();
+    }
     await page.goto(`${server.url}/incidents`);
-    await expect(page.getByText(/This page reads journal \S+ only, the first of 2/)).toBeVisible();
+    await expect(page.getByText("does not read PostgreSQL sources yet")).toHaveCount(0);
+    const row = page.getByTestId("incident-row");
+    await expect(row).toHaveCount(1);
+    await expect(row.getByTestId("row-journal")).toHaveText("journal fleet");
+    await row.getByRole("link", { name: "remote" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(/Incident fleet-\d+: remote/);
+    await expect(page.getByTestId("incident-status")).toHaveText("OPEN");
+    const postmortem = await page.request.get(`${server.url}${await page.getByTestId("postmortem").getAttribute("href")}`);
+    expect(postmortem.status()).toBe(200);
+    expect(await postmortem.text()).toContain("size drift on BTCUSDT");
+    await page.getByTestId("minute-by-minute").click();
+    await expect(page.locator('[data-testid="incident-event"][data-kind="trip"]').getByTestId("event-journal")).toHaveText("journal fleet");
   });
 });

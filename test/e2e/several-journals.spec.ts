@@ -99,6 +99,106 @@ test.describe("one console on three journals", () => {
   });
 });
 
+/** A trip as a bot writes it, in its own connection: the drifting cycle, then the breaker event naming it. */
+function writeTrip(file: string, botId: string, at: string, reason: string): void {
+  const db = new Database(file);
+  db.pragma("busy_timeout = 2000");
+  db.transaction(() => {
+    const cycle = db.prepare(`INSERT INTO reconciliations (bot_id, at, outcome) VALUES (?, ?, 'drift')`).run(botId, at).lastInsertRowid;
+    db.prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES (?, ?, 'trip', ?, 'bot', ?)`).run(
+      botId,
+      at,
+      reason,
+      cycle,
+    );
+  })();
+  db.close();
+}
+
+test.describe("the incidents of three journals", () => {
+  let server: ConsoleServer;
+  const journals: Awaited<ReturnType<typeof healthyJournal>>[] = [];
+
+  test.beforeAll(async () => {
+    journals.push(
+      await healthyJournal({ botId: "east", prefix: "ea1" }),
+      await healthyJournal({ botId: "harbour", prefix: "ha1" }),
+      await healthyJournal({ botId: "ridge", prefix: "ri1" }),
+    );
+    const ago = (min: number) => new Date(Date.now() - min * 60_000).toISOString();
+    // Each journal numbers its own trips: east's and harbour's first are both 1.
+    writeTrip(journals[0]!.file, "east", ago(20), "position in ETHUSDT the bot never opened");
+    writeTrip(journals[1]!.file, "harbour", ago(10), "size drift on BTCUSDT");
+    server = await startConsole({ journal: journals.map((j) => j.file).join(",") });
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    for (const j of journals) j.close();
+  });
+
+  test("lists every journal's incidents, opens each by its journal's name, and names a journal it cannot read instead of showing a quiet hour", async ({
+    page,
+  }) => {
+    const [east, harbour] = journals.map((j) => sourceName(j.file));
+    await page.goto(`${server.url}/incidents`);
+    const rows = page.getByTestId("incident-row");
+    await expect(rows).toHaveCount(2);
+    // Newest first, each with its journal.
+    await expect(rows.nth(0)).toHaveAttribute("data-incident", `${harbour}-1`);
+    await expect(rows.nth(0).getByTestId("row-journal")).toHaveText(`journal ${harbour}`);
+    await expect(rows.nth(1)).toHaveAttribute("data-incident", `${east}-1`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: test.info().outputPath("incidents-several-journals-phone.png"), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await rows.nth(1).getByRole("link", { name: "east" }).click();
+    await expect(page).toHaveURL(new RegExp(`/incidents/${east}-1$`));
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${east}-1: east`);
+    await expect(page.getByTestId("incident-status")).toHaveText("OPEN");
+    const postmortem = await page.request.get(`${server.url}${await page.getByTestId("postmortem").getAttribute("href")}`);
+    expect(postmortem.status()).toBe(200);
+    expect(await postmortem.text()).toContain("east halted");
+
+    // A bare number two journals have: a choice, never a guess.
+    await page.goto(`${server.url}/incidents/1`);
+    await expect(page.getByTestId("incident-choices").getByRole("link")).toHaveText([`${east}-1`, `${harbour}-1`]);
+    const ambiguous = await page.request.get(`${server.url}/api/incidents/1/postmortem`);
+    expect(ambiguous.status()).toBe(409);
+
+    // Minute by minute: both journals' trips in one timeline, each event naming its journal.
+    await page.goto(`${server.url}/incidents?view=window`);
+    const trips = page.locator('[data-testid="incident-event"][data-kind="trip"]');
+    await expect(trips).toHaveCount(2);
+    await expect(trips.nth(0).getByTestId("event-journal")).toHaveText(`journal ${east}`);
+    await expect(trips.nth(1).getByTestId("event-journal")).toHaveText(`journal ${harbour}`);
+    await trips.nth(1).getByTestId("incident-story-link").click();
+    await expect(page).toHaveURL(new RegExp(`/incidents/${harbour}-1$`));
+
+    // Harbour's journal moved away: its banner on the list and the window, east's incident still there.
+    const file = journals[1]!.file;
+    fs.renameSync(file, `${file}.away`);
+    try {
+      await page.goto(`${server.url}/incidents`);
+      const banner = page.locator(`[data-testid="source-problem"][data-source="${harbour}"]`);
+      await expect(banner).toContainText("what happened in it is not shown here");
+      await expect(rows).toHaveCount(1);
+      await expect(rows.nth(0)).toHaveAttribute("data-incident", `${east}-1`);
+      await page.goto(`${server.url}/incidents?view=window`);
+      await expect(banner).toBeVisible();
+      await expect(trips).toHaveCount(1);
+      const exported = await page.request.get(`${server.url}${await page.getByTestId("export-json").getAttribute("href")}`);
+      expect(exported.headers()["x-driftwatch-unread-journals"]).toBe(harbour);
+      expect((await exported.json()).unreadJournals).toEqual([{ journal: harbour, problem: expect.stringContaining("moved away") }]);
+      await page.goto(`${server.url}/incidents/${harbour}-1`);
+      await expect(page.getByRole("heading", { level: 1 })).toContainText("cannot be read");
+    } finally {
+      fs.renameSync(`${file}.away`, file);
+    }
+    await page.goto(`${server.url}/incidents`);
+    await expect(rows).toHaveCount(2);
+  });
+});
+
 test("a console on two journals that hold the same bot id stops at start, naming both sources", async () => {
   const a = await healthyJournal({ botId: "twin", prefix: "tw1" });
   const b = await healthyJournal({ botId: "twin", prefix: "tw2" });

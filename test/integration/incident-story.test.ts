@@ -19,6 +19,7 @@ import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmort
 import { sameEventKey } from "@/lib/incidents/collapse";
 import { AUDIT_SQL, CLEAR_SQL, FIRST_RESPONSE_SQL, TRIP_SQL, getIncidentStory, listIncidents, listSql } from "@/lib/queries/incident-story";
 import { loadIncidentStory } from "@/lib/queries/screens";
+import { queryOf } from "@/lib/db/query";
 import { SCENARIOS } from "@/tools/demo/scenarios";
 import { act, ana, ben, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
@@ -242,8 +243,8 @@ describe("one incident, told from the journal", () => {
 describe("the Markdown post-mortem", () => {
   it("holds the summary, who did what with the notes, and the collapsed timeline; names are roles for a reader who may not see them", async () => {
     const { s, db } = await scenarioWithActions();
-    const ctx = { db, config: env(), now: later(s.botB.tripAt, 900) };
-    const named = incidentPostmortem(loadIncidentStory({ ...ctx, names: true, id: s.botB.tripId })!);
+    const ctx = { q: queryOf(db), config: env(), now: later(s.botB.tripAt, 900) };
+    const named = incidentPostmortem((await loadIncidentStory({ ...ctx, names: true, id: s.botB.tripId }))!);
     expect(named).toContain(`# Incident ${s.botB.tripId}: bot-b halted, order ${s.botB.clientOrderId} unknown`);
     expect(named).toContain("- **Time to first operator action:** 1 min 30 s (operator:ana resolved order");
     expect(named).toContain("- **Time to settle the doubtful order:** 1 min 30 s");
@@ -253,7 +254,7 @@ describe("the Markdown post-mortem", () => {
     expect(named).toMatch(/^## Timeline$/m);
     expect(named).toContain("BREAKER TRIPPED by bot");
 
-    const masked = incidentPostmortem(loadIncidentStory({ ...ctx, names: false, id: s.botB.tripId })!);
+    const masked = incidentPostmortem((await loadIncidentStory({ ...ctx, names: false, id: s.botB.tripId }))!);
     expect(masked).not.toMatch(/operator:(ana|ben)/);
     expect(masked).toContain("operator cleared the halt");
     expect(postmortemFilename({ id: 12, botId: "../bot b" })).toBe("driftwatch-incident-12-bot-b.md");
@@ -324,7 +325,7 @@ describe("the story's timeline, one bot's window", () => {
     const window = { from: s.botA.tripAt, to: s.botA.endAt };
     getIncidentTimeline({ db: recording, window, filters: { bot: "bot-b", kinds: [...INCIDENT_KINDS] } });
     const plan = (
-      sqlite.prepare(`EXPLAIN QUERY PLAN ${ran.find((t) => t.includes("FROM order_events e"))!}`).all({ ...window, bot: "bot-b", limit: 1 }) as {
+      sqlite.prepare(`EXPLAIN QUERY PLAN ${ran.find((t) => t.includes("FROM order_events e"))!}`).all(window.from, window.to, "bot-b", 1) as {
         detail: string;
       }[]
     )

@@ -5,7 +5,8 @@
  * engines; each way a PostgreSQL source can fail (the server stopped, a wrong password, an empty
  * database, a journal newer than the console) shows its own banner beside a live SQLite source,
  * its bots UNKNOWN, and recovers by itself once fixed; the live watcher notices a PostgreSQL
- * write; a page that does not read PostgreSQL yet says so; no message carries the password.
+ * write; the incident pages (the list, each story, the window minute by minute and its export)
+ * read the same on both engines; no message carries the password.
  */
 import fs from "node:fs";
 import pg from "pg";
@@ -25,16 +26,22 @@ import {
   loadBreakerBoard,
   loadDoubtfulOrders,
   loadIncidentBots,
+  loadIncidentExport,
+  loadIncidentList,
+  loadIncidentStory,
+  loadIncidentWindow,
   loadOverview,
   loadSymbolChart,
   loadSymbolState,
   readBotClear,
+  readIncidentList,
   readOverview,
   readSymbolState,
 } from "@/lib/queries/screens";
 import { readSymbolChart } from "@/lib/queries/symbol-chart";
 import { readScreen } from "@/lib/queries/read";
 import { SCENARIO_NAMES, SCENARIOS } from "@/tools/demo/scenarios";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { copySqliteJournalToPg } from "@/tools/lib/pg-copy";
 import { botOnSim } from "../helpers/bot";
 import { consoleDb } from "../helpers/console-db";
@@ -144,6 +151,33 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
         expect(await loadSymbolState({ ...onPg, botId: a.bots[0]!.botId, symbol: "NOSUCH", ordersLimit: 50 })).toEqual(
           await loadSymbolState({ ...onSqlite, botId: a.bots[0]!.botId, symbol: "NOSUCH", ordersLimit: 50 }),
         );
+        // The incident pages: the list, each incident's story, the window around it minute by minute
+        // (folded in SQL on SQLite, in the fold on PostgreSQL: the same page), and its export.
+        const list = [await loadIncidentList({ ...onSqlite, bot: null }), await loadIncidentList({ ...onPg, bot: null })];
+        expect(list[1]).toEqual(list[0]);
+        expect(await loadIncidentBots(onPg)).toEqual(await loadIncidentBots(onSqlite));
+        for (const item of list[0]!.items) {
+          const story = [await loadIncidentStory({ ...onSqlite, id: item.id }), await loadIncidentStory({ ...onPg, id: item.id })];
+          expect(story[1]).toEqual(story[0]);
+          expect(story[0]).not.toBeNull();
+          const window = { from: story[0]!.window.from, to: story[0]!.window.to, filters: { bot: null, kinds: [...INCIDENT_KINDS] } };
+          const folded = [await loadIncidentWindow({ ...onSqlite, ...window }), await loadIncidentWindow({ ...onPg, ...window })];
+          expect({ ...folded[1], timeline: { ...folded[1]!.timeline, countedInSql: null } }).toEqual({
+            ...folded[0],
+            timeline: { ...folded[0]!.timeline, countedInSql: null },
+          });
+          const exported = [await loadIncidentExport({ ...onSqlite, ...window }), await loadIncidentExport({ ...onPg, ...window })].map((e) => ({
+            ...e,
+            timeline: { ...e.timeline, events: [...e.timeline.events()] },
+          }));
+          expect(exported[1]).toEqual(exported[0]);
+          expect(exported[0]!.timeline.events.length).toBeGreaterThan(0);
+        }
+        // The default window (the hour up to the latest activity, the morning after).
+        const latest = { from: null, to: null, filters: { bot: null, kinds: [...INCIDENT_KINDS] } };
+        const defaulted = [await loadIncidentWindow({ ...onSqlite, ...latest }), await loadIncidentWindow({ ...onPg, ...latest })];
+        expect(defaulted[1]!.window).toEqual(defaulted[0]!.window);
+        expect(defaulted[1]!.timeline.minutes).toEqual(defaulted[0]!.timeline.minutes);
         // What Prometheus scrapes, so a PostgreSQL bot pages as a SQLite one does.
         const metrics = [await getMetrics(onSqlite), await getMetrics(onPg)];
         expect(metrics[1]).toEqual(metrics[0]);
@@ -235,16 +269,16 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
     }
     expect((await overview()).sources!.every((s) => s.ok)).toBe(true);
 
-    // The bot's page and its symbol page read its PostgreSQL journal; a page that does not read PostgreSQL yet (the incidents) says so, never blank or green.
+    // The bot's page, its symbol page and the incident pages read its PostgreSQL journal.
     const botPage = await readBotClear({ names: true, botId: hostsBots[0]!.botId, set });
     expect(botPage).toMatchObject({ ok: true, data: { bot: { botId: hostsBots[0]!.botId } } });
     const symbolPage = await readSymbolState({ names: true, botId: hostsBots[0]!.botId, symbol: "BTCUSDT", ordersLimit: 20, set });
     expect(symbolPage).toMatchObject({ ok: true, data: { botId: hostsBots[0]!.botId } });
-    const incidents = await readScreen((ctx) => loadIncidentBots(ctx), remoteSource);
-    expect(incidents).toMatchObject({
-      ok: false,
-      error: { code: "not_on_postgres", problem: expect.stringContaining("does not read PostgreSQL sources yet") },
-    });
+    const incidents = await readIncidentList({ names: true, bot: null, set });
+    expect(incidents.ok && incidents.data.sources!.every((s) => s.ok)).toBe(true);
+    // A SQLite-only read (none is left on a page) would say so plainly, never blank or green.
+    const sqliteOnly = await readScreen(({ db }) => db.$client.prepare("SELECT 1").get(), remoteSource);
+    expect(sqliteOnly).toMatchObject({ ok: false, error: { code: "not_on_postgres" } });
     const localBot = fine.bots.find((b) => b.source === "local")!.botId;
     expect((await readBotClear({ names: true, botId: localBot, set })).ok).toBe(true);
   }, 180_000);

@@ -19,8 +19,19 @@ import { metricsText, readMetrics } from "@/lib/http/metrics";
 import { parseLiveViewList } from "@/lib/live/view-names";
 import { JournalWatcher, PING_FRAME } from "@/lib/live/watcher";
 import type { Overview } from "@/lib/queries/overview";
-import { readBotScreen, readFirstJournal } from "@/lib/queries/read";
-import { loadBotClear, loadIncidentBots, readAudit, readBreakerBoard, readDoubtfulOrders, readOverview } from "@/lib/queries/screens";
+import { readBotScreen } from "@/lib/queries/read";
+import {
+  loadBotClear,
+  readAudit,
+  readBreakerBoard,
+  readDoubtfulOrders,
+  readIncidentExport,
+  readIncidentList,
+  readIncidentStory,
+  readIncidentWindow,
+  readOverview,
+} from "@/lib/queries/screens";
+import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
 import { freshPgJournal } from "../helpers/pg-journal";
@@ -373,10 +384,83 @@ describe("several journals in one console", () => {
     expect(broken.out).toMatch(/source driftwatch-alpha-\w+-journal: audit log of .*: 2 entries, chain verified/);
   });
 
-  it("says on a screen not yet merged (the incidents) that it reads the first journal only, naming the others", async () => {
-    const { set } = fleet();
-    const read = await readFirstJournal(loadIncidentBots, set);
-    expect(read.ok && read.journal.warnings[0]).toBe("This page reads journal alpha only, the first of 3: what happened in beta, gamma is not shown here yet.");
+  it("merges every journal's incidents: the list, the window minute by minute, each story by its journal's name, the export; a journal that cannot be read is named, never a quiet hour", async () => {
+    const { files, set } = fleet();
+    // Each journal numbers its own trips: alpha's and beta's first trips are both #1.
+    const t = (min: number, s = 0) => new Date(Date.UTC(2026, 10, 30, 3, min, s)).toISOString();
+    const trip = (file: string, bot: string, at: string, reason: string) =>
+      sqliteCli(
+        file,
+        `INSERT INTO reconciliations (bot_id, at, outcome) VALUES ('${bot}', '${at}', 'drift');
+         INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('${bot}', '${at}', 'trip', '${reason}', 'bot', last_insert_rowid());`,
+      );
+    trip(files.alpha, "alpha-1", t(10), "position in ETH the bot never opened");
+    trip(files.beta, "beta-1", t(12), "drift on SOL");
+    sqliteCli(files.beta, `INSERT INTO breaker_events (bot_id, at, kind, reason, actor) VALUES ('beta-1', '${t(20)}', 'clear', 'looked at', 'operator:ana')`);
+    trip(files.gamma, "gamma-1", t(15), "drift on BTC");
+
+    const list = await readIncidentList({ names: true, bot: null, set });
+    if (!list.ok) throw new Error(list.error.message);
+    expect(list.data.items.map((i) => `${i.journal}-${i.id}:${i.botId}:${i.status}`)).toEqual([
+      "gamma-1:gamma-1:open",
+      "beta-1:beta-1:cleared",
+      "alpha-1:alpha-1:open",
+    ]);
+    expect(list.data.bots).toEqual(["alpha-1", "alpha-2", "beta-1", "gamma-1"]);
+    // One bot's list reads its journal alone.
+    const one = await readIncidentList({ names: true, bot: "beta-1", set });
+    expect(one.ok && one.data.items.map((i) => `${i.journal}-${i.id}`)).toEqual(["beta-1"]);
+
+    // The window: every journal's events in time order, each named after its journal, ids unique.
+    const hour = { from: t(0), to: t(59), filters: { bot: null, kinds: [...INCIDENT_KINDS] }, names: true, set };
+    const window = await readIncidentWindow(hour);
+    if (!window.ok) throw new Error(window.error.message);
+    const events = window.data.timeline.minutes.flatMap((m) => m.shown);
+    expect(events.map((e) => `${e.at.slice(14, 16)} ${e.journal} ${e.source}:${e.kind}`)).toEqual([
+      "10 alpha reconciliation:drift",
+      "10 alpha breaker:trip",
+      "12 beta reconciliation:drift",
+      "12 beta breaker:trip",
+      "15 gamma reconciliation:drift",
+      "15 gamma breaker:trip",
+      "20 beta breaker:clear",
+    ]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    expect(window.data.timeline.tallies.trips).toBe(3);
+    // The default window spans the journals: the hour up to the newest thing any of them holds.
+    const latest = await readIncidentWindow({ ...hour, from: null, to: null });
+    expect(latest.ok && latest.data.window).toMatchObject({ to: t(21), defaulted: "latest_activity" });
+
+    // A story is asked for by its journal's name; a bare number several journals have is a choice, not a guess.
+    const story = await readIncidentStory({ names: true, ref: { journal: "beta", trip: 1 }, set });
+    expect(story.ok && story.data.view).toMatchObject({ journal: "beta", story: { botId: "beta-1", status: "cleared" } });
+    expect(story.ok && story.data.view!.timeline.rows.every((r) => r.event.journal === "beta")).toBe(true);
+    const bare = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
+    expect(bare.ok && bare.data.choices.map((c) => `${c.journal}:${c.botId}`)).toEqual(["alpha:alpha-1", "beta:beta-1", "gamma:gamma-1"]);
+    const none = await readIncidentStory({ names: true, ref: { journal: "delta", trip: 1 }, set });
+    expect(none.ok && none.data).toEqual({ view: null, choices: [] });
+
+    // The export merges them as the page does.
+    const exported = await readIncidentExport(hour);
+    if (!exported.ok) throw new Error(exported.error.message);
+    expect([...exported.data.timeline.events()].map((e) => e.id)).toEqual(events.map((e) => e.id));
+
+    // A journal moved away: its banner on every incident screen, the others still read; a story in it says why it cannot be read.
+    fs.renameSync(files.gamma, `${files.gamma}.away`);
+    const without = await readIncidentWindow(hour);
+    if (!without.ok) throw new Error(without.error.message);
+    expect(without.data.timeline.sources!.filter((s) => !s.ok).map((s) => `${s.name}:${s.problem!.code}`)).toEqual(["gamma:gone"]);
+    expect(without.data.timeline.minutes.flatMap((m) => m.shown).some((e) => e.journal === "gamma")).toBe(false);
+    const listWithout = await readIncidentList({ names: true, bot: null, set });
+    expect(listWithout.ok && listWithout.data.sources!.filter((s) => !s.ok).map((s) => s.name)).toEqual(["gamma"]);
+    const gammaStory = await readIncidentStory({ names: true, ref: { journal: "gamma", trip: 1 }, set });
+    expect(gammaStory).toMatchObject({ ok: false, source: "gamma", error: { code: "gone" } });
+    const exportWithout = await readIncidentExport(hour);
+    expect(exportWithout.ok && exportWithout.data.timeline.sources!.find((s) => !s.ok)?.name).toBe("gamma");
+    // Back: read again, by itself.
+    fs.renameSync(`${files.gamma}.away`, files.gamma);
+    const back = await readIncidentWindow(hour);
+    expect(back.ok && back.data.timeline.sources!.every((s) => s.ok)).toBe(true);
   });
 });
 

@@ -19,16 +19,16 @@ const SCREENS: { loader: string; page: string; routes: string[] }[] = [
   { loader: "readDoubtfulOrders", page: "app/doubtful/page.tsx", routes: ["app/api/doubtful/route.ts"] },
   { loader: "loadSymbolState", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/route.ts"] },
   { loader: "loadSymbolChart", page: "app/bots/[botId]/symbols/[symbol]/page.tsx", routes: ["app/api/bots/[botId]/symbols/[symbol]/chart/route.ts"] },
-  // Its export reads the same window through loadIncidentExport, the events worded as they stream (checked below).
-  { loader: "loadIncidentWindow", page: "app/incidents/page.tsx", routes: [] },
-  { loader: "loadIncidentList", page: "app/incidents/page.tsx", routes: [] },
-  { loader: "loadIncidentStory", page: "app/incidents/[id]/page.tsx", routes: ["app/api/incidents/[id]/postmortem/route.ts"] },
+  // Its export reads the same window through readIncidentExport, the events worded as they stream (checked below).
+  { loader: "readIncidentWindow", page: "app/incidents/page.tsx", routes: [] },
+  { loader: "readIncidentList", page: "app/incidents/page.tsx", routes: [] },
+  { loader: "readIncidentStory", page: "app/incidents/[id]/page.tsx", routes: ["app/api/incidents/[id]/postmortem/route.ts"] },
 ];
 
 /** JSON routes that are no screen's, and why. */
 const NOT_SCREENS: Record<string, string> = {
   "app/api/metrics/route.ts": "Prometheus's scrape: lib/queries/metrics.ts reshapes the overview's own reads (getOverview) as metrics",
-  "app/api/incidents/export/route.ts": "the incident page's download: loadIncidentExport, the page loader's streaming twin (checked below)",
+  "app/api/incidents/export/route.ts": "the incident page's download: readIncidentExport, the page reader's streaming twin (checked below)",
   "app/api/live/route.ts": "the live stream of the screens' views: lib/live/read-view.ts reads each through its screen's loader (checked below)",
 };
 
@@ -63,14 +63,20 @@ describe("one loader per screen, shared by its page and its route", () => {
     });
   }
 
-  it("the incident export reads through loadIncidentExport, which resolves the window as the page's loader does", () => {
-    expect(callsLoader(read("app/api/incidents/export/route.ts"), "loadIncidentExport")).toBe(true);
+  it("the incident export reads through readIncidentExport, which chooses the window as the page's reader does", () => {
+    expect(callsLoader(read("app/api/incidents/export/route.ts"), "readIncidentExport")).toBe(true);
     // Both loaders are the one window reader over a different timeline read: the window cannot differ.
     const screens = read("lib/queries/screens.ts");
-    // The page folds the same timeline (its routine order events counted in SQL, lib/queries/incidents.ts).
-    expect(screens).toMatch(/export const loadIncidentWindow = incidentWindowWith\(getFoldedIncidentTimeline\);/);
-    expect(screens).toMatch(/export const loadIncidentExport = incidentWindowWith\(readIncidentTimeline\);/);
-    expect(screens).toMatch(/const incidentWindowWith =[\s\S]*?resolveIncidentWindow\(\{ db, now, from, to \}\)/);
+    // The page folds the same timeline (its routine order events counted in SQL on SQLite, lib/queries/incidents.ts).
+    expect(screens).toMatch(/export const loadIncidentWindow = incidentWindowWith\(queryFoldedIncidentTimeline\);/);
+    expect(screens).toMatch(/export const loadIncidentExport = incidentWindowWith\(queryIncidentTimeline\);/);
+    expect(screens).toMatch(/const incidentWindowWith =[\s\S]*?queryIncidentWindow\(q, now, from, to\)/);
+    // Over several journals both go through one reader, which chooses one window for all of them.
+    expect(screens).toMatch(/export function readIncidentWindow\([\s\S]*?readIncidentWindowWith\(\s*args,\s*\(ctx\) => loadIncidentWindow\(/);
+    expect(screens).toMatch(/export function readIncidentExport\([\s\S]*?readIncidentWindowWith\(\s*args,\s*\(ctx\) => loadIncidentExport\(/);
+    // Each incident reader calls its loader.
+    expect(screens).toMatch(/export async function readIncidentList\([\s\S]*?loadIncidentList\(/);
+    expect(screens).toMatch(/export async function readIncidentStory\([\s\S]*?loadIncidentStory\(/);
   });
 
   it("the live stream reads each view through the reader its JSON route calls, and each reader through its screen's loader", () => {
@@ -89,6 +95,6 @@ describe("one loader per screen, shared by its page and its route", () => {
 
   it("no page or route opens the journal itself", () => {
     const direct = [...filesUnder("app", "page.tsx"), ...filesUnder("app", "route.ts")].filter((f) => /lib\/db\//.test(read(f)));
-    expect(direct, "read through readScreen (lib/queries/read) in a page, botJson, screenJson or journalResponse (lib/http) in a route").toEqual([]);
+    expect(direct, "read through readScreen (lib/queries/read) in a page, botJson, screenJson or screenResponse (lib/http) in a route").toEqual([]);
   });
 });

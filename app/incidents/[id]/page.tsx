@@ -11,10 +11,9 @@ import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { UtcTime } from "@/components/ui/utc-time";
-import { readFirstJournal } from "@/lib/queries/read";
-import { loadIncidentStory } from "@/lib/queries/screens";
+import { readIncidentStory } from "@/lib/queries/screens";
 import { visibleText } from "@/lib/text/visible-text";
-import { incidentHref, incidentListHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
+import { incidentHref, incidentIdText, incidentListHref, incidentStoryHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Incident ${(await params).id.slice(0, 16)} · driftwatch` };
@@ -22,12 +21,36 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 export default async function IncidentPage({ params }: { params: Promise<{ id: string }> }) {
   await connection();
-  const id = parseIncidentId((await params).id);
-  if (id === null) notFound();
+  const ref = parseIncidentId((await params).id);
+  if (ref === null) notFound();
   const names = await readerSeesNames();
-  const read = await readFirstJournal((ctx) => loadIncidentStory({ ...ctx, names, id }));
-  if (!read.ok) return <JournalUnavailable error={read.error} />;
-  const view = read.data;
+  const read = await readIncidentStory({ names, ref });
+  if (!read.ok) return <JournalUnavailable error={read.error} source={read.source} />;
+  const { view, choices } = read.data;
+  if (choices.length > 0) {
+    // A bare number that several journals' trips have: which one is meant is not ours to guess.
+    return (
+      <div className="space-y-3">
+        <h1 className="text-2xl font-bold">
+          Incident {ref.trip}: in {choices.length} journals
+        </h1>
+        <p className="text-sm">
+          Each journal numbers its own trips, and {choices.length} of them have a trip {ref.trip}. Which one?
+        </p>
+        <ul className="list-disc space-y-1 pl-5 text-sm" data-testid="incident-choices">
+          {choices.map((c) => (
+            <li key={c.journal}>
+              <Link href={incidentStoryHref(ref.trip, c.journal)} className="font-semibold underline">
+                <span className="font-mono">{incidentIdText(ref.trip, c.journal)}</span>
+              </Link>
+              : <span className="font-mono [overflow-wrap:anywhere]">{c.botId}</span> of journal <span className="font-mono">{c.journal}</span>, halted{" "}
+              <UtcTime iso={c.startedAt} className="font-mono" />
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
   if (!view) notFound();
   const { story, window, timeline, chart } = view;
   const marks = story.steps.filter((s) => s.mark === "acknowledge" || s.mark === "correction");
@@ -47,7 +70,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
           </Link>
         </p>
         <h1 className="text-2xl font-bold">
-          Incident {story.id}: <span className="font-mono [overflow-wrap:anywhere]">{story.botId}</span>{" "}
+          Incident {incidentIdText(story.id, view.journal)}: <span className="font-mono [overflow-wrap:anywhere]">{story.botId}</span>{" "}
           {story.status === "open" ? (
             <span className="rounded bg-red-700 px-2 text-white" data-testid="incident-status">
               OPEN
@@ -73,7 +96,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             </>
           )}
           .{" "}
-          <a href={postmortemHref(story.id)} download className="font-semibold underline" data-testid="postmortem">
+          <a href={postmortemHref(story.id, view.journal)} download className="font-semibold underline" data-testid="postmortem">
             Post-mortem (Markdown)
           </a>
           {" · "}

@@ -1,11 +1,11 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import { NextResponse, type NextRequest } from "next/server";
-import { journalResponse } from "@/lib/http/journal-route";
+import { screenResponse } from "@/lib/http/journal-route";
 import { incidentExportFilename, incidentExportText, incidentJson } from "@/lib/incidents/export";
 import { textStream } from "@/lib/http/text-stream";
 import { parseIncidentQuery } from "@/lib/url-state/incidents";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
-import { loadIncidentExport } from "@/lib/queries/screens";
+import { readIncidentExport } from "@/lib/queries/screens";
 
 const noStore = { "Cache-Control": "no-store" };
 const problem = (status: number, code: string, message: string, extra: Record<string, string> = {}) =>
@@ -24,28 +24,29 @@ export async function GET(request: NextRequest) {
 
   const names = await readerSeesNames();
   // The page's loader, with the export's larger cap: the file holds what the page shows.
-  return journalResponse((ctx) => {
-    const { window, timeline } = loadIncidentExport({
-      ...ctx,
-      names,
-      from: query.from,
-      to: query.to,
-      filters: { bot: query.bot, kinds: query.kinds },
-      limit: EXPORT_ROW_CAP,
-    });
-    // Compact: a busy hour is 6,500 events, and indenting them made the file 45 % bigger and the
-    // answer 10 to 40 ms slower (docs/performance.md). `jq .` indents it for a reader. Streamed:
-    // the journal is read whole above (one read, one snapshot), each event is worded and written as
-    // the socket takes it, and let go.
-    const body = textStream(incidentExportText({ ...incidentJson({ ...timeline, events: [] }), events: timeline.events() }, format));
-    return new NextResponse(body, {
-      headers: {
-        ...noStore,
-        "Content-Type": format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8; header=present",
-        "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format)}"`,
-        "X-Driftwatch-Events": String(timeline.count),
-        "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
-      },
-    });
-  }, "incident export");
+  const read = () => readIncidentExport({ names, from: query.from, to: query.to, filters: { bot: query.bot, kinds: query.kinds }, limit: EXPORT_ROW_CAP });
+  return screenResponse(
+    read,
+    ({ window, timeline }) => {
+      // Compact: a busy hour is 6,500 events, and indenting them made the file 45 % bigger and the
+      // answer 10 to 40 ms slower (docs/performance.md). `jq .` indents it for a reader. Streamed:
+      // the journal is read whole above (one read, one snapshot), each event is worded and written as
+      // the socket takes it, and let go.
+      // With several journals, one that cannot be read is named in the file and its headers: a file
+      // without its events must not read as a quiet hour there.
+      const unreadJournals = (timeline.sources ?? []).flatMap((s) => (s.ok || !s.problem ? [] : [{ journal: s.name, problem: s.problem.problem }]));
+      const body = textStream(incidentExportText({ ...incidentJson({ ...timeline, events: [], unreadJournals }), events: timeline.events() }, format));
+      return new NextResponse(body, {
+        headers: {
+          ...noStore,
+          "Content-Type": format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8; header=present",
+          "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format)}"`,
+          "X-Driftwatch-Events": String(timeline.count),
+          "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
+          ...(unreadJournals.length > 0 ? { "X-Driftwatch-Unread-Journals": unreadJournals.map((u) => u.journal).join(", ") } : {}),
+        },
+      });
+    },
+    "incident export",
+  );
 }

@@ -1,9 +1,9 @@
 import { readerSeesNames } from "@/lib/auth/reader";
 import { NextResponse, type NextRequest } from "next/server";
-import { badRequest, journalResponse } from "@/lib/http/journal-route";
+import { badRequest, screenResponse } from "@/lib/http/journal-route";
 import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
-import { loadIncidentStory } from "@/lib/queries/screens";
-import { parseIncidentId } from "@/lib/url-state/incidents";
+import { readIncidentStory } from "@/lib/queries/screens";
+import { incidentIdText, parseIncidentId } from "@/lib/url-state/incidents";
 
 const noStore = { "Cache-Control": "no-store" };
 
@@ -12,23 +12,40 @@ const noStore = { "Cache-Control": "no-store" };
  * masked for a reader who is not signed in exactly as the page masks them. 404 for no such incident.
  */
 export async function GET(_request: NextRequest, { params }: { params: Promise<{ id: string }> }) {
-  const id = parseIncidentId((await params).id);
-  if (id === null) return badRequest("The incident id is the number of its trip (as in /incidents/12): a positive whole number.");
+  const ref = parseIncidentId((await params).id);
+  if (ref === null)
+    return badRequest(
+      "The incident id is the number of its trip (as in /incidents/12), with several journals after the journal's name (as in /incidents/alpha-12).",
+    );
   const names = await readerSeesNames();
-  return journalResponse((ctx) => {
-    const view = loadIncidentStory({ ...ctx, names, id });
-    if (!view) {
-      return NextResponse.json(
-        { ok: false, error: { code: "not_found", message: `No incident ${id}: no trip of any bot has that id. The list is at /incidents.` } },
-        { status: 404, headers: noStore },
-      );
-    }
-    return new NextResponse(incidentPostmortem(view), {
-      headers: {
-        ...noStore,
-        "Content-Type": "text/markdown; charset=utf-8",
-        "Content-Disposition": `attachment; filename="${postmortemFilename(view.story)}"`,
-      },
-    });
-  }, "incident post-mortem");
+  const id = incidentIdText(ref.trip, ref.journal);
+  return screenResponse(
+    () => readIncidentStory({ names, ref }),
+    ({ view, choices }) => {
+      if (choices.length > 0) {
+        const ids = choices.map((c) => incidentIdText(ref.trip, c.journal));
+        return NextResponse.json(
+          {
+            ok: false,
+            error: { code: "ambiguous", message: `Incident ${id} is in ${choices.length} journals: ask for one of ${ids.join(", ")}.`, choices: ids },
+          },
+          { status: 409, headers: noStore },
+        );
+      }
+      if (!view) {
+        return NextResponse.json(
+          { ok: false, error: { code: "not_found", message: `No incident ${id}: no trip of any bot has that id. The list is at /incidents.` } },
+          { status: 404, headers: noStore },
+        );
+      }
+      return new NextResponse(incidentPostmortem(view), {
+        headers: {
+          ...noStore,
+          "Content-Type": "text/markdown; charset=utf-8",
+          "Content-Disposition": `attachment; filename="${postmortemFilename(view.story)}"`,
+        },
+      });
+    },
+    "incident post-mortem",
+  );
 }
