@@ -32,7 +32,7 @@ and across a network use sslmode=verify-full with sslrootcert):
     dj.migrate(url, "drizzle")                     # applies drizzle/pg, once, beside other bots
     writer = dj.JournalWriter(dj.open_journal(url), bot_id="alpha", prefix="alpha", exchange="binance")
 
-Server errors raise PgError (its .sqlstate says which); opening raises JournalError (unreachable,
+Server errors raise PgError (its .sqlstate says which); opening raises JournalError (unreachable, tls,
 authentication, missing, no_schema, older_schema, future_schema) with the password left out.
 """
 
@@ -298,6 +298,16 @@ class PgProtocolError(Exception):
     """The server said something this client does not understand, or the connection broke."""
 
 
+class PgTlsError(PgProtocolError):
+    """TLS could not be had as sslmode asks: the server does not speak it, its certificate was
+    refused, or the handshake failed. open_journal reports it as JournalError code "tls"."""
+
+
+class PgTlsSettingError(PgTlsError, ValueError):
+    """sslmode or sslrootcert cannot work as given (an unknown mode, a verifying mode without a
+    root certificate, a root certificate file that is not there): found before any connection."""
+
+
 _PG_TEXT_DECODERS: Dict[int, Callable[[str], Any]] = {
     16: lambda v: v == "t",  # bool
     20: int,  # int8
@@ -402,8 +412,9 @@ class PgConnection:
     read, as are PGSSLMODE and PGSSLROOTCERT; a missing password is read from PGPASSWORD). Not
     thread-safe: one per bot thread.
 
-    sslmode as libpq reads it: disable and allow speak plain TCP; prefer (the default) uses TLS when
-    the server offers it; require insists on TLS without checking the certificate (unless a root
+    sslmode as libpq reads it: disable speaks plain TCP; allow too, and TLS when the server refuses
+    the login in the clear; prefer (the default) uses TLS when the server offers it, and the clear
+    when the handshake fails or the server refuses the login over TLS; require insists on TLS without checking the certificate (unless a root
     certificate is given, then as verify-ca); verify-ca checks it against sslrootcert; verify-full
     also checks that it names the host. A remote server should be reached with verify-full."""
 
@@ -416,10 +427,12 @@ class PgConnection:
         query = dict(urllib.parse.parse_qsl(u.query))
         sslmode = query.get("sslmode", os.environ.get("PGSSLMODE", "prefer"))
         if sslmode not in _SSL_MODES:
-            raise ValueError(f"sslmode={sslmode}: expected one of {', '.join(_SSL_MODES)}")
+            raise PgTlsSettingError(f"sslmode={sslmode}: expected one of {', '.join(_SSL_MODES)}")
         rootcert = query.get("sslrootcert", os.environ.get("PGSSLROOTCERT"))
         if sslmode in ("verify-ca", "verify-full") and not rootcert:
-            raise ValueError(f"sslmode={sslmode} needs the CA certificate to check the server by: ?sslrootcert=/path/to/ca.crt")
+            raise PgTlsSettingError(f"sslmode={sslmode} needs the CA certificate to check the server by: ?sslrootcert=/path/to/ca.crt")
+        if rootcert and sslmode in ("require", "verify-ca", "verify-full") and not os.path.isfile(rootcert):
+            raise PgTlsSettingError(f"sslrootcert={rootcert} is not a file: give the path of the CA certificate that signed the server's")
         self.url = url
         self.host = urllib.parse.unquote(u.hostname or "127.0.0.1")
         self.port = u.port or 5432
@@ -427,16 +440,35 @@ class PgConnection:
         self._password = urllib.parse.unquote(u.password) if u.password is not None else os.environ.get("PGPASSWORD")
         self.database = urllib.parse.unquote(u.path.lstrip("/")) or self.user
         timeout = float(query.get("connect_timeout", timeout))
+        application = query.get("application_name", "driftwatch_journal")
+        # libpq's fallbacks, each a new TCP connection: allow tries the clear first and TLS when the
+        # server refuses the login there (pg_hba's hostssl); prefer tries TLS first (a server that
+        # answers N to the request is spoken to in the clear on the same connection) and the clear
+        # when the handshake fails or the login is refused over TLS (hostnossl).
+        attempts = {"allow": [False, True], "prefer": [True, False]}.get(sslmode, [sslmode != "disable"])
+        for i, use_tls in enumerate(attempts):
+            try:
+                self._open(use_tls, sslmode, rootcert, timeout, application)
+                return
+            except PgError as error:
+                if i == len(attempts) - 1 or error.sqlstate != "28000":
+                    raise
+            except PgTlsError:
+                if i == len(attempts) - 1:
+                    raise
+
+    def _open(self, use_tls: bool, sslmode: str, rootcert: Optional[str], timeout: float, application: str) -> None:
+        """One TCP connection, TLS on it when `use_tls`, and the login; closed again if any step fails."""
         self.parameters: Dict[str, str] = {}
         self._status = b"I"
         self._buf = b""
+        self.tls = False
         self._sock = socket.create_connection((self.host, self.port), timeout=timeout)
         try:
             self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.tls = False
-            if sslmode not in ("disable", "allow"):
+            if use_tls:
                 self._negotiate_tls(sslmode, rootcert)
-            self._startup(query.get("application_name", "driftwatch_journal"))
+            self._startup(application)
             self._sock.settimeout(None)
         except BaseException:
             self._sock.close()
@@ -446,17 +478,19 @@ class PgConnection:
         """The SSLRequest, then the handshake when the server says S (protocol.html, "SSL Session Encryption")."""
         self._sock.sendall(struct.pack("!ii", 8, 80877103))
         answer = self._sock.recv(1)
+        if answer == b"":
+            raise PgProtocolError(f"the server at {self.host}:{self.port} closed the connection when asked for TLS")
         if answer == b"N":
-            if sslmode == "prefer":
+            if sslmode in ("prefer", "allow"):
                 return
-            raise PgProtocolError(f"sslmode={sslmode}, but the server at {self.host}:{self.port} does not accept TLS connections")
+            raise PgTlsError(f"sslmode={sslmode}, but the server at {self.host}:{self.port} does not accept TLS connections")
         if answer != b"S":
             raise PgProtocolError(f"the server at {self.host}:{self.port} answered the TLS request with {answer!r}")
         if sslmode in ("verify-ca", "verify-full") or (sslmode == "require" and rootcert):
             context = ssl.create_default_context(cafile=rootcert)
             context.check_hostname = sslmode == "verify-full"
         else:
-            # prefer, or require without a root certificate: encrypted, the server unchecked (libpq's meaning).
+            # prefer, allow, or require without a root certificate: encrypted, the server unchecked (libpq's meaning).
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             context.check_hostname = False
             context.verify_mode = ssl.CERT_NONE
@@ -464,7 +498,12 @@ class PgConnection:
         try:
             self._sock = context.wrap_socket(self._sock, server_hostname=self.host)
         except ssl.SSLCertVerificationError as error:
-            raise PgProtocolError(f"the server at {self.host}:{self.port} is not the one its certificate vouches for ({error.verify_message})") from None
+            # verify_message says which check failed: an unknown CA, a name the certificate does not hold, an expired one.
+            raise PgTlsError(
+                f"the certificate of the server at {self.host}:{self.port} was refused (sslmode={sslmode}): {error.verify_message or error}"
+            ) from None
+        except ssl.SSLError as error:
+            raise PgTlsError(f"the TLS handshake with the server at {self.host}:{self.port} failed (sslmode={sslmode}): {error.reason or error}") from None
         self.tls = True
 
     # --- framing ----------------------------------------------------------------------------
@@ -731,7 +770,7 @@ def open_journal(path: Union[str, "os.PathLike[str]"], *, synchronous: str = "FU
     A `postgresql://user:password@host:port/database` URL opens a PostgreSQL journal instead (a
     PgConnection: the same writer, the same rows). There `synchronous` FULL or EXTRA sets
     synchronous_commit on (each COMMIT durable when it returns), NORMAL sets it off. Raises
-    JournalError (unreachable, authentication, missing, no_schema, older_schema, future_schema).
+    JournalError (unreachable, tls, authentication, missing, no_schema, older_schema, future_schema).
     """
     if synchronous not in ("FULL", "NORMAL", "EXTRA"):
         raise ValueError(f"synchronous must be FULL, NORMAL or EXTRA, got {synchronous!r}")
@@ -876,6 +915,13 @@ def _pg_connect(url: str) -> PgConnection:
         if error.sqlstate == "3D000":
             raise JournalError("missing", where, f"has no such database ({error.message})", "create it (createdb), then migrate it") from error
         raise JournalError("unreadable", where, f"refused the connection ({error})", "check the server's log") from error
+    except PgTlsError as error:
+        raise JournalError(
+            "tls",
+            where,
+            f"cannot be spoken to over TLS as asked ({error})",
+            "check sslmode and sslrootcert in the URL: across a network, sslmode=verify-full with the CA certificate that signed the server's",
+        ) from error
     except (OSError, PgProtocolError) as error:
         raise JournalError(
             "unreachable", where, f"cannot be reached ({_error_text(error)})", "check the host, the port and that the server is running"

@@ -28,6 +28,7 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
         { name: "md5_user", password: "md5 pass", auth: "md5" },
         { name: "password_user", password: "clear-pass", auth: "password" },
         { name: "tls_user", password: "tls only pass", auth: "scram-sha-256", tlsOnly: true },
+        { name: "plain_user", password: "plain only pass", auth: "scram-sha-256", plainOnly: true },
       ],
       tls: true,
     });
@@ -48,6 +49,7 @@ describe.skipIf(!postgresAvailable)("the Python module on a real PostgreSQL serv
       DRIFTWATCH_TEST_PG_MD5_URL: server.userUrls.md5_user!,
       DRIFTWATCH_TEST_PG_PASSWORD_URL: server.userUrls.password_user!,
       DRIFTWATCH_TEST_PG_TLS_URL: server.userUrls.tls_user!,
+      DRIFTWATCH_TEST_PG_PLAIN_URL: server.userUrls.plain_user!,
       DRIFTWATCH_TEST_PG_CA: server.caFile!,
       DRIFTWATCH_TEST_PG_OTHER_CA: otherCa,
     };

@@ -38,6 +38,8 @@ export interface PostgresUser {
   auth: "scram-sha-256" | "md5" | "password";
   /** Only over TLS (a `hostssl` line, and a `hostnossl … reject` before it): needs the `tls` option. */
   tlsOnly?: boolean;
+  /** Only in the clear (a `hostssl … reject` line, then a `hostnossl` one): a server that speaks TLS refuses it there. */
+  plainOnly?: boolean;
 }
 
 export interface PostgresServer {
@@ -102,12 +104,16 @@ export async function startPostgres(opts: { label?: string; users?: PostgresUser
   await pg("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"]);
   const users = opts.users ?? [];
   for (const u of users) if (!/^[a-z_][a-z0-9_]*$/.test(u.name)) throw new Error(`user name ${u.name}: lower-case letters, digits and _ only`);
-  if (users.some((u) => u.tlsOnly) && !opts.tls) throw new Error("a tlsOnly user needs the tls option");
+  if (users.some((u) => u.tlsOnly || u.plainOnly) && !opts.tls) throw new Error("a tlsOnly or plainOnly user needs the tls option");
   if (users.length > 0) {
     // The first matching line wins: each such user must authenticate; everyone else stays trusted.
     const hba = path.join(data, "pg_hba.conf");
     const lines = users.map((u) =>
-      u.tlsOnly ? `hostnossl all ${u.name} 127.0.0.1/32 reject\nhostssl all ${u.name} 127.0.0.1/32 ${u.auth}\n` : `host all ${u.name} 127.0.0.1/32 ${u.auth}\n`,
+      u.tlsOnly
+        ? `hostnossl all ${u.name} 127.0.0.1/32 reject\nhostssl all ${u.name} 127.0.0.1/32 ${u.auth}\n`
+        : u.plainOnly
+          ? `hostssl all ${u.name} 127.0.0.1/32 reject\nhostnossl all ${u.name} 127.0.0.1/32 ${u.auth}\n`
+          : `host all ${u.name} 127.0.0.1/32 ${u.auth}\n`,
     );
     // Written in place, so the file keeps the owner initdb gave it (postgres, when run as root).
     fs.writeFileSync(hba, lines.join("") + fs.readFileSync(hba, "utf8"));

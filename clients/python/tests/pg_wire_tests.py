@@ -20,6 +20,8 @@ URL = os.environ["DRIFTWATCH_TEST_PG_URL"]
 BY_METHOD = {m: os.environ[f"DRIFTWATCH_TEST_PG_{m.upper()}_URL"] for m in ("scram", "md5", "password")}
 # A user the server lets in over TLS only, the server's own certificate, and another that did not sign it.
 TLS_URL = os.environ["DRIFTWATCH_TEST_PG_TLS_URL"]
+# A user the server lets in in the clear only (hostssl … reject): prefer must fall back to the clear for it.
+PLAIN_URL = os.environ["DRIFTWATCH_TEST_PG_PLAIN_URL"]
 CA = os.environ["DRIFTWATCH_TEST_PG_CA"]
 OTHER_CA = os.environ["DRIFTWATCH_TEST_PG_OTHER_CA"]
 
@@ -88,12 +90,17 @@ class Tls(unittest.TestCase):
                 self.assertTrue(self.encrypted(con))
                 self.assertEqual(con.execute("SELECT current_user").fetchone()[0], "tls_user")
 
-    def test_a_certificate_another_ca_signed_is_refused(self):
+    def test_a_certificate_another_ca_signed_is_refused_saying_which_check_failed(self):
         for mode in ("verify-ca", "verify-full", "require"):
             with self.subTest(sslmode=mode):
-                with self.assertRaises(dj.PgProtocolError) as refused:
+                with self.assertRaises(dj.PgTlsError) as refused:
                     dj.PgConnection(with_query(TLS_URL, sslmode=mode, sslrootcert=OTHER_CA))
-                self.assertIn("not the one its certificate vouches for", str(refused.exception))
+                self.assertIn("was refused", str(refused.exception))
+                self.assertIn("self-signed certificate", str(refused.exception))  # OpenSSL's verify message: not the CA given
+                with self.assertRaises(dj.JournalError) as journal:
+                    dj.open_journal(with_query(TLS_URL, sslmode=mode, sslrootcert=OTHER_CA))
+                self.assertEqual(journal.exception.code, "tls")
+                self.assertIn("sslrootcert", str(journal.exception))
 
     def test_require_and_prefer_encrypt_without_a_root_certificate(self):
         for mode in ("require", "prefer"):
@@ -103,20 +110,65 @@ class Tls(unittest.TestCase):
         with dj.PgConnection(URL) as con:
             self.assertTrue(con.tls)
 
-    def test_a_user_the_server_admits_over_tls_only_is_refused_in_the_clear(self):
-        for mode in ("disable", "allow"):
-            with self.subTest(sslmode=mode):
-                with self.assertRaises(dj.PgError) as refused:
-                    dj.PgConnection(with_query(TLS_URL, sslmode=mode))
-                self.assertEqual(refused.exception.sqlstate, "28000")  # no pg_hba.conf entry (hostnossl … reject)
+    def test_a_user_the_server_admits_over_tls_only_is_refused_in_the_clear_and_allow_retries_with_tls(self):
+        with self.assertRaises(dj.PgError) as refused:
+            dj.PgConnection(with_query(TLS_URL, sslmode="disable"))
+        self.assertEqual(refused.exception.sqlstate, "28000")  # no pg_hba.conf entry (hostnossl … reject)
+        # allow: the clear first, refused, then a new connection with TLS (libpq's fallback).
+        with dj.PgConnection(with_query(TLS_URL, sslmode="allow")) as con:
+            self.assertTrue(con.tls)
+            self.assertTrue(self.encrypted(con))
 
-    def test_a_verifying_mode_without_a_root_certificate_or_an_unknown_mode_is_a_clear_error(self):
+    def test_a_user_the_server_admits_in_the_clear_only_gets_the_clear_from_prefer_and_allow_and_is_refused_by_require(self):
+        for mode in ("prefer", "allow", "disable"):
+            with self.subTest(sslmode=mode), dj.PgConnection(with_query(PLAIN_URL, sslmode=mode)) as con:
+                self.assertFalse(con.tls)
+                self.assertFalse(self.encrypted(con))
+                self.assertEqual(con.execute("SELECT current_user").fetchone()[0], "plain_user")
+        with self.assertRaises(dj.PgError) as refused:
+            dj.PgConnection(with_query(PLAIN_URL, sslmode="require"))
+        self.assertEqual(refused.exception.sqlstate, "28000")
+
+    def test_a_server_without_tls_is_a_tls_error_for_require_not_unreachable(self):
+        # A listener that answers the TLS request with N, as a server with ssl=off does, then closes.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+
+        def answer():
+            con, _ = listener.accept()
+            con.recv(8)
+            con.sendall(b"N")
+            con.close()
+
+        thread = threading.Thread(target=answer, daemon=True)
+        thread.start()
+        try:
+            with self.assertRaises(dj.JournalError) as journal:
+                dj.open_journal(f"postgresql://u@127.0.0.1:{port}/journal?sslmode=require&connect_timeout=5")
+            self.assertEqual(journal.exception.code, "tls")
+            self.assertIn("does not accept TLS connections", str(journal.exception))
+        finally:
+            thread.join(5)
+            listener.close()
+
+    def test_a_setting_that_cannot_work_is_a_clear_error_before_any_connection(self):
         with self.assertRaises(ValueError) as no_root:
             dj.PgConnection(with_query(TLS_URL, sslmode="verify-full"))
         self.assertIn("sslrootcert", str(no_root.exception))
         with self.assertRaises(ValueError) as unknown:
             dj.PgConnection(with_query(TLS_URL, sslmode="required"))
         self.assertIn("verify-full", str(unknown.exception))
+        with self.assertRaises(ValueError) as missing:
+            dj.PgConnection(with_query(TLS_URL, sslmode="verify-ca", sslrootcert="/nonexistent/ca.crt"))
+        self.assertIn("is not a file", str(missing.exception))
+        # open_journal says the same as a JournalError, as every other opening error.
+        for query in ({"sslmode": "verify-full"}, {"sslmode": "required"}, {"sslmode": "verify-full", "sslrootcert": "/nonexistent/ca.crt"}):
+            with self.subTest(**query):
+                with self.assertRaises(dj.JournalError) as journal:
+                    dj.open_journal(with_query(TLS_URL, **query))
+                self.assertEqual(journal.exception.code, "tls")
 
     def test_a_journal_migrates_and_opens_over_verify_full(self):
         name = empty_database().rsplit("/", 1)[1]
