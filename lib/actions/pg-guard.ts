@@ -30,6 +30,7 @@ import pg, { type ClientBase, type CustomTypesConfig, type Pool, type PoolClient
 import type { z } from "zod";
 import { AUDIT_LOCK_SQL, appendAuditPg } from "../audit/pg-log";
 import { toPgPlaceholders, type JournalQuery } from "../db/query";
+import { JOURNAL_PG_TYPES } from "../db/pg-source";
 import { runGuardedOn, type ActingUser, type ActionSpec, type GuardCommon, type GuardEngine } from "./guard";
 import type { ActionResult } from "./result";
 
@@ -44,10 +45,7 @@ export interface PgTx {
 }
 
 // Ids, versions and counts stay far below 2^53; node-postgres would hand them over as strings.
-const types: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as CustomTypesConfig["getTypeParser"],
-};
+const types = JOURNAL_PG_TYPES as CustomTypesConfig;
 
 /**
  * PostgreSQL text cannot hold a NUL byte, so no stored id has one: a posted id with one becomes an
@@ -56,7 +54,8 @@ const types: CustomTypesConfig = {
 const storable = (params: unknown[]) => params.map((p) => (typeof p === "string" && p.includes("\u0000") ? p.replaceAll("\u0000", "\uFFFD") : p));
 
 export function pgTx(client: ClientBase): PgTx {
-  const query = (sql: string, params: readonly unknown[]) => client.query({ text: sql, values: storable([...params]), types });
+  const query = (sql: string, params: readonly unknown[], rowMode?: "array") =>
+    client.query({ text: sql, values: storable([...params]), types, ...(rowMode ? { rowMode } : {}) });
   return {
     one: async (sql, params = []) => (await query(sql, params)).rows[0],
     all: async (sql, params = []) => (await query(sql, params)).rows,
@@ -66,6 +65,7 @@ export function pgTx(client: ClientBase): PgTx {
       key: client,
       all: async <T>(sql: string, params: readonly unknown[] = []) => (await query(toPgPlaceholders(sql), params)).rows as T[],
       get: async <T>(sql: string, params: readonly unknown[] = []) => (await query(toPgPlaceholders(sql), params)).rows[0] as T | undefined,
+      arrays: async <T extends unknown[]>(sql: string, params: readonly unknown[] = []) => (await query(toPgPlaceholders(sql), params, "array")).rows as T[],
     },
   };
 }

@@ -19,8 +19,12 @@ import { redactText, withPassword, type PostgresSourceConfig } from "../journal-
 import { JournalError, latestSchemaVersion } from "./journal-file";
 import { PgQuery, type JournalQuery } from "./query";
 
-/** bigint (int8) and numeric as JS numbers: every journal integer fits (ids, versions, counts, milliseconds). */
-const TYPES = {
+/**
+ * bigint (int8) and numeric as JS numbers: every journal integer fits (ids, versions, counts,
+ * milliseconds). The pages' pool and the actions' transactions (lib/actions/pg-guard.ts) parse
+ * with this one table, so a read written once sums and compares alike in both.
+ */
+export const JOURNAL_PG_TYPES = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
@@ -76,7 +80,7 @@ export class PgJournalSource {
       // A read that hangs (a lock, a dying server) fails instead of holding the page.
       query_timeout: 15_000,
       application_name: "driftwatch-console",
-      types: TYPES,
+      types: JOURNAL_PG_TYPES,
     });
     // An idle connection that the server drops (a restart) must not take the console down with it.
     pool.on("error", (error) => this.log(`driftwatch: source ${this.config.name}: ${this.redact(String((error as Error).message))}`));

@@ -23,21 +23,31 @@ export interface JournalQuery {
   readonly key: object;
   all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   get<T>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  /** Every row as an array of its columns in SELECT order (SQLite's raw mode, node-postgres's rowMode "array"). */
+  arrays<T extends unknown[]>(sql: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
 class SqliteQuery implements JournalQuery {
   readonly dialect = "sqlite" as const;
   constructor(readonly key: Database.Database) {}
+  // The statement is the connection's cached one, shared by text with raw reads: its mode is set on every use.
   all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
-      return Promise.resolve(statement(this.key, sql).all(...params) as T[]);
+      return Promise.resolve(statement(this.key, sql).pluck(false).raw(false).all(...params) as T[]);
     } catch (error) {
       return Promise.reject(error);
     }
   }
   get<T>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
     try {
-      return Promise.resolve(statement(this.key, sql).get(...params) as T | undefined);
+      return Promise.resolve(statement(this.key, sql).pluck(false).raw(false).get(...params) as T | undefined);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  arrays<T extends unknown[]>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    try {
+      return Promise.resolve(statement(this.key, sql).pluck(false).raw(true).all(...params) as T[]);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -90,6 +100,15 @@ export class PgQuery implements JournalQuery {
   async all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
       const result = await this.key.query({ text: toPgPlaceholders(sql), values: params as unknown[] });
+      return result.rows as T[];
+    } catch (error) {
+      this.onError?.(error);
+      throw error;
+    }
+  }
+  async arrays<T extends unknown[]>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    try {
+      const result = await this.key.query({ text: toPgPlaceholders(sql), values: params as unknown[], rowMode: "array" });
       return result.rows as T[];
     } catch (error) {
       this.onError?.(error);

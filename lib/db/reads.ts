@@ -35,15 +35,12 @@ export function* one<T>(sql: string, params: readonly unknown[] = [], opts: { ra
 }
 
 /**
- * Every row of a query handed to `onRow` in order, without holding them: SQLite iterates its
- * cursor; PostgreSQL gets the rows in one answer and hands them on. For a long window's cycles.
+ * Every row of a query handed to `onRow` in order: SQLite iterates its cursor without holding the
+ * rows; PostgreSQL gets them all in one answer (held until handed on). For a long window's cycles.
  */
 export function* each<T>(sql: string, params: readonly unknown[], onRow: (row: T) => void, opts: { raw?: boolean } = {}): Generator<ReadStep, void, unknown> {
   yield { sql, params, mode: "each", raw: opts.raw === true, onRow: onRow as (row: unknown) => void };
 }
-
-/** A raw row from PostgreSQL: its columns in SELECT order, as SQLite's raw mode gives them (so a raw query's columns need distinct names). */
-const asArray = (row: unknown) => Object.values(row as Record<string, unknown>);
 
 /** A read on a SQLite connection (a page's read handle, or an action's write connection in its transaction), synchronously. */
 export function runReadsSync<T>(db: JournalDb | Database.Database, reads: Reads<T>): T {
@@ -66,7 +63,8 @@ export async function runReads<T>(q: JournalQuery, reads: Reads<T>): Promise<T> 
   let step = reads.next();
   while (!step.done) {
     const { sql, params, mode, raw, onRow } = step.value;
-    const rows = (await q.all<unknown>(sql, params)).map((r) => (raw ? asArray(r) : r));
+    // Raw: arrays of the columns in SELECT order, as SQLite's raw mode gives them (node-postgres's rowMode "array").
+    const rows: unknown[] = raw ? await q.arrays(sql, params) : await q.all<unknown>(sql, params);
     if (mode === "each") {
       for (const row of rows) onRow!(row);
       step = reads.next(undefined);

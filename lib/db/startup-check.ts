@@ -28,13 +28,16 @@ export async function checkJournalAtStart(): Promise<void> {
   }
   const owner = new Map<string, (typeof journals)[number]>();
   const clashes: string[] = [];
+  // Every PostgreSQL source asked at once: several unreachable servers hold the start for one
+  // bounded wait, not one after another; their answers are still taken in the configured order.
+  const pgIds = new Map(journals.length > 1 ? journals.flatMap((s) => (s.kind === "postgres" ? [[s.name, pgBotIds(s)] as const] : [])) : []);
   for (const source of journals) {
     const label = journals.length > 1 ? `source ${source.name}: ` : "";
     if (source.kind === "postgres") {
       // Checked on the first request and every one after (lib/db/pg-source.ts).
       console.log(`driftwatch: ${label}reading the PostgreSQL journal at ${source.file} (checked on every request)`);
       if (journals.length > 1) {
-        const ids = await pgBotIds(source);
+        const ids = await pgIds.get(source.name)!;
         if (typeof ids === "string") {
           // Not a reason to stop, as for a file: its bots join the clash check from what it shows once it answers.
           console.error(`driftwatch: ${label}cannot be read at start (${ids}); its bot ids are checked against the others once it answers`);
