@@ -26,7 +26,7 @@ import "server-only";
  * the equivalent serial order is then "the action, then the bot's insert", which is what SQLite's
  * one-writer lock gives too when the bot writes just after the action.
  */
-import pg, { type ClientBase, type CustomTypesConfig, type Pool, type PoolClient, type QueryResultRow } from "pg";
+import { type ClientBase, type CustomTypesConfig, type Pool, type PoolClient, type QueryResultRow } from "pg";
 import type { z } from "zod";
 import { AUDIT_LOCK_SQL, appendAuditPg } from "../audit/pg-log";
 import { toPgPlaceholders, type JournalQuery } from "../db/query";

@@ -33,21 +33,36 @@ class SqliteQuery implements JournalQuery {
   // The statement is the connection's cached one, shared by text with raw reads: its mode is set on every use.
   all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
-      return Promise.resolve(statement(this.key, sql).pluck(false).raw(false).all(...params) as T[]);
+      return Promise.resolve(
+        statement(this.key, sql)
+          .pluck(false)
+          .raw(false)
+          .all(...params) as T[],
+      );
     } catch (error) {
       return Promise.reject(error);
     }
   }
   get<T>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
     try {
-      return Promise.resolve(statement(this.key, sql).pluck(false).raw(false).get(...params) as T | undefined);
+      return Promise.resolve(
+        statement(this.key, sql)
+          .pluck(false)
+          .raw(false)
+          .get(...params) as T | undefined,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
   }
   arrays<T extends unknown[]>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
     try {
-      return Promise.resolve(statement(this.key, sql).pluck(false).raw(true).all(...params) as T[]);
+      return Promise.resolve(
+        statement(this.key, sql)
+          .pluck(false)
+          .raw(true)
+          .all(...params) as T[],
+      );
     } catch (error) {
       return Promise.reject(error);
     }
