@@ -69,12 +69,15 @@ export function incidentPostmortem(view: {
   timeline: CollapsedTimeline & { events: number; capped: boolean };
   readAt: string;
   pruned?: PrunedFacts;
+  /** With several journals: the one that holds it, named in the title as in the incident's address. */
+  journal?: string;
 }): string {
   const { story, timeline, pruned } = view;
   const now = new Date(view.readAt);
   const d = summaryDurations(story, now, pruned);
   const out: string[] = [];
-  out.push(`# Incident ${story.id}: ${inline(story.botId)} halted, ${inline(story.cause.reason)}`, "");
+  out.push(`# Incident ${view.journal ? `${inline(view.journal)}-` : ""}${story.id}: ${inline(story.botId)} halted, ${inline(story.cause.reason)}`, "");
+  if (view.journal) out.push(`- **Journal:** ${inline(view.journal)}`);
   out.push(
     story.status === "open" ? `- **Status:** OPEN, still halted (read ${formatUtc(view.readAt)})` : `- **Status:** cleared at ${formatUtc(story.clearedAt!)}`,
   );
@@ -132,12 +135,17 @@ export function incidentPostmortem(view: {
   return out.join("\n");
 }
 
-/** `driftwatch-incident-<id>-<bot>.md`: letters, digits, `-`, `.` and `_` only. */
-export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId">): string {
-  const bot = story.botId
+/** A name as a piece of a file name on any system: letters, digits, `-`, `.` and `_` only, no leading dot. */
+const safe = (name: string) =>
+  name
     .replace(/[^A-Za-z0-9._-]/g, "-")
     .replace(/\.{2,}/g, ".")
     .replace(/^[.-]+/, "")
     .slice(0, 40);
-  return `driftwatch-incident-${story.id}${bot ? `-${bot}` : ""}.md`;
+
+/** `driftwatch-incident-[<journal>-]<id>-<bot>.md`: letters, digits, `-`, `.` and `_` only. */
+export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId">, journal?: string): string {
+  const bot = safe(story.botId);
+  const source = journal ? `${safe(journal)}-` : "";
+  return `driftwatch-incident-${source}${story.id}${bot ? `-${bot}` : ""}.md`;
 }

@@ -32,6 +32,7 @@ import {
   readOverview,
 } from "@/lib/queries/screens";
 import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
+import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
 import { ana, auditRows, consoleWriter } from "../helpers/actions";
 import { startFault } from "../helpers/faults";
 import { freshPgJournal } from "../helpers/pg-journal";
@@ -435,6 +436,11 @@ describe("several journals in one console", () => {
     const story = await readIncidentStory({ names: true, ref: { journal: "beta", trip: 1 }, set });
     expect(story.ok && story.data.view).toMatchObject({ journal: "beta", story: { botId: "beta-1", status: "cleared" } });
     expect(story.ok && story.data.view!.timeline.rows.every((r) => r.event.journal === "beta")).toBe(true);
+    // Its post-mortem names the journal as its address does.
+    const markdown = incidentPostmortem(story.ok ? story.data.view! : (null as never));
+    expect(markdown).toMatch(/^# Incident beta-1: beta-1 halted, drift on SOL$/m);
+    expect(markdown).toContain("- **Journal:** beta");
+    expect(postmortemFilename({ id: 1, botId: "beta-1" }, "beta")).toBe("driftwatch-incident-beta-1-beta-1.md");
     const bare = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
     expect(bare.ok && bare.data.choices.map((c) => `${c.journal}:${c.botId}`)).toEqual(["alpha:alpha-1", "beta:beta-1", "gamma:gamma-1"]);
     const none = await readIncidentStory({ names: true, ref: { journal: "delta", trip: 1 }, set });

@@ -42,7 +42,7 @@ export async function GET(_request: NextRequest, { params }: { params: Promise<{
         headers: {
           ...noStore,
           "Content-Type": "text/markdown; charset=utf-8",
-          "Content-Disposition": `attachment; filename="${postmortemFilename(view.story)}"`,
+          "Content-Disposition": `attachment; filename="${postmortemFilename(view.story, view.journal)}"`,
         },
       });
     },
