@@ -64,11 +64,11 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     if (!list.ok) return <JournalUnavailable error={list.error} source={list.source} />;
     const { sources, ...data } = list.data;
     return (
-      <>
+      <div className="space-y-4">
         <JournalWarnings warnings={list.journal.warnings} />
         <SourceProblems sources={sources} consequence={UNREAD} />
         <IncidentList {...data} bot={bot} several={sources !== undefined} />
-      </>
+      </div>
     );
   }
   const query = parseIncidentQuery(params);

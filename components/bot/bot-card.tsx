@@ -19,7 +19,11 @@ type CardBot = BotSummary & {
   unknownPositions?: number;
   source?: string;
   lastKnownHalt?: OverviewBot["lastKnownHalt"];
+  journalUnread?: true;
 };
+
+/** What a card says of a fact its unreadable journal holds: unknown, never "never" or "none". */
+const UNREAD = "unknown (its journal cannot be read)";
 
 /**
  * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
@@ -99,6 +103,8 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
             <>
               {formatAgo(heartbeatAge)} · <UtcTime iso={bot.heartbeatAt} />
             </>
+          ) : bot.journalUnread ? (
+            UNREAD
           ) : (
             "never"
           )}
@@ -107,11 +113,13 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
         <dd data-testid="breaker-state">
           {bot.lastKnownHalt
             ? "halted when last read (its journal cannot be read now)"
-            : bot.breaker === null
-              ? "unknown (no breaker row)"
-              : halted
-                ? "halted"
-                : "not halted"}
+            : bot.journalUnread
+              ? UNREAD
+              : bot.breaker === null
+                ? "unknown (no breaker row)"
+                : halted
+                  ? "halted"
+                  : "not halted"}
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
         <dd data-testid="reconciled" suppressHydrationWarning>
@@ -119,6 +127,8 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
             <>
               {bot.lastReconciliation.outcome}, {formatAgo(reconciledAge)}
             </>
+          ) : bot.journalUnread ? (
+            UNREAD
           ) : (
             "never"
           )}
@@ -127,7 +137,9 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
           <>
             <dt className="text-slate-600 dark:text-slate-300">Doubtful</dt>
             <dd data-testid="doubtful-count">
-              {bot.doubtfulOrders > 0 ? (
+              {bot.journalUnread ? (
+                UNREAD
+              ) : bot.doubtfulOrders > 0 ? (
                 <Link href={`/doubtful?bot=${encodeURIComponent(bot.botId)}`} className="font-semibold text-red-700 underline dark:text-red-300">
                   {bot.doubtfulOrders} order{bot.doubtfulOrders === 1 ? "" : "s"}
                 </Link>
@@ -141,9 +153,11 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
           <>
             <dt className="text-slate-600 dark:text-slate-300">In drift</dt>
             <dd data-testid="drift-count">
-              {bot.symbolsInDrift === 0
-                ? "no symbol"
-                : `${bot.symbolsInDrift} symbol${bot.symbolsInDrift === 1 ? "" : "s"}${bot.unknownPositions ? `, ${bot.unknownPositions} unknown position${bot.unknownPositions === 1 ? "" : "s"}` : ""}`}
+              {bot.journalUnread
+                ? UNREAD
+                : bot.symbolsInDrift === 0
+                  ? "no symbol"
+                  : `${bot.symbolsInDrift} symbol${bot.symbolsInDrift === 1 ? "" : "s"}${bot.unknownPositions ? `, ${bot.unknownPositions} unknown position${bot.unknownPositions === 1 ? "" : "s"}` : ""}`}
             </dd>
           </>
         )}

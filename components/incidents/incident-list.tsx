@@ -58,8 +58,11 @@ export function IncidentList({
       </form>
       {items.length === 0 ? (
         <p className="rounded border border-dashed border-slate-400 p-4 text-sm" data-testid="no-incidents">
-          No incidents{bot ? ` for ${bot}` : ""}: no bot{bot ? "" : several ? " in the journals that could be read" : " in this journal"} has tripped its
-          breaker.
+          {bot === null
+            ? `No incidents: no bot ${several ? "in the journals that could be read" : "in this journal"} has tripped its breaker.`
+            : bots.includes(bot)
+              ? `No incidents for ${bot}: it has never tripped its breaker.`
+              : `No incidents for ${bot}: no bot of that name is in ${several ? "the journals that could be read" : "this journal"}.`}
         </p>
       ) : (
         <>

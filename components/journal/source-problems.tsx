@@ -30,7 +30,7 @@ export function SourceProblems({
           </h2>
           {/* The file and the problem, then the fix once (the message would repeat it). */}
           <p className="mt-1 break-words">
-            journal <span className="break-all font-mono">{s.problem!.file}</span>: <WrappingText text={s.problem!.problem} />
+            journal <span className="font-mono [overflow-wrap:anywhere]">{s.problem!.file}</span>: <WrappingText text={s.problem!.problem} />
           </p>
           <p className="mt-1">
             <span className="font-semibold">Fix:</span> {s.problem!.fix}

@@ -118,15 +118,16 @@ export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { even
 }
 
 /**
- * `driftwatch-incident-<from>-<to>.<ext>`, safe as a file name on any system: only letters,
+ * `driftwatch-incident-<from>-<to>[-incomplete].<ext>` (incomplete: a journal of several could
+ * not be read, so its events are not in the file), safe as a file name on any system: only letters,
  * digits, `-`, `.` and `_` survive (the times' colons become `-`), so no path or header tricks.
  */
-export function incidentExportFilename(window: IncidentWindow, ext: "json" | "csv"): string {
+export function incidentExportFilename(window: IncidentWindow, ext: "json" | "csv", incomplete = false): string {
   const safe = (s: string) =>
     s
       .replace(/[^A-Za-z0-9._-]/g, "-")
       .replace(/\.{2,}/g, ".")
       .replace(/^[.-]+/, "")
       .slice(0, 40);
-  return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}.${ext}`;
+  return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}${incomplete ? "-incomplete" : ""}.${ext}`;
 }

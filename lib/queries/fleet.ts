@@ -27,7 +27,7 @@ export interface SourceHealth {
   problem: JournalProblemView | null;
 }
 
-function health<T>(parts: SourcePart<T>[], names: boolean): SourceHealth[] {
+export function health<T>(parts: SourcePart<T>[], names: boolean): SourceHealth[] {
   return parts.map((p) => ({ name: p.source.name, ok: p.ok, problem: p.ok ? null : journalProblemFor(p.error, { signedIn: names }) }));
 }
 
@@ -51,6 +51,7 @@ function unknownBot(botId: string, source: string, problem: JournalProblemView, 
         ]
       : [cannot],
     ...(lastHalt ? { lastKnownHalt: lastHalt } : {}),
+    journalUnread: true,
     heartbeatAt: null,
     heartbeatAgeMs: null,
     breaker: null,
@@ -120,8 +121,25 @@ export function mergeDoubtful(parts: SourcePart<{ orders: DoubtfulOrder[]; total
 export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: SourceSet, names: boolean): BreakerBoard {
   const first = parts.find((p) => p.ok) as { data: BreakerBoard };
   if (!set.several) return first.data;
-  const bots = parts.flatMap((p) => (p.ok ? p.data.bots : [])).sort(byBot);
+  const bots = parts.flatMap((p) => (p.ok ? p.data.bots.map((b) => reviewedIn(b, p.source.name)) : [])).sort(byBot);
   return { ...first.data, bots, sources: health(parts, names) };
+}
+
+/**
+ * A bot's trips with their review links pointing at the event of its own journal: with several
+ * journals the incident window names each event after its journal (`alpha/breaker-12`), since
+ * every journal numbers its own rows.
+ */
+function reviewedIn(bot: BreakerBoard["bots"][number], journal: string): BreakerBoard["bots"][number] {
+  const anchor = (href: string) => href.replace(/#(breaker|reconciliation)-/, `#${journal}/$1-`);
+  return {
+    ...bot,
+    events: bot.events.map((e) =>
+      e.kind === "trip"
+        ? { ...e, incident: { ...e.incident, href: anchor(e.incident.href) }, cause: e.cause && { ...e.cause, href: anchor(e.cause.href) } }
+        : e,
+    ),
+  };
 }
 
 /** An audit entry of a console that reads several journals: the journal whose chain holds it. */

@@ -37,6 +37,8 @@ import {
   mergeIncidentLists,
   mergeIncidentWindows,
   mergeOverviews,
+  health,
+  type SourceHealth,
   type WithSources,
 } from "./fleet";
 import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ScreenRead, type SourcePart } from "./read";
@@ -281,7 +283,11 @@ export async function readIncidentList({
   if (!all.several) return readScreen(load, all.sources[0]!.journal);
   const picked = await incidentSources(bot, all);
   if (!picked.ok) return picked;
-  return readFleet(load, (parts) => mergeIncidentLists(parts, names), all, picked.sources);
+  const read = await readFleet(load, (parts) => mergeIncidentLists(parts, names), all, picked.sources);
+  if (!read.ok || picked.sources.length === all.sources.length) return read;
+  // One bot's list reads its journal alone; the filter still offers every journal's bots.
+  const bots = await readIncidentBots({ set: all });
+  return bots.ok ? { ...read, data: { ...read.data, bots: bots.data } } : read;
 }
 
 /**
@@ -350,12 +356,15 @@ export interface IncidentChoice {
   journal: string;
   botId: string;
   startedAt: string;
+  cause: string;
 }
 
 /**
  * `/incidents/[id]`: one incident. With several journals its id names the journal (`alpha-12`); a
  * bare number is looked up in every journal, and names the one incident that has it, or a choice
  * when several do. `view` null and no choices: no such incident in any journal that could be read.
+ * `unread`: for a bare number, the journals that could not be read, any of which may hold an
+ * incident of that number too (so the one found is not known to be the only one).
  */
 export async function readIncidentStory({
   names,
@@ -365,35 +374,43 @@ export async function readIncidentStory({
   names: boolean;
   ref: IncidentRef;
   set?: SourceSet;
-}): Promise<ScreenRead<{ view: Awaited<ReturnType<typeof loadIncidentStory>> | null; choices: IncidentChoice[] }>> {
+}): Promise<ScreenRead<{ view: Awaited<ReturnType<typeof loadIncidentStory>> | null; choices: IncidentChoice[]; unread: SourceHealth[] }>> {
   const all = set ?? consoleSources();
   const load = (journal?: string) => anyEngine((ctx) => loadIncidentStory({ ...ctx, names, id: ref.trip, journal }));
+  const none = { ok: true as const, data: { view: null, choices: [], unread: [] }, journal: { file: "", warnings: [] } };
   if (!all.several) {
-    if (ref.journal !== null && ref.journal !== all.sources[0]!.name)
-      return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
+    if (ref.journal !== null && ref.journal !== all.sources[0]!.name) return none;
     const read = await readScreen(load(), all.sources[0]!.journal);
-    return read.ok ? { ...read, data: { view: read.data, choices: [] } } : read;
+    return read.ok ? { ...read, data: { view: read.data, choices: [], unread: [] } } : read;
   }
   if (ref.journal !== null) {
     const source = all.sources.find((s) => s.name === ref.journal);
-    if (!source) return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
+    if (!source) return none;
     const read = await readScreen(load(source.name), source.journal);
-    return read.ok ? { ...read, data: { view: read.data, choices: [] } } : { ...read, source: source.name };
+    return read.ok ? { ...read, data: { view: read.data, choices: [], unread: [] } } : { ...read, source: source.name };
   }
-  const parts = await Promise.all(all.sources.map(async (source) => ({ source, read: await readScreen(load(source.name), source.journal) })));
-  const found = parts.flatMap((p) => (p.read.ok && p.read.data ? [{ ...p, view: p.read.data }] : []));
-  if (found.length === 1) {
-    const { read, view } = found[0]!;
-    return { ok: true, data: { view, choices: [] }, journal: (read as { journal: { file: string; warnings: string[] } }).journal };
+  const reads = await Promise.all(all.sources.map(async (source) => ({ source, read: await readScreen(load(source.name), source.journal) })));
+  const parts: SourcePart<Awaited<ReturnType<typeof loadIncidentStory>>>[] = reads.map(({ source, read }) =>
+    read.ok ? { source, ok: true, data: read.data } : { source, ok: false, error: read.error },
+  );
+  const unread = health(parts, names).filter((h) => !h.ok);
+  const found = parts.flatMap((p) => (p.ok && p.data ? [{ source: p.source, view: p.data }] : []));
+  if (found.length === 1 && unread.length === 0) {
+    const read = reads.find((r) => r.source === found[0]!.source)!.read as { journal: { file: string; warnings: string[] } };
+    return { ok: true, data: { view: found[0]!.view, choices: [], unread }, journal: read.journal };
   }
-  if (found.length > 1)
+  if (found.length > 0)
     return {
       ok: true,
-      data: { view: null, choices: found.map((f) => ({ journal: f.source.name, botId: f.view.story.botId, startedAt: f.view.story.startedAt })) },
+      data: {
+        view: null,
+        choices: found.map((f) => ({ journal: f.source.name, botId: f.view.story.botId, startedAt: f.view.story.startedAt, cause: f.view.story.cause.reason })),
+        unread,
+      },
       journal: { file: "", warnings: [] },
     };
   // In no journal read; one that cannot be read may hold it: say that rather than "no such incident".
-  const failed = parts.find((p) => !p.read.ok);
+  const failed = reads.find((r) => !r.read.ok);
   if (failed && !failed.read.ok) return { ok: false, error: failed.read.error, source: failed.source.name };
-  return { ok: true, data: { view: null, choices: [] }, journal: { file: "", warnings: [] } };
+  return none;
 }

@@ -151,6 +151,7 @@ test.describe("the incident as a story", () => {
 
   test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {
     expect((await page.goto(`${server.url}/incidents/999999`))?.status()).toBe(404);
+    await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");
     for (const bad of ["12abc", "-1", "0", "1e3", "%00", "9".repeat(40)]) {
       expect((await page.goto(`${server.url}/incidents/${bad}`))?.status(), bad).toBe(404);
       expect((await page.request.get(`${server.url}/api/incidents/${bad}/postmortem`)).status(), bad).toBe(400);

@@ -62,6 +62,9 @@ test.describe("one console on three journals", () => {
     await expect(banner).toContainText("its bots are UNKNOWN");
     await expect(banner).toContainText("deleted or moved away");
     await expect(card("west").locator("[data-status]")).toHaveText("UNKNOWN");
+    // What its journal holds is unknown, never "never" or "none".
+    for (const fact of ["heartbeat-age", "reconciled", "doubtful-count"])
+      await expect(card("west").getByTestId(fact)).toHaveText("unknown (its journal cannot be read)");
     // The others are still read, and still live.
     for (const bot of ["north", "south"]) await expect(card(bot).locator("[data-status]")).not.toHaveText("UNKNOWN");
     await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
@@ -174,6 +177,22 @@ test.describe("the incidents of three journals", () => {
     await trips.nth(1).getByTestId("incident-story-link").click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${harbour}-1$`));
 
+    // One bot's list reads its journal, and its filter still offers every journal's bots.
+    await page.goto(`${server.url}/incidents?bot=harbour`);
+    await expect(rows).toHaveCount(1);
+    await expect(page.getByRole("combobox", { name: "Bot" }).locator("option")).toHaveText(["every bot", "east", "harbour", "ridge"]);
+    await page.goto(`${server.url}/incidents?bot=nobody`);
+    await expect(page.getByTestId("no-incidents")).toHaveText("No incidents for nobody: no bot of that name is in the journals that could be read.");
+    // The breakers page's review link lands on the trip of its own journal in the window.
+    await page.goto(`${server.url}/breakers`);
+    const review = page.locator('[data-bot="harbour"]').getByTestId("review-incident").first();
+    await expect(review).toHaveAttribute("href", new RegExp(`#${harbour}/breaker-1$`));
+    await review.click();
+    await expect(page.locator(`[id="${harbour}/breaker-1"]`)).toBeInViewport();
+    // An id no journal has: said as such.
+    expect((await page.goto(`${server.url}/incidents/${east}-9`))?.status()).toBe(404);
+    await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");
+
     // Harbour's journal moved away: its banner on the list and the window, east's incident still there.
     const file = journals[1]!.file;
     fs.renameSync(file, `${file}.away`);
@@ -189,8 +208,16 @@ test.describe("the incidents of three journals", () => {
       const exported = await page.request.get(`${server.url}${await page.getByTestId("export-json").getAttribute("href")}`);
       expect(exported.headers()["x-driftwatch-unread-journals"]).toBe(harbour);
       expect((await exported.json()).unreadJournals).toEqual([{ journal: harbour, problem: expect.stringContaining("moved away") }]);
+      const csv = await page.request.get(`${server.url}${await page.getByTestId("export-csv").getAttribute("href")}`);
+      expect(csv.headers()["content-disposition"]).toMatch(/-incomplete\.csv"$/);
       await page.goto(`${server.url}/incidents/${harbour}-1`);
       await expect(page.getByRole("heading", { level: 1 })).toContainText("cannot be read");
+      await expect(page.getByRole("link", { name: "← All incidents" })).toBeVisible();
+      // A bare number found in east alone is not taken for the only one while harbour cannot be read.
+      await page.goto(`${server.url}/incidents/1`);
+      await expect(page.getByTestId("incident-choices").getByRole("link")).toHaveText([`${east}-1`]);
+      await expect(page.locator(`[data-testid="source-problem"][data-source="${harbour}"]`)).toContainText("it may hold an incident 1 too");
+      expect((await page.request.get(`${server.url}/api/incidents/1/postmortem`)).status()).toBe(409);
     } finally {
       fs.renameSync(`${file}.away`, file);
     }

@@ -411,6 +411,7 @@ describe("several journals in one console", () => {
     // One bot's list reads its journal alone.
     const one = await readIncidentList({ names: true, bot: "beta-1", set });
     expect(one.ok && one.data.items.map((i) => `${i.journal}-${i.id}`)).toEqual(["beta-1"]);
+    expect(one.ok && one.data.bots).toEqual(["alpha-1", "alpha-2", "beta-1", "gamma-1"]);
 
     // The window: every journal's events in time order, each named after its journal, ids unique.
     const hour = { from: t(0), to: t(59), filters: { bot: null, kinds: [...INCIDENT_KINDS] }, names: true, set };
@@ -444,7 +445,7 @@ describe("several journals in one console", () => {
     const bare = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
     expect(bare.ok && bare.data.choices.map((c) => `${c.journal}:${c.botId}`)).toEqual(["alpha:alpha-1", "beta:beta-1", "gamma:gamma-1"]);
     const none = await readIncidentStory({ names: true, ref: { journal: "delta", trip: 1 }, set });
-    expect(none.ok && none.data).toEqual({ view: null, choices: [] });
+    expect(none.ok && none.data).toEqual({ view: null, choices: [], unread: [] });
 
     // The export merges them as the page does.
     const exported = await readIncidentExport(hour);
@@ -459,6 +460,10 @@ describe("several journals in one console", () => {
     expect(without.data.timeline.minutes.flatMap((m) => m.shown).some((e) => e.journal === "gamma")).toBe(false);
     const listWithout = await readIncidentList({ names: true, bot: null, set });
     expect(listWithout.ok && listWithout.data.sources!.filter((s) => !s.ok).map((s) => s.name)).toEqual(["gamma"]);
+    // A bare number: the journals that have it, and the one that cannot be read and may have it too.
+    const bareWithout = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
+    expect(bareWithout.ok && bareWithout.data.choices.map((c) => c.journal)).toEqual(["alpha", "beta"]);
+    expect(bareWithout.ok && bareWithout.data.unread.map((u) => u.name)).toEqual(["gamma"]);
     const gammaStory = await readIncidentStory({ names: true, ref: { journal: "gamma", trip: 1 }, set });
     expect(gammaStory).toMatchObject({ ok: false, source: "gamma", error: { code: "gone" } });
     const exportWithout = await readIncidentExport(hour);

@@ -10,10 +10,27 @@ import { IncidentSummary } from "@/components/incidents/incident-summary";
 import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
+import { SourceProblems } from "@/components/journal/source-problems";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readIncidentStory } from "@/lib/queries/screens";
 import { visibleText } from "@/lib/text/visible-text";
-import { incidentHref, incidentIdText, incidentListHref, incidentStoryHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
+import { MAX_WINDOW_MS, incidentHref, incidentIdText, incidentListHref, incidentStoryHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
+
+/** The story's window as the minute-by-minute review takes it: at most MAX_WINDOW_MS from its start (a halt open for weeks is read from its trip on). */
+const reviewable = (w: { from: string; to: string }) => ({
+  from: w.from,
+  to: new Date(Math.min(Date.parse(w.to), Date.parse(w.from) + MAX_WINDOW_MS)).toISOString(),
+});
+
+function BackToList() {
+  return (
+    <p className="text-sm">
+      <Link href={incidentListHref(null)} className="underline">
+        ← All incidents
+      </Link>
+    </p>
+  );
+}
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   return { title: `Incident ${(await params).id.slice(0, 16)} · driftwatch` };
@@ -25,26 +42,38 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
   if (ref === null) notFound();
   const names = await readerSeesNames();
   const read = await readIncidentStory({ names, ref });
-  if (!read.ok) return <JournalUnavailable error={read.error} source={read.source} />;
-  const { view, choices } = read.data;
-  if (choices.length > 0) {
-    // A bare number that several journals' trips have: which one is meant is not ours to guess.
+  if (!read.ok)
     return (
       <div className="space-y-3">
+        <BackToList />
+        <JournalUnavailable error={read.error} source={read.source} />
+      </div>
+    );
+  const { view, choices, unread } = read.data;
+  if (choices.length > 0) {
+    // A bare number that several journals' trips have (or one has, and an unreadable one may): which one is meant is not ours to guess.
+    return (
+      <div className="space-y-3">
+        <BackToList />
+        <SourceProblems sources={unread} consequence={`it may hold an incident ${ref.trip} too`} />
         <h1 className="text-2xl font-bold">
-          Incident {ref.trip}: in {choices.length} journals
+          Incident {ref.trip}
+          {choices.length > 1 ? `: in ${choices.length} journals` : ""}
         </h1>
         <p className="text-sm">
-          Each journal numbers its own trips, and {choices.length} of them have a trip {ref.trip}. Which one?
+          {choices.length > 1
+            ? `Each journal numbers its own trips, and ${choices.length} of them have a trip ${ref.trip}. Which one?`
+            : `Each journal numbers its own trips. Of the journals that could be read, one has a trip ${ref.trip}; ${unread.map((u) => u.name).join(", ")} cannot be read now and may have one too.`}
         </p>
-        <ul className="list-disc space-y-1 pl-5 text-sm" data-testid="incident-choices">
+        <ul className="space-y-2 text-sm" data-testid="incident-choices">
           {choices.map((c) => (
-            <li key={c.journal}>
+            <li key={c.journal} className="rounded border border-slate-300 p-2 dark:border-slate-600">
               <Link href={incidentStoryHref(ref.trip, c.journal)} className="font-semibold underline">
                 <span className="font-mono">{incidentIdText(ref.trip, c.journal)}</span>
               </Link>
               : <span className="font-mono [overflow-wrap:anywhere]">{c.botId}</span> of journal <span className="font-mono">{c.journal}</span>, halted{" "}
               <UtcTime iso={c.startedAt} className="font-mono" />
+              <p className="[overflow-wrap:anywhere]">{visibleText(c.cause)}</p>
             </li>
           ))}
         </ul>
@@ -100,7 +129,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             Post-mortem (Markdown)
           </a>
           {" · "}
-          <Link href={incidentHref(window, { bot: story.botId })} className="underline" data-testid="minute-by-minute">
+          <Link href={incidentHref(reviewable(window), { bot: story.botId })} className="underline" data-testid="minute-by-minute">
             Minute by minute
           </Link>
         </p>
@@ -138,7 +167,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
         {timeline.capped && (
           <p role="status" className="text-sm font-semibold">
             More events than the console reads at once: the timeline stops early.{" "}
-            <Link href={incidentHref(window, { bot: story.botId })} className="underline">
+            <Link href={incidentHref(reviewable(window), { bot: story.botId })} className="underline">
               Read it minute by minute
             </Link>
             .

@@ -40,7 +40,8 @@ export async function GET(request: NextRequest) {
         headers: {
           ...noStore,
           "Content-Type": format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8; header=present",
-          "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format)}"`,
+          // A file that lacks a journal's events says so in its own name, since a CSV has nowhere else to say it.
+          "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format, unreadJournals.length > 0)}"`,
           "X-Driftwatch-Events": String(timeline.count),
           "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
           ...(unreadJournals.length > 0 ? { "X-Driftwatch-Unread-Journals": unreadJournals.map((u) => u.journal).join(", ") } : {}),

@@ -15,22 +15,20 @@ export async function GET(_request: NextRequest, { params }: { params: Promise<{
   const ref = parseIncidentId((await params).id);
   if (ref === null)
     return badRequest(
-      "The incident id is the number of its trip (as in /incidents/12), with several journals after the journal's name (as in /incidents/alpha-12).",
+      "The incident id is the number of its trip (as in /incidents/12); with several journals, the journal's name, a dash and the number (as in /incidents/desk-a-12).",
     );
   const names = await readerSeesNames();
   const id = incidentIdText(ref.trip, ref.journal);
   return screenResponse(
     () => readIncidentStory({ names, ref }),
-    ({ view, choices }) => {
+    ({ view, choices, unread }) => {
       if (choices.length > 0) {
         const ids = choices.map((c) => incidentIdText(ref.trip, c.journal));
-        return NextResponse.json(
-          {
-            ok: false,
-            error: { code: "ambiguous", message: `Incident ${id} is in ${choices.length} journals: ask for one of ${ids.join(", ")}.`, choices: ids },
-          },
-          { status: 409, headers: noStore },
-        );
+        const message =
+          choices.length > 1
+            ? `Incident ${id} is in ${choices.length} journals: ask for one of ${ids.join(", ")}.`
+            : `Incident ${id} is ${ids[0]} in the journals that could be read; ${unread.map((u) => u.name).join(", ")} cannot be read now and may hold an incident ${id} too: ask for ${ids[0]} by its name.`;
+        return NextResponse.json({ ok: false, error: { code: "ambiguous", message, choices: ids } }, { status: 409, headers: noStore });
       }
       if (!view) {
         return NextResponse.json(
