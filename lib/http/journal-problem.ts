@@ -23,9 +23,32 @@ export function journalProblemFor(
 ): JournalProblemView {
   const { code, file, problem, fix, message } = error;
   if (reader.signedIn) return { code, file, problem, fix, message };
+  const server = postgresServer(file);
+  if (server) {
+    // A PostgreSQL source: its database's name alone; the server's address (in the URL, and in the
+    // driver's words: "connect ECONNREFUSED 10.0.0.5:5432") says where the desk's database lives.
+    const hide = (text: string) => server.names.reduce((t, n) => t.split(n).join("…"), text.split(file).join(server.database));
+    return { code, file: `${server.database} (${ADDRESS_HIDDEN_NOTE})`, problem: hide(problem), fix: hide(fix), message: hide(message) };
+  }
   const name = path.basename(file);
   const folder = path.dirname(file);
   // The file's path first, then its folder alone (a message may name either).
   const hide = (text: string) => text.split(file).join(name).split(folder).join("…");
   return { code, file: `${name} (${PATH_HIDDEN_NOTE})`, problem: hide(problem), fix: hide(fix), message: hide(message) };
+}
+
+export const ADDRESS_HIDDEN_NOTE = "sign in to see the server's address";
+
+/** A PostgreSQL source's database, and the forms of its server's address a message may carry (longest first). */
+function postgresServer(file: string): { database: string; names: string[] } | null {
+  if (!/^postgres(ql)?:\/\//.test(file)) return null;
+  try {
+    const u = new URL(file);
+    const host = u.hostname.replace(/^\[|\]$/g, "");
+    const port = u.port || "5432";
+    const names = [`${u.protocol}//${u.username ? `${u.username}@` : ""}${u.host}`, `${host}:${port}`, `${u.hostname}:${port}`, host].filter(Boolean);
+    return { database: decodeURIComponent(u.pathname.slice(1)) || "postgres", names: [...new Set(names)].sort((a, b) => b.length - a.length) };
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { JournalError } from "@/lib/db/journal-file";
-import { journalProblemFor, PATH_HIDDEN_NOTE } from "@/lib/http/journal-problem";
+import { ADDRESS_HIDDEN_NOTE, journalProblemFor, PATH_HIDDEN_NOTE } from "@/lib/http/journal-problem";
 
 const file = "/home/trader/bots/alpha/journal.db";
 const locked = new JournalError(
@@ -34,5 +34,24 @@ describe("a journal problem as a reader sees it", () => {
     const shown = journalProblemFor(e, { signedIn: false });
     expect(shown.problem).toBe("cannot be opened (EACCES: permission denied, open '…')");
     expect(JSON.stringify(shown)).not.toContain("/home/trader");
+  });
+
+  it("gives a reader who is not signed in a PostgreSQL source's database name, never its server's address, in every field", () => {
+    const url = "postgresql://driftwatch@db1.internal:5433/fleet";
+    const e = new JournalError(
+      "unreachable",
+      url,
+      "cannot be reached (connect ECONNREFUSED db1.internal:5433; getaddrinfo ENOTFOUND db1.internal)",
+      `check that the server at ${url} is running`,
+    );
+    const shown = journalProblemFor(e, { signedIn: false });
+    expect(shown.file).toBe(`fleet (${ADDRESS_HIDDEN_NOTE})`);
+    expect(shown.problem).toBe("cannot be reached (connect ECONNREFUSED …; getaddrinfo ENOTFOUND …)");
+    expect(shown.fix).toBe("check that the server at fleet is running");
+    for (const text of Object.values(shown)) expect(text).not.toMatch(/db1|5433|driftwatch@/);
+    // By IP, and the default port.
+    const byIp = new JournalError("unreachable", "postgresql://u@10.1.2.3/fleet", "cannot be reached (connect ECONNREFUSED 10.1.2.3:5432)", "check it");
+    expect(journalProblemFor(byIp, { signedIn: false }).problem).toBe("cannot be reached (connect ECONNREFUSED …)");
+    expect(journalProblemFor(byIp, { signedIn: true }).problem).toContain("10.1.2.3:5432");
   });
 });
