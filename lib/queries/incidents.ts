@@ -58,6 +58,18 @@ interface Arm {
   sql: string;
   params: unknown[];
   order: string;
+  /**
+   * An arm that selects its own columns only, widened here to the shared row (RawRow): each value
+   * a driver hands over costs more than a slot of a JS array, and an hour's order events would
+   * carry a dozen constant NULLs each (docs/performance.md).
+   */
+  widen?: (row: unknown[]) => RawRow;
+}
+
+/** An arm's first `limit` rows as shared rows. */
+function* armRows(arm: Arm, limit: number): Reads<RawRow[]> {
+  const rows = yield* all<unknown[]>(...limited(arm, limit), { raw: true });
+  return arm.widen ? rows.map(arm.widen) : (rows as RawRow[]);
 }
 
 /** An arm cut to its first `limit` rows in its own index's order: the text and the parameters to run it with. */
@@ -75,8 +87,8 @@ const auditBotSql = (dialect: Dialect) => `CASE WHEN EXISTS (SELECT 1 FROM bots 
                      CASE WHEN ${positionSql(dialect, "a.target", "'/'")} > 0 THEN substr(a.target, 1, ${positionSql(dialect, "a.target", "'/'")} - 1) END) END`;
 
 /**
- * Every source of the timeline, each one SELECT with the same columns (COLUMNS, in that order),
- * over its own `at` index; its parameters from, to and (with a bot filter) the bot. "operator" is
+ * Every source of the timeline, each one SELECT with the same columns (RawRow's, in that order; the
+ * order events, the hour's bulk, select their own and are widened to them), over its own `at` index; its parameters from, to and (with a bot filter) the bot. "operator" is
  * the audit log plus a filter on actors, so it also widens the sources that carry one. A new source
  * is one more entry here. Written once for both engines: where they differ (a hint that keeps
  * SQLite's planner off an index, a string search) the fragment comes from lib/db/dialect.ts.
@@ -110,22 +122,21 @@ const SOURCES: { source: IncidentSource; select: (f: Filter, w: IncidentWindow) 
       const operatorOnly = f.kinds.has("order") ? "" : " AND substr(e.actor, 1, 9) = 'operator:'";
       if (f.bot === null)
         return {
-          sql: `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, NULL AS botId, e.kind AS kind, e.actor AS actor,
-                  e.client_order_id AS clientOrderId, NULL AS symbol, NULL AS side, NULL AS qty, NULL AS strategy, e.detail AS detail,
-                  NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+          sql: `SELECT e.id AS rowId, e.at AS at, e.kind AS kind, e.actor AS actor, e.client_order_id AS clientOrderId, e.detail AS detail
                 FROM order_events e
                 WHERE e.at >= ? AND e.at < ?${operatorOnly}`,
           params: boundsOf(f, w),
           order: "e.at, e.id",
+          widen: (r) => ["order", 1, r[0], r[1], null, r[2], r[3], r[4], null, null, null, null, r[5], null, null, null, null, null] as RawRow,
         };
       return {
-        sql: `SELECT 'order' AS source, 1 AS rank, e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor,
-                e.client_order_id AS clientOrderId, o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail,
-                NULL AS reason, NULL AS reconciliationId, NULL AS ordersInFlight, NULL AS target, NULL AS outcome
+        sql: `SELECT e.id AS rowId, e.at AS at, o.bot_id AS botId, e.kind AS kind, e.actor AS actor, e.client_order_id AS clientOrderId,
+                o.symbol AS symbol, o.side AS side, o.qty AS qty, o.strategy AS strategy, e.detail AS detail
               FROM order_events e LEFT JOIN orders o ON o.client_order_id = e.client_order_id
               WHERE e.at >= ? AND e.at < ? AND ${unindexedSql(f.dialect, "o.bot_id")} = ?${operatorOnly}`,
         params: boundsOf(f, w),
         order: "e.at, e.id",
+        widen: (r) => ["order", 1, r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], null, null, null, null, null] as RawRow,
       };
     },
   },
@@ -260,7 +271,7 @@ export function* incidentTimelineReads(params: TimelineOptions & { dialect: Dial
   // One statement per source, each in its own `at` index's order (no sort of the hour's rows in a
   // temporary B-tree, which copied every row with its detail text), merged here by (at, rank, rowId).
   const lists: RawRow[][] = [];
-  for (const arm of arms) lists.push(yield* all<RawRow>(...limited(arm, limit + 1), { raw: true }));
+  for (const arm of arms) lists.push(yield* armRows(arm, limit + 1));
   const rows = mergeByTime(lists, limit + 1);
   const capped = rows.length > limit;
   if (capped) rows.length = limit;
@@ -404,24 +415,18 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
   }
 
   // Everything else, read and worded as getIncidentTimeline reads it.
-  const rowsOf = ([text, params]: [string, unknown[]]) =>
-    statement(db, text)
-      .pluck(false)
-      .raw(true)
-      .all(...params) as RawRow[];
+  const rowsOf = (arm: Arm, max: number) => runReadsSync(db, armRows(arm, max));
   const others = SOURCES.filter((s) => s.source !== "order")
     .map((s) => s.select(f, window))
     .filter((s): s is Arm => s !== null)
-    .map((arm) => rowsOf(limited(arm, limit + 1)));
+    .map((arm) => rowsOf(arm, limit + 1));
   const unsureArm = orderArm(f, window);
   const unsure =
     unsureIds.length === 0
       ? []
       : rowsOf(
-          limited(
-            { ...unsureArm, sql: `${unsureArm.sql} AND e.id IN (SELECT value FROM json_each(?))`, params: [...unsureArm.params, JSON.stringify(unsureIds)] },
-            limit + 1,
-          ),
+          { ...unsureArm, sql: `${unsureArm.sql} AND e.id IN (SELECT value FROM json_each(?))`, params: [...unsureArm.params, JSON.stringify(unsureIds)] },
+          limit + 1,
         );
   for (const list of others) total += list.length;
   if (total > limit) return null;
@@ -455,7 +460,7 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
     const from = `${m.key}:00.000Z` > window.from ? `${m.key}:00.000Z` : window.from;
     const next = new Date(m.start + MINUTE_MS).toISOString();
     const to = next < window.to ? next : window.to;
-    return rowsOf(limited(orderArm(f, { from, to }), limit + 1));
+    return rowsOf(orderArm(f, { from, to }), limit + 1);
   });
   const wholeOrders = [...runReadsSync(db, wordRows("sqlite", wholeRows.flat(), f.bot === null, params.names === false))()];
   let next = 0;
