@@ -433,6 +433,7 @@ class PgConnection:
             raise PgTlsSettingError(f"sslmode={sslmode} needs the CA certificate to check the server by: ?sslrootcert=/path/to/ca.crt")
         if rootcert and sslmode in ("require", "verify-ca", "verify-full") and not os.path.isfile(rootcert):
             raise PgTlsSettingError(f"sslrootcert={rootcert} is not a file: give the path of the CA certificate that signed the server's")
+        self._tls_context = self._context(sslmode, rootcert)
         self.url = url
         self.host = urllib.parse.unquote(u.hostname or "127.0.0.1")
         self.port = u.port or 5432
@@ -479,22 +480,14 @@ class PgConnection:
         self._sock.sendall(struct.pack("!ii", 8, 80877103))
         answer = self._sock.recv(1)
         if answer == b"":
-            raise PgProtocolError(f"the server at {self.host}:{self.port} closed the connection when asked for TLS")
+            raise PgTlsError(f"the server at {self.host}:{self.port} closed the connection when asked for TLS")
         if answer == b"N":
             if sslmode in ("prefer", "allow"):
                 return
             raise PgTlsError(f"sslmode={sslmode}, but the server at {self.host}:{self.port} does not accept TLS connections")
         if answer != b"S":
             raise PgProtocolError(f"the server at {self.host}:{self.port} answered the TLS request with {answer!r}")
-        if sslmode in ("verify-ca", "verify-full") or (sslmode == "require" and rootcert):
-            context = ssl.create_default_context(cafile=rootcert)
-            context.check_hostname = sslmode == "verify-full"
-        else:
-            # prefer, allow, or require without a root certificate: encrypted, the server unchecked (libpq's meaning).
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            context.check_hostname = False
-            context.verify_mode = ssl.CERT_NONE
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context = self._tls_context
         try:
             self._sock = context.wrap_socket(self._sock, server_hostname=self.host)
         except ssl.SSLCertVerificationError as error:
@@ -504,7 +497,28 @@ class PgConnection:
             ) from None
         except ssl.SSLError as error:
             raise PgTlsError(f"the TLS handshake with the server at {self.host}:{self.port} failed (sslmode={sslmode}): {error.reason or error}") from None
+        except OSError as error:
+            # The connection dropped during the handshake: for prefer, a reason to try the clear, as libpq does.
+            raise PgTlsError(f"the server at {self.host}:{self.port} dropped the connection during the TLS handshake (sslmode={sslmode}): {error}") from None
         self.tls = True
+
+    @staticmethod
+    def _context(sslmode: str, rootcert: Optional[str]) -> ssl.SSLContext:
+        """The TLS settings sslmode asks for, made once before any connection: a root certificate that
+        cannot be read or is not a certificate is a setting error, not a server that cannot be reached."""
+        try:
+            if sslmode in ("verify-ca", "verify-full") or (sslmode == "require" and rootcert):
+                context = ssl.create_default_context(cafile=rootcert)
+                context.check_hostname = sslmode == "verify-full"
+            else:
+                # prefer, allow, or require without a root certificate: encrypted, the server unchecked (libpq's meaning).
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+        except (ssl.SSLError, OSError) as error:
+            raise PgTlsSettingError(f"sslrootcert={rootcert} cannot be used as the CA certificate ({error})") from None
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        return context
 
     # --- framing ----------------------------------------------------------------------------
 

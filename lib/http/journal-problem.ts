@@ -27,7 +27,7 @@ export function journalProblemFor(
   if (server) {
     // A PostgreSQL source: its database's name alone; the server's address (in the URL, and in the
     // driver's words: "connect ECONNREFUSED 10.0.0.5:5432") says where the desk's database lives.
-    const hide = (text: string) => server.names.reduce((t, n) => t.split(n).join("…"), text.split(file).join(server.database));
+    const hide = (text: string) => server.names.reduce((t, n) => t.split(n).join("…"), text.split(file).join(server.database)).replace(IP_ADDRESS, "…");
     return { code, file: `${server.database} (${ADDRESS_HIDDEN_NOTE})`, problem: hide(problem), fix: hide(fix), message: hide(message) };
   }
   const name = path.basename(file);
@@ -38,6 +38,15 @@ export function journalProblemFor(
 }
 
 export const ADDRESS_HIDDEN_NOTE = "sign in to see the server's address";
+
+/**
+ * Any IP address, with its port, in a driver's or server's words: Node names the address it
+ * resolved (connect ECONNREFUSED 10.0.0.5:5432), and the server the console's own (no pg_hba.conf
+ * entry for host "10.0.0.9"), whatever name the URL gave. An IPv6 address without brackets is
+ * told from a time of day (08:05:40) by its "::" or a hex letter.
+ */
+const IP_ADDRESS =
+  /\[[0-9A-Fa-f:.]+\](?::\d+)?|\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|(?<![\w:])(?=[0-9A-Fa-f:]*(?:::|[A-Fa-f]))(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])/g;
 
 /** A PostgreSQL source's database, and the forms of its server's address a message may carry (longest first). */
 function postgresServer(file: string): { database: string; names: string[] } | null {

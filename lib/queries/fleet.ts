@@ -18,6 +18,7 @@ import { foldTimeline, tallyEvents } from "../incidents/fold";
 import { incidentsPerWeek } from "../incidents/story";
 import { INCIDENT_LIST_CAP, type IncidentList } from "./incident-story";
 import type { FoldedIncidentTimeline, IncidentTimeline, LazyIncidentTimeline } from "./incidents";
+import { mergePrunedHistories } from "./pruned-history";
 
 /** One journal's state, on the screens of a console that reads several. */
 export interface SourceHealth {
@@ -228,7 +229,7 @@ export function mergeIncidentWindows(parts: SourcePart<IncidentTimeline>[], name
     filters: first.filters,
     capped,
     limit: first.limit,
-    pruned: read.find((p) => p.data.pruned !== null)?.data.pruned ?? null,
+    pruned: mergePrunedHistories(read.map((p) => p.data.pruned)),
     count: events.length,
     minutes: foldTimeline(events),
     tallies: tallyEvents(events),
@@ -249,7 +250,7 @@ export function mergeIncidentExports(parts: SourcePart<LazyIncidentTimeline>[], 
     filters: first.filters,
     capped: read.some((p) => p.data.capped) || total > first.limit,
     limit: first.limit,
-    pruned: read.find((p) => p.data.pruned !== null)?.data.pruned ?? null,
+    pruned: mergePrunedHistories(read.map((p) => p.data.pruned)),
     count,
     events: function* () {
       let n = 0;

@@ -125,3 +125,35 @@ export function* incidentCyclesPrunedReads(): Reads<(i: { botId: string; from: n
       .reduce((a, b) => (b < a ? b : a));
   };
 }
+
+const latestBefore = <T extends PrunedBefore>(items: (T | null)[]): T | null =>
+  items.reduce<T | null>((best, x) => (x !== null && (best === null || x.before > best.before) ? x : best), null);
+
+/**
+ * What a window of several journals no longer has: every journal's gaps (their spans joined), the
+ * newest of each horizon, the earliest prune date, any prune left unfinished. Taking one journal's
+ * facts would let another's pruned cycles read as a quiet market.
+ */
+export function mergePrunedHistories(histories: readonly (PrunedHistory | null)[]): PrunedHistory | null {
+  const all = histories.filter((h): h is PrunedHistory => h !== null);
+  if (all.length <= 1) return all[0] ?? null;
+  const spans: Span[] = [];
+  for (const s of all.flatMap((h) => h.spans).sort((a, b) => a.from - b.from)) {
+    const last = spans.at(-1);
+    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to);
+    else spans.push({ ...s });
+  }
+  const max = (xs: (string | null)[]) => xs.reduce<string | null>((m, x) => (x !== null && (m === null || x > m) ? x : m), null);
+  const counted = all.flatMap((h) => (h.incidentPruned ? [h.incidentPruned] : []));
+  const newestCounted = latestBefore(counted);
+  return {
+    horizon: max(all.map((h) => h.horizon))!,
+    prunedOn: all.map((h) => h.prunedOn).sort()[0]!,
+    spans,
+    incidentHorizon: max(all.map((h) => h.incidentHorizon)),
+    incidentPruned: newestCounted && { ...newestCounted, count: counted.reduce((n, c) => n + c.count, 0) },
+    hourly: latestBefore(all.map((h) => h.hourly)),
+    orders: latestBefore(all.map((h) => h.orders)),
+    interrupted: all.some((h) => h.interrupted),
+  };
+}

@@ -14,7 +14,8 @@ import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
 import type { JournalQuery } from "../db/query";
-import { queryIncidentList, queryIncidentStory } from "./incident-story";
+import { TRIP_SQL, queryIncidentList, queryIncidentStory } from "./incident-story";
+import type { TripFact } from "../incidents/story";
 import {
   chooseIncidentWindow,
   queryFoldedIncidentTimeline,
@@ -316,9 +317,11 @@ async function readIncidentWindowWith<X, M>(
       picked.sources,
     );
     if (!activity.ok) return activity;
+    // A journal that cannot be read may have written in the last hour: the default stays there
+    // (its banner says what is missing) rather than jumping to an older hour the others hold.
     window = chooseIncidentWindow(
       now,
-      activity.data.flatMap((p) => (p.ok ? [p.data] : [])),
+      activity.data.map((p) => (p.ok ? p.data : { recent: true, latest: null })),
     );
   }
   const options = { window, filters: args.filters, limit: args.limit, names: args.names };
@@ -389,22 +392,36 @@ export async function readIncidentStory({
     const read = await readScreen(load(source.name), source.journal);
     return read.ok ? { ...read, data: { view: read.data, choices: [], unread: [] } } : { ...read, source: source.name };
   }
-  const reads = await Promise.all(all.sources.map(async (source) => ({ source, read: await readScreen(load(source.name), source.journal) })));
-  const parts: SourcePart<Awaited<ReturnType<typeof loadIncidentStory>>>[] = reads.map(({ source, read }) =>
+  // Which journals have this trip: one row each (the story, its chart and timeline, only for the one shown).
+  const reads = await Promise.all(
+    all.sources.map(async (source) => ({
+      source,
+      read: await readScreen(
+        anyEngine(({ q }) => q.get<TripFact>(TRIP_SQL, [ref.trip])),
+        source.journal,
+      ),
+    })),
+  );
+  const parts: SourcePart<TripFact | undefined>[] = reads.map(({ source, read }) =>
     read.ok ? { source, ok: true, data: read.data } : { source, ok: false, error: read.error },
   );
   const unread = health(parts, names).filter((h) => !h.ok);
-  const found = parts.flatMap((p) => (p.ok && p.data ? [{ source: p.source, view: p.data }] : []));
+  const found = parts.flatMap((p) => (p.ok && p.data ? [{ source: p.source, trip: p.data }] : []));
   if (found.length === 1 && unread.length === 0) {
-    const read = reads.find((r) => r.source === found[0]!.source)!.read as { journal: { file: string; warnings: string[] } };
-    return { ok: true, data: { view: found[0]!.view, choices: [], unread }, journal: read.journal };
+    const source = found[0]!.source;
+    const read = await readScreen(load(source.name), source.journal);
+    if (!read.ok) return { ...read, source: source.name };
+    return { ...read, data: { view: read.data, choices: [], unread } };
   }
   if (found.length > 0)
     return {
       ok: true,
       data: {
         view: null,
-        choices: found.map((f) => ({ journal: f.source.name, botId: f.view.story.botId, startedAt: f.view.story.startedAt, cause: f.view.story.cause.reason })),
+        choices: forReader(
+          found.map((f) => ({ journal: f.source.name, botId: f.trip.botId, startedAt: f.trip.at, cause: f.trip.reason })),
+          names,
+        ),
         unread,
       },
       journal: { file: "", warnings: [] },

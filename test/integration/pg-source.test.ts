@@ -155,6 +155,8 @@ describe.skipIf(!postgresAvailable)("a PostgreSQL source", () => {
         // (folded in SQL on SQLite, in the fold on PostgreSQL: the same page), and its export.
         const list = [await loadIncidentList({ ...onSqlite, bot: null }), await loadIncidentList({ ...onPg, bot: null })];
         expect(list[1]).toEqual(list[0]);
+        // Every trip of the scenario is an incident on both (so the loop below is not over nothing).
+        expect(list[0]!.items.length).toBe(sqlite.db.$client.prepare(`SELECT count(*) FROM breaker_events WHERE kind = 'trip'`).pluck().get());
         expect(await loadIncidentBots(onPg)).toEqual(await loadIncidentBots(onSqlite));
         for (const item of list[0]!.items) {
           const story = [await loadIncidentStory({ ...onSqlite, id: item.id }), await loadIncidentStory({ ...onPg, id: item.id })];

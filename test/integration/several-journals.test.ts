@@ -436,6 +436,7 @@ describe("several journals in one console", () => {
     // A story is asked for by its journal's name; a bare number several journals have is a choice, not a guess.
     const story = await readIncidentStory({ names: true, ref: { journal: "beta", trip: 1 }, set });
     expect(story.ok && story.data.view).toMatchObject({ journal: "beta", story: { botId: "beta-1", status: "cleared" } });
+    expect(story.ok && story.data.view!.timeline.rows.length).toBeGreaterThan(0);
     expect(story.ok && story.data.view!.timeline.rows.every((r) => r.event.journal === "beta")).toBe(true);
     // Its post-mortem names the journal as its address does.
     const markdown = incidentPostmortem(story.ok ? story.data.view! : (null as never));

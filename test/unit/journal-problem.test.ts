@@ -49,6 +49,16 @@ describe("a journal problem as a reader sees it", () => {
     expect(shown.problem).toBe("cannot be reached (connect ECONNREFUSED …; getaddrinfo ENOTFOUND …)");
     expect(shown.fix).toBe("check that the server at fleet is running");
     for (const text of Object.values(shown)) expect(text).not.toMatch(/db1|5433|driftwatch@/);
+    // Node names the address it resolved, whatever name the URL gave; the server names the console's.
+    const resolved = new JournalError(
+      "unreachable",
+      url,
+      'cannot be reached (connect ECONNREFUSED 10.0.0.5:5433); no pg_hba.conf entry for host "10.0.0.9", user "driftwatch"; connect ETIMEDOUT [fd00::5]:5433 and fd00::5 and ::1 (since Dec 3 2026 08:05:40 UTC)',
+      "check it",
+    );
+    expect(journalProblemFor(resolved, { signedIn: false }).problem).toBe(
+      'cannot be reached (connect ECONNREFUSED …); no pg_hba.conf entry for host "…", user "driftwatch"; connect ETIMEDOUT … and … and … (since Dec 3 2026 08:05:40 UTC)',
+    );
     // By IP, and the default port.
     const byIp = new JournalError("unreachable", "postgresql://u@10.1.2.3/fleet", "cannot be reached (connect ECONNREFUSED 10.1.2.3:5432)", "check it");
     expect(journalProblemFor(byIp, { signedIn: false }).problem).toBe("cannot be reached (connect ECONNREFUSED …)");

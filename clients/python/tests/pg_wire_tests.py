@@ -163,8 +163,16 @@ class Tls(unittest.TestCase):
         with self.assertRaises(ValueError) as missing:
             dj.PgConnection(with_query(TLS_URL, sslmode="verify-ca", sslrootcert="/nonexistent/ca.crt"))
         self.assertIn("is not a file", str(missing.exception))
+        with self.assertRaises(ValueError) as not_a_certificate:
+            dj.PgConnection(with_query(TLS_URL, sslmode="verify-full", sslrootcert=__file__))
+        self.assertIn("cannot be used as the CA certificate", str(not_a_certificate.exception))
         # open_journal says the same as a JournalError, as every other opening error.
-        for query in ({"sslmode": "verify-full"}, {"sslmode": "required"}, {"sslmode": "verify-full", "sslrootcert": "/nonexistent/ca.crt"}):
+        for query in (
+            {"sslmode": "verify-full"},
+            {"sslmode": "required"},
+            {"sslmode": "verify-full", "sslrootcert": "/nonexistent/ca.crt"},
+            {"sslmode": "verify-ca", "sslrootcert": __file__},
+        ):
             with self.subTest(**query):
                 with self.assertRaises(dj.JournalError) as journal:
                     dj.open_journal(with_query(TLS_URL, **query))
