@@ -11,10 +11,18 @@
 export const HAND_HALT_PREFIX = "halted by hand: ";
 
 /** `03:12 UTC` from an ISO timestamp; null when it does not parse. */
-function hhmmUtc(iso: string): string | null {
+/** `05:31 UTC` on the reader's UTC day, `Nov 30 05:31 UTC` on another (a halt can be days old), with the year in another year. */
+function hhmmUtc(iso: string, now: number | Date = Date.now()): string | null {
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? null : `${new Date(t).toISOString().slice(11, 16)} UTC`;
+  if (Number.isNaN(t)) return null;
+  const d = new Date(t).toISOString();
+  const ref = new Date(now).toISOString();
+  if (d.slice(0, 10) === ref.slice(0, 10)) return `${d.slice(11, 16)} UTC`;
+  const month = MONTHS[Number(d.slice(5, 7)) - 1];
+  return `${month} ${Number(d.slice(8, 10))}${d.slice(0, 4) === ref.slice(0, 4) ? "" : ` ${d.slice(0, 4)}`} ${d.slice(11, 16)} UTC`;
 }
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /**
  * Whether the breaker was last changed by an operator rather than the bot: `operator:<name>`, or
@@ -25,10 +33,10 @@ export function changedByOperator(changedBy: string | null | undefined): boolean
 }
 
 /** `halted by hand by ana at 05:31 UTC: <reason>`; "an operator" where the name is hidden. */
-function handMadeText(p: { reason: string | null; changedBy: string; changedAt: string | null }): string {
+function handMadeText(p: { reason: string | null; changedBy: string; changedAt: string | null; now?: number | Date }): string {
   const name = p.changedBy.startsWith("operator:") ? p.changedBy.slice("operator:".length) : "";
   const who = name ? name : "an operator";
-  const at = p.changedAt ? hhmmUtc(p.changedAt) : null;
+  const at = p.changedAt ? hhmmUtc(p.changedAt, p.now) : null;
   let why = p.reason?.trim() ?? "";
   if (why.startsWith(HAND_HALT_PREFIX.trim())) why = why.slice(HAND_HALT_PREFIX.trim().length).trim();
   return `halted by hand by ${who}${at ? ` at ${at}` : ""}: ${why || "no reason recorded"}`;
@@ -40,10 +48,18 @@ function handMadeText(p: { reason: string | null; changedBy: string; changedAt: 
  * sync since 03:12 UTC" once every symbol that tripped it is back in sync (`inSyncSince`, from the
  * first compared cycle after its last drifting one).
  */
-export function haltCauseText(p: { reason: string | null; inSyncSince: string | null; changedBy?: string | null; changedAt?: string | null }): string {
-  if (p.changedBy && changedByOperator(p.changedBy)) return handMadeText({ reason: p.reason, changedBy: p.changedBy, changedAt: p.changedAt ?? null });
+export function haltCauseText(p: {
+  reason: string | null;
+  inSyncSince: string | null;
+  changedBy?: string | null;
+  changedAt?: string | null;
+  /** The reader's clock: a time on another day says its date. */
+  now?: number | Date;
+}): string {
+  if (p.changedBy && changedByOperator(p.changedBy))
+    return handMadeText({ reason: p.reason, changedBy: p.changedBy, changedAt: p.changedAt ?? null, now: p.now });
   const reason = p.reason?.trim() ? p.reason.trim() : "no reason recorded";
   if (p.inSyncSince === null) return reason;
-  const since = hhmmUtc(p.inSyncSince);
+  const since = hhmmUtc(p.inSyncSince, p.now);
   return since === null ? `tripped on ${reason}; in sync since then` : `tripped on ${reason}; in sync since ${since}`;
 }

@@ -41,12 +41,12 @@ function hhmmUtc(iso: string | null): string | null {
 }
 
 /** Every notifiable event the data shows now, whether or not it was told before. */
-export function deskEvents(snapshot: { bots: readonly DeskBot[]; lines: readonly DeskLine[] }): DeskEvent[] {
+export function deskEvents(snapshot: { bots: readonly DeskBot[]; lines: readonly DeskLine[]; now?: number | Date }): DeskEvent[] {
   const events: DeskEvent[] = [];
   for (const b of snapshot.bots) {
     const k = b.breaker;
     if (k?.halted) {
-      const cause = haltCauseText({ reason: k.reason, inSyncSince: k.causeInSyncSince, changedBy: k.changedBy, changedAt: k.changedAt });
+      const cause = haltCauseText({ reason: k.reason, inSyncSince: k.causeInSyncSince, changedBy: k.changedBy, changedAt: k.changedAt, now: snapshot.now });
       events.push({
         key: `halt:${b.botId}:${k.version}`,
         kind: "halt",
