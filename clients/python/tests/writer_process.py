@@ -8,6 +8,7 @@ mode "transaction": 20 orders, then a BEGIN IMMEDIATE (BEGIN on PostgreSQL) that
 hangs before COMMIT.
 """
 
+import os
 import sys
 import time
 
@@ -20,8 +21,11 @@ w.register()
 
 
 def mark(text):
-    with open(marker, "a") as f:
+    # Written whole, then renamed into place: the test polls for the file and reads it at once, and
+    # a file seen between its creation and its write read as empty (a rare failure of the send test).
+    with open(marker + ".tmp", "w") as f:
         f.write(text + "\n")
+    os.replace(marker + ".tmp", marker)
 
 
 def send(request):
