@@ -55,8 +55,14 @@ export const NEXT_TRIP_SQL = `SELECT at FROM breaker_events
 
 const ORDER_COLUMNS = `client_order_id AS clientOrderId, symbol, side, qty, state`;
 
-/** Audit entries aimed at a bot: its id, `bot/symbol`, or one of its orders (looked up by primary key). */
-const AIMED_AT_BOT = `(a.target = ? OR substr(a.target, 1, ?) = ? OR EXISTS (SELECT 1 FROM orders o WHERE o.client_order_id = a.target AND o.bot_id = ?))`;
+/**
+ * Audit entries aimed at a bot: its id, `bot/symbol`, or one of its orders (looked up by primary
+ * key). `bot` is where the bot id comes from: a parameter (`?`, three more follow: the prefix's
+ * length, the prefix, the id again; aimedAt) or a column of the list's trip.
+ */
+const aimedAtBotSql = (bot: { id: string; prefixLength: string; prefix: string }) =>
+  `(a.target = ${bot.id} OR substr(a.target, 1, ${bot.prefixLength}) = ${bot.prefix} OR EXISTS (SELECT 1 FROM orders o WHERE o.client_order_id = a.target AND o.bot_id = ${bot.id}))`;
+const AIMED_AT_BOT = aimedAtBotSql({ id: "?", prefixLength: "?", prefix: "?" });
 const aimedAt = (botId: string) => [botId, botId.length + 1, `${botId}/`, botId];
 
 export const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outcome, a.detail FROM audit_log a
@@ -64,13 +70,24 @@ export const AUDIT_SQL = `SELECT a.id, a.at, a.actor, a.action, a.target, a.outc
 
 // `+a.action`: the incident's time range on (at) is narrow; every response ever made, on (action, id), is not.
 const RESPONSES_SQL = RESPONSE_ACTIONS.map((a) => `'${a}'`).join(", ");
-const firstResponseSql = (dialect: Dialect) => `SELECT min(a.at) AS first FROM audit_log a
-  WHERE a.at >= ? AND a.at <= ? AND a.outcome = 'applied' AND ${unindexedSql(dialect, "a.action")} IN (${RESPONSES_SQL}) AND ${AIMED_AT_BOT}`;
-export const FIRST_RESPONSE_SQL = firstResponseSql("sqlite");
+const firstResponseSql = (dialect: Dialect, from: string, to: string, aimed: string) => `SELECT min(a.at) FROM audit_log a
+  WHERE a.at >= ${from} AND a.at <= ${to} AND a.outcome = 'applied' AND ${unindexedSql(dialect, "a.action")} IN (${RESPONSES_SQL}) AND ${aimed}`;
+export const FIRST_RESPONSE_SQL = firstResponseSql("sqlite", "?", "?", AIMED_AT_BOT);
 
-/** Trips newest first, each with the clear that ended it (one seek on (bot_id, at)); one bot's over (bot_id, at), every bot's over (at). */
-export const listSql = (oneBot: boolean) => `
-  SELECT t.id, t.bot_id AS botId, t.reason, t.actor AS haltedBy, t.at AS startedAt, c.at AS clearedAt, c.actor AS clearedBy
+/**
+ * Trips newest first, each with the clear that ended it (one seek on (bot_id, at)) and the first
+ * operator response within it (a range of audit_log's (at) index), in one statement: one round
+ * trip for the list on PostgreSQL, not one per incident. One bot's over (bot_id, at), every bot's
+ * over (at). Parameters: now (the end of an incident still open), the bot (one bot's), the limit.
+ */
+export const listSql = (oneBot: boolean, dialect: Dialect = "sqlite") => `
+  SELECT t.id, t.bot_id AS botId, t.reason, t.actor AS haltedBy, t.at AS startedAt, c.at AS clearedAt, c.actor AS clearedBy,
+    (${firstResponseSql(
+      dialect,
+      "t.at",
+      "coalesce(c.at, ?)",
+      aimedAtBotSql({ id: "t.bot_id", prefixLength: "length(t.bot_id) + 1", prefix: "(t.bot_id || '/')" }),
+    )}) AS firstAuditAt
   FROM breaker_events t
   LEFT JOIN breaker_events c ON c.id = (
     SELECT n.id FROM breaker_events n
@@ -257,16 +274,13 @@ type ListParams = { bot: string | null; now: Date; limit?: number };
 function* incidentListReads(params: ListParams & { dialect: Dialect }): Reads<IncidentList> {
   const { bot, now, dialect } = params;
   const limit = params.limit ?? INCIDENT_LIST_CAP;
-  const rows = yield* all<Omit<IncidentListRow, "firstAuditAt">>(listSql(bot !== null), bot === null ? [limit + 1] : [bot, limit + 1]);
+  const open = now.toISOString();
+  const rows = yield* all<IncidentListRow>(listSql(bot !== null, dialect), bot === null ? [open, limit + 1] : [open, bot, limit + 1]);
   const capped = rows.length > limit;
   const prunedOn = yield* incidentCyclesPrunedReads();
-  const items: IncidentListItem[] = [];
-  for (const r of rows.slice(0, limit)) {
-    const first = yield* one<{ first: string | null }>(firstResponseSql(dialect), [r.startedAt, r.clearedAt ?? now.toISOString(), ...aimedAt(r.botId)]);
-    items.push({
-      ...listItem({ ...r, firstAuditAt: first?.first ?? null }),
-      cyclesPrunedOn: prunedOn({ botId: r.botId, from: Date.parse(r.startedAt), to: Date.parse(r.clearedAt ?? now.toISOString()) }),
-    });
-  }
+  const items: IncidentListItem[] = rows.slice(0, limit).map((r) => ({
+    ...listItem(r),
+    cyclesPrunedOn: prunedOn({ botId: r.botId, from: Date.parse(r.startedAt), to: Date.parse(r.clearedAt ?? open) }),
+  }));
   return { items, weeks: incidentsPerWeek(items), capped };
 }
