@@ -120,16 +120,29 @@ function* ordersBehind(dialect: Dialect, trip: TripFact, symbol: string | null):
           [trip.botId, symbol, since, trip.at],
         );
   for (const r of near) found.set(r.clientOrderId, r);
-  const out: OrderFact[] = [];
-  for (const o of found.values())
-    out.push({
-      ...o,
-      events: yield* all<OrderEventFact>(
-        `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${ORDER_EVENTS_CAP}`,
-        [o.clientOrderId],
-      ),
-    });
-  return out;
+  if (found.size === 0) return [];
+  const eventsOf = (o: Omit<OrderFact, "events">) =>
+    all<OrderEventFact>(`SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${ORDER_EVENTS_CAP}`, [
+      o.clientOrderId,
+    ]);
+  if (dialect === "sqlite") {
+    // One seek an order on (client_order_id, id), each cut at the cap: in process, no round trips to save.
+    const out: OrderFact[] = [];
+    for (const o of found.values()) out.push({ ...o, events: yield* eventsOf(o) });
+    return out;
+  }
+  // PostgreSQL: every order's events in one statement (one round trip, not one per order), each
+  // order's first ORDER_EVENTS_CAP by id. On SQLite the window costs more than the seeks it saves.
+  const events = yield* all<OrderEventFact & { clientOrderId: string }>(
+    `SELECT e.client_order_id AS clientOrderId, e.id, e.at, e.kind, e.actor, e.detail FROM (
+       SELECT client_order_id, id, at, kind, actor, detail, row_number() OVER (PARTITION BY client_order_id ORDER BY id) AS n
+       FROM order_events WHERE client_order_id IN (${jsonTextArraySql(dialect, "?")})) e
+     WHERE e.n <= ${ORDER_EVENTS_CAP} ORDER BY e.client_order_id, e.id`,
+    [JSON.stringify([...found.keys()])],
+  );
+  const byOrder = new Map<string, OrderEventFact[]>([...found.keys()].map((id) => [id, []]));
+  for (const { clientOrderId, ...e } of events) byOrder.get(clientOrderId)?.push(e);
+  return [...found.values()].map((o) => ({ ...o, events: byOrder.get(o.clientOrderId) ?? [] }));
 }
 
 export interface IncidentStoryView {
