@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { MAX_WINDOW_MS } from "@/lib/url-state/incidents";
 import { UtcTime } from "@/components/ui/utc-time";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { formatDuration, formatUtc } from "@/lib/text/format";
@@ -91,7 +92,15 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         <Link href={event.incident.href} className="font-semibold underline" data-testid="review-incident">
           Review this incident<span className="sr-only"> of the trip at {formatUtc(event.at)}</span>
         </Link>{" "}
-        <span className="text-xs">({halted ? "from 15 min before the trip to now" : "from 15 min before the trip to 15 min after it ended"})</span>
+        <span className="text-xs">
+          (
+          {Date.parse(event.incident.to) - Date.parse(event.incident.from) >= MAX_WINDOW_MS
+            ? "the first 7 days, from 15 min before the trip: the widest window the review shows"
+            : halted
+              ? "from 15 min before the trip to now"
+              : "from 15 min before the trip to 15 min after it ended"}
+          )
+        </span>
       </p>
     </article>
   );

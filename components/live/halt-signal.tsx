@@ -145,14 +145,36 @@ export function HaltSignal() {
               </span>
             </span>
           ))}
-          {causes.length > 0 && <span className="font-normal">. Not current: {causes.join("; ")}</span>}
+          {causes.length > 0 && (
+            <span className="font-normal">
+              . Not current: <Causes causes={causes} />
+            </span>
+          )}
         </p>
       ) : (
         <p data-testid="halt-banner" className="rounded bg-amber-700 px-3 py-1 text-sm font-semibold text-white">
-          UNKNOWN: the console cannot tell whether any bot is halted: <span className="font-normal">{causes.join("; ")}</span>. Treat every bot as possibly
-          halted until this clears.
+          UNKNOWN: the console cannot tell whether any bot is halted:{" "}
+          <span className="font-normal">
+            <Causes causes={causes} />
+          </span>
+          . Treat every bot as possibly halted until this clears.
         </p>
       )}
     </div>
+  );
+}
+
+/** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */
+const CAUSES_SHOWN = 3;
+
+function Causes({ causes }: { causes: string[] }) {
+  if (causes.length <= CAUSES_SHOWN) return <>{causes.join("; ")}</>;
+  return (
+    <>
+      {causes.slice(0, CAUSES_SHOWN).join("; ")}; and{" "}
+      <Link href="/" className="underline" data-testid="more-causes">
+        {causes.length - CAUSES_SHOWN} more on the overview
+      </Link>
+    </>
   );
 }

@@ -354,6 +354,12 @@ export function readIncidentExport(args: WindowArgs & { names: boolean; set?: So
   );
 }
 
+/** One of several journals' read, its notices naming it as the merged screens' do ("alpha: the journal was away …"). */
+const named = <T extends { journal: { file: string; warnings: string[] } }>(read: T, source: ConsoleSource): T => ({
+  ...read,
+  journal: { ...read.journal, warnings: read.journal.warnings.map((w) => `${source.name}: ${w}`) },
+});
+
 /** Another journal's incident of the same number, offered when a bare number names several. */
 export interface IncidentChoice {
   journal: string;
@@ -390,7 +396,7 @@ export async function readIncidentStory({
     const source = all.sources.find((s) => s.name === ref.journal);
     if (!source) return none;
     const read = await readScreen(load(source.name), source.journal);
-    return read.ok ? { ...read, data: { view: read.data, choices: [], unread: [] } } : { ...read, source: source.name };
+    return read.ok ? { ...named(read, source), data: { view: read.data, choices: [], unread: [] } } : { ...read, source: source.name };
   }
   // Which journals have this trip: one row each (the story, its chart and timeline, only for the one shown).
   const reads = await Promise.all(
@@ -411,7 +417,7 @@ export async function readIncidentStory({
     const source = found[0]!.source;
     const read = await readScreen(load(source.name), source.journal);
     if (!read.ok) return { ...read, source: source.name };
-    return { ...read, data: { view: read.data, choices: [], unread } };
+    return { ...named(read, source), data: { view: read.data, choices: [], unread } };
   }
   if (found.length > 0)
     return {
