@@ -7,6 +7,8 @@
  * no reconciliation) has no cause that can go away: it reads as who halted it, when, and why.
  */
 
+import { formatUtc } from "../text/format";
+
 /** What the console writes before an operator's own words in the reason of a hand-made halt. */
 export const HAND_HALT_PREFIX = "halted by hand: ";
 
@@ -45,7 +47,7 @@ function handMadeText(p: { reason: string | null; changedBy: string; changedAt: 
 /**
  * The halt's cause as the reader should take it now: for a hand-made halt, who made it, when and
  * why; otherwise the recorded reason while its cause may still be there, and "tripped on …; in
- * sync since 03:12 UTC" once every symbol that tripped it is back in sync (`inSyncSince`, from the
+ * sync since 03:12:41 UTC" once every symbol that tripped it is back in sync (`inSyncSince`, from the
  * first compared cycle after its last drifting one).
  */
 export function haltCauseText(p: {
@@ -60,6 +62,7 @@ export function haltCauseText(p: {
     return handMadeText({ reason: p.reason, changedBy: p.changedBy, changedAt: p.changedAt ?? null, now: p.now });
   const reason = p.reason?.trim() ? p.reason.trim() : "no reason recorded";
   if (p.inSyncSince === null) return reason;
-  const since = hhmmUtc(p.inSyncSince, p.now);
+  // To the second: a trip at 10:00:30 whose symbol was in sync again at 10:00:40 read "since 10:00", as if before the trip.
+  const since = Number.isNaN(Date.parse(p.inSyncSince)) ? null : formatUtc(p.inSyncSince, p.now ?? Date.now());
   return since === null ? `tripped on ${reason}; in sync since then` : `tripped on ${reason}; in sync since ${since}`;
 }

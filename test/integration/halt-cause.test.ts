@@ -58,7 +58,7 @@ describe("the cause of a halt, gone or not", () => {
     const bot = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
     expect(bot.breaker).toMatchObject({ halted: true, causeInSyncSince: since });
     expect(haltCauseText({ reason: bot.breaker!.reason, inSyncSince: since, now: Date.parse(since) })).toBe(
-      `tripped on ${bot.breaker!.reason}; in sync since ${since.slice(11, 16)} UTC`,
+      `tripped on ${bot.breaker!.reason}; in sync since ${since.slice(11, 19)} UTC`,
     );
     const page = await getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
     expect(page?.bot.breaker?.causeInSyncSince).toBe(since);

@@ -12,16 +12,16 @@ describe("haltCauseText", () => {
 
   it("says the cause is gone, and since when in UTC, once the symbols are back in sync", () => {
     expect(haltCauseText({ reason: "unknown position BNBUSDT -26.04", inSyncSince: "2026-12-01T03:12:41.250Z", now: SAME_DAY })).toBe(
-      "tripped on unknown position BNBUSDT -26.04; in sync since 03:12 UTC",
+      "tripped on unknown position BNBUSDT -26.04; in sync since 03:12:41 UTC",
     );
   });
 
   it("says the date of a time on another day than the reader's, and the year of another year", () => {
     expect(haltCauseText({ reason: "size drift AAPL", inSyncSince: "2026-08-10T10:00:00.000Z", now: SAME_DAY })).toBe(
-      "tripped on size drift AAPL; in sync since Aug 10 10:00 UTC",
+      "tripped on size drift AAPL; in sync since Aug 10 10:00:00 UTC",
     );
     expect(haltCauseText({ reason: "size drift AAPL", inSyncSince: "2025-12-31T23:59:00.000Z", now: SAME_DAY })).toBe(
-      "tripped on size drift AAPL; in sync since Dec 31 2025 23:59 UTC",
+      "tripped on size drift AAPL; in sync since Dec 31 2025 23:59:00 UTC",
     );
     expect(haltCauseText({ ...hand, inSyncSince: null, now: Date.parse("2026-12-03T08:00:00Z") })).toBe(
       "halted by hand by ana at Dec 1 05:31 UTC: venue maintenance at 06:00",
@@ -30,7 +30,9 @@ describe("haltCauseText", () => {
 
   it("names a missing reason rather than showing nothing", () => {
     expect(haltCauseText({ reason: null, inSyncSince: null })).toBe("no reason recorded");
-    expect(haltCauseText({ reason: "  ", inSyncSince: "2026-12-01T00:05:00Z", now: SAME_DAY })).toBe("tripped on no reason recorded; in sync since 00:05 UTC");
+    expect(haltCauseText({ reason: "  ", inSyncSince: "2026-12-01T00:05:00Z", now: SAME_DAY })).toBe(
+      "tripped on no reason recorded; in sync since 00:05:00 UTC",
+    );
   });
 
   it("keeps the cause-gone wording when the time does not parse", () => {
