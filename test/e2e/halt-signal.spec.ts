@@ -6,7 +6,7 @@
  */
 import { expect, test, type Page } from "@playwright/test";
 import { healthyJournal, incidentJournal } from "../helpers/e2e/journals";
-import { sqliteCli } from "../helpers/journal";
+import { migratedJournal, sqliteCli } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 const PAGES = ["/bots/alpha", "/doubtful", "/incidents", "/audit"] as const;
@@ -116,4 +116,36 @@ test.describe("with no bot halted", () => {
       j.close();
     }
   });
+});
+
+test("a page's banner shows the first three causes and counts the rest, linked to the overview where they stand at length", async ({ page }) => {
+  // Four bots whose heartbeats and cycles stopped an hour ago: eight causes, none halted.
+  const file = migratedJournal("banner-causes");
+  const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+  sqliteCli(
+    file,
+    ["north", "south", "east", "west"]
+      .map(
+        (b, i) =>
+          `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('${b}', 'sim', 'c${i}', '${hourAgo}');
+           INSERT INTO breakers (bot_id, halted, changed_at, changed_by) VALUES ('${b}', 0, '${hourAgo}', 'bot');
+           INSERT INTO reconciliations (bot_id, at, outcome) VALUES ('${b}', '${hourAgo}', 'clean');`,
+      )
+      .join("\n"),
+  );
+  const server = await startConsole({ journal: file });
+  try {
+    await page.goto(`${server.url}/doubtful`);
+    await signalSettled(page, "unknown");
+    const banner = page.getByTestId("halt-banner");
+    await expect(banner).toContainText(/^UNKNOWN: the console cannot tell whether any bot is halted: [^;]+; [^;]+; [^;]+; and \d+ more on the overview\./);
+    const more = banner.getByTestId("more-causes");
+    await expect(more).toHaveAttribute("href", "/");
+    await more.click();
+    await expect(page).toHaveURL(`${server.url}/`);
+    // The overview names every one of them.
+    for (const bot of ["north", "south", "east", "west"]) await expect(page.getByText(`${bot}: heartbeat is stale`).first()).toBeVisible();
+  } finally {
+    await server.stop();
+  }
 });
