@@ -22,7 +22,7 @@ export async function freshPgJournal(server: PostgresServer, label = "journal"):
     await admin.end();
   }
   const url = server.url.replace(/\/postgres$/, `/${name}`);
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = quietPool(url);
   const client = await pool.connect();
   try {
     await migratePgJournal(client);
@@ -30,6 +30,17 @@ export async function freshPgJournal(server: PostgresServer, label = "journal"):
     client.release();
   }
   return { pool, url, name };
+}
+
+/**
+ * A pool whose idle connections may be cut by the server's own stop at the end of a file: the pool
+ * re-emits such a client's error, and a pool with no listener throws it as an uncaught exception
+ * (57P01, "terminating connection due to administrator command"), which failed a whole run.
+ */
+export function quietPool(url: string, config: Omit<pg.PoolConfig, "connectionString"> = { max: 4 }): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, ...config });
+  pool.on("error", () => undefined);
+  return pool;
 }
 
 /** One statement with `?` placeholders, run on either engine. */

@@ -37,7 +37,7 @@ import { LimitedLog } from "@/lib/http/rate-window";
 import { consoleWriter } from "../helpers/actions";
 import { migratedJournal, repoRoot } from "../helpers/journal";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
-import { freshPgJournal, pgAuditRows, pgExec, pgTables, seedJournal, sqliteExec, sqliteTables, type SeedCycle } from "../helpers/pg-journal";
+import { freshPgJournal, pgAuditRows, pgExec, pgTables, quietPool, seedJournal, sqliteExec, sqliteTables, type SeedCycle } from "../helpers/pg-journal";
 import type { z } from "zod";
 
 const KEY = "pg-actions test audit key, 32 characters or more";
@@ -545,7 +545,7 @@ describe.skipIf(!postgresAvailable)("operator actions on a PostgreSQL journal", 
 
   it("forty actions at once over two pools: each answered, each audited once, the chain unbroken", async () => {
     const { pool, url } = await twinJournals();
-    const other = new pg.Pool({ connectionString: url, max: 4 });
+    const other = quietPool(url);
     pools.push(other);
     // Halts of bot-b, bot-c and bot-d with every version from 1 to 4: three can apply, the rest are refused.
     const posts = Array.from({ length: 40 }, (_, i) => ({

@@ -12,6 +12,7 @@ import { LoginRateLimiter } from "@/lib/auth/rate-limit";
 import { freePort } from "@/tools/lib/console-server";
 import { repoRoot } from "../helpers/journal";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres";
+import { quietPool } from "../helpers/pg-journal";
 
 type Answer = { ok: true } | { ok: false; retryAfterMs: number };
 const T0 = Date.parse("2026-12-01T10:00:00.000Z");
@@ -38,7 +39,7 @@ describe.skipIf(!postgresAvailable)("the sign-in limiter shared in PostgreSQL", 
 
   beforeAll(async () => {
     server = await startPostgres({ label: "pg-limiter" });
-    pool = new pg.Pool({ connectionString: server.url, max: 2 });
+    pool = quietPool(server.url, { max: 2 });
   });
   afterAll(async () => {
     await pool?.end();
@@ -78,7 +79,7 @@ describe.skipIf(!postgresAvailable)("the sign-in limiter shared in PostgreSQL", 
 
   it("a successful sign-in is forgiven on every process, and aged-out failures are gone", async () => {
     const a = new PgLoginRateLimiter(pool);
-    const b = new PgLoginRateLimiter(new pg.Pool({ connectionString: server.url, max: 1 }));
+    const b = new PgLoginRateLimiter(quietPool(server.url, { max: 1 }));
     const keys = ["account:carol", "address:10.1.0.1"];
     for (let i = 0; i < 4; i++) expect((await a.begin(keys, T0 + i)).ok).toBe(true);
     const fifth = await b.begin(keys, T0 + 4);
@@ -97,7 +98,7 @@ describe.skipIf(!postgresAvailable)("the sign-in limiter shared in PostgreSQL", 
 
   it("with the database unreachable, sign-in stays open under delays counted in the process, and the log says so once", async () => {
     const port = await freePort(); // nothing listens there
-    const down = new pg.Pool({ connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`, max: 1, connectionTimeoutMillis: 2_000 });
+    const down = quietPool(`postgresql://postgres@127.0.0.1:${port}/postgres`, { max: 1, connectionTimeoutMillis: 2_000 });
     const lines: string[] = [];
     const limiter = new PgLoginRateLimiter(down, undefined, (line) => lines.push(line));
     const answers = [];
