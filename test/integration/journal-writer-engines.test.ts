@@ -6,7 +6,8 @@
  * details, times, the trip causes and the rollups.
  */
 import pg from "pg";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { PgJournalWriter } from "@/lib/bot/pg-journal-writer";
 import type { Decision } from "@/lib/journal/client-order-id";
 import { botOn, pgJournalsForFile, type BotOnEngine } from "../helpers/engines";
 import { postgresAvailable } from "../helpers/postgres";
@@ -119,6 +120,11 @@ describe.skipIf(!postgresAvailable)("the TypeScript writer writes the same journ
     } finally {
       await admin.end();
     }
+    // pg_terminate_backend returns once the signal is sent, not once the backend has gone: a call
+    // made in that moment is sent on a connection about to close and fails (as the Python writer's
+    // test says). "Between calls" is after the kill has landed: the pool has seen the close.
+    const pool = (bot.writer as PgJournalWriter).pool;
+    await vi.waitFor(() => expect(pool.idleCount).toBe(0), { timeout: 5000, interval: 20 });
     await bot.writer.heartbeat();
     expect((await bot.writer.sendOnce(buy("AAPL", 5, 1))).kind).toBe("placed");
     expect(await bot.rows(`SELECT count(*)::int AS n FROM orders WHERE state = 'filled'`)).toEqual([{ n: 2 }]);
