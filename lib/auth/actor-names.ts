@@ -11,14 +11,20 @@ const NAMED = /\b(operator|viewer):[^\s"'`<>,;:()[\]{}]*[^\s"'`<>,;:()[\]{}.!?]/
 
 /** `operator:ana` → `operator`; `bot`, `anonymous` and other actors unchanged. */
 export function actorRole(actor: string): string {
-  return actor.replace(NAMED, "$1");
+  return hideNames(actor);
 }
+
+/**
+ * Whether a text could name anyone: a name needs its role and colon. Most strings (times, symbols,
+ * words, numbers as text) have neither. JSON text can also spell one through an escape (`\u003a`):
+ * ask `json` for such text, where a backslash counts as a possible name.
+ */
+export const mayName = (text: string, json = false): boolean => text.includes("operator:") || text.includes("viewer:") || (json && text.includes("\\"));
 
 /** Every named actor in a text replaced by its role. */
 export function hideNames(text: string): string {
-  // A name needs its role and colon: most strings (times, symbols, words, numbers as text) have
-  // neither, and the colons of a time made every event's time run the expression.
-  return text.includes("operator:") || text.includes("viewer:") ? text.replace(NAMED, "$1") : text;
+  // The colons of a time made every event's time run the expression.
+  return mayName(text) ? text.replace(NAMED, "$1") : text;
 }
 
 const isPlainObject = (v: object) => {

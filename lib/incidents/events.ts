@@ -3,6 +3,7 @@
  * Pure: the query builds these from rows, the page, the CSV and the JSON export show them as they
  * are, so the morning-after reader and the spreadsheet see the same sentence.
  */
+import { mayName } from "../auth/actor-names";
 import type { DriftClass } from "../reconcile/diff";
 
 /** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
@@ -221,4 +222,32 @@ export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []):
     drifts: row.source === "reconciliation" ? drifts : [],
     detail,
   };
+}
+
+/**
+ * Whether a row's event could name anyone, so that it must be searched for names (withoutNames)
+ * before a reader who is not signed in sees it: whether any of the row's texts, as the journal holds
+ * them (`journalActor`: its actor before it was turned into its role), or its drifts' symbols
+ * could hold one. An
+ * event's words join those texts with constant words, none of which can complete a name (a role's
+ * colon is always followed by a space), so a row that holds none gives an event that holds none:
+ * a busy hour's 6,500 events of a bot are then not walked string by string (docs/performance.md).
+ */
+export function rowMayName(row: IncidentRow, drifts: readonly IncidentDrift[], journalActor = row.actor): boolean {
+  const text = (v: string | null) => v !== null && mayName(v);
+  if (
+    mayName(journalActor) ||
+    text(row.botId) ||
+    mayName(row.kind) ||
+    text(row.clientOrderId) ||
+    text(row.symbol) ||
+    text(row.side) ||
+    text(row.strategy) ||
+    (row.detail !== null && mayName(row.detail, true)) ||
+    text(row.reason) ||
+    text(row.target) ||
+    text(row.outcome)
+  )
+    return true;
+  return drifts.some((d) => mayName(d.symbol));
 }

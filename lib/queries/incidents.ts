@@ -6,7 +6,7 @@ import { byteOrder, greatestSql, jsonTextArraySql, positionSql, unindexedSql } f
 import type { Dialect, JournalQuery } from "../db/query";
 import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { statement } from "../db/statements";
-import { toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
+import { rowMayName, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
 import {
   countRoutine,
   foldCounted,
@@ -556,8 +556,11 @@ function* wordRows(dialect: Dialect, rows: readonly RawRow[], lookUp: boolean, h
         target: r[16],
         outcome: r[17],
       };
-      const event = toIncidentEvent(row, r[0] === "reconciliation" ? (drifts.get(r[2]) ?? []) : []);
-      yield hide ? withoutNames(event) : event;
+      const rowDrifts = r[0] === "reconciliation" ? (drifts.get(r[2]) ?? []) : [];
+      const event = toIncidentEvent(row, rowDrifts);
+      // An event's words are its row's texts joined by constant words, none of which can complete a
+      // name: only an event whose row holds one (nearly none of a busy hour's) is searched and copied.
+      yield hide && rowMayName(row, rowDrifts, r[6]) ? withoutNames(event) : event;
     }
   };
 }

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { toIncidentEvent, type IncidentRow } from "@/lib/incidents/events";
+import { actorRole, withoutNames } from "@/lib/auth/actor-names";
+import { rowMayName, toIncidentEvent, type IncidentRow } from "@/lib/incidents/events";
 
 const row = (r: Partial<IncidentRow>): IncidentRow => ({
   source: "order",
@@ -77,5 +79,64 @@ describe("toIncidentEvent", () => {
       summary: "breaker cleared by operator:ana: ok",
     });
     expect(toIncidentEvent(row({ actor: "bot" })).operator).toBe(false);
+  });
+});
+
+describe("rowMayName: which events are searched for names before a reader who is not signed in sees them", () => {
+  // Texts built from the pieces a name, a role, a JSON escape or a colon is made of, so that the
+  // property meets every near-miss: "operator:", "viewer :", "operator\u003aana", "operator: x".
+  const piece = fc.constantFrom("operator", "viewer", ":", ": ", "ana", ".b", "\\u003a", "\\", '"', " ", "{", "}", "bot", "x");
+  const text = fc.array(piece, { maxLength: 6 }).map((p) => p.join(""));
+  const maybe = fc.option(text, { nil: null });
+  const detail = fc.oneof(
+    maybe,
+    fc.dictionary(fc.constantFrom("status", "error", "note", "action", "reason", "why", "during"), text).map((d) => JSON.stringify(d)),
+  );
+  const arbRow: fc.Arbitrary<IncidentRow> = fc.record({
+    source: fc.constantFrom("order", "reconciliation", "breaker", "audit"),
+    rowId: fc.nat(),
+    at: fc.constant("2026-08-10T15:30:00.000Z"),
+    botId: maybe,
+    kind: fc.oneof(fc.constantFrom("intent", "send", "timeout", "lookup_found", "lookup_absent", "status", "error", "drift", "trip", "clear", "clean"), text),
+    actor: fc.oneof(fc.constantFrom("bot", "operator", "operator:ana", "viewer:bo"), text),
+    clientOrderId: maybe,
+    symbol: maybe,
+    side: maybe,
+    qty: fc.option(fc.double({ noNaN: true }), { nil: null }),
+    strategy: fc.oneof(fc.constant("reconcile"), maybe),
+    detail,
+    reason: maybe,
+    reconciliationId: fc.option(fc.nat(), { nil: null }),
+    ordersInFlight: fc.option(fc.nat(), { nil: null }),
+    target: maybe,
+    outcome: fc.oneof(fc.constantFrom("applied", "refused"), maybe),
+  });
+  const drifts = fc.array(
+    fc.record({
+      symbol: text,
+      ours: fc.double({ noNaN: true }),
+      theirs: fc.double({ noNaN: true }),
+      qtyStep: fc.constant(1),
+      drift: fc.constantFrom("size_drift" as const, "unknown_position" as const),
+    }),
+    { maxLength: 2 },
+  );
+
+  it("is true of every row whose event, its actor shown as a role, withoutNames would change", () => {
+    fc.assert(
+      fc.property(arbRow, drifts, (r, d) => {
+        const event = toIncidentEvent({ ...r, actor: actorRole(r.actor) }, d);
+        // withoutNames returns the very object it was given when no string in it names anyone.
+        if (!rowMayName(r, d)) expect(withoutNames(event)).toBe(event);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("looks at the actor as the journal wrote it, and at a detail's escapes", () => {
+    expect(rowMayName(row({ actor: "operator" }), [], "operator:ana")).toBe(true);
+    expect(rowMayName(row({ detail: '{"note":"operator\\u003aana"}' }), [])).toBe(true);
+    expect(rowMayName(row({}), [{ symbol: "viewer:bo", ours: 1, theirs: 0, qtyStep: 1, drift: "size_drift" }])).toBe(true);
+    expect(rowMayName(row({ reason: "halted by an operator, see the note" }), [])).toBe(false);
   });
 });
