@@ -110,7 +110,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   }
   const { window, timeline } = found.data;
   const { count } = timeline;
-  const { trips, unknownPositions: unknown, unknownOrders, operatorActions } = timeline.tallies;
+  const { trips, unknownPositions: unknown, unknownPositionCycles: unknownCycles, unknownOrders, operatorActions } = timeline.tallies;
   const width = Date.parse(window.to) - Date.parse(window.from);
   const allKinds = filters.kinds.length === INCIDENT_KINDS.length;
 
@@ -166,6 +166,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
               <strong className="text-red-800 dark:text-red-300">
                 {unknown} unknown position{unknown === 1 ? "" : "s"}
               </strong>
+              {unknownCycles > unknown && ` (found in ${unknownCycles.toLocaleString("en-US")} cycles)`}
             </>
           )}
           {unknownOrders > 0 && (

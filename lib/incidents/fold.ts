@@ -148,19 +148,30 @@ export function foldTimeline(events: readonly IncidentEvent[], over = FOLD_ROUTI
 /** What the page counts over the whole window: the figures above its timeline. */
 export interface TimelineTallies {
   trips: number;
+  /** Positions (a journal's bot and symbol) that were unknown in at least one cycle of the window. */
   unknownPositions: number;
+  /** The cycles that found one or more of them: one position the bot never opened, unknown for a quarter of an hour, is 60 cycles. */
+  unknownPositionCycles: number;
   unknownOrders: number;
   operatorActions: number;
 }
 
 /** The tallies of these events (every trip, drift, emergency order and operator event of the window: none of them is ever routine). */
 export function tallyEvents(events: Iterable<IncidentEvent>): TimelineTallies {
-  const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownOrders: 0, operatorActions: 0 };
+  const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownPositionCycles: 0, unknownOrders: 0, operatorActions: 0 };
+  const unknown = new Set<string>();
   for (const e of events) {
     if (e.source === "breaker" && e.kind === "trip") t.trips += 1;
-    for (const d of e.drifts) if (d.drift === "unknown_position") t.unknownPositions += 1;
+    let cycle = false;
+    for (const d of e.drifts)
+      if (d.drift === "unknown_position") {
+        unknown.add(JSON.stringify([e.journal ?? null, e.botId, d.symbol]));
+        cycle = true;
+      }
+    if (cycle) t.unknownPositionCycles += 1;
     if (e.source === "order" && e.severity === "emergency") t.unknownOrders += 1;
     if (e.operator) t.operatorActions += 1;
   }
+  t.unknownPositions = unknown.size;
   return t;
 }

@@ -131,6 +131,27 @@ describe("folding the window minute by minute", () => {
     ]);
     expect(minutes[0]!.start).toBe(Date.UTC(2026, 10, 30, 2, 59));
     expect(minutes[2]!.start).toBeNaN();
-    expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownOrders: 0, operatorActions: 0 });
+    expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownPositionCycles: 0, unknownOrders: 0, operatorActions: 0 });
+  });
+});
+
+describe("the window's tallies", () => {
+  const drift = (botId: string, symbols: string[], journal?: string): IncidentEvent => ({
+    ...event("reconciliation", "drift", "emergency"),
+    botId,
+    drifts: symbols.map((symbol) => ({ symbol, ours: 0, theirs: 3, qtyStep: 1, drift: "unknown_position" as const })),
+    ...(journal ? { journal } : {}),
+  });
+
+  it("counts an unknown position once however many cycles found it, and counts those cycles beside it", () => {
+    const cycles = [...Array.from({ length: 15 }, () => drift("alpha", ["ETHUSDT"])), drift("alpha", ["ETHUSDT", "SOLUSDT"]), drift("beta", ["ETHUSDT"])];
+    expect(tallyEvents(cycles)).toMatchObject({ unknownPositions: 3, unknownPositionCycles: 17 });
+  });
+
+  it("keeps apart the same bot and symbol in two journals", () => {
+    expect(tallyEvents([drift("alpha", ["ETHUSDT"], "desk-a"), drift("alpha", ["ETHUSDT"], "desk-b")])).toMatchObject({
+      unknownPositions: 2,
+      unknownPositionCycles: 2,
+    });
   });
 });
