@@ -30,42 +30,27 @@ export interface JournalQuery {
 class SqliteQuery implements JournalQuery {
   readonly dialect = "sqlite" as const;
   constructor(readonly key: Database.Database) {}
-  // The statement is the connection's cached one, shared by text with raw reads: its mode is set on every use.
   all<T>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    try {
-      return Promise.resolve(
-        statement(this.key, sql)
-          .pluck(false)
-          .raw(false)
-          .all(...params) as T[],
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settle(() => this.prepared(sql, false).all(...params) as T[]);
   }
   get<T>(sql: string, params: readonly unknown[] = []): Promise<T | undefined> {
-    try {
-      return Promise.resolve(
-        statement(this.key, sql)
-          .pluck(false)
-          .raw(false)
-          .get(...params) as T | undefined,
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settle(() => this.prepared(sql, false).get(...params) as T | undefined);
   }
   arrays<T extends unknown[]>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
-    try {
-      return Promise.resolve(
-        statement(this.key, sql)
-          .pluck(false)
-          .raw(true)
-          .all(...params) as T[],
-      );
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return settle(() => this.prepared(sql, true).all(...params) as T[]);
+  }
+  /** The connection's cached statement for this text, shared with raw reads of the same text: its mode is set on every use. */
+  private prepared(sql: string, raw: boolean) {
+    return statement(this.key, sql).pluck(false).raw(raw);
+  }
+}
+
+/** A synchronous read as the promise the async engines answer with: a thrown error is a rejection, never a throw. */
+function settle<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
