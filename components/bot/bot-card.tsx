@@ -19,6 +19,7 @@ type CardBot = BotSummary & {
   unknownPositions?: number;
   source?: string;
   lastKnownHalt?: OverviewBot["lastKnownHalt"];
+  lastReadAt?: string;
   journalUnread?: true;
 };
 
@@ -111,15 +112,23 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Breaker</dt>
         <dd data-testid="breaker-state">
-          {bot.lastKnownHalt
-            ? "halted when last read (its journal cannot be read now)"
-            : bot.journalUnread
-              ? UNREAD
-              : bot.breaker === null
-                ? "unknown (no breaker row)"
-                : halted
-                  ? "halted"
-                  : "not halted"}
+          {bot.lastKnownHalt ? (
+            "halted when last read (its journal cannot be read now)"
+          ) : bot.journalUnread ? (
+            bot.lastReadAt ? (
+              <>
+                unknown: not halted when its journal was last read, at <UtcTime iso={bot.lastReadAt} /> (it cannot be read now)
+              </>
+            ) : (
+              UNREAD
+            )
+          ) : bot.breaker === null ? (
+            "unknown (no breaker row)"
+          ) : halted ? (
+            "halted"
+          ) : (
+            "not halted"
+          )}
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
         <dd data-testid="reconciled" suppressHydrationWarning>

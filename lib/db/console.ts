@@ -352,6 +352,11 @@ export class SourceSet {
     this.lastHalts.set(source, { readAt, halts: new Map(halts.map((h) => [h.botId, { since: h.since, reason: h.reason }])) });
   }
 
+  /** When the source was last read, or null when it has not been since the console started. */
+  lastReadAt(source: string): string | null {
+    return this.lastHalts.get(source)?.readAt ?? null;
+  }
+
   /** The bot's halt as its source last showed it, or null (not halted then, or never read). */
   lastHalt(source: string, botId: string): { since: string; reason: string | null; readAt: string } | null {
     const last = this.lastHalts.get(source);

@@ -33,7 +33,13 @@ export function health<T>(parts: SourcePart<T>[], names: boolean): SourceHealth[
 }
 
 /** A bot whose journal cannot be read: it is there, and nothing about it can be vouched for. */
-function unknownBot(botId: string, source: string, problem: JournalProblemView, lastHalt: OverviewBot["lastKnownHalt"] | null): OverviewBot {
+function unknownBot(
+  botId: string,
+  source: string,
+  problem: JournalProblemView,
+  lastHalt: OverviewBot["lastKnownHalt"] | null,
+  lastReadAt: string | null,
+): OverviewBot {
   // Times of today as a time alone, as everywhere else on the page.
   const now = new Date();
   const cannot = `its journal (source ${source}) cannot be read: ${problem.problem}`;
@@ -51,7 +57,7 @@ function unknownBot(botId: string, source: string, problem: JournalProblemView, 
           cannot,
         ]
       : [cannot],
-    ...(lastHalt ? { lastKnownHalt: lastHalt } : {}),
+    ...(lastHalt ? { lastKnownHalt: lastHalt } : lastReadAt ? { lastReadAt } : {}),
     journalUnread: true,
     heartbeatAt: null,
     heartbeatAgeMs: null,
@@ -102,7 +108,9 @@ export function mergeOverviews(parts: SourcePart<Overview>[], set: SourceSet, na
     }
     const problem = sources[i]!.problem!;
     alarms.push(`source ${p.source.name}: the journal cannot be read (${problem.problem}); its bots are UNKNOWN`);
-    bots.push(...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem, set.lastHalt(p.source.name, id))));
+    bots.push(
+      ...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem, set.lastHalt(p.source.name, id), set.lastReadAt(p.source.name))),
+    );
   });
   alarms.push(...clashAlarms(set));
   lines.sort((a, b) => byBot(a, b) || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));

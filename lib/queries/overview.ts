@@ -49,6 +49,8 @@ export interface OverviewBot extends BotSummary {
   source?: string;
   /** Its journal cannot be read now, and it was halted when last read: still named as halted, with that time. */
   lastKnownHalt?: { since: string; reason: string | null; readAt: string };
+  /** Its journal cannot be read now, and it was not halted when last read, at this time (lastKnownHalt when it was). */
+  lastReadAt?: string;
   /** Its journal cannot be read now: its heartbeat, breaker, cycles and orders are unknown, not "never" or "none". */
   journalUnread?: true;
 }

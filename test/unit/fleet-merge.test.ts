@@ -58,6 +58,9 @@ describe("merging the overviews of several journals", () => {
       ["r-2", "right", "unknown"],
     ]);
     expect(merged.bots[1]!.reasons).toEqual(["its journal (source right) cannot be read: was deleted or moved away"]);
+    // Not halted when last read, and when that was: more than "unknown", never "not halted".
+    expect(merged.bots[1]).toMatchObject({ journalUnread: true, lastReadAt: "2026-12-01T10:00:01.000Z", breaker: null });
+    expect(merged.bots[1]!.lastKnownHalt).toBeUndefined();
     expect(merged.sources!.map((s) => [s.name, s.ok, s.problem?.code ?? null])).toEqual([
       ["left", true, null],
       ["right", false, "gone"],
