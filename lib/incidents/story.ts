@@ -11,8 +11,10 @@ import { signedQty } from "../text/format";
 import { isOperator, type IncidentDrift } from "./events";
 
 /**
- * Applied audit actions that answer a halt: the first of them is the "first operator action".
- * A hand-made halt's own entry is not an answer to it, and a refused attempt changed nothing.
+ * Applied audit actions that answer a halt a bot made: the first of them is the "first operator
+ * action". A refused attempt changed nothing. A halt made by hand is itself its operator's first
+ * action (HAND_HALT_ACTION, or the trip alone when another tool wrote it): tellIncident and
+ * listItem count it from the trip.
  */
 export const RESPONSE_ACTIONS = [
   "acknowledge_drift",
@@ -24,6 +26,8 @@ export const RESPONSE_ACTIONS = [
   "clear_halt",
 ] as const;
 
+/** The audit log's name for "Halt now" (lib/actions/halt-bot.ts). */
+const HAND_HALT_ACTION = "halt_bot";
 const CLEAR_ACTIONS = new Set(["clear_halt", "approve_clear_halt"]);
 const RESPONSES = new Set<string>(RESPONSE_ACTIONS);
 const SETTLED = new Set<string>(SETTLED_STATES);
@@ -111,8 +115,8 @@ export interface IncidentStep {
   /** Their note (an acknowledgement's, a resolution's, a correction's, a clear's reason) in full. */
   note: string | null;
   /** For the chart's marks: what kind of step it was. */
-  mark: "acknowledge" | "correction" | "clear" | "resolve" | "other";
-  /** It answers the halt (RESPONSE_ACTIONS, an operator's order event, a clear): the first such is the first action. */
+  mark: "halt" | "acknowledge" | "correction" | "clear" | "resolve" | "other";
+  /** An operator's action on the halt (its own halt by hand, RESPONSE_ACTIONS, an operator's order event, a clear): the first such is the first action. */
   answers: boolean;
 }
 
@@ -154,7 +158,7 @@ export interface IncidentStory {
   firstAction: { at: string; actor: string; what: string } | null;
   /** Milliseconds from the trip; null for what has not happened (yet). */
   durations: { toFirstActionMs: number | null; toSettleMs: number | null; toClearMs: number | null };
-  /** Who did what, oldest first: applied operator actions, operator order events, the clear. */
+  /** Who did what, oldest first: a halt by hand, applied operator actions, operator order events, the clear. */
   steps: IncidentStep[];
 }
 
@@ -247,6 +251,10 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
   let what: string;
   let mark: IncidentStep["mark"] = "other";
   switch (a.action) {
+    case HAND_HALT_ACTION:
+      what = `halted ${a.target} by hand`;
+      mark = "halt";
+      break;
     case "acknowledge_drift":
       what = `acknowledged the drift on ${symbol}`;
       mark = "acknowledge";
@@ -281,8 +289,12 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
     default:
       what = `${actionLabel(a.action).toLowerCase()} on ${a.target}`;
   }
-  return { id: `audit-${a.id}`, at: a.at, actor: a.actor, what, note, mark, answers: RESPONSES.has(a.action) };
+  // An applied Halt now inside an incident is that incident's own halt: a halted bot cannot be halted again.
+  return { id: `audit-${a.id}`, at: a.at, actor: a.actor, what, note, mark, answers: RESPONSES.has(a.action) || a.action === HAND_HALT_ACTION };
 }
+
+/** A hand-made halt's reason without the "halted by hand: " the console writes before the operator's words. */
+const handReason = (trip: TripFact) => (trip.reason.startsWith(HAND_HALT_PREFIX) ? trip.reason.slice(HAND_HALT_PREFIX.length) : trip.reason);
 
 /** The story of one incident from its facts. What has not happened yet (an open incident's clear) stays null. */
 export function tellIncident(facts: IncidentFacts): IncidentStory {
@@ -312,7 +324,18 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
       });
     }
   }
-  // A clear made without the console (raw SQL, another tool) has no audit entry: its breaker event tells it.
+  // A halt or a clear made without the console (raw SQL, another tool) has no audit entry: its breaker event tells it.
+  if (byHand && !applied.some((a) => a.action === HAND_HALT_ACTION)) {
+    steps.push({
+      id: `breaker-${trip.id}`,
+      at: trip.at,
+      actor: trip.actor,
+      what: `halted ${trip.botId} by hand`,
+      note: handReason(trip),
+      mark: "halt",
+      answers: true,
+    });
+  }
   if (clear !== null && !applied.some((a) => CLEAR_ACTIONS.has(a.action))) {
     steps.push({ id: `breaker-${clear.id}`, at: clear.at, actor: clear.actor, what: "cleared the halt", note: clear.reason, mark: "clear", answers: true });
   }
@@ -328,7 +351,7 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
     clearId: clear?.id ?? null,
     // A hand-made halt's reason starts with "halted by hand: ", which the cause's words already say.
     cause: {
-      reason: byHand && trip.reason.startsWith(HAND_HALT_PREFIX) ? trip.reason.slice(HAND_HALT_PREFIX.length) : trip.reason,
+      reason: byHand ? handReason(trip) : trip.reason,
       haltedBy: trip.actor,
       byHand,
       reconciliationId: trip.reconciliationId,
@@ -374,10 +397,14 @@ export interface IncidentListItem {
   journal?: string;
 }
 
-/** A list row's durations: the first action is the audit's first response, or an operator's clear made without the console. */
+/**
+ * A list row's durations: the first action is a halt made by hand itself (0 s, as its story tells
+ * it), else the audit's first response, or an operator's clear made without the console.
+ */
 export function listItem(r: IncidentListRow): IncidentListItem {
+  const haltByHand = isOperator(r.haltedBy) ? r.startedAt : null;
   const clearByHand = r.clearedAt !== null && r.clearedBy !== null && isOperator(r.clearedBy) ? r.clearedAt : null;
-  const first = [r.firstAuditAt, clearByHand].filter((t): t is string => t !== null).sort()[0] ?? null;
+  const first = [haltByHand, r.firstAuditAt, clearByHand].filter((t): t is string => t !== null).sort()[0] ?? null;
   return {
     id: r.id,
     botId: r.botId,

@@ -15,6 +15,7 @@ import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { afterEach, describe, expect, it } from "vitest";
 import { acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { resolveManuallySpec } from "@/lib/actions/resolve-order";
+import { haltBotSpec } from "@/lib/actions/halt-bot";
 import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
 import { sameEventKey } from "@/lib/incidents/collapse";
 import { AUDIT_SQL, CLEAR_SQL, FIRST_RESPONSE_SQL, TRIP_SQL, getIncidentStory, listIncidents, listSql } from "@/lib/queries/incident-story";
@@ -174,10 +175,46 @@ describe("one incident, told from the journal", () => {
     const c = consoleDb(s.file);
     cleanup.push(c.close);
     const { story, chart } = getIncidentStory({ db: c.db, id, now: later(at, 30) })!;
-    expect(story).toMatchObject({ status: "open", symbol: null, order: null, firstAction: null });
+    expect(story).toMatchObject({ status: "open", symbol: null, order: null });
     expect(story.cause).toEqual({ reason: "venue maintenance, stop new entries", haltedBy: "operator:ana", byHand: true, reconciliationId: null, drift: null });
+    // Written without the console, the halt has no audit entry: its trip tells who halted it, and it is their first action.
+    expect(story.firstAction).toEqual({ at, actor: "operator:ana", what: "halted bot-a by hand" });
+    expect(story.steps).toEqual([
+      expect.objectContaining({ actor: "operator:ana", what: "halted bot-a by hand", note: "venue maintenance, stop new entries", mark: "halt" }),
+    ]);
     expect(chart).toBeNull();
-    expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({ id, haltedBy: "operator:ana", status: "open" });
+    expect(listIncidents({ db: c.db, bot: "bot-a", now: later(at, 30) }).items[0]).toMatchObject({
+      id,
+      haltedBy: "operator:ana",
+      status: "open",
+      toFirstActionMs: 0,
+    });
+  });
+
+  it("a Halt now through the console is its operator's first action: listed under who did what with its reason, in the page's story, the post-mortem and the list", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    const at = later(s.botA.endAt, 60);
+    const version = w.prepare(`SELECT version FROM breakers WHERE bot_id = 'bot-a'`).pluck().get() as number;
+    const halted = await act(w, haltBotSpec(), ana, { botId: "bot-a", reason: "venue maintenance, stop new entries", breakerVersion: String(version) }, at);
+    expect(halted.ok).toBe(true);
+    const id = w.prepare(`SELECT max(id) FROM breaker_events WHERE bot_id = 'bot-a' AND kind = 'trip'`).pluck().get() as number;
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const now = later(at.toISOString(), 30);
+    const view = getIncidentStory({ db: c.db, id, now })!;
+    expect(view.story.firstAction).toEqual({ at: at.toISOString(), actor: "operator:ana", what: "halted bot-a by hand" });
+    expect(view.story.durations.toFirstActionMs).toBe(0);
+    expect(view.story.steps.map((x) => [x.actor, x.what, x.note, x.mark])).toEqual([
+      ["operator:ana", "halted bot-a by hand", "venue maintenance, stop new entries", "halt"],
+    ]);
+    const md = incidentPostmortem(view);
+    expect(md).toContain("- **Time to first operator action:** 0 s (operator:ana halted bot-a by hand)");
+    expect(md).toContain(`1. ${at.toISOString().slice(11, 19)} UTC: operator:ana halted bot-a by hand\n   > venue maintenance, stop new entries`);
+    expect(md).not.toContain("Nobody has acted yet");
+    expect(listIncidents({ db: c.db, bot: "bot-a", now }).items[0]).toMatchObject({ id, toFirstActionMs: 0 });
   });
 
   it("stays the same once cleared, however late it is read: nothing after the clear is counted", async () => {

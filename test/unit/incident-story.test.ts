@@ -131,14 +131,14 @@ describe("telling an incident", () => {
     expect(s.durations.toSettleMs).toBeNull();
   });
 
-  it("tells a hand-made halt as the operator's, and its own audit entry is not an answer to it", () => {
+  it("tells a hand-made halt as the operator's, and the halt is their first action, listed under who did what", () => {
     const s = tellIncident(
       facts({
-        trip: { id: 11, botId: "alpha", at: T0, reason: "venue maintenance at 15:00", actor: "operator:ana", reconciliationId: null },
+        trip: { id: 11, botId: "alpha", at: T0, reason: "halted by hand: venue maintenance at 15:00", actor: "operator:ana", reconciliationId: null },
         drifts: [],
         clear: { id: 12, at: at(600), reason: "maintenance over", actor: "operator:ben" },
         audit: [
-          audit(30, 0, "halt_now", "alpha", { reason: "venue maintenance at 15:00" }),
+          audit(30, 0, "halt_bot", "alpha", { reason: "venue maintenance at 15:00", breakerVersion: 3 }),
           audit(31, 590, "correct_book", "alpha/AAPL", { kind: "adopt_exchange", delta: -40 }),
           { ...audit(32, 600, "clear_halt", "alpha", { reason: "maintenance over" }), actor: "operator:ben" },
         ],
@@ -149,14 +149,37 @@ describe("telling an incident", () => {
     );
     expect(s.cause).toMatchObject({ byHand: true, haltedBy: "operator:ana", drift: null, reason: "venue maintenance at 15:00" });
     expect(s.symbol).toBeNull();
-    expect(s.firstAction?.what).toBe("corrected the book of AAPL to the exchange's size, -40");
-    expect(s.durations).toEqual({ toFirstActionMs: 590_000, toSettleMs: null, toClearMs: 600_000 });
-    expect(s.steps.map((x) => [x.actor, x.note])).toEqual([
-      ["operator:ana", "venue maintenance at 15:00"],
-      ["operator:ana", "40 closed by hand"],
-      ["operator:ben", "maintenance over"],
+    expect(s.firstAction).toEqual({ at: T0, actor: "operator:ana", what: "halted alpha by hand" });
+    expect(s.durations).toEqual({ toFirstActionMs: 0, toSettleMs: null, toClearMs: 600_000 });
+    expect(s.steps.map((x) => [x.actor, x.what, x.note])).toEqual([
+      ["operator:ana", "halted alpha by hand", "venue maintenance at 15:00"],
+      ["operator:ana", "corrected the book of AAPL to the exchange's size, -40", "40 closed by hand"],
+      ["operator:ben", "cleared the halt", "maintenance over"],
     ]);
-    expect(s.steps.map((x) => x.mark)).toEqual(["other", "correction", "clear"]);
+    expect(s.steps.map((x) => x.mark)).toEqual(["halt", "correction", "clear"]);
+  });
+
+  it("tells a hand-made halt written without the console (no audit entry) from its trip, as the first action, and the post-mortem says the same", () => {
+    const s = tellIncident(
+      facts({
+        trip: { id: 11, botId: "alpha", at: T0, reason: "halted by hand: drill", actor: "operator:ana", reconciliationId: null },
+        drifts: [],
+        clear: { id: 12, at: at(600), reason: "drill over", actor: "operator:ben" },
+      }),
+    );
+    expect(s.steps.map((x) => [x.id, x.actor, x.what, x.note, x.mark])).toEqual([
+      ["breaker-11", "operator:ana", "halted alpha by hand", "drill", "halt"],
+      ["breaker-12", "operator:ben", "cleared the halt", "drill over", "clear"],
+    ]);
+    expect(s.firstAction).toEqual({ at: T0, actor: "operator:ana", what: "halted alpha by hand" });
+    expect(s.durations.toFirstActionMs).toBe(0);
+    const md = incidentPostmortem({ story: s, timeline: { ...collapseTimeline([]), events: 0, capped: false }, readAt: at(900) });
+    expect(md).toContain("- **Time to first operator action:** 0 s (operator:ana halted alpha by hand)");
+    expect(md).toContain("1. 15:00:00 UTC: operator:ana halted alpha by hand\n   > drill\n2. 15:10:00 UTC: operator:ben cleared the halt");
+    // A refused Halt now (the bot was already halted) is no step and no action.
+    const refused = tellIncident(facts({ audit: [audit(40, 5, "halt_bot", "alpha", { reason: "x" }, "refused")] }));
+    expect(refused.steps).toEqual([]);
+    expect(refused.firstAction).toBeNull();
   });
 });
 
@@ -174,6 +197,14 @@ describe("the list and the weeks", () => {
       toFirstActionMs: null,
       toClearMs: null,
     });
+  });
+
+  it("counts a halt made by hand as its operator's first action, at the trip, as the story does", () => {
+    const base = { id: 1, botId: "a", reason: "halted by hand: drill", startedAt: T0, clearedAt: at(120), clearedBy: "operator:ben", firstAuditAt: at(30) };
+    expect(listItem({ ...base, haltedBy: "operator:ana" }).toFirstActionMs).toBe(0);
+    // A reader who may not see names gets the role alone.
+    expect(listItem({ ...base, haltedBy: "operator" }).toFirstActionMs).toBe(0);
+    expect(listItem({ ...base, haltedBy: "bot" }).toFirstActionMs).toBe(30_000);
   });
 
   it("counts incidents per week from Monday UTC with the median time to clear, empty weeks included", () => {
