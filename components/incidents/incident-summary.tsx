@@ -1,15 +1,27 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
+import { driftLine, durationPieces, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
 
+/**
+ * One of the three durations. On a phone the label and the value share a line when both fit, and
+ * the value moves under the label as a whole when they do not; "114 d 23 h" never breaks inside.
+ */
 function Duration({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
-    <div className="flex items-baseline justify-between gap-2 rounded border border-slate-300 px-2 py-1 sm:block sm:p-2 dark:border-slate-600">
+    <div className="flex flex-wrap items-baseline justify-between gap-x-2 rounded border border-slate-300 px-2 py-1 sm:block sm:p-2 dark:border-slate-600">
       <dt className="text-xs font-semibold uppercase text-slate-700 dark:text-slate-200">{label}</dt>
-      <dd className="text-right font-bold sm:text-left sm:text-lg" data-testid={testId}>
-        {value}
+      <dd className="ml-auto text-right font-bold sm:ml-0 sm:text-left sm:text-lg" data-testid={testId}>
+        {durationPieces(value).map((p, i) =>
+          p.whole ? (
+            <span key={i} className="whitespace-nowrap" data-testid="duration-run">
+              {p.text}
+            </span>
+          ) : (
+            p.text
+          ),
+        )}
       </dd>
     </div>
   );

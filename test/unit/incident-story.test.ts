@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
-import { incidentPostmortem } from "@/lib/incidents/postmortem";
+import { durationPieces, incidentPostmortem } from "@/lib/incidents/postmortem";
 import { incidentsPerWeek, listItem, median, orderIdsInReason, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
 
 const T0 = "2026-08-10T15:00:00.000Z";
@@ -271,5 +271,21 @@ describe("the post-mortem's times and what a prune took", () => {
     expect(gapWords({ from: t, to: t + 50 * 60_000 }, pruned)).toBe("50 minutes: reconciliation cycles pruned on Dec 2 2026 02:35:06 UTC");
     expect(gapWords({ from: t + 2 * 3_600_000, to: t + 2 * 3_600_000 + 60_000 }, pruned)).toBe("1 minute with nothing recorded");
     expect(gapWords({ from: t, to: t + 50 * 60_000 }, null)).toBe("50 minutes with nothing recorded");
+  });
+});
+
+describe("the durations' words", () => {
+  it("keeps each run of number-unit pairs in one piece, and the words around it apart", () => {
+    expect(durationPieces("not yet (114 d 23 h so far)")).toEqual([
+      { text: "not yet (", whole: false },
+      { text: "114 d 23 h", whole: true },
+      { text: " so far)", whole: false },
+    ]);
+    expect(durationPieces("40 min 30 s")).toEqual([{ text: "40 min 30 s", whole: true }]);
+    expect(durationPieces("0 s")).toEqual([{ text: "0 s", whole: true }]);
+    expect(durationPieces("no doubtful order behind it")).toEqual([{ text: "no doubtful order behind it", whole: false }]);
+    expect(durationPieces("unknown: orders of that time were pruned on Dec 2 2026")).toEqual([
+      { text: "unknown: orders of that time were pruned on Dec 2 2026", whole: false },
+    ]);
   });
 });
