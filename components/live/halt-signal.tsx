@@ -9,6 +9,7 @@ import { STALL_MS } from "@/lib/live/stream-client";
 import { LiveReadError } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
+import { asSentence } from "@/lib/text/sentence";
 import { visibleText } from "@/lib/text/visible-text";
 import { bannerHalts, LastKnownHalt } from "./last-known-halt";
 import { useChainedPoll } from "./use-chained-poll";
@@ -124,30 +125,34 @@ export function HaltSignal() {
       {!banner ? null : state === "halted" ? (
         <p data-testid="halt-banner" className="rounded bg-red-700 px-3 py-1 text-sm font-semibold text-white">
           HALTED:{" "}
+          {/* One sentence per bot, its cause after a dash: the cause is the journal's own text, which
+              may hold brackets of its own, so it is never set in brackets beside the last-read aside. */}
           {halted.map((b, i) => (
-            <span key={b.botId}>
-              {i > 0 && ", "}
+            <span key={b.botId} data-testid="halted-bot">
+              {i > 0 && " "}
               <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
                 {b.botId}
               </Link>
               <LastKnownHalt bot={b} />{" "}
               <span className="break-words font-normal">
-                (
-                {visibleText(
-                  haltCauseText({
-                    reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
-                    inSyncSince: b.breaker?.causeInSyncSince ?? null,
-                    changedBy: b.breaker?.changedBy,
-                    changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
-                  }),
+                —{" "}
+                {asSentence(
+                  visibleText(
+                    haltCauseText({
+                      reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
+                      inSyncSince: b.breaker?.causeInSyncSince ?? null,
+                      changedBy: b.breaker?.changedBy,
+                      changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
+                    }),
+                  ),
                 )}
-                )
               </span>
             </span>
           ))}
           {causes.length > 0 && (
             <span className="font-normal">
-              . Not current: <Causes causes={causes} />
+              {" "}
+              Not current: <Causes causes={causes} />
             </span>
           )}
         </p>

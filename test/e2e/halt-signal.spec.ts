@@ -33,7 +33,9 @@ test.describe("with halted bots", () => {
       await page.goto(server.url + path);
       await signalSettled(page, "halted");
       const banner = page.getByTestId("halt-banner");
-      await expect(banner).toContainText(/^HALTED: alpha \(unknown position ETHUSDT \+3\), beta \(.+\)$/);
+      // One sentence per bot, its cause after a dash: never in brackets, which the cause may hold itself.
+      await expect(banner).toHaveText(/^HALTED: alpha — unknown position ETHUSDT \+3\. beta — order be1-\w+ unknown: .+[^.]\.$/);
+      expect(await banner.innerText()).not.toMatch(/\)\s*\(|\(\s*\(/);
       await expect(banner.getByRole("link", { name: "alpha" })).toHaveAttribute("href", "/bots/alpha");
       await expect(banner.getByRole("link", { name: "beta" })).toHaveAttribute("href", "/bots/beta");
       await expect(page).toHaveTitle(/^HALTED · .*driftwatch$/);
@@ -87,7 +89,7 @@ test.describe("with no bot halted", () => {
       await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
       // Changed by an operator: a hand-made halt, worded as who (a visitor sees only the role), when and why.
-      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma \(halted by hand by an operator at \d\d:\d\d UTC: halted by hand in a test\)$/);
+      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma — halted by hand by an operator at \d\d:\d\d UTC: halted by hand in a test\.$/);
     } finally {
       await server.stop();
       j.close();
