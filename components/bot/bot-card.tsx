@@ -31,7 +31,21 @@ const UNREAD = "unknown (its journal cannot be read)";
  * on the card may read as running. `receivedAt` is when the data arrived (the query's
  * dataUpdatedAt): the ages keep counting from it while no new answer comes.
  */
-export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; unsure?: boolean; receivedAt?: number }) {
+export function BotCard({
+  bot,
+  unsure = false,
+  receivedAt,
+  haltStory,
+}: {
+  bot: CardBot;
+  unsure?: boolean;
+  receivedAt?: number;
+  /**
+   * On the bot's own page, where a link to review it would lead back to the same page: the incident
+   * story of its halt instead (null when no trip records the halt, so no story tells it).
+   */
+  haltStory?: { id: string; href: string } | null;
+}) {
   const heartbeatAge = useLiveAge(bot.heartbeatAgeMs, receivedAt);
   const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
   const halted = bot.breaker?.halted ?? false;
@@ -91,7 +105,17 @@ export function BotCard({ bot, unsure = false, receivedAt }: { bot: CardBot; uns
               <br />
             </>
           )}
-          <ReviewAndClearLink botId={bot.botId} canAct={canAct} />
+          {haltStory === undefined ? (
+            <ReviewAndClearLink botId={bot.botId} canAct={canAct} />
+          ) : haltStory === null ? (
+            <span className="mt-1 inline-block" data-testid="halt-story-none">
+              No trip is recorded for this halt in the journal, so no incident tells its story.
+            </span>
+          ) : (
+            <Link href={haltStory.href} className="mt-1 inline-block py-1 font-semibold underline" data-testid="halt-story">
+              The story of this halt (incident <span className="font-mono [overflow-wrap:anywhere]">{haltStory.id}</span>)
+            </Link>
+          )}
         </p>
       )}
       {canAct && bot.breaker && <HaltNowForm botId={bot.botId} version={bot.breaker.version} halted={halted} />}

@@ -18,6 +18,7 @@ import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { signedQty } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
+import { incidentIdText, incidentStoryHref } from "@/lib/url-state/incidents";
 
 /**
  * The bot, its live clear checklist, and the clear form. The breaker version of the halt the
@@ -77,7 +78,14 @@ export function ClearHaltPanel({
         <LiveStatus updatedAt={updatedAt} failing={query.isError} />
       </div>
       {query.isError && <AlarmBanner title="Not updating" causes={[query.error.message]} />}
-      <BotCard bot={view.bot} unsure={query.isError} receivedAt={query.dataUpdatedAt} />
+      <BotCard
+        bot={{ ...view.bot, source: view.source }}
+        unsure={query.isError}
+        receivedAt={query.dataUpdatedAt}
+        haltStory={
+          view.haltTripId === null ? null : { id: incidentIdText(view.haltTripId, view.source), href: incidentStoryHref(view.haltTripId, view.source) }
+        }
+      />
 
       <section aria-labelledby="clear-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
         <h2 id="clear-title" className="text-xl font-bold">

@@ -31,8 +31,20 @@ const ACKNOWLEDGED_SINCE_TRIP_SQL = `
   WHERE a.bot_id = ? AND (ar.at >= ? OR a.acknowledged_at >= ?)
   ORDER BY a.id DESC LIMIT 200`;
 
+/**
+ * The bot's latest breaker event, one backward seek on breaker_events (bot_id, at): a trip while the
+ * bot is halted is the trip of this halt, its incident's id. A clear there means the halt's own trip
+ * was never written (a writer skipped the event), and no incident tells it.
+ */
+const LATEST_BREAKER_EVENT_SQL = `
+  SELECT id, kind FROM breaker_events WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`;
+
 export interface BotClearView {
   bot: BotSummary;
+  /** With several journals, the name of the one that holds the bot. */
+  source?: string;
+  /** Halted: the id of the trip that began this halt (its incident, /incidents/<id>); else null. */
+  haltTripId: number | null;
   items: ChecklistItem[];
   /** Drifts since the trip that nobody acknowledged, for the forms beside the checklist. */
   drifts: UnacknowledgedDrift[];
@@ -64,6 +76,7 @@ export async function getBotClearView(params: {
     [params.botId, params.now.toISOString()],
   );
   const trippedAt = bot.breaker?.halted ? bot.breaker.changedAt : null;
+  const latest = trippedAt === null ? undefined : await q.get<{ id: number; kind: string }>(LATEST_BREAKER_EVENT_SQL, [params.botId]);
   const acknowledged = new Map<string, AcknowledgedDrift>();
   if (trippedAt !== null) {
     for (const a of await q.all<AcknowledgedDrift>(ACKNOWLEDGED_SINCE_TRIP_SQL, [params.botId, trippedAt, trippedAt])) {
@@ -72,6 +85,7 @@ export async function getBotClearView(params: {
   }
   return {
     bot,
+    haltTripId: latest?.kind === "trip" ? Number(latest.id) : null,
     // The heartbeat item's words count seconds: the page words them from `beat` as its age keeps
     // counting (components/bot/clear-halt-panel.tsx), so the view does not change every second.
     items: items.map((i) => (i.beat ? { ...i, detail: "" } : i)),

@@ -58,8 +58,12 @@ export const notOnPostgres = (file: string) =>
     "this is a bug in driftwatch (every page reads PostgreSQL sources): report it with the address of the page",
   );
 
-/** `source`: with several journals, the name of the one a bot's screen could not read (for its page's title). */
-export type ScreenRead<T> = { ok: true; data: T; journal: { file: string; warnings: string[] } } | { ok: false; error: JournalError; source?: string };
+/**
+ * `source`: with several journals, the name of the journal a bot's screen was read from (its page
+ * names it) or could not read (for its page's title).
+ */
+export type ScreenRead<T> =
+  { ok: true; data: T; journal: { file: string; warnings: string[] }; source?: string } | { ok: false; error: JournalError; source?: string };
 
 type AnyJournal = JournalSource | PgJournalSource;
 
@@ -131,7 +135,7 @@ export async function readBotScreen<T>(botId: string, load: ScreenLoad<T>, set: 
   switch (place.kind) {
     case "found": {
       const read = await readScreen(load, place.source.journal);
-      return read.ok || !set.several ? read : { ...read, source: place.source.name };
+      return set.several ? { ...read, source: place.source.name } : read;
     }
     case "unavailable":
       return set.several ? { ok: false, error: place.error, source: place.source.name } : { ok: false, error: place.error };

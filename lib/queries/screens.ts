@@ -189,6 +189,10 @@ export function readBotClear({ names, botId, set }: { names: boolean; botId: str
     botId,
     anyEngine((ctx) => loadBotClear({ ...ctx, names, botId })),
     set,
+  ).then((read) =>
+    // With several journals the page names the bot's own (what to check when it goes wrong), and its
+    // halt's incident id carries that name.
+    read.ok && read.data && read.source ? { ...read, data: { ...read.data, source: read.source } } : read,
   );
 }
 

@@ -135,6 +135,30 @@ test.describe("Halt now", () => {
     await expect(page.locator("main").getByTestId("halt-reason")).toContainText(`halted by hand by ana at`);
     await expect(page.locator("main").getByTestId("checklist")).toBeVisible();
     await page.screenshot({ path: "test-results/screenshots/halt-now-bot-page.png", fullPage: true });
+    // A halt by hand is an incident like a trip: the bot page links to its story, by the trip's bare id with one journal.
+    const story = page.locator("main").getByTestId("halt-story");
+    await expect(story).toHaveAttribute("href", /^\/incidents\/\d+$/);
+    await expect(story).toHaveText(/^The story of this halt \(incident \d+\)$/);
+    await story.click();
+    await expect(page).toHaveURL(/\/incidents\/\d+$/);
+    await expect(page.getByRole("heading", { level: 1 })).toContainText("bot-a");
+    await expect(page.locator("main").getByTestId("incident-status")).toHaveText("OPEN");
+
+    // One bot, one open incident: the weekly chart still has both its scales, each titled and with its ticks.
+    await page.goto(`${server.url}/incidents`);
+    const chart = page.getByTestId("incidents-per-week");
+    await expect(chart.locator(".recharts-bar-rectangle")).toHaveCount(1);
+    await expect(chart.locator(".recharts-label")).toHaveText(["incidents", "median to clear"]);
+    const ticks = (side: "left" | "right") => chart.locator(`.recharts-cartesian-axis-tick-value[orientation="${side}"]`);
+    await expect(ticks("left")).toHaveText(["0", "1"]);
+    // No incident cleared yet, so no median: the minutes axis keeps a scale all the same.
+    await expect(ticks("right").first()).toHaveText("0m");
+    expect(await ticks("right").count()).toBeGreaterThanOrEqual(2);
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: test.info().outputPath(`incidents-one-bot-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
 
     // On the breakers page: the trip names the operator and says it was made by hand.
     await page.goto(`${server.url}/breakers`);
@@ -169,6 +193,8 @@ test.describe("Halt now", () => {
     await main.getByTestId("halt-now").getByRole("button", { name: "Halt bot-a" }).click();
     await expect(main.getByTestId("breaker-state")).toHaveText("halted");
     await expect(main.getByText("The breaker changed since this page was loaded")).toHaveCount(0);
+    // The page loaded on a running bot; the story of the halt made here comes with the halt.
+    await expect(main.getByTestId("halt-story")).toHaveAttribute("href", /^\/incidents\/\d+$/);
     await clearFromBotPage(page, "halted by mistake");
   });
 });

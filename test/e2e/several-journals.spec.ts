@@ -75,6 +75,14 @@ test.describe("one console on three journals", () => {
     await expect(card("west").getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(broken)}`);
     // An empty list does not vouch for the journal it cannot read.
     await page.goto(`${server.url}/doubtful`);
+    // Another page's banner: the halt as last read, then its cause, one sentence with no brackets set side by side.
+    const westHalt = page.getByTestId("halt-banner").getByTestId("halted-bot");
+    await expect(westHalt).toHaveText(
+      new RegExp(
+        `^west \\(halted when its journal was last read, at \\d\\d:\\d\\d:\\d\\d UTC; journal ${sourceName(broken)} cannot be read now, so nobody can tell whether it still is\\) — size drift on BTCUSDT\\.$`,
+      ),
+    );
+    await page.screenshot({ path: test.info().outputPath("halted-journal-gone-banner.png") });
     await expect(page.getByTestId("no-doubtful")).toContainText(`in the journals that can be read; ${sourceName(broken)} cannot be read`);
     await expect(page.getByTestId("no-doubtful")).not.toContainText("every order is settled");
     // The bot's own page names its journal.
@@ -90,6 +98,22 @@ test.describe("one console on three journals", () => {
     setHalted(broken, false);
     await expect(halted).toHaveCount(0);
     await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
+  });
+
+  test("a bot's page names its journal, and a halt the journal records no trip for says no story tells it", async ({ page }) => {
+    const south = journals[1]!.file;
+    const card = page.locator('main [data-testid="bot-card"][data-bot="south"]');
+    await page.goto(`${server.url}/bots/south`);
+    await expect(card.getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(south)} · sim · ids so1-…`);
+    // Halted by a writer that skipped the trip's event: nothing to link to, and said so.
+    setHalted(south, true);
+    try {
+      await expect(card.getByTestId("halt-reason")).toContainText("size drift on BTCUSDT");
+      await expect(card.getByTestId("halt-story-none")).toHaveText("No trip is recorded for this halt in the journal, so no incident tells its story.");
+      await expect(card.getByTestId("halt-story")).toHaveCount(0);
+    } finally {
+      setHalted(south, false);
+    }
   });
 
   test("the audit page lists each journal's own chain and shows no single head that would stand for all of them", async ({ page }) => {
@@ -223,6 +247,30 @@ test.describe("the incidents of three journals", () => {
     }
     await page.goto(`${server.url}/incidents`);
     await expect(rows).toHaveCount(2);
+  });
+
+  test("a halted bot's page names its journal and links to the story of its halt, by the journal's name", async ({ page }) => {
+    const east = sourceName(journals[0]!.file);
+    // East's bot halts on its trip (writeTrip wrote the event; the breaker row is the bot's own write).
+    setHalted(journals[0]!.file, true);
+    try {
+      await page.goto(`${server.url}/bots/east`);
+      const card = page.locator('main [data-testid="bot-card"][data-bot="east"]');
+      await expect(card.getByTestId("bot-card-where")).toContainText(`journal ${east} · `);
+      const story = card.getByTestId("halt-story");
+      await expect(story).toHaveText(`The story of this halt (incident ${east}-1)`);
+      await expect(story).toHaveAttribute("href", `/incidents/${east}-1`);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 844 });
+        await page.screenshot({ path: test.info().outputPath(`bot-page-halt-story-${width}.png`), fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await story.click();
+      await expect(page).toHaveURL(new RegExp(`/incidents/${east}-1$`));
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${east}-1: east`);
+    } finally {
+      setHalted(journals[0]!.file, false);
+    }
   });
 });
 

@@ -36,7 +36,7 @@ async function haltedWithEndedDrift() {
   const drifting = bot.rows<{ id: number; at: string }>(
     `SELECT r.id, r.at FROM reconciliations r JOIN reconciliation_positions p ON p.reconciliation_id = r.id WHERE p.ours <> p.theirs ORDER BY r.id DESC LIMIT 1`,
   )[0]!;
-  return { db: c.db, now: new Date(bot.sim.now().getTime() + 1_000), acknowledge, drifting };
+  return { db: c.db, now: new Date(bot.sim.now().getTime() + 1_000), acknowledge, drifting, bot };
 }
 
 describe("the bot page's drifts since the trip", () => {
@@ -57,5 +57,30 @@ describe("the bot page's drifts since the trip", () => {
     expect(view.acknowledged).toEqual([
       { symbol: "AAPL", drift: "size_drift", ours: 500, theirs: 300, by: "operator:ana", at: now.toISOString(), note: "closed by hand on the venue, put back" },
     ]);
+  });
+});
+
+describe("the bot page's link to the story of its halt", () => {
+  it("names the trip that began the current halt, the incident its story tells", async () => {
+    const { db, now, bot } = await haltedWithEndedDrift();
+    const trips = bot.rows<{ id: number }>(`SELECT id FROM breaker_events WHERE kind = 'trip' ORDER BY id`);
+    expect(trips).toHaveLength(1);
+    const view = (await getBotClearView({ db, botId: "bot-a", now, ...LIMITS }))!;
+    expect(view.bot.breaker?.halted).toBe(true);
+    expect(view.haltTripId).toBe(trips[0]!.id);
+  });
+
+  it("names none while the bot runs, nor for a halt whose trip the journal never recorded (its last event is the clear of an earlier one)", async () => {
+    const { db, now, bot } = await haltedWithEndedDrift();
+    bot.db
+      .prepare(`INSERT INTO breaker_events (bot_id, at, kind, reason, actor) VALUES ('bot-a', ?, 'clear', 'books agree', 'operator:ana')`)
+      .run(now.toISOString());
+    bot.db.prepare(`UPDATE breakers SET halted = 0, version = version + 1 WHERE bot_id = 'bot-a'`).run();
+    expect((await getBotClearView({ db, botId: "bot-a", now, ...LIMITS }))!.haltTripId).toBeNull();
+    // Halted again by a writer that skipped the trip's event: the latest trip is the earlier, cleared incident's.
+    bot.db.prepare(`UPDATE breakers SET halted = 1, reason = 'size drift AAPL', version = version + 1 WHERE bot_id = 'bot-a'`).run();
+    const view = (await getBotClearView({ db, botId: "bot-a", now, ...LIMITS }))!;
+    expect(view.bot.breaker?.halted).toBe(true);
+    expect(view.haltTripId).toBeNull();
   });
 });
