@@ -9,6 +9,7 @@ import { HAND_HALT_PREFIX } from "../breaker/halt-cause";
 import { actionLabel } from "../text/audit-detail";
 import { signedQty } from "../text/format";
 import { isOperator, type IncidentDrift } from "./events";
+import { HOUR_MS, MINUTE_MS, ceilToMinute, floorToMinute } from "../url-state/incidents";
 
 /**
  * Applied audit actions that answer a halt a bot made: the first of them is the "first operator
@@ -366,6 +367,37 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
       toClearMs: ms(trip.at, clear?.at),
     },
     steps,
+  };
+}
+
+/** A story's window up to this long is charted whole: the trip, what led to it and the clear all fit. */
+export const STORY_CHART_WHOLE_MS = 2 * HOUR_MS;
+/** A longer one is charted around its trip, from this long before it (what led to it)… */
+export const STORY_CHART_BEFORE_MS = 10 * MINUTE_MS;
+/** …to this long after it (the first responses); the rest is a link away. */
+export const STORY_CHART_AFTER_MS = 50 * MINUTE_MS;
+
+/** The span an incident's chart shows: `whole` when it is the story's window, else the hour around the trip. */
+export interface StoryChartSpan {
+  from: string;
+  to: string;
+  whole: boolean;
+}
+
+/**
+ * The chart of an incident open for months over its whole window would draw the trip as a sliver
+ * at its left edge: past STORY_CHART_WHOLE_MS the chart shows the trip and what led to it instead,
+ * and the page says so and links to the whole.
+ */
+export function storyChartSpan(p: { window: { from: string; to: string }; tripAt: string }): StoryChartSpan {
+  const from = Date.parse(p.window.from);
+  const to = Date.parse(p.window.to);
+  if (to - from <= STORY_CHART_WHOLE_MS) return { from: p.window.from, to: p.window.to, whole: true };
+  const trip = Date.parse(p.tripAt);
+  return {
+    from: new Date(floorToMinute(trip - STORY_CHART_BEFORE_MS)).toISOString(),
+    to: new Date(Math.min(to, ceilToMinute(trip + STORY_CHART_AFTER_MS))).toISOString(),
+    whole: false,
   };
 }
 

@@ -11,6 +11,7 @@ import {
   incidentsPerWeek,
   listItem,
   orderIdsInReason,
+  storyChartSpan,
   tellIncident,
   type AuditFact,
   type ClearFact,
@@ -20,6 +21,7 @@ import {
   type IncidentStory,
   type IncidentWeek,
   type OrderEventFact,
+  type StoryChartSpan,
   type OrderFact,
   type TripFact,
 } from "../incidents/story";
@@ -147,10 +149,12 @@ function* ordersBehind(dialect: Dialect, trip: TripFact, symbol: string | null):
 
 export interface IncidentStoryView {
   story: IncidentStory;
-  /** The span the timeline and the chart cover. */
+  /** The span the timeline covers, and the chart when it is short. */
   window: IncidentWindow;
   timeline: CollapsedTimeline & { events: number; capped: boolean };
   chart: SymbolChart | null;
+  /** The span the chart covers: the window, or the hour around the trip of a long incident. */
+  chartSpan: StoryChartSpan;
   readAt: string;
   pruned: StoryPruned;
   /** With several journals: the one that holds the incident. */
@@ -233,13 +237,14 @@ function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<
         (clear === null || e.at <= clear.at),
     )
     .map((e) => (params.journal ? inJournal(e, params.journal) : e));
+  const chartSpan = storyChartSpan({ window, tripAt: trip.at });
   const chart =
     story.symbol === null
       ? null
       : yield* symbolChartReads({
           botId: trip.botId,
           symbol: story.symbol,
-          range: { kind: "custom", from: window.from, to: window.to },
+          range: { kind: "custom", from: chartSpan.from, to: chartSpan.to },
           now,
           maxPoints: STORY_CHART_POINTS,
         });
@@ -256,6 +261,7 @@ function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<
     window,
     timeline: { ...collapseTimeline(events), events: events.length, capped: read.capped },
     chart,
+    chartSpan,
     readAt: now.toISOString(),
     pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order },
     ...(params.journal ? { journal: params.journal } : {}),

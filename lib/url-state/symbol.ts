@@ -27,7 +27,7 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 /** Longer windows are allowed; beyond a year it is surely a typo. */
-const MAX_CUSTOM_MS = 366 * DAY;
+export const MAX_CUSTOM_MS = 366 * DAY;
 
 // ISO-8601 in UTC (`Z` or an offset), or as typed in the page's fields: a space for the `T`, and no
 // zone (read as UTC, like every time on the page).

@@ -217,6 +217,35 @@ describe("one incident, told from the journal", () => {
     expect(listIncidents({ db: c.db, bot: "bot-a", now }).items[0]).toMatchObject({ id, toFirstActionMs: 0 });
   });
 
+  it("charts a halt open for months around its trip (what led to it and the hour after), and a short one whole", async () => {
+    const s = await writeIncidentScenario();
+    cleanup.push(s.close);
+    // bot-a's drift trip, never cleared: its cycles led to it, and it stays open.
+    const w = consoleWriter(s.file);
+    cleanup.push(() => w.close());
+    w.prepare(`DELETE FROM breaker_events WHERE id = ?`).run(s.botA.clearId);
+    const c = consoleDb(s.file);
+    cleanup.push(c.close);
+    const now = later(s.botA.tripAt, 115 * 86_400);
+    const open = getIncidentStory({ db: c.db, id: s.botA.tripId, now })!;
+    expect(open.story.status).toBe("open");
+    expect(open.chartSpan.whole).toBe(false);
+    const trip = Date.parse(s.botA.tripAt);
+    expect(Date.parse(open.chartSpan.from)).toBeLessThanOrEqual(trip - 10 * 60_000);
+    expect(Date.parse(open.chartSpan.to)).toBeGreaterThanOrEqual(trip + 50 * 60_000);
+    expect(Date.parse(open.chartSpan.to) - Date.parse(open.chartSpan.from)).toBeLessThanOrEqual(62 * 60_000);
+    expect(open.chart?.window).toMatchObject({ from: open.chartSpan.from, to: open.chartSpan.to });
+    // The cycles before the trip are in it, and the trip is marked.
+    expect(open.chart?.points.some((p) => p.t < trip)).toBe(true);
+    expect(open.chart?.markers.map((m) => m.kind)).toContain("trip");
+    // The timeline still covers the whole incident, to now.
+    expect(Date.parse(open.window.to)).toBeGreaterThanOrEqual(now.getTime());
+    // bot-b's, read a minute after its trip: charted whole, as before.
+    const short = getIncidentStory({ db: c.db, id: s.botB.tripId, now: later(s.botB.tripAt, 60) })!;
+    expect(short.chartSpan).toEqual({ ...short.window, whole: true });
+    expect(short.chart?.window).toMatchObject(short.window);
+  });
+
   it("stays the same once cleared, however late it is read: nothing after the clear is counted", async () => {
     const s = await writeIncidentScenario();
     cleanup.push(s.close);

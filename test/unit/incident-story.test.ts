@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
 import { durationPieces, incidentPostmortem } from "@/lib/incidents/postmortem";
-import { incidentsPerWeek, listItem, median, orderIdsInReason, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
+import { incidentsPerWeek, listItem, median, orderIdsInReason, storyChartSpan, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
 
 const T0 = "2026-08-10T15:00:00.000Z";
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
@@ -271,6 +271,30 @@ describe("the post-mortem's times and what a prune took", () => {
     expect(gapWords({ from: t, to: t + 50 * 60_000 }, pruned)).toBe("50 minutes: reconciliation cycles pruned on Dec 2 2026 02:35:06 UTC");
     expect(gapWords({ from: t + 2 * 3_600_000, to: t + 2 * 3_600_000 + 60_000 }, pruned)).toBe("1 minute with nothing recorded");
     expect(gapWords({ from: t, to: t + 50 * 60_000 }, null)).toBe("50 minutes with nothing recorded");
+  });
+});
+
+describe("the chart's span", () => {
+  const trip = "2026-08-10T15:31:20.000Z";
+  const window = (to: string) => ({ from: "2026-08-10T15:29:00.000Z", to });
+
+  it("charts a short incident whole, as its story's window", () => {
+    expect(storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip })).toEqual({
+      from: "2026-08-10T15:29:00.000Z",
+      to: "2026-08-10T15:36:00.000Z",
+      whole: true,
+    });
+    expect(storyChartSpan({ window: window("2026-08-10T17:29:00.000Z"), tripAt: trip }).whole).toBe(true);
+  });
+
+  it("charts an incident open for months around its trip: 10 min before it to 50 min after, not a sliver of the whole", () => {
+    expect(storyChartSpan({ window: window("2026-12-03T11:20:00.000Z"), tripAt: trip })).toEqual({
+      from: "2026-08-10T15:21:00.000Z",
+      to: "2026-08-10T16:22:00.000Z",
+      whole: false,
+    });
+    // Just past two hours is long too.
+    expect(storyChartSpan({ window: window("2026-08-10T17:30:00.000Z"), tripAt: trip }).whole).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { PositionChart, type ChartMarker } from "@/components/charts/position-chart";
 import { ChartLegend } from "@/components/symbol/chart-legend";
+import { ChartSpanNote } from "@/components/incidents/chart-span-note";
 import { CollapsedTimeline } from "@/components/incidents/collapsed-timeline";
 import { IncidentSummary } from "@/components/incidents/incident-summary";
 import { PrunedNotice } from "@/components/retention/pruned-notice";
@@ -149,6 +150,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
           <h2 id="chart" className="font-bold">
             {story.symbol}: the bot&apos;s book (ours) against the exchange (theirs)
           </h2>
+          {!view.chartSpan.whole && <ChartSpanNote story={story} symbol={story.symbol} span={view.chartSpan} window={window} readAt={view.readAt} />}
           <PositionChart
             points={chart.points}
             episodes={chart.episodes}
