@@ -98,6 +98,15 @@ test.describe("one console on three journals", () => {
     setHalted(broken, false);
     await expect(halted).toHaveCount(0);
     await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
+    // Not halted when it goes away: unknown, with what the last read showed and when, never "not halted".
+    fs.renameSync(broken, `${broken}.away`);
+    await expect(card("west").locator("[data-status]")).toHaveText("UNKNOWN");
+    await expect(card("west").getByTestId("breaker-state")).toHaveText(
+      /^unknown: not halted when its journal was last read, at \d\d:\d\d:\d\d UTC \(it cannot be read now\)$/,
+    );
+    fs.renameSync(`${broken}.away`, broken);
+    await expect(card("west").locator("[data-status]")).not.toHaveText("UNKNOWN");
+    await expect(card("west").getByTestId("breaker-state")).toHaveText("not halted");
   });
 
   test("a bot's page names its journal, and a halt the journal records no trip for says no story tells it", async ({ page }) => {
