@@ -67,7 +67,7 @@ export const goneError = (file: string, since: Date) =>
   new JournalError(
     "gone",
     file,
-    `was deleted or moved away while the console was reading it (noticed ${formatUtc(since.toISOString())}); nothing shown is current`,
+    `was deleted or moved away while the console was reading it, noticed at ${formatUtc(since.toISOString())}; nothing shown is current`,
     "put the journal back at this path (move it back, or restore the last backup) and restart the bot so it writes to that file; do not create a new empty journal while a bot may still hold the old one. The console reconnects by itself",
   );
 

@@ -107,7 +107,9 @@ export function mergeOverviews(parts: SourcePart<Overview>[], set: SourceSet, na
       return;
     }
     const problem = sources[i]!.problem!;
-    alarms.push(`source ${p.source.name}: the journal cannot be read (${problem.problem}); its bots are UNKNOWN`);
+    // The problem is said of the journal ("was deleted…", "cannot be read (EACCES…)"): after its
+    // name, never inside a second "cannot be read (…)".
+    alarms.push(`source ${p.source.name}: its journal ${problem.problem}. Its bots are UNKNOWN`);
     bots.push(
       ...set.knownBots(p.source.name).map((id) => unknownBot(id, p.source.name, problem, set.lastHalt(p.source.name, id), set.lastReadAt(p.source.name))),
     );

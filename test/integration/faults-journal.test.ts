@@ -66,7 +66,9 @@ describe("the journal deleted or moved while the console runs", () => {
     const gone = source.get();
     expect(gone).toMatchObject({ ok: false, error: { code: "gone" } });
     if (gone.ok) return;
-    expect(gone.error.message).toMatch(/was deleted or moved away while the console was reading it/);
+    expect(gone.error.message).toMatch(/was deleted or moved away while the console was reading it, noticed at .+ UTC; nothing shown is current/);
+    // A banner says it after the journal's name, beside other text in brackets: it holds none of its own.
+    expect(gone.error.problem).not.toMatch(/[()]/);
     expect(gone.error.fix).toMatch(/put the journal back at this path/);
     expect(logged.join("\n")).toMatch(/was deleted or moved away/);
 

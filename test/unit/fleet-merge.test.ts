@@ -65,7 +65,7 @@ describe("merging the overviews of several journals", () => {
       ["left", true, null],
       ["right", false, "gone"],
     ]);
-    expect(merged.alarms).toEqual(["source right: the journal cannot be read (was deleted or moved away); its bots are UNKNOWN"]);
+    expect(merged.alarms).toEqual(["source right: its journal was deleted or moved away. Its bots are UNKNOWN"]);
   });
 
   it("names a bot id two journals show as an alarm", () => {
