@@ -110,7 +110,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   }
   const { window, timeline } = found.data;
   const { count } = timeline;
-  const { trips, unknownPositions: unknown, unknownPositionCycles: unknownCycles, unknownOrders, operatorActions } = timeline.tallies;
+  const { trips, unknownPositions: unknown, unknownPositionsFound, unknownOrders, operatorActions } = timeline.tallies;
   const width = Date.parse(window.to) - Date.parse(window.from);
   const allKinds = filters.kinds.length === INCIDENT_KINDS.length;
 
@@ -166,7 +166,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
               <strong className="text-red-800 dark:text-red-300">
                 {unknown} unknown position{unknown === 1 ? "" : "s"}
               </strong>
-              {unknownCycles > unknown && ` (found in ${unknownCycles.toLocaleString("en-US")} cycles)`}
+              {` (${unknownPositionsWords(unknownPositionsFound)})`}
             </>
           )}
           {unknownOrders > 0 && (
@@ -232,4 +232,15 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
       </section>
     </div>
   );
+}
+
+/** Which positions were unknown, and in how many cycles each: "alpha BTCUSDT in 103 cycles, alpha BNBUSDT in 1", the first three and a count of the rest. */
+function unknownPositionsWords(found: { botId: string | null; symbol: string; journal?: string; cycles: number }[]): string {
+  const shown = found
+    .slice(0, 3)
+    .map(
+      (p, i) =>
+        `${p.journal ? `${p.journal} ` : ""}${p.botId ?? "?"} ${p.symbol} in ${p.cycles.toLocaleString("en-US")}${i === 0 ? ` cycle${p.cycles === 1 ? "" : "s"}` : ""}`,
+    );
+  return `${shown.join(", ")}${found.length > 3 ? `, and ${found.length - 3} more` : ""}`;
 }

@@ -150,28 +150,29 @@ export interface TimelineTallies {
   trips: number;
   /** Positions (a journal's bot and symbol) that were unknown in at least one cycle of the window. */
   unknownPositions: number;
-  /** The cycles that found one or more of them: one position the bot never opened, unknown for a quarter of an hour, is 60 cycles. */
-  unknownPositionCycles: number;
+  /** Those positions, first found first, each with the number of cycles that found it. */
+  unknownPositionsFound: { botId: string | null; symbol: string; journal?: string; cycles: number }[];
   unknownOrders: number;
   operatorActions: number;
 }
 
 /** The tallies of these events (every trip, drift, emergency order and operator event of the window: none of them is ever routine). */
 export function tallyEvents(events: Iterable<IncidentEvent>): TimelineTallies {
-  const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownPositionCycles: 0, unknownOrders: 0, operatorActions: 0 };
-  const unknown = new Set<string>();
+  const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownPositionsFound: [], unknownOrders: 0, operatorActions: 0 };
+  const unknown = new Map<string, TimelineTallies["unknownPositionsFound"][number]>();
   for (const e of events) {
     if (e.source === "breaker" && e.kind === "trip") t.trips += 1;
-    let cycle = false;
-    for (const d of e.drifts)
-      if (d.drift === "unknown_position") {
-        unknown.add(JSON.stringify([e.journal ?? null, e.botId, d.symbol]));
-        cycle = true;
-      }
-    if (cycle) t.unknownPositionCycles += 1;
+    for (const d of e.drifts) {
+      if (d.drift !== "unknown_position") continue;
+      const key = JSON.stringify([e.journal ?? null, e.botId, d.symbol]);
+      const found = unknown.get(key);
+      if (found) found.cycles += 1;
+      else unknown.set(key, { botId: e.botId, symbol: d.symbol, ...(e.journal ? { journal: e.journal } : {}), cycles: 1 });
+    }
     if (e.source === "order" && e.severity === "emergency") t.unknownOrders += 1;
     if (e.operator) t.operatorActions += 1;
   }
+  t.unknownPositionsFound = [...unknown.values()];
   t.unknownPositions = unknown.size;
   return t;
 }

@@ -78,7 +78,8 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await expect(drift.locator('[data-drift="unknown_position"]')).toContainText("ours 0 · theirs +3");
     await expect(page.locator('[data-source="order"][data-kind="status"][data-severity="emergency"]')).toContainText("is UNKNOWN");
     await expect(page.getByTestId("window-counts")).toContainText("2 trips");
-    await expect(page.getByTestId("window-counts")).toContainText("1 unknown position");
+    // Each position once, named, with the cycles that found it.
+    await expect(page.getByTestId("window-counts")).toContainText(/1 unknown position \(bot-a ETHUSDT in \d+ cycles?\)/);
 
     // Filters live in the URL: trips and clears only.
     await page.goto(`${server.url}/incidents?kind=breaker`);

@@ -131,7 +131,7 @@ describe("folding the window minute by minute", () => {
     ]);
     expect(minutes[0]!.start).toBe(Date.UTC(2026, 10, 30, 2, 59));
     expect(minutes[2]!.start).toBeNaN();
-    expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownPositionCycles: 0, unknownOrders: 0, operatorActions: 0 });
+    expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownPositionsFound: [], unknownOrders: 0, operatorActions: 0 });
   });
 });
 
@@ -143,15 +143,25 @@ describe("the window's tallies", () => {
     ...(journal ? { journal } : {}),
   });
 
-  it("counts an unknown position once however many cycles found it, and counts those cycles beside it", () => {
+  it("counts an unknown position once however many cycles found it, and names each with the cycles that found it", () => {
     const cycles = [...Array.from({ length: 15 }, () => drift("alpha", ["ETHUSDT"])), drift("alpha", ["ETHUSDT", "SOLUSDT"]), drift("beta", ["ETHUSDT"])];
-    expect(tallyEvents(cycles)).toMatchObject({ unknownPositions: 3, unknownPositionCycles: 17 });
+    expect(tallyEvents(cycles)).toMatchObject({
+      unknownPositions: 3,
+      unknownPositionsFound: [
+        { botId: "alpha", symbol: "ETHUSDT", cycles: 16 },
+        { botId: "alpha", symbol: "SOLUSDT", cycles: 1 },
+        { botId: "beta", symbol: "ETHUSDT", cycles: 1 },
+      ],
+    });
   });
 
   it("keeps apart the same bot and symbol in two journals", () => {
     expect(tallyEvents([drift("alpha", ["ETHUSDT"], "desk-a"), drift("alpha", ["ETHUSDT"], "desk-b")])).toMatchObject({
       unknownPositions: 2,
-      unknownPositionCycles: 2,
+      unknownPositionsFound: [
+        { journal: "desk-a", symbol: "ETHUSDT", cycles: 1 },
+        { journal: "desk-b", symbol: "ETHUSDT", cycles: 1 },
+      ],
     });
   });
 });
