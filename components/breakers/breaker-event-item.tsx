@@ -2,11 +2,12 @@ import Link from "next/link";
 import { MAX_WINDOW_MS } from "@/lib/url-state/incidents";
 import { UtcTime } from "@/components/ui/utc-time";
 import { WrappingText } from "@/components/ui/wrapping-text";
-import { formatDuration, formatUtc } from "@/lib/text/format";
+import { formatUtc } from "@/lib/text/format";
 import type { BreakerEventView } from "@/lib/queries/breakers";
 import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
+import { DurationText } from "@/components/ui/duration-text";
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
 export function BreakerEventItem({ event }: { event: BreakerEventView }) {
@@ -24,7 +25,13 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
           <WrappingText text={event.reason} />
         </p>
         <p className="mt-1 text-slate-700 dark:text-slate-200" data-testid="breaker-duration">
-          {event.durationMs === null ? "No trip recorded before this clear." : `Ended a halt of ${formatDuration(event.durationMs)}.`}
+          {event.durationMs === null ? (
+            "No trip recorded before this clear."
+          ) : (
+            <>
+              Ended a halt of <DurationText ms={event.durationMs} />.
+            </>
+          )}
         </p>
       </article>
     );
@@ -81,7 +88,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
           </strong>
         ) : event.status === "cleared" && event.clearedAt ? (
           <>
-            Halted for {formatDuration(event.durationMs)}; cleared <UtcTime iso={event.clearedAt} className="font-mono" /> by{" "}
+            Halted for <DurationText ms={event.durationMs} />; cleared <UtcTime iso={event.clearedAt} className="font-mono" /> by{" "}
             <span className="font-mono">{event.clearedBy}</span>.
           </>
         ) : (

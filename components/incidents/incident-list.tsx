@@ -7,6 +7,7 @@ import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
 import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentIdText, incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
+import { DurationText } from "@/components/ui/duration-text";
 
 const minutes = (ms: number | null) => (ms === null ? null : Math.round((ms / 60_000) * 10) / 10);
 
@@ -125,9 +126,26 @@ export function IncidentList({
                     {visibleText(isOperator(i.haltedBy) && i.cause.startsWith(HAND_HALT_PREFIX) ? i.cause.slice(HAND_HALT_PREFIX.length) : i.cause)}
                   </p>
                   <p className="text-slate-700 dark:text-slate-200">
-                    First action <span data-testid="row-first-action">{i.toFirstActionMs === null ? "none yet" : `after ${formatAge(i.toFirstActionMs)}`}</span>
+                    First action{" "}
+                    <span data-testid="row-first-action">
+                      {i.toFirstActionMs === null ? (
+                        "none yet"
+                      ) : (
+                        <>
+                          after <DurationText ms={i.toFirstActionMs} />
+                        </>
+                      )}
+                    </span>
                     {" · "}
-                    <span data-testid="row-clear">{i.toClearMs === null ? "not cleared" : `cleared after ${formatAge(i.toClearMs)}`}</span>
+                    <span data-testid="row-clear">
+                      {i.toClearMs === null ? (
+                        "not cleared"
+                      ) : (
+                        <>
+                          cleared after <DurationText ms={i.toClearMs} />
+                        </>
+                      )}
+                    </span>
                   </p>
                 </li>
               ))}

@@ -4,9 +4,10 @@ import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-for
 import { Notional } from "@/components/ui/notional";
 import { UtcTime } from "@/components/ui/utc-time";
 import { DriftExplained } from "./drift-explained";
-import { driftSize, formatDuration, signedQty } from "@/lib/text/format";
+import { driftSize, signedQty } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
+import { DurationText } from "@/components/ui/duration-text";
 
 function DriftCell({ line }: { line: OverviewLine }) {
   if (line.drift === "unknown_position")
@@ -121,7 +122,7 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
                 <DriftExplained by={l.explainedBy} />
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Drifting for">
-                {inSync ? "—" : formatDuration(l.driftForMs)}
+                {inSync ? "—" : <DurationText ms={l.driftForMs} />}
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Acknowledged">
                 <AckCell line={l} canAct={canAct} />

@@ -1,8 +1,9 @@
 import { Notional } from "@/components/ui/notional";
 import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
-import { driftSize, formatDuration, signedQty } from "@/lib/text/format";
+import { driftSize, signedQty } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
+import { DurationText } from "@/components/ui/duration-text";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
@@ -74,7 +75,7 @@ export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; sy
         {line.driftSince && (
           <>
             {" "}
-            · drifting for {formatDuration(line.driftForMs)}, since <UtcTime iso={line.driftSince} />
+            · drifting for <DurationText ms={line.driftForMs} />, since <UtcTime iso={line.driftSince} />
           </>
         )}{" "}
         · step {num(line.qtyStep)}

@@ -1,8 +1,8 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { DriftEpisode } from "@/lib/charts/downsample";
 import type { BreakerMarker } from "@/lib/queries/symbol-chart";
-import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
+import { DurationText } from "@/components/ui/duration-text";
 
 const iso = (t: number) => new Date(t).toISOString();
 const kindWords = { size_drift: "Size drift", unknown_position: "Unknown position" } as const;
@@ -33,7 +33,15 @@ export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEp
                   >
                     {kindWords[e.kind]}
                   </span>{" "}
-                  from <UtcTime iso={iso(e.from)} /> {e.ongoing ? "and still going" : <>for {formatAge(e.to - e.from)}</>}, {e.samples} cycle
+                  from <UtcTime iso={iso(e.from)} />{" "}
+                  {e.ongoing ? (
+                    "and still going"
+                  ) : (
+                    <>
+                      for <DurationText ms={e.to - e.from} />
+                    </>
+                  )}
+                  , {e.samples} cycle
                   {e.samples === 1 ? "" : "s"}
                   {e.merged > 1 && ` (${e.merged} drifts close together)`}
                 </li>

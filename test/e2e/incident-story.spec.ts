@@ -37,6 +37,12 @@ test.describe("the incident as a story", () => {
     await expect(b.getByTestId("row-clear")).toHaveText("cleared after 40 min 30 s");
     const a = page.locator(`[data-testid="incident-row"][data-incident="${scenario.botA.tripId}"]`);
     await expect(a.getByTestId("row-clear")).toHaveText("cleared after 2 min 0 s");
+    // On a phone a duration is never split over two lines ("cleared after 2 min / 45 s").
+    await page.setViewportSize({ width: 390, height: 844 });
+    const durations = await rows.locator("[data-duration]").evaluateAll((els) => els.map((e) => [getComputedStyle(e).whiteSpace, e.getClientRects().length]));
+    expect(durations.length).toBeGreaterThanOrEqual(4);
+    for (const d of durations) expect(d).toEqual(["nowrap", 1]);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await expect(page.getByTestId("incidents-per-week").locator(".recharts-bar-rectangle").first()).toBeVisible();
     fs.mkdirSync("test-results/screenshots", { recursive: true });
     await page.screenshot({ path: "test-results/screenshots/incident-list.png", fullPage: true });
