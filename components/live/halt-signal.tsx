@@ -127,7 +127,7 @@ export function HaltSignal() {
           HALTED:{" "}
           {/* One sentence per bot, its cause after a dash: the cause is the journal's own text, which
               may hold brackets of its own, so it is never set in brackets beside the last-read aside. */}
-          {halted.map((b, i) => (
+          {halted.slice(0, BOTS_WITH_CAUSE).map((b, i) => (
             <span key={b.botId} data-testid="halted-bot">
               {i > 0 && " "}
               <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
@@ -137,18 +137,42 @@ export function HaltSignal() {
               <span className="break-words font-normal">
                 —{" "}
                 {asSentence(
-                  visibleText(
-                    haltCauseText({
-                      reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
-                      inSyncSince: b.breaker?.causeInSyncSince ?? null,
-                      changedBy: b.breaker?.changedBy,
-                      changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
-                    }),
+                  shortCause(
+                    visibleText(
+                      haltCauseText({
+                        reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
+                        inSyncSince: b.breaker?.causeInSyncSince ?? null,
+                        changedBy: b.breaker?.changedBy,
+                        changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
+                      }),
+                    ),
                   ),
                 )}
               </span>
             </span>
           ))}
+          {halted.length > BOTS_WITH_CAUSE && (
+            // Every halted bot is named on every page; past the first ones, by name alone.
+            <span data-testid="halted-more">
+              {" "}
+              Also halted:{" "}
+              {halted.slice(BOTS_WITH_CAUSE).map((b, i) => (
+                <span key={b.botId} data-testid="halted-bot">
+                  {i > 0 && ", "}
+                  <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
+                    {b.botId}
+                  </Link>
+                </span>
+              ))}{" "}
+              <span className="font-normal">
+                (their causes on their pages and the{" "}
+                <Link href="/" className="underline">
+                  overview
+                </Link>
+                ).
+              </span>
+            </span>
+          )}
           {causes.length > 0 && (
             <span className="font-normal">
               {" "}
@@ -167,6 +191,22 @@ export function HaltSignal() {
       )}
     </div>
   );
+}
+
+/**
+ * On every page but the overview the banner sits above the page's own content: on a phone, four
+ * halted bots with their whole causes filled the first screen (a new user's try-out). The first
+ * bots are told with their cause, each cut to a line or two; the others are named alone.
+ */
+const BOTS_WITH_CAUSE = 3;
+const CAUSE_CHARS = 140;
+
+/** A cause cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's page and the overview. */
+function shortCause(text: string): string {
+  if (text.length <= CAUSE_CHARS) return text;
+  const cut = text.slice(0, CAUSE_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > CAUSE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; whole on its page)`;
 }
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */

@@ -151,3 +151,40 @@ test("a page's banner shows the first three causes and counts the rest, linked t
     await server.stop();
   }
 });
+
+test("a page's banner tells the first three halted bots with their causes, cut when long, and names the others alone; on a phone it leaves room for the page", async ({
+  page,
+}) => {
+  const file = migratedJournal("banner-halted-many");
+  const now = new Date().toISOString();
+  const long = `size drift BTCUSDT: ${"the exchange reported a position the bot did not expect after a partial fill, see the runbook at https://wiki.example/desk/runbooks/drift ".repeat(3)}`;
+  sqliteCli(
+    file,
+    ["north", "south", "east", "west", "zeta"]
+      .map(
+        (b, i) =>
+          `INSERT INTO bots (bot_id, exchange, client_id_prefix, heartbeat_at) VALUES ('${b}', 'sim', 'c${i}', '${now}');
+           INSERT INTO breakers (bot_id, halted, reason, changed_at, changed_by) VALUES ('${b}', 1, '${i === 0 ? long : `halted ${b} in a test`}', '${now}', 'bot');
+           INSERT INTO reconciliations (bot_id, at, outcome) VALUES ('${b}', '${now}', 'clean');`,
+      )
+      .join("\n"),
+  );
+  const server = await startConsole({ journal: file });
+  try {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/doubtful`);
+    await signalSettled(page, "halted");
+    const banner = page.getByTestId("halt-banner");
+    // Every halted bot is named, each a link to its page.
+    for (const bot of ["north", "south", "east", "west", "zeta"]) await expect(banner.getByRole("link", { name: bot, exact: true })).toBeVisible();
+    await expect(banner.getByTestId("halted-more")).toHaveText(/^ ?Also halted: west, zeta \(their causes on their pages and the overview\)\.$/);
+    await expect(banner).toContainText("(cut; whole on its page).");
+    await expect(banner).not.toContainText("runbooks/drift the exchange");
+    // The page's own heading still shows on a phone's first screen.
+    const box = await banner.boundingBox();
+    expect(box!.height).toBeLessThan(260);
+    await expect(page.getByRole("heading", { level: 1 })).toBeInViewport();
+  } finally {
+    await server.stop();
+  }
+});
