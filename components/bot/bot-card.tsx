@@ -28,7 +28,7 @@ const UNREAD = "unknown (its journal cannot be read)";
 
 /**
  * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
- * on the card may read as running. `receivedAt` is when the data arrived (the query's
+ * on the card may read as running, and the breaker reads as it was when last read. `receivedAt` is when the data arrived (the query's
  * dataUpdatedAt): the ages keep counting from it while no new answer comes.
  */
 export function BotCard({
@@ -148,6 +148,17 @@ export function BotCard({
             )
           ) : bot.breaker === null ? (
             "unknown (no breaker row)"
+          ) : unsure ? (
+            // The page's data is not current: the breaker as it was read, never as a fact of now.
+            <>
+              {halted ? "halted" : "unknown: not halted"} when last read
+              {receivedAt ? (
+                <>
+                  , at <UtcTime iso={new Date(receivedAt).toISOString()} />
+                </>
+              ) : null}{" "}
+              (not current)
+            </>
           ) : halted ? (
             "halted"
           ) : (

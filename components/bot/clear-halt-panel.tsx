@@ -14,6 +14,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import { heartbeatItem, type UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { BookSection } from "./book-section";
+import { KeepDurations } from "./keep-durations";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { signedQty } from "@/lib/incidents/events";
@@ -121,7 +122,17 @@ export function ClearHaltPanel({
           }
         />
         {!halted ? (
-          <p data-testid="not-halted">This bot is not halted. Nothing to clear.</p>
+          <p data-testid="not-halted">
+            {query.isError ? (
+              // Not current: "not halted" was true when last read, and may not be now.
+              <>
+                Unknown: this bot was not halted when last read, at <UtcTime iso={new Date(query.dataUpdatedAt).toISOString()} /> (not current). Nothing to
+                clear then; look again once this page updates.
+              </>
+            ) : (
+              "This bot is not halted. Nothing to clear."
+            )}
+          </p>
         ) : (
           <>
             <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
@@ -134,7 +145,9 @@ export function ClearHaltPanel({
                     <strong>{item.label}</strong>
                     <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> —{" "}
                     {/* The heartbeat's age: the server renders its own now; the browser's differs by the load time. */}
-                    <span suppressHydrationWarning>{visibleText(item.detail)}</span>
+                    <span suppressHydrationWarning>
+                      <KeepDurations text={visibleText(item.detail)} />
+                    </span>
                     {item.fix && " "}
                     {item.fix && (
                       <span className="block" data-testid="checklist-fix">

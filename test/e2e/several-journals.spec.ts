@@ -125,6 +125,72 @@ test.describe("one console on three journals", () => {
     }
   });
 
+  test("a bot's page open when its journal goes away says the breaker only as last read, and comes back by itself when the journal does", async ({ page }) => {
+    const north = journals[0]!.file;
+    const main = page.locator("main");
+    const card = main.locator('[data-testid="bot-card"][data-bot="north"]');
+    await page.goto(`${server.url}/bots/north`);
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+    await expect(main.getByTestId("not-halted")).toHaveText("This bot is not halted. Nothing to clear.");
+    fs.renameSync(north, `${north}.away`);
+    try {
+      // The page's data is no longer current: not halted is what the last read said, not a fact of now.
+      await expect(card.getByTestId("breaker-state")).toHaveText(/^unknown: not halted when last read, at \d\d:\d\d:\d\d UTC \(not current\)$/);
+      await expect(main.getByTestId("not-halted")).toHaveText(
+        /^Unknown: this bot was not halted when last read, at \d\d:\d\d:\d\d UTC \(not current\)\. Nothing to clear then; look again once this page updates\.$/,
+      );
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 844 });
+        await page.screenshot({ path: test.info().outputPath(`bot-page-journal-gone-${width}.png`), fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+      // Loaded while the journal is away: the journal's problem, and the page says it checks again by itself.
+      await page.reload();
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Journal ${sourceName(north)} cannot be read`);
+      await expect(page.getByTestId("refresh-while-unreadable")).toHaveText(
+        "This page checks again every 3 s and comes back by itself once the journal can be read.",
+      );
+      // Past the shared retry's one refresh, which came when the overview (still readable for the other journals) answered.
+      await page.waitForTimeout(5_000);
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText(`Journal ${sourceName(north)} cannot be read`);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 844 });
+        await page.screenshot({ path: test.info().outputPath(`bot-page-journal-unreadable-${width}.png`), fullPage: true });
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+    } finally {
+      fs.renameSync(`${north}.away`, north);
+    }
+    // Back with no reload.
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Bot north", { timeout: 10_000 });
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+    await expect(main.getByTestId("not-halted")).toHaveText("This bot is not halted. Nothing to clear.");
+  });
+
+  test("a halted bot's checklist keeps each duration on one line at phone width", async ({ page }) => {
+    const south = journals[1]!.file;
+    setHalted(south, true);
+    try {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${server.url}/bots/south`);
+      const beat = page.locator('[data-testid="checklist"] [data-item="heartbeat"]');
+      await expect(beat).toContainText("limit");
+      const durations = beat.getByTestId("duration");
+      // The heartbeat's age and its limit.
+      await expect(durations).toHaveCount(2);
+      for (const d of await durations.all()) {
+        expect(await d.evaluate((el) => getComputedStyle(el).whiteSpace)).toBe("nowrap");
+        // One line box: a duration split across lines has two.
+        expect(await d.evaluate((el) => el.getClientRects().length)).toBe(1);
+      }
+      // The text itself keeps ordinary spaces (it is copied into CSV and Markdown elsewhere).
+      expect(await beat.innerText()).not.toContain("\u00a0");
+      await page.screenshot({ path: test.info().outputPath("bot-page-checklist-390.png"), fullPage: true });
+    } finally {
+      setHalted(south, false);
+    }
+  });
+
   test("the audit page lists each journal's own chain and shows no single head that would stand for all of them", async ({ page }) => {
     await page.goto(`${server.url}/audit`);
     const chains = page.getByTestId("audit-chain");
