@@ -6,6 +6,7 @@ import { connection } from "next/server";
 import { z } from "zod";
 import { AuditDetailList } from "@/components/audit/audit-detail-list";
 import { JournalProblem } from "@/components/journal/journal-problem";
+import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readAudit } from "@/lib/queries/screens";
 import { actionLabel } from "@/lib/text/audit-detail";
@@ -34,7 +35,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const names = await readerSeesNames();
   const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
   const read = await readAudit({ names, actor, action: p.action || null, before: p.before ?? null, source: p.source || null });
-  if (!read.ok) return <JournalProblem error={read.error} />;
+  if (!read.ok)
+    return (
+      <>
+        <JournalProblem error={read.error} />
+        <RetryWhenReadable />
+      </>
+    );
   const view = { ...read.data, actors: [...new Set(read.data.actors)] };
   const next = new URLSearchParams();
   if (actor) next.set("actor", actor);

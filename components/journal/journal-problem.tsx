@@ -1,6 +1,9 @@
 import { WrappingText } from "@/components/ui/wrapping-text";
 import type { JournalError } from "@/lib/db/journal-file";
 
+/** How often a page that cannot read its journal asks again, in seconds (RetryWhenReadable; said on the page). */
+export const RETRY_EVERY_S = 2;
+
 /**
  * The whole page when the journal cannot be read: what is wrong, with which file, and the fix.
  * Nothing else is shown, so nothing can look healthy. `source`: which of several journals it is.
@@ -26,7 +29,10 @@ export function JournalProblem({ error, source }: { error: Pick<JournalError, "c
         <dt className="font-semibold">Fix</dt>
         <dd>{error.fix}</dd>
       </dl>
-      <p className="mt-4 text-sm">No bot is shown as healthy while the journal is unreadable. This page checks again on every load.</p>
+      <p className="mt-4 text-sm">
+        No bot is shown as healthy while the journal is unreadable. This page checks again every {RETRY_EVERY_S} s and comes back by itself once the journal can
+        be read.
+      </p>
     </section>
   );
 }

@@ -13,7 +13,7 @@ export async function JournalUnavailable({ error, source }: { error: JournalErro
   return (
     <>
       <JournalProblem error={shown} source={source} />
-      <RetryWhenReadable />
+      <RetryWhenReadable source={source} />
     </>
   );
 }

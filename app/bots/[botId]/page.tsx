@@ -6,7 +6,6 @@ import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
 import { CanActProvider } from "@/components/auth/can-act";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
-import { RefreshWhileUnreadable } from "@/components/bot/refresh-while-unreadable";
 import { canAct, getActor } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
@@ -24,12 +23,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   const names = await readerSeesNames();
   const read = await readBotClear({ names, botId });
   if (!read.ok) {
-    return (
-      <>
-        <JournalUnavailable error={read.error} source={read.source} />
-        <RefreshWhileUnreadable />
-      </>
-    );
+    return <JournalUnavailable error={read.error} source={read.source} />;
   }
   const view = read.data;
   // A 404, not a page that answers 200 for any id: app/bots/[botId]/not-found.tsx says what is missing.

@@ -3,7 +3,6 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 import type { Metadata } from "next";
 import { connection } from "next/server";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
-import { RefreshWhileUnreadable } from "@/components/bot/refresh-while-unreadable";
 import { SymbolLive } from "@/components/symbol/symbol-live";
 import { SymbolNotFound } from "@/components/symbol/symbol-not-found";
 import { symbolChartQuery, symbolStateQuery } from "@/lib/query-options/symbol";
@@ -37,12 +36,7 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
     }),
   );
   if (!read.ok) {
-    return (
-      <>
-        <JournalUnavailable error={read.error} source={read.source} />
-        <RefreshWhileUnreadable />
-      </>
-    );
+    return <JournalUnavailable error={read.error} source={read.source} />;
   }
   const {
     data: { state, chart },
