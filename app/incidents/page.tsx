@@ -7,7 +7,7 @@ import { PrunedNotice } from "@/components/retention/pruned-notice";
 import { IncidentWindowForm } from "@/components/incidents/incident-window-form";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { UtcTime } from "@/components/ui/utc-time";
-import { formatAge } from "@/lib/text/format";
+import { formatAge, sameUtcDay } from "@/lib/text/format";
 import {
   INCIDENT_KINDS,
   incidentExportHref,
@@ -136,7 +136,8 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           </nav>
         </div>
         <p className="text-sm" data-testid="window-summary">
-          <UtcTime iso={window.from} className="font-mono" /> to <UtcTime iso={window.to} className="font-mono" /> ({formatAge(width)})
+          <UtcTime iso={window.from} className="font-mono" /> to{" "}
+          <UtcTime iso={window.to} className="font-mono" withDate={!sameUtcDay(window.from, window.to)} /> ({formatAge(width)})
           {filters.bot ? (
             <>
               , bot <span className="font-mono">{filters.bot}</span> only (

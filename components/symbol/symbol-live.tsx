@@ -10,6 +10,8 @@ import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
+import { changedByOperator } from "@/lib/breaker/halt-cause";
+import { sameUtcDay } from "@/lib/text/format";
 import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
 import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/query-options/symbol";
 import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/url-state/symbol";
@@ -123,7 +125,13 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
               changedAt: data.bot.breaker.changedAt,
             }),
           )}
-          , since <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
+          .{/* A hand-made halt already says who and when; a trip's cause may say "in sync since", so its own time is a sentence apart. */}
+          {!changedByOperator(data.bot.breaker.changedBy) && (
+            <>
+              {" "}
+              Halted at <UtcTime iso={data.bot.breaker.changedAt} /> by {data.bot.breaker.changedBy}.
+            </>
+          )}
         </p>
       )}
       <BookLine line={data.line} symbol={data.symbol} unsure={unsure} />
@@ -158,7 +166,8 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
         {c && (
           <>
             <p className="text-sm text-slate-700 dark:text-slate-200" data-testid="chart-window">
-              <UtcTime iso={c.window.from} /> to <UtcTime iso={c.window.to} /> · {c.samples.toLocaleString("en-US")} cycle{c.samples === 1 ? "" : "s"}
+              <UtcTime iso={c.window.from} /> to <UtcTime iso={c.window.to} withDate={!sameUtcDay(c.window.from, c.window.to)} /> ·{" "}
+              {c.samples.toLocaleString("en-US")} cycle{c.samples === 1 ? "" : "s"}
               {c.bucketMs !== null && `, drawn as ${c.points.length.toLocaleString("en-US")} points`}
               {!c.window.live && " · history, not polled"}
             </p>

@@ -8,7 +8,18 @@ import { formatUtc } from "@/lib/text/format";
  * local time added to the title once in the browser. `children` replaces the shown text where the
  * context already says the date (a minute header).
  */
-export function UtcTime({ iso, className, children }: { iso: string; className?: string; children?: React.ReactNode }) {
+export function UtcTime({
+  iso,
+  className,
+  children,
+  withDate = false,
+}: {
+  iso: string;
+  className?: string;
+  children?: React.ReactNode;
+  /** Say the date even today: the end of a range whose start is on another day ("Aug 10 09:58:00 UTC to Dec 3 12:15:00 UTC"). */
+  withDate?: boolean;
+}) {
   // Which day is "today" is read once, when the time is first drawn; the server and the browser
   // disagree only across midnight, and then the server's text stays (suppressHydrationWarning).
   const [now] = useState(() => Date.now());
@@ -21,7 +32,7 @@ export function UtcTime({ iso, className, children }: { iso: string; className?:
   }, [iso]);
   return (
     <time dateTime={iso} title={local ? `${iso} · ${local}` : iso} className={className} suppressHydrationWarning>
-      {children ?? formatUtc(iso, now)}
+      {children ?? formatUtc(iso, now, withDate)}
     </time>
   );
 }

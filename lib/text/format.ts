@@ -43,20 +43,28 @@ export function formatUtcDate(iso: string): string {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
+/** Whether two times fall on the same UTC day (false when either does not parse). */
+export function sameUtcDay(a: string, b: string): boolean {
+  const x = Date.parse(a);
+  const y = Date.parse(b);
+  return !Number.isNaN(x) && !Number.isNaN(y) && new Date(x).toISOString().slice(0, 10) === new Date(y).toISOString().slice(0, 10);
+}
+
 /**
  * The console's one way to show a time, always UTC (what the journal and the team speak):
  * `05:31:02 UTC` on the reader's UTC day, `Nov 30 05:31:02 UTC` on another day of the year,
  * `Nov 30 2025 05:31:02 UTC` in another year. Without `now` the day is always said (text that
  * outlives the moment, such as a checklist line). The raw text when it does not parse. Screens
- * put the full ISO in a `<time dateTime>` and a title (components/ui/utc-time.tsx).
+ * put the full ISO in a `<time dateTime>` and a title (components/ui/utc-time.tsx). `sayDate`: the
+ * date even on the reader's day (the end of a range that starts on another day); the year as `now` has it.
  */
-export function formatUtc(iso: string, now?: number | Date): string {
+export function formatUtc(iso: string, now?: number | Date, sayDate = false): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
   const d = new Date(t);
   const clock = d.toISOString().slice(11, 19);
   const ref = now === undefined ? null : new Date(now);
-  if (ref && !Number.isNaN(ref.getTime()) && ref.toISOString().slice(0, 10) === d.toISOString().slice(0, 10)) return `${clock} UTC`;
+  if (!sayDate && ref && !Number.isNaN(ref.getTime()) && ref.toISOString().slice(0, 10) === d.toISOString().slice(0, 10)) return `${clock} UTC`;
   const year = ref && !Number.isNaN(ref.getTime()) && ref.getUTCFullYear() === d.getUTCFullYear() ? "" : ` ${d.getUTCFullYear()}`;
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}${year} ${clock} UTC`;
 }

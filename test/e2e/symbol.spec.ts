@@ -47,6 +47,9 @@ test.describe("the symbol page of a bot trading now", () => {
     await expect(page.getByTestId("book-ours")).toHaveText("+400");
     await expect(page.getByTestId("book-theirs")).toHaveText("+400");
     await expect(page.getByTestId("halt-reason")).toContainText(/bot-a is halted: order q500-\w+ unknown/);
+    // When it was halted is a sentence of its own, never a second "since" after the cause's own.
+    await expect(page.getByTestId("halt-reason")).toHaveText(/\. Halted at .+ UTC by bot\.$/);
+    await expect(page.getByTestId("halt-reason")).not.toContainText(", since");
     await expect(page.getByTestId("updated-ago")).toHaveText(/^\d+ s$/);
 
     const orders = page.getByTestId("order");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, formatUtcDate, signedQty } from "@/lib/text/format";
+import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, formatUtcDate, sameUtcDay, signedQty } from "@/lib/text/format";
 
 describe("formatAge", () => {
   it.each([
@@ -64,5 +64,19 @@ describe("signedQty and driftSize", () => {
     expect(driftSize(3, 300)).toBe("+3 (+300 steps)");
     expect(driftSize(0.0015, 1.5)).toBe("+0.0015 (+1.5 steps)");
     expect(driftSize(0.0004, 0.4)).toBe("+0.0004 (+0.4 steps)");
+  });
+});
+
+describe("a range's end on the reader's day", () => {
+  const now = Date.parse("2026-12-03T12:20:00.000Z");
+  it("says its date when asked, as the start on another day does, with the year as today's", () => {
+    expect(formatUtc("2026-12-03T12:15:00.000Z", now)).toBe("12:15:00 UTC");
+    expect(formatUtc("2026-12-03T12:15:00.000Z", now, true)).toBe("Dec 3 12:15:00 UTC");
+    expect(formatUtc("2026-08-10T09:58:00.000Z", now)).toBe("Aug 10 09:58:00 UTC");
+  });
+  it("knows whether two times share a UTC day", () => {
+    expect(sameUtcDay("2026-12-03T00:00:00.000Z", "2026-12-03T23:59:59.999Z")).toBe(true);
+    expect(sameUtcDay("2026-08-10T09:58:00.000Z", "2026-12-03T12:15:00.000Z")).toBe(false);
+    expect(sameUtcDay("nonsense", "2026-12-03T12:15:00.000Z")).toBe(false);
   });
 });
