@@ -129,7 +129,7 @@ describe("several journals in one console", () => {
     const o = await overviewOf(set);
     expect(failing(o)).toEqual(["gamma:gone"]);
     expect(statusOf(o)).toEqual({ "alpha-1": "alpha:read", "alpha-2": "alpha:read", "beta-1": "beta:read", "gamma-1": "gamma:UNKNOWN" });
-    expect(o.alarms.some((a) => a.startsWith("source gamma: the journal cannot be read"))).toBe(true);
+    expect(o.alarms.some((a) => a.startsWith("source gamma: its journal ") && a.endsWith(". Its bots are UNKNOWN"))).toBe(true);
     // The bot's own page says which journal it waits for; another bot's page is served.
     const gammaPage = await readBotScreen("gamma-1", (ctx) => loadBotClear({ ...ctx, names: true, botId: "gamma-1" }), set);
     expect(gammaPage).toMatchObject({ ok: false, error: { code: "gone", file: files.gamma } });
