@@ -14,7 +14,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
 import { heartbeatItem, type UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
 import { BookSection } from "./book-section";
-import { KeepDurations } from "./keep-durations";
+import { DurationWords } from "@/components/ui/duration-text";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { signedQty } from "@/lib/incidents/events";
@@ -146,7 +146,7 @@ export function ClearHaltPanel({
                     <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> —{" "}
                     {/* The heartbeat's age: the server renders its own now; the browser's differs by the load time. */}
                     <span suppressHydrationWarning>
-                      <KeepDurations text={visibleText(item.detail)} />
+                      <DurationWords text={visibleText(item.detail)} />
                     </span>
                     {item.fix && " "}
                     {item.fix && (

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { driftLine, durationPieces, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
+import { DurationWords } from "@/components/ui/duration-text";
+import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
 
@@ -13,15 +14,7 @@ function Duration({ label, value, testId }: { label: string; value: string; test
     <div className="flex flex-wrap items-baseline justify-between gap-x-2 rounded border border-slate-300 px-2 py-1 sm:block sm:p-2 dark:border-slate-600">
       <dt className="text-xs font-semibold uppercase text-slate-700 dark:text-slate-200">{label}</dt>
       <dd className="ml-auto text-right font-bold sm:ml-0 sm:text-left sm:text-lg" data-testid={testId}>
-        {durationPieces(value).map((p, i) =>
-          p.whole ? (
-            <span key={i} className="whitespace-nowrap" data-testid="duration-run">
-              {p.text}
-            </span>
-          ) : (
-            p.text
-          ),
-        )}
+        <DurationWords text={value} />
       </dd>
     </div>
   );

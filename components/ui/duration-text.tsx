@@ -1,4 +1,5 @@
 import { formatDuration } from "@/lib/text/format";
+import { durationPieces } from "@/lib/text/wrap";
 
 /**
  * A duration as the console writes it ("2 min 45 s", "114 d 23 h"), kept on one line: on a phone a
@@ -10,5 +11,22 @@ export function DurationText({ ms, testId }: { ms: number | null; testId?: strin
     <span className="whitespace-nowrap" data-testid={testId} data-duration="" suppressHydrationWarning>
       {formatDuration(ms)}
     </span>
+  );
+}
+
+/** Words that hold durations ("limit 1 min 0 s", "not yet (114 d 23 h so far)"), each duration kept on one line, the text unchanged. */
+export function DurationWords({ text }: { text: string }) {
+  return (
+    <>
+      {durationPieces(text).map((p, i) =>
+        p.whole ? (
+          <span key={i} className="whitespace-nowrap" data-testid="duration" data-duration="">
+            {p.text}
+          </span>
+        ) : (
+          p.text
+        ),
+      )}
+    </>
   );
 }

@@ -50,26 +50,6 @@ export function summaryDurations(story: IncidentStory, now: Date, pruned?: Prune
   };
 }
 
-/** A number and its unit, and a run of them: "114 d 23 h", "5 min 0 s". */
-const DURATION_RUN = /\d[\d,.]* (?:d|h|min|s)\b(?: \d[\d,.]* (?:d|h|min|s)\b)*/g;
-
-/**
- * A duration's words in pieces, each run of number-unit pairs one piece (`whole`) that a screen
- * keeps on one line: a narrow box may wrap "not yet (114 d 23 h so far)" between words, never
- * inside "114 d 23 h".
- */
-export function durationPieces(text: string): { text: string; whole: boolean }[] {
-  const out: { text: string; whole: boolean }[] = [];
-  let last = 0;
-  for (const m of text.matchAll(DURATION_RUN)) {
-    if (m.index > last) out.push({ text: text.slice(last, m.index), whole: false });
-    out.push({ text: m[0], whole: true });
-    last = m.index + m[0].length;
-  }
-  if (last < text.length) out.push({ text: text.slice(last), whole: false });
-  return out;
-}
-
 /** A step's time of day to the second (HH:MM:SS): the date is in the summary above. */
 const clock = (iso: string) => {
   const t = Date.parse(iso);

@@ -13,15 +13,32 @@ export interface TextPiece {
 // "hmac-sha256:…", "/tmp/x/journal.db", "reconciliation_positions". Words of prose have neither.
 const ID_TOKEN = /(?=[^\s]*[\d_:/.-][^\s]*)[^\s]{12,}/g;
 
-/** The text cut into prose and ids, in order; joined again they give the text back exactly. */
-export function splitIds(text: string): TextPiece[] {
-  const out: TextPiece[] = [];
+/** The text cut at each match of `re` (global): the matches and the text between them, in order; joined again they give the text back exactly. */
+function splitAt(text: string, re: RegExp): { text: string; match: boolean }[] {
+  const out: { text: string; match: boolean }[] = [];
   let last = 0;
-  for (const m of text.matchAll(ID_TOKEN)) {
-    if (m.index > last) out.push({ text: text.slice(last, m.index), id: false });
-    out.push({ text: m[0], id: true });
+  for (const m of text.matchAll(re)) {
+    if (m.index > last) out.push({ text: text.slice(last, m.index), match: false });
+    out.push({ text: m[0], match: true });
     last = m.index + m[0].length;
   }
-  if (last < text.length) out.push({ text: text.slice(last), id: false });
+  if (last < text.length) out.push({ text: text.slice(last), match: false });
   return out;
+}
+
+/** The text cut into prose and ids, in order; joined again they give the text back exactly. */
+export function splitIds(text: string): TextPiece[] {
+  return splitAt(text, ID_TOKEN).map((p) => ({ text: p.text, id: p.match }));
+}
+
+/** A number and its unit, and a run of them, as lib/text/format.ts writes durations: "114 d 23 h", "5 min 0 s". */
+const DURATION_RUN = /\d[\d,.]* (?:d|h|min|s)\b(?: \d[\d,.]* (?:d|h|min|s)\b)*/g;
+
+/**
+ * A text's words in pieces, each run of number-unit pairs one piece (`whole`) that a screen keeps on
+ * one line: a narrow box may wrap "not yet (114 d 23 h so far)" between words, never inside
+ * "114 d 23 h" (components/ui/duration-text.tsx).
+ */
+export function durationPieces(text: string): { text: string; whole: boolean }[] {
+  return splitAt(text, DURATION_RUN).map((p) => ({ text: p.text, whole: p.match }));
 }

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
-import { durationPieces, incidentPostmortem } from "@/lib/incidents/postmortem";
+import { incidentPostmortem } from "@/lib/incidents/postmortem";
+import { durationPieces } from "@/lib/text/wrap";
 import { incidentsPerWeek, listItem, median, orderIdsInReason, storyChartSpan, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
 
 const T0 = "2026-08-10T15:00:00.000Z";
