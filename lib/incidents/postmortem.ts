@@ -135,17 +135,23 @@ export function incidentPostmortem(view: {
   return out.join("\n");
 }
 
-/** A name as a piece of a file name on any system: letters, digits, `-`, `.` and `_` only, no leading dot. */
-const safe = (name: string) =>
-  name
-    .replace(/[^A-Za-z0-9._-]/g, "-")
-    .replace(/\.{2,}/g, ".")
-    .replace(/^[.-]+/, "")
-    .slice(0, 40);
+/** Letters, digits, `-`, `.` and `_` only, no leading dot or dash: a piece of a file name on any system. */
+const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[.-]+/, "");
 
-/** `driftwatch-incident-[<journal>-]<id>-<bot>.md`: letters, digits, `-`, `.` and `_` only. */
+/**
+ * `driftwatch-incident-<incident>_<bot>.md`: the incident as its address names it (`12`, or
+ * `desk-a-12` with several journals), then the bot. The bot's part never holds a `_`, so the last
+ * `_` ends the address, whose trip number is its last `-<digits>`: two incidents never share a name,
+ * however their journals and bots are named (journal `a` with trip 1 of bot `2-b`, and journal `a-1`
+ * with trip 2 of bot `b`, were both `driftwatch-incident-a-1-2-b.md`). A journal's name is kept
+ * whole (source names are already letters, digits, `.`, `_` and `-`, at most 64); the bot's only
+ * tells the reader which bot, so it is cut to 40 characters.
+ */
 export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId">, journal?: string): string {
-  const bot = safe(story.botId);
-  const source = journal ? `${safe(journal)}-` : "";
-  return `driftwatch-incident-${source}${story.id}${bot ? `-${bot}` : ""}.md`;
+  const bot =
+    fileSafe(story.botId.replaceAll("_", "-"))
+      .replace(/\.{2,}/g, ".")
+      .slice(0, 40) || "bot";
+  const source = journal ? `${fileSafe(journal).slice(0, 64) || "journal"}-` : "";
+  return `driftwatch-incident-${source}${story.id}_${bot}.md`;
 }

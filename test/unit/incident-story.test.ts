@@ -3,9 +3,10 @@
  * which note, and the three durations, for a drift the bot tripped on, a lost order, and a halt
  * made by hand; the list's durations and the weekly counts.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
-import { incidentPostmortem } from "@/lib/incidents/postmortem";
+import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
 import { durationPieces } from "@/lib/text/wrap";
 import { incidentsPerWeek, listItem, median, orderIdsInReason, storyChartSpan, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
 
@@ -312,5 +313,37 @@ describe("the durations' words", () => {
     expect(durationPieces("unknown: orders of that time were pruned on Dec 2 2026")).toEqual([
       { text: "unknown: orders of that time were pruned on Dec 2 2026", whole: false },
     ]);
+  });
+});
+
+describe("the post-mortem's file name", () => {
+  it("names every incident apart: journal a with bot 1-2-b and journal a-1 with bot b never share a download name", () => {
+    // The pairs that shared one under `driftwatch-incident-<journal>-<id>-<bot>.md`.
+    expect(postmortemFilename({ id: 1, botId: "1-2-b" }, "a")).toBe("driftwatch-incident-a-1_1-2-b.md");
+    expect(postmortemFilename({ id: 1, botId: "2-b" }, "a-1")).toBe("driftwatch-incident-a-1-1_2-b.md");
+    expect(postmortemFilename({ id: 2, botId: "b" }, "a-1-1")).toBe("driftwatch-incident-a-1-1-2_b.md");
+    expect(postmortemFilename({ id: 1, botId: "2-b" }, "a")).toBe("driftwatch-incident-a-1_2-b.md");
+    expect(postmortemFilename({ id: 2, botId: "b" }, "a-1")).toBe("driftwatch-incident-a-1-2_b.md");
+    // A bot's `_` cannot pass for the end of the address: trip 1 of journal a with bot 2_b is not journal a-1-2's trip.
+    expect(postmortemFilename({ id: 1, botId: "2_b" }, "a")).toBe("driftwatch-incident-a-1_2-b.md");
+    expect(postmortemFilename({ id: 12, botId: "../bot b" })).toBe("driftwatch-incident-12_bot-b.md");
+  });
+
+  it("gives two different incidents (journal and trip) two different names, whatever the names of their journals and bots", () => {
+    const journal = fc.option(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/), { nil: undefined });
+    const incident = fc.record({ journal, id: fc.integer({ min: 1, max: 2 ** 40 }), botId: fc.string({ maxLength: 60 }) });
+    fc.assert(
+      fc.property(incident, incident, (a, b) => {
+        const name = postmortemFilename(a, a.journal);
+        expect(name).toMatch(/^driftwatch-incident-[A-Za-z0-9._-]+\.md$/);
+        if (name === postmortemFilename(b, b.journal)) expect([b.journal, b.id]).toEqual([a.journal, a.id]);
+      }),
+      { numRuns: 2_000 },
+    );
+    // The shrunk pairs the property is most likely to miss: one journal's name ends where another's trip begins.
+    const names = ["a", "a-1", "a-1-1", "a_1", "a-1_2", "a..b", "a.b"].flatMap((j) =>
+      [1, 2, 12].flatMap((id) => ["b", "2-b", "1-2-b", "2_b", "_", ""].map((botId) => ({ j, id, name: postmortemFilename({ id, botId }, j) }))),
+    );
+    for (const x of names) for (const y of names) if (x.name === y.name) expect([y.j, y.id]).toEqual([x.j, x.id]);
   });
 });
