@@ -7,9 +7,6 @@ import { correctBookAction } from "@/lib/actions/server";
 import { signedQty } from "@/lib/incidents/events";
 import type { DriftingLine } from "@/lib/queries/book-corrections";
 
-/** `operator:ana` → `ana`; `operator` (names hidden from this reader) stays. */
-export const operatorName = (actor: string) => actor.replace(/^operator:/, "");
-
 /**
  * One symbol that drifts in the bot's latest cycle, and the correction of the bot's book for it:
  * the two choices in plain words with the numbers they lead to. The sizes and the cycle the
@@ -32,7 +29,7 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
       </p>
       {line.pending ? (
         <p role="status" data-testid="correction-pending" className="rounded bg-emerald-50 p-2 text-emerald-950 dark:bg-emerald-950 dark:text-emerald-50">
-          Corrected by {operatorName(line.pending.correctedBy)} at <UtcTime iso={line.pending.correctedAt} />: book {signedQty(line.pending.ours)} →{" "}
+          Corrected by {line.pending.correctedBy} at <UtcTime iso={line.pending.correctedAt} />: book {signedQty(line.pending.ours)} →{" "}
           {signedQty(line.pending.ours + line.pending.delta)}; the bot applies it on its next cycle.
         </p>
       ) : (

@@ -2,7 +2,6 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { signedQty } from "@/lib/incidents/events";
 import type { CorrectionView } from "@/lib/queries/book-corrections";
 import { visibleText } from "@/lib/text/visible-text";
-import { operatorName } from "./book-correction-form";
 
 const KIND_WORDS = { adopt_exchange: "adopted the exchange's size", flattened_on_venue: "flattened on the venue" } as const;
 
@@ -14,8 +13,8 @@ export function BookCorrectionsList({ corrections }: { corrections: CorrectionVi
       {corrections.map((c) => (
         <li key={c.id} data-testid="book-correction" data-symbol={c.symbol} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
           <p>
-            <UtcTime iso={c.correctedAt} />: {operatorName(c.correctedBy)} {KIND_WORDS[c.kind]} for <span className="font-mono font-semibold">{c.symbol}</span>,
-            book <span className="font-mono">{signedQty(c.ours)}</span> → <span className="font-mono">{signedQty(c.after)}</span> (the exchange showed{" "}
+            <UtcTime iso={c.correctedAt} />: {c.correctedBy} {KIND_WORDS[c.kind]} for <span className="font-mono font-semibold">{c.symbol}</span>, book{" "}
+            <span className="font-mono">{signedQty(c.ours)}</span> → <span className="font-mono">{signedQty(c.after)}</span> (the exchange showed{" "}
             <span className="font-mono">{signedQty(c.theirs)}</span>).
           </p>
           <p>“{visibleText(c.note)}”</p>

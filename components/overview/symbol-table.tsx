@@ -31,7 +31,7 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
     <div className="space-y-1" data-testid="ack-cell">
       {line.ack ? (
         <p title={visibleText(line.ack.note)}>
-          yes, by {line.ack.by.replace(/^operator:/, "")} until <UtcTime iso={line.ack.expiresAt} />
+          yes, by {line.ack.by} until <UtcTime iso={line.ack.expiresAt} />
         </p>
       ) : (
         <p className="font-semibold">no{line.ackLapsed ? ` (lapsed: ${line.ackLapsed})` : ""}</p>

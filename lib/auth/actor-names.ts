@@ -3,6 +3,11 @@
  * `viewer:<name>`; a reader who is not signed in sees only the role (`operator`, `viewer`), so the
  * public pages do not hand a stranger the list of accounts to guess passwords for or lock out.
  * Pure: the page or route decides whether its reader sees names, and passes that down.
+ *
+ * Every screen spells a person one way, as the journal records them: `operator:ana` (a halt's
+ * cause, the breakers page, an acknowledgement, a book correction, the audit log, an incident's
+ * story), or the role alone for a reader who may not see names. Never `ana` on one screen and
+ * `operator:ana` on the next.
  */
 
 /** `operator:<name>` / `viewer:<name>` as they appear anywhere in text (a reason, a summary, JSON). */

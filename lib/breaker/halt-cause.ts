@@ -4,7 +4,8 @@
  * bot card, the bot page and the banner on every page all word it through this one function.
  *
  * A halt made by hand (the console's "Halt now": `changed_by` is `operator:<name>`, the trip names
- * no reconciliation) has no cause that can go away: it reads as who halted it, when, and why.
+ * no reconciliation) has no cause that can go away: it reads as who halted it (`operator:ana`, as
+ * the breakers page, the audit log and the incident's story name them), when, and why.
  */
 
 import { formatUtc } from "../text/format";
@@ -34,10 +35,12 @@ export function changedByOperator(changedBy: string | null | undefined): boolean
   return changedBy === "operator" || (changedBy?.startsWith("operator:") ?? false);
 }
 
-/** `halted by hand by ana at 05:31 UTC: <reason>`; "an operator" where the name is hidden. */
+/**
+ * `halted by hand by operator:ana at 05:31 UTC: <reason>`: the operator spelled as every screen
+ * spells a person (lib/auth/actor-names.ts), `operator` alone where the reader may not see names.
+ */
 function handMadeText(p: { reason: string | null; changedBy: string; changedAt: string | null; now?: number | Date }): string {
-  const name = p.changedBy.startsWith("operator:") ? p.changedBy.slice("operator:".length) : "";
-  const who = name ? name : "an operator";
+  const who = p.changedBy;
   const at = p.changedAt ? hhmmUtc(p.changedAt, p.now) : null;
   let why = p.reason?.trim() ?? "";
   if (why.startsWith(HAND_HALT_PREFIX.trim())) why = why.slice(HAND_HALT_PREFIX.trim().length).trim();

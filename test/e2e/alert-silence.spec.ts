@@ -103,6 +103,6 @@ test.describe("an acknowledgement silences the page", () => {
     await expect(row.getByTestId("silence-note")).toContainText(
       "Alertmanager could not be reached: the page keeps firing — silence it in Alertmanager by hand",
     );
-    await expect(row.getByTestId("ack-cell")).toContainText("yes, by ana");
+    await expect(row.getByTestId("ack-cell")).toContainText("yes, by operator:ana");
   });
 });

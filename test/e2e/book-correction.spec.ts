@@ -96,9 +96,11 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     await line.getByLabel("Adopt the exchange's +89: the bot's book goes from +148 to +89.").check();
     await line.getByLabel("What you checked on the venue").fill("desk closed 59 AAPL by hand on the venue");
     await line.getByRole("button", { name: "Correct the book of AAPL" }).click();
-    await expect(line.getByTestId("correction-pending")).toContainText(/^Corrected by ana at .+: book \+148 → \+89; the bot applies it on its next cycle\.$/);
+    await expect(line.getByTestId("correction-pending")).toContainText(
+      /^Corrected by operator:ana at .+: book \+148 → \+89; the bot applies it on its next cycle\.$/,
+    );
     const correction = main.locator('[data-testid="book-correction"][data-symbol="AAPL"]');
-    await expect(correction).toContainText("ana adopted the exchange's size for AAPL, book +148 → +89");
+    await expect(correction).toContainText("operator:ana adopted the exchange's size for AAPL, book +148 → +89");
     await expect(correction).toContainText("“desk closed 59 AAPL by hand on the venue”");
     await noSeriousAxeViolations(page);
     // The correction acknowledged the drift: only the reconciliation is left (the heartbeat, beaten

@@ -107,7 +107,7 @@ test.describe("Halt now", () => {
     await expect(card.getByTestId("action-ok")).toContainText("Halted.");
     await expect(card.getByTestId("breaker-state")).toHaveText("halted");
     await expect(card.locator("[data-status]").first()).toHaveText("HALTED");
-    await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by ana at \\d\\d:\\d\\d UTC: ${REASON}`));
+    await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by operator:ana at \\d\\d:\\d\\d UTC: ${REASON}`));
     await expect(card.getByTestId("halt-reason")).not.toContainText("in sync since");
     await expect(card.getByTestId("halt-now")).toHaveCount(0);
     await expect(card.getByTestId("review-and-clear")).toHaveText("Review and clear");
@@ -132,7 +132,7 @@ test.describe("Halt now", () => {
 
     // The bot page reads it the same way, and offers the usual clear checklist for it.
     await page.goto(`${server.url}/bots/bot-a`);
-    await expect(page.locator("main").getByTestId("halt-reason")).toContainText(`halted by hand by ana at`);
+    await expect(page.locator("main").getByTestId("halt-reason")).toContainText(`halted by hand by operator:ana at`);
     await expect(page.locator("main").getByTestId("checklist")).toBeVisible();
     await page.screenshot({ path: "test-results/screenshots/halt-now-bot-page.png", fullPage: true });
     // A halt by hand is an incident like a trip: the bot page links to its story, by the trip's bare id with one journal.
@@ -143,6 +143,8 @@ test.describe("Halt now", () => {
     await expect(page).toHaveURL(/\/incidents\/\d+$/);
     await expect(page.getByRole("heading", { level: 1 })).toContainText("bot-a");
     await expect(page.locator("main").getByTestId("incident-status")).toHaveText("OPEN");
+    // The story names the operator as the card did: one spelling for a person on every screen.
+    await expect(page.locator("main").getByTestId("incident-cause")).toHaveText(`halted by hand by operator:ana: ${REASON}`);
 
     // One bot, one open incident: the weekly chart still has both its scales, each titled and with its ticks.
     await page.goto(`${server.url}/incidents`);
@@ -170,7 +172,7 @@ test.describe("Halt now", () => {
   test("a visitor sees the hand-made halt without names, and is told to sign in to clear rather than offered a clear", async ({ page }) => {
     await page.goto(server.url);
     const card = page.locator('main [data-testid="bot-card"][data-bot="bot-a"]');
-    await expect(card.getByTestId("halt-reason")).toContainText(`halted by hand by an operator at`);
+    await expect(card.getByTestId("halt-reason")).toContainText(`halted by hand by operator at`);
     await expect(card.getByTestId("halt-reason")).not.toContainText("ana");
     await expect(card.getByTestId("sign-in-to-clear")).toContainText("sign in as an operator to clear");
     await expect(card.getByTestId("review-and-clear")).toHaveText("Review");

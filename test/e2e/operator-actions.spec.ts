@@ -113,7 +113,7 @@ test.describe("operator actions on a lost reply", () => {
     await row.getByLabel("What you checked").fill("the unknown order filled 2 ETH; lookup confirmed it");
     await row.getByRole("button", { name: "Acknowledge ETHUSDT" }).click();
     await expect(row.getByTestId("action-ok")).toContainText("Acknowledged until");
-    await expect(row.getByTestId("ack-cell")).toContainText("yes, by ana");
+    await expect(row.getByTestId("ack-cell")).toContainText("yes, by operator:ana");
 
     // A drift that comes and goes while the bot is halted (a fill landing between two cycles):
     // nobody saw it live, and no overview row offers to acknowledge it any more.

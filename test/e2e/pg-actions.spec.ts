@@ -152,7 +152,9 @@ test.describe("an action on a bot of a PostgreSQL source", () => {
     // The page learns of the cycle from the PostgreSQL journal's change signal, with no reload, and the correction goes through.
     await expect(line.locator('input[name="reconciliationId"]')).toHaveValue(String(cycleId));
     await correct();
-    await expect(line.getByTestId("correction-pending")).toContainText(/^Corrected by ana at .+: book 0 → \+2; the bot applies it on its next cycle\.$/);
+    await expect(line.getByTestId("correction-pending")).toContainText(
+      /^Corrected by operator:ana at .+: book 0 → \+2; the bot applies it on its next cycle\.$/,
+    );
 
     const c = new pg.Client({ connectionString: url });
     await c.connect();
