@@ -41,6 +41,12 @@ function Row({ r }: { r: CollapsedRow }) {
             ×{r.count}
           </strong>
         )}
+        {/* The console's halt or clear is one action: its audit entry is told here, not as a line of its own. */}
+        {r.audit.map((a) => (
+          <span key={a.id} id={a.id} className="block text-xs text-slate-700 dark:text-slate-200" data-testid="story-event-audit">
+            audit log: {visibleText(a.summary)}
+          </span>
+        ))}
       </span>
     </li>
   );

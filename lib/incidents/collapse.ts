@@ -1,8 +1,9 @@
 /**
  * An incident's timeline as a story reads it: every notable event once, an event repeated word for
  * word (a lookup that fails every 2.5 s for forty minutes) as one row with its count and its first
- * and last time, and the routine rest (fills, clean cycles, unchanged drift cycles) counted on one
- * line, never listed and never counted as notable. Pure, over the events the window view reads.
+ * and last time, one console action written twice (a Halt now's trip and its audit entry) as one
+ * row, and the routine rest (fills, clean cycles, unchanged drift cycles) counted on one line,
+ * never listed and never counted as notable. Pure, over the events the window view reads.
  */
 import type { IncidentEvent } from "./events";
 import { formatAge, formatUtc } from "../text/format";
@@ -16,6 +17,8 @@ export interface CollapsedRow {
   count: number;
   firstAt: string;
   lastAt: string;
+  /** A breaker event's own audit entry (the console's halt or clear that wrote it), told on its line rather than as a line of its own. */
+  audit: IncidentEvent[];
 }
 
 export interface CollapsedTimeline {
@@ -49,13 +52,43 @@ const routineWord = (key: string, n: number): string => {
   return `${key.replaceAll("_", " ")} event${n === 1 ? "" : "s"}`;
 };
 
+/** The breaker event each applied console action writes in the transaction of its audit entry. */
+const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
+
+const actionKey = (e: IncidentEvent, kind: string) => JSON.stringify([e.journal ?? null, e.botId, e.at, e.actor, kind]);
+
+/**
+ * The audit entries that record a breaker event of these events, each by the id of its breaker
+ * event: the console's Halt now, clear or approved clear writes the trip or clear and its audit
+ * entry in one transaction, at one time, by one person, so a reader would otherwise read the
+ * action twice ("BREAKER TRIPPED by operator:ana: …" and "operator:ana: halt bot on alpha (applied)").
+ * A halt or clear written without the console has no audit entry, and a refused action no breaker
+ * event: both stay lines of their own.
+ */
+function breakerAudits(events: readonly IncidentEvent[]): Map<string, IncidentEvent> {
+  const breakers = new Map<string, IncidentEvent>();
+  for (const e of events) if (e.source === "breaker" && e.operator) breakers.set(actionKey(e, e.kind), e);
+  const out = new Map<string, IncidentEvent>();
+  if (breakers.size === 0) return out;
+  for (const e of events) {
+    const kind = e.source === "audit" && e.outcome === "applied" ? BREAKER_ACTIONS[e.kind] : undefined;
+    const breaker = kind === undefined ? undefined : breakers.get(actionKey(e, kind));
+    if (breaker && !out.has(breaker.id)) out.set(breaker.id, e);
+  }
+  return out;
+}
+
 export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTimeline {
   const unchanged = unchangedDrifts(events);
+  const audits = breakerAudits(events);
+  const told = new Set([...audits.values()].map((a) => a.id));
   const rows: CollapsedRow[] = [];
   const byKey = new Map<string, CollapsedRow>();
   const routine = new Map<string, number>();
   let routineTotal = 0;
   for (const e of events) {
+    // On its breaker event's line (below), whether that comes before or after it.
+    if (told.has(e.id)) continue;
     if (isRoutine(e) || unchanged.has(e.id)) {
       const key = `${e.source} ${e.kind}`;
       routine.set(key, (routine.get(key) ?? 0) + 1);
@@ -63,12 +96,14 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
       continue;
     }
     const key = sameEventKey(e);
+    const audit = audits.get(e.id);
     const row = byKey.get(key);
     if (row) {
       row.count++;
       row.lastAt = e.at;
+      if (audit) row.audit.push(audit);
     } else {
-      const fresh = { event: e, count: 1, firstAt: e.at, lastAt: e.at };
+      const fresh = { event: e, count: 1, firstAt: e.at, lastAt: e.at, audit: audit ? [audit] : [] };
       byKey.set(key, fresh);
       rows.push(fresh);
     }

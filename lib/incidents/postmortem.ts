@@ -112,7 +112,7 @@ export function incidentPostmortem(view: {
 
   out.push("## Timeline", "");
   out.push(
-    `${timeline.events.toLocaleString("en-US")} events from the journal; each line below is one event or a run of identical ones.${timeline.capped ? " The timeline was cut at the console's row cap: read the rest minute by minute." : ""}`,
+    `${timeline.events.toLocaleString("en-US")} events from the journal; each line below is one event, a run of identical ones, or a halt or clear with its audit entry.${timeline.capped ? " The timeline was cut at the console's row cap: read the rest minute by minute." : ""}`,
     "",
   );
   if (pruned?.cyclesPrunedOn) {
@@ -124,6 +124,7 @@ export function incidentPostmortem(view: {
   for (const r of timeline.rows) {
     const when = r.count === 1 ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
     out.push(`- ${when} ${inline(r.event.summary)}${r.count > 1 ? ` ×${r.count}` : ""}`);
+    for (const a of r.audit) out.push(`  - audit log: ${inline(a.summary)}`);
   }
   if (timeline.routineTotal > 0) {
     out.push(

@@ -145,6 +145,16 @@ test.describe("a long incident, a halt by hand, at desk and phone width", () => 
     await expect(steps.nth(1)).toContainText("operator cleared the halt");
     await expect(main.getByTestId("time-to-first-action")).toHaveText("0 s");
     await expect(main.getByTestId("time-to-clear")).toHaveText("10 min 0 s");
+    // The timeline tells each of the two actions once: the breaker event, with its audit entry on the same line.
+    const timeline = main.getByTestId("story-timeline");
+    const operatorLines = timeline.getByTestId("story-event").filter({ hasText: /operator/ });
+    await expect(operatorLines).toHaveCount(2);
+    await expect(operatorLines.nth(0)).toHaveAttribute("data-kind", "trip");
+    await expect(operatorLines.nth(0)).toContainText(`BREAKER TRIPPED by operator: halted by hand: ${HALT_REASON}`);
+    await expect(operatorLines.nth(0).getByTestId("story-event-audit")).toHaveText("audit log: operator: halt bot on bot-a (applied)");
+    await expect(operatorLines.nth(1)).toHaveAttribute("data-kind", "clear");
+    await expect(operatorLines.nth(1).getByTestId("story-event-audit")).toHaveText("audit log: operator: clear halt on bot-a (applied)");
+    await expect(timeline.locator('[data-testid="story-event"][data-source="audit"]')).toHaveCount(0);
     await page.screenshot({ path: `${SHOTS}/incident-hand-halt.png`, fullPage: true });
 
     const [download] = await Promise.all([page.waitForEvent("download"), main.getByTestId("postmortem").click()]);

@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { resolveManuallySpec } from "@/lib/actions/resolve-order";
 import { haltBotSpec } from "@/lib/actions/halt-bot";
+import { clearHaltSpec } from "@/lib/actions/clear-halt";
 import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
 import { sameEventKey } from "@/lib/incidents/collapse";
 import { AUDIT_SQL, CLEAR_SQL, FIRST_RESPONSE_SQL, TRIP_SQL, getIncidentStory, listIncidents, listSql } from "@/lib/queries/incident-story";
@@ -26,6 +27,7 @@ import { act, ana, ben, consoleWriter } from "../helpers/actions";
 import { consoleDb } from "../helpers/console-db";
 import { ACK_NOTE, CLEAR_NOTE, LONG_STORY, OPERATOR_REASON, RESOLVE_NOTE, writeIncidentScenario } from "../helpers/incident-journal";
 import { migratedJournal, migrationsDir } from "../helpers/journal";
+import { botOnSim } from "../helpers/bot";
 import { env } from "@/lib/env";
 
 let cleanup: (() => void)[] = [];
@@ -114,7 +116,7 @@ describe("one incident, told from the journal", () => {
     ]);
     // No two rows say the same thing; every event is a row, in a row's count, or counted as routine.
     expect(new Set(timeline.rows.map((r) => sameEventKey(r.event))).size).toBe(timeline.rows.length);
-    expect(timeline.rows.reduce((n, r) => n + r.count, 0) + timeline.routineTotal).toBe(timeline.events);
+    expect(timeline.rows.reduce((n, r) => n + r.count + r.audit.length, 0) + timeline.routineTotal).toBe(timeline.events);
     expect(timeline.rows.some((r) => r.event.source === "breaker" && r.event.kind === "trip")).toBe(true);
     // The hand resolution is told once, by its audit entry, not again as the order's operator event.
     expect(timeline.rows.filter((r) => r.event.operator && r.event.actor === "operator:ana").map((r) => r.event.source)).toEqual(["audit"]);
@@ -215,6 +217,59 @@ describe("one incident, told from the journal", () => {
     expect(md).toContain(`1. ${at.toISOString().slice(11, 19)} UTC: operator:ana halted bot-a by hand\n   > venue maintenance, stop new entries`);
     expect(md).not.toContain("Nobody has acted yet");
     expect(listIncidents({ db: c.db, bot: "bot-a", now }).items[0]).toMatchObject({ id, toFirstActionMs: 0 });
+  });
+
+  it("tells a Halt now and its clear through the console once each in the timeline, the audit entry on the breaker event's line; who did what stays two actions", async () => {
+    const bot = botOnSim();
+    cleanup.push(bot.close);
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    await bot.writer.reconcile({ symbols: ["AAPL"] });
+    const w = consoleWriter(bot.file);
+    cleanup.push(() => w.close());
+    const version = w.prepare(`SELECT version FROM breakers WHERE bot_id = 'bot-a'`).pluck().get() as number;
+    const haltAt = bot.sim.now();
+    const input = { botId: "bot-a", reason: "venue maintenance, stop new entries", breakerVersion: String(version) };
+    expect((await act(w, haltBotSpec(), ana, input, haltAt)).ok).toBe(true);
+    // The bot's next cycle is clean and its heartbeat fresh: ben clears it 30 s later.
+    bot.sim.advance(30_000);
+    await bot.writer.reconcile({ symbols: ["AAPL"] });
+    bot.writer.heartbeat();
+    const clear = clearHaltSpec({ heartbeatStaleMs: 60_000, doubtfulGraceMs: 30_000, twoPersonClear: false, twoPersonWindowMs: 600_000 });
+    const clearInput = { botId: "bot-a", breakerVersion: String(version + 1), reason: "maintenance over", confirmBotId: "bot-a" };
+    expect(await act(w, clear, ben, clearInput, bot.sim.now())).toMatchObject({ ok: true, data: { cleared: true } });
+    const id = w.prepare(`SELECT max(id) FROM breaker_events WHERE bot_id = 'bot-a' AND kind = 'trip'`).pluck().get() as number;
+    const c = consoleDb(bot.file);
+    cleanup.push(c.close);
+    const now = later(bot.sim.now().toISOString(), 60);
+
+    const view = getIncidentStory({ db: c.db, id, now })!;
+    const { timeline, story } = view;
+    const lines = timeline.rows.map((r) => [r.event.source, r.event.kind, r.audit.map((a) => a.summary)]);
+    expect(lines.filter(([source]) => source !== "reconciliation")).toEqual([
+      ["breaker", "trip", ["operator:ana: halt bot on bot-a (applied)"]],
+      ["breaker", "clear", ["operator:ben: clear halt on bot-a (applied)"]],
+    ]);
+    // Nothing is lost: the events are still counted, each once, and their ids are still anchors of the page.
+    expect(timeline.rows.reduce((n, r) => n + r.count + r.audit.length, 0) + timeline.routineTotal).toBe(timeline.events);
+    // Who did what, and the first action, count each action once, as before.
+    expect(story.steps.map((x) => [x.actor, x.what])).toEqual([
+      ["operator:ana", "halted bot-a by hand"],
+      ["operator:ben", "cleared the halt"],
+    ]);
+    expect(story.durations).toEqual({ toFirstActionMs: 0, toSettleMs: null, toClearMs: 30_000 });
+    // The post-mortem says what the page says.
+    const md = incidentPostmortem(view);
+    expect(md).toContain(
+      `- ${haltAt.toISOString().slice(11, 19)} BREAKER TRIPPED by operator:ana: halted by hand: venue maintenance, stop new entries\n  - audit log: operator:ana: halt bot on bot-a (applied)\n`,
+    );
+    expect(md).not.toMatch(/^- \S+ operator:(ana|ben): /m);
+
+    // A reader who may not see names reads the same lines, by role.
+    const masked = (await loadIncidentStory({ q: queryOf(c.db), config: env(), now, names: false, id }))!;
+    expect(masked.timeline.rows.filter((r) => r.event.source !== "reconciliation").map((r) => [r.event.summary, r.audit.map((a) => a.summary)])).toEqual([
+      ["BREAKER TRIPPED by operator: halted by hand: venue maintenance, stop new entries", ["operator: halt bot on bot-a (applied)"]],
+      ["breaker cleared by operator: maintenance over", ["operator: clear halt on bot-a (applied)"]],
+    ]);
   });
 
   it("charts a halt open for months around its trip (what led to it and the hour after), and a short one whole", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collapseTimeline } from "@/lib/incidents/collapse";
-import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
+import { inJournal, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSeverity } from "@/lib/incidents/events";
 
 let n = 0;
 function event(kind: string, severity: IncidentSeverity, summary: string, source: IncidentEvent["source"] = "order"): IncidentEvent {
@@ -61,6 +61,81 @@ describe("collapsing an incident's timeline", () => {
     expect(c.routine).toEqual([
       { words: "clean reconciliations", n: 2 },
       { words: "order intent", n: 1 },
+    ]);
+  });
+});
+
+describe("one console action, written as a breaker event and its audit entry", () => {
+  const AT = "2026-11-30T05:31:00.000Z";
+  const row = (over: Partial<IncidentRow>): IncidentRow => ({
+    source: "breaker",
+    rowId: 1,
+    at: AT,
+    botId: "beta",
+    kind: "trip",
+    actor: "operator:ana",
+    clientOrderId: null,
+    symbol: null,
+    side: null,
+    qty: null,
+    strategy: null,
+    detail: null,
+    reason: "halted by hand: venue maintenance",
+    reconciliationId: null,
+    ordersInFlight: null,
+    target: null,
+    outcome: null,
+    ...over,
+  });
+  const trip = toIncidentEvent(row({ rowId: 5 }));
+  const auditRow = (over: Partial<IncidentRow> = {}) =>
+    toIncidentEvent(row({ source: "audit", rowId: 9, kind: "halt_bot", reason: null, target: "beta", outcome: "applied", detail: "{}", ...over }));
+
+  it("is one line: the breaker event, its audit entry told on it, before or after it in the list", () => {
+    const halt = auditRow();
+    for (const events of [
+      [trip, halt],
+      [halt, trip],
+    ]) {
+      const c = collapseTimeline(events);
+      expect(c.rows.map((r) => [r.event.id, r.count, r.audit.map((a) => a.summary)])).toEqual([["breaker-5", 1, ["operator:ana: halt bot on beta (applied)"]]]);
+      expect(c.routineTotal).toBe(0);
+    }
+    // The clear and an approved clear (two-person rule) likewise; a reader who may not see names reads roles on both.
+    const clear = toIncidentEvent(row({ rowId: 6, kind: "clear", actor: "operator", reason: "maintenance over" }));
+    for (const action of ["clear_halt", "approve_clear_halt"]) {
+      const c = collapseTimeline([clear, auditRow({ kind: action, actor: "operator" })]);
+      expect(c.rows.map((r) => [r.event.id, r.audit.map((a) => a.kind)])).toEqual([["breaker-6", [action]]]);
+    }
+  });
+
+  it("keeps apart what is not one action: a refused halt, a halt written without the console, another person, bot or journal", () => {
+    const apart = (...events: IncidentEvent[]) => collapseTimeline(events).rows.map((r) => [r.event.id, r.audit.length]);
+    expect(apart(trip, auditRow({ outcome: "refused", reason: "conflict" }))).toEqual([
+      ["breaker-5", 0],
+      ["audit-9", 0],
+    ]);
+    expect(apart(trip)).toEqual([["breaker-5", 0]]);
+    expect(apart(trip, auditRow({ actor: "operator:ben" }))).toEqual([
+      ["breaker-5", 0],
+      ["audit-9", 0],
+    ]);
+    expect(apart(trip, auditRow({ botId: "alpha", target: "alpha" }))).toEqual([
+      ["breaker-5", 0],
+      ["audit-9", 0],
+    ]);
+    expect(apart(trip, auditRow({ at: "2026-11-30T05:31:00.001Z" }))).toEqual([
+      ["breaker-5", 0],
+      ["audit-9", 0],
+    ]);
+    // A clear's audit entry is not a trip's.
+    expect(apart(trip, auditRow({ kind: "clear_halt" }))).toEqual([
+      ["breaker-5", 0],
+      ["audit-9", 0],
+    ]);
+    expect(apart(inJournal(trip, "desk-a"), inJournal(auditRow(), "desk-b"))).toEqual([
+      ["desk-a/breaker-5", 0],
+      ["desk-b/audit-9", 0],
     ]);
   });
 });
