@@ -27,8 +27,9 @@ type CardBot = BotSummary & {
 const UNREAD = "unknown (its journal cannot be read)";
 
 /**
- * One bot. `unsure` is set when the page's own data is not current (a failed poll): then nothing
- * on the card may read as running, and the breaker reads as it was when last read. `receivedAt` is when the data arrived (the query's
+ * One bot. `unsure` is set when the page's own data is not current (a failed poll, or data older
+ * than lib/live/not-current.ts allows): then nothing on the card may read as running, and the
+ * breaker reads as it was when last read. `receivedAt` is when the data arrived (the query's
  * dataUpdatedAt): the ages keep counting from it while no new answer comes.
  */
 export function BotCard({

@@ -9,6 +9,8 @@ import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
+import { useNotCurrent } from "@/components/live/use-not-current";
+import { notUpdatedWords } from "@/lib/live/not-current";
 import { useLiveAge } from "@/components/live/use-now";
 import { UtcTime } from "@/components/ui/utc-time";
 import { approveClearAction, clearHaltAction } from "@/lib/actions/server";
@@ -42,6 +44,9 @@ export function ClearHaltPanel({
   const options = botClearQuery(botId);
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
+  // Not current: a failed poll, or data older than the one limit every live page keeps (a poll that hangs, a stream gone quiet).
+  const { notCurrent: tooOld, ageMs } = useNotCurrent(updatedAt);
+  const unsure = query.isError || tooOld;
   const clear = useKeptForm(clearHaltAction);
   const { result, action, pending } = clear;
   const approval = useKeptForm(approveClearAction);
@@ -76,12 +81,12 @@ export function ClearHaltPanel({
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="break-all text-2xl font-bold">Bot {botId}</h1>
-        <LiveStatus updatedAt={updatedAt} failing={query.isError} />
+        <LiveStatus updatedAt={updatedAt} failing={unsure} />
       </div>
-      {query.isError && <AlarmBanner title="Not updating" causes={[query.error.message]} />}
+      {unsure && <AlarmBanner title="Not updating" causes={[query.isError ? query.error.message : notUpdatedWords(ageMs)]} />}
       <BotCard
         bot={{ ...view.bot, source: view.source }}
-        unsure={query.isError}
+        unsure={unsure}
         receivedAt={query.dataUpdatedAt}
         haltStory={
           view.haltTripId === null ? null : { id: incidentIdText(view.haltTripId, view.source), href: incidentStoryHref(view.haltTripId, view.source) }
@@ -123,7 +128,7 @@ export function ClearHaltPanel({
         />
         {!halted ? (
           <p data-testid="not-halted">
-            {query.isError ? (
+            {unsure ? (
               // Not current: "not halted" was true when last read, and may not be now.
               <>
                 Unknown: this bot was not halted when last read, at <UtcTime iso={new Date(query.dataUpdatedAt).toISOString()} /> (not current). Nothing to

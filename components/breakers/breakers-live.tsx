@@ -5,29 +5,20 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
-import { useHydrated } from "@/components/live/use-hydrated";
-import { useNow } from "@/components/live/use-now";
+import { useNotCurrent } from "@/components/live/use-not-current";
+import { notUpdatedWords } from "@/lib/live/not-current";
 import type { BreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/query-options/breakers";
 import { BotBreakers } from "./bot-breakers";
-
-/** Data older than this means polling has stopped working: no breaker may read as fine. */
-const TOO_OLD_MS = 5_000;
 
 export function BreakersLive({ view }: { view: BreakersView }) {
   const options = breakersQuery(view);
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
-  const now = useNow();
+  const { notCurrent: tooOld, ageMs } = useNotCurrent(updatedAt);
   const data = query.data;
-  // Only the browser knows how old the data is; the server and hydration must render the same.
-  const hydrated = useHydrated();
-  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;
-  const causes = query.error
-    ? [`cannot read right now: ${query.error.message}`]
-    : tooOld
-      ? [`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`]
-      : [];
+  // Out of date, no breaker may read as fine.
+  const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? [notUpdatedWords(ageMs)] : [];
   const unsure = causes.length > 0;
 
   return (

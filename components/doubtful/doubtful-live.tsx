@@ -6,8 +6,7 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
-import { useHydrated } from "@/components/live/use-hydrated";
-import { useNow } from "@/components/live/use-now";
+import { useNotCurrent } from "@/components/live/use-not-current";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
@@ -17,10 +16,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   const options = doubtfulQuery(bot);
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
-  const now = useNow();
-  // Only the browser knows how old the data is; the server and hydration must render the same.
-  const hydrated = useHydrated();
-  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > 5_000;
+  const { notCurrent: tooOld } = useNotCurrent(updatedAt);
   const data = query.data;
   const [resolved, setResolved] = useState<string[]>([]);
   const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);

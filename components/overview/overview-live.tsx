@@ -11,15 +11,13 @@ import { AlarmBanner } from "@/components/live/alarm-banner";
 import { bannerHalts, LastKnownHalt } from "@/components/live/last-known-halt";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
-import { useHydrated } from "@/components/live/use-hydrated";
-import { useNow } from "@/components/live/use-now";
+import { useNotCurrent } from "@/components/live/use-not-current";
+import { notUpdatedWords } from "@/lib/live/not-current";
 import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
 import { overviewQuery } from "@/lib/query-options/overview";
 import { SORTS, applyOverviewView, orderBotsForOverview, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
 
-/** Data older than this means polling has stopped working: nothing may look healthy. */
-const TOO_OLD_MS = 5_000;
 const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
 const sortLabels: Record<(typeof SORTS)[number], string> = {
@@ -34,7 +32,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   const options = overviewQuery();
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
-  const now = useNow();
+  const { notCurrent: tooOld, ageMs } = useNotCurrent(updatedAt);
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
@@ -55,9 +53,6 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   const data = query.data;
   const error = asLiveReadError(query.error);
-  // Only the browser knows how old the data is; the server and hydration must render the same.
-  const hydrated = useHydrated();
-  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;
   const unsure = error !== null || tooOld;
 
   if (!data) {
@@ -69,7 +64,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   const causes = [...data.alarms];
   if (error) causes.unshift(`cannot read right now: ${error.message}`);
-  else if (tooOld) causes.unshift(`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`);
+  else if (tooOld) causes.unshift(notUpdatedWords(ageMs));
   const halted = bannerHalts(data.bots);
   const drifting = data.lines.filter((l) => l.drift !== "none").length;
   const lines = applyOverviewView(data.lines, view);

@@ -24,11 +24,11 @@ import { OrderList } from "./order-list";
 import { RangePicker } from "./range-picker";
 import { SymbolNotFound } from "./symbol-not-found";
 import { useHydrated } from "@/components/live/use-hydrated";
+import { useNotCurrent } from "@/components/live/use-not-current";
+import { notUpdatedWords } from "@/lib/live/not-current";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { visibleText } from "@/lib/text/visible-text";
 
-/** Data older than this means polling has stopped working: nothing may look healthy. */
-const TOO_OLD_MS = 5_000;
 const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
 const asLiveError = asLiveReadError;
@@ -55,8 +55,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   const chartLive = chart.data?.window.live ?? false;
   const ages = [stateUpdatedAt, ...(chartLive ? [chart.dataUpdatedAt] : [])].filter((t) => t > 0);
   const updatedAt = ages.length ? Math.min(...ages) : 0;
-  // Only the browser knows how old the data is; the server and hydration must render the same.
-  const tooOld = hydrated && updatedAt > 0 && now - updatedAt > TOO_OLD_MS;
+  const { notCurrent: tooOld, ageMs } = useNotCurrent(updatedAt);
   const unsure = error !== null || tooOld;
 
   if (!data) {
@@ -74,7 +73,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   const causes: string[] = [];
   if (stateError) causes.push(`cannot read the book and orders right now: ${stateError.message}`);
   if (chartError) causes.push(`cannot read the chart right now: ${chartError.message}`);
-  if (!error && tooOld) causes.push(`the page has not been updated for ${Math.round((now - updatedAt) / 1000)} s`);
+  if (!error && tooOld) causes.push(notUpdatedWords(ageMs));
   const halted = data.bot.breaker?.halted ?? false;
   const status = unsure && data.bot.status === "running" ? "stale" : data.bot.status;
   const c = range ? chart.data : undefined;
