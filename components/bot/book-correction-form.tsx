@@ -1,6 +1,7 @@
 "use client";
 import { useId } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "@/components/actions/action-message";
+import { NotCurrentNote } from "@/components/actions/not-current-note";
 import { useKeptForm } from "@/components/actions/use-kept-form";
 import { UtcTime } from "@/components/ui/utc-time";
 import { correctBookAction } from "@/lib/actions/server";
@@ -12,8 +13,9 @@ import type { DriftingLine } from "@/lib/queries/book-corrections";
  * the two choices in plain words with the numbers they lead to. The sizes and the cycle the
  * operator sees are sent with the form, so a line that moved meanwhile is refused, not corrected
  * blind. While a correction waits for the bot's next cycle, it says so instead of offering another.
+ * While the page is not current (`notCurrent`) the sizes shown may be old: the button waits.
  */
-export function BookCorrectionForm({ botId, line, canAct }: { botId: string; line: DriftingLine; canAct: boolean }) {
+export function BookCorrectionForm({ botId, line, canAct, notCurrent }: { botId: string; line: DriftingLine; canAct: boolean; notCurrent: boolean }) {
   const { result, action, pending, value, key } = useKeptForm(correctBookAction);
   const id = useId();
   const ours = signedQty(line.ours);
@@ -70,9 +72,15 @@ export function BookCorrectionForm({ botId, line, canAct }: { botId: string; lin
             />
             <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
           </div>
-          <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
+          <button
+            type="submit"
+            disabled={!canAct || pending || notCurrent}
+            className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}
+            aria-describedby={canAct && notCurrent ? `${id}-not-current` : undefined}
+          >
             Correct the book of {line.symbol}
           </button>
+          {canAct && notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`correct the book of ${line.symbol}`} />}
         </form>
       )}
       {/* Once the poll shows the pending correction, it says the same with who made it: one message, not two. */}

@@ -7,7 +7,7 @@ import { BookCorrectionsList } from "./book-corrections-list";
  * correction an operator may make, and the corrections made so far. A size drift whose exchange
  * side is right ends here: no reconciliation comes out clean until the book says what the venue holds.
  */
-export function BookSection({ botId, book, canAct }: { botId: string; book: BookCorrectionsView; canAct: boolean }) {
+export function BookSection({ botId, book, canAct, notCurrent }: { botId: string; book: BookCorrectionsView; canAct: boolean; notCurrent: boolean }) {
   return (
     <section aria-labelledby="book-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
       <h2 id="book-title" className="text-xl font-bold">
@@ -25,7 +25,7 @@ export function BookSection({ botId, book, canAct }: { botId: string; book: Book
           </p>
           <ul className="space-y-2">
             {book.drifting.map((line) => (
-              <BookCorrectionForm key={line.symbol} botId={botId} line={line} canAct={canAct} />
+              <BookCorrectionForm key={line.symbol} botId={botId} line={line} canAct={canAct} notCurrent={notCurrent} />
             ))}
           </ul>
         </>

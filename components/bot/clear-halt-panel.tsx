@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
 import { useKeptForm } from "@/components/actions/use-kept-form";
 import { ClearedSilencesNote } from "@/components/actions/cleared-silences-note";
+import { NotCurrentNote } from "@/components/actions/not-current-note";
 import { BotCard } from "@/components/bot/bot-card";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -176,7 +177,14 @@ export function ClearHaltPanel({
                 <h3 className="font-semibold">Drifts since the trip that nobody acknowledged</h3>
                 <ul className="space-y-2">
                   {drifts.map((d) => (
-                    <EndedDriftForm key={d.symbol} botId={botId} drift={d} canAct={canAct} onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))} />
+                    <EndedDriftForm
+                      key={d.symbol}
+                      botId={botId}
+                      drift={d}
+                      canAct={canAct}
+                      notCurrent={unsure}
+                      onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))}
+                    />
                   ))}
                 </ul>
               </div>
@@ -246,12 +254,14 @@ export function ClearHaltPanel({
               </div>
               <button
                 type="submit"
-                disabled={!canAct || pending || missing.length > 0}
+                // Not current: the breaker and the checklist may have moved since they were read (the server checks the version, but the operator must see what they clear).
+                disabled={!canAct || pending || missing.length > 0 || unsure}
                 className={`${buttonClass} bg-red-800 hover:bg-red-900`}
-                aria-describedby={`${id}-why-disabled`}
+                aria-describedby={canAct && unsure ? `${id}-not-current ${id}-why-disabled` : `${id}-why-disabled`}
               >
                 {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
               </button>
+              {canAct && unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
               {missing.length > 0 && (
                 <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
                   Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
@@ -269,9 +279,15 @@ export function ClearHaltPanel({
                     <input type="hidden" name="requestId" value={p.id} />
                     <input type="hidden" name="botId" value={botId} />
                     <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
-                    <button type="submit" disabled={!canAct || approval.pending} className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}>
+                    <button
+                      type="submit"
+                      disabled={!canAct || approval.pending || unsure}
+                      className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}
+                      aria-describedby={canAct && unsure ? `${id}-approve-not-current-${p.id}` : undefined}
+                    >
                       Approve and clear
                     </button>
+                    {canAct && unsure && <NotCurrentNote id={`${id}-approve-not-current-${p.id}`} action="approve" />}
                   </form>
                 ))}
               </div>
@@ -279,7 +295,7 @@ export function ClearHaltPanel({
           </>
         )}
       </section>
-      <BookSection botId={botId} book={view.book} canAct={canAct} />
+      <BookSection botId={botId} book={view.book} canAct={canAct} notCurrent={unsure} />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 import Link from "next/link";
 import { useId } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "@/components/actions/action-message";
+import { NotCurrentNote } from "@/components/actions/not-current-note";
 import { useKeptForm } from "@/components/actions/use-kept-form";
 import { UtcTime } from "@/components/ui/utc-time";
 import { acknowledgeEndedDriftAction } from "@/lib/actions/server";
@@ -11,9 +12,22 @@ import { signedQty } from "@/lib/incidents/events";
 /**
  * One drift since the trip that nobody acknowledged. A drift that has ended is acknowledged here,
  * on the cycle the operator sees; one that still drifts is acknowledged on the overview, where its
- * sizes are live.
+ * sizes are live. While the page is not current (`notCurrent`) the cycle shown may not be the
+ * latest: the button waits, and what was typed stays.
  */
-export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: string; drift: UnacknowledgedDrift; canAct: boolean; onSubmit: () => void }) {
+export function EndedDriftForm({
+  botId,
+  drift: d,
+  canAct,
+  notCurrent,
+  onSubmit,
+}: {
+  botId: string;
+  drift: UnacknowledgedDrift;
+  canAct: boolean;
+  notCurrent: boolean;
+  onSubmit: () => void;
+}) {
   const { result, action, pending, value, key } = useKeptForm(acknowledgeEndedDriftAction);
   const id = useId();
   return (
@@ -49,9 +63,15 @@ export function EndedDriftForm({ botId, drift: d, canAct, onSubmit }: { botId: s
             aria-describedby={`${id}-note-err`}
           />
           <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
-          <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
+          <button
+            type="submit"
+            disabled={!canAct || pending || notCurrent}
+            className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}
+            aria-describedby={canAct && notCurrent ? `${id}-not-current` : undefined}
+          >
             Acknowledge {d.symbol}
           </button>
+          {canAct && notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`acknowledge ${d.symbol}`} />}
           <ActionMessage result={result} success={result?.ok ? `Acknowledged: the checklist counts ${d.symbol} as looked at.` : ""} />
         </form>
       )}

@@ -1,7 +1,8 @@
 /**
  * A bot's page whose answers stop coming without failing (a poll that hangs, no live stream): past
  * the limit every live page keeps (5 s, lib/live/not-current.ts) it says it is not current, as the
- * overview does, and once answers come again it is live again, by itself.
+ * overview does, and its action forms (clear, approve, acknowledge, correct the book) wait, saying
+ * why, with what was typed kept; once answers come again it is live again, forms and all, by itself.
  */
 import path from "node:path";
 import { expect, test, type Page, type Route } from "@playwright/test";
@@ -61,21 +62,44 @@ test.describe("a bot's page whose data grows old", () => {
     // gamma: halted by hand, then a clean cycle and a fresh heartbeat: nothing stands in the way of a clear.
     const gamma = await tradingBot({ botId: "gamma", prefix: "ga1", seed: 9 });
     const haltAt = new Date().toISOString();
-    gamma.db.transaction(() => {
-      gamma.db
-        .prepare(
-          `UPDATE breakers SET halted = 1, reason = 'halted by hand: drill', changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'gamma'`,
-        )
-        .run(haltAt);
-      gamma.db
-        .prepare(
-          `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('gamma', ?, 'trip', 'halted by hand: drill', 'operator:ana', NULL)`,
-        )
-        .run(haltAt);
-    }).immediate();
+    gamma.db
+      .transaction(() => {
+        gamma.db
+          .prepare(
+            `UPDATE breakers SET halted = 1, reason = 'halted by hand: drill', changed_at = ?, changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'gamma'`,
+          )
+          .run(haltAt);
+        gamma.db
+          .prepare(
+            `INSERT INTO breaker_events (bot_id, at, kind, reason, actor, reconciliation_id) VALUES ('gamma', ?, 'trip', 'halted by hand: drill', 'operator:ana', NULL)`,
+          )
+          .run(haltAt);
+      })
+      .immediate();
     await new Promise((r) => setTimeout(r, 5));
     await gamma.cycle();
-    close = gamma.close;
+    // A clear ben asked for (two-person rule) waits for a second operator's approval.
+    const version = gamma.db.prepare(`SELECT version FROM breakers WHERE bot_id = 'gamma'`).pluck().get() as number;
+    gamma.db
+      .prepare(
+        `INSERT INTO clear_requests (bot_id, breaker_version, reason, requested_by, requested_at, expires_at, status) VALUES ('gamma', ?, 'drill over', 'operator:ben', ?, ?, 'pending')`,
+      )
+      .run(version, new Date().toISOString(), new Date(Date.now() + 3_600_000).toISOString());
+
+    // beta, on the same journal: tripped on a size drift of AAPL that still drifts (a book to
+    // correct), and a drift of BTCUSDT that came and went since the trip (one to acknowledge).
+    const beta = await tradingBot({ botId: "beta", prefix: "be1", seed: 5, file: gamma.file });
+    beta.sim.setPositionBehindBot("AAPL", 6);
+    const trip = await beta.cycle();
+    expect(trip.outcome === "drift" && trip.tripped).toBe(true);
+    beta.sim.setPositionBehindBot("BTCUSDT", 0.3);
+    await beta.cycle();
+    beta.sim.setPositionBehindBot("BTCUSDT", 0.5);
+    await beta.cycle();
+    close = () => {
+      beta.close();
+      gamma.close();
+    };
     const accountsDb = path.join(tempDir("e2e-acc"), "accounts.db");
     addAccountWithCli(accountsDb, { name: ana.name, role: "operator", password: ana.password });
     server = await startConsole({
@@ -114,5 +138,65 @@ test.describe("a bot's page whose data grows old", () => {
     await expect(main.getByTestId("live-status")).toContainText(/^live · updated/, { timeout: 10_000 });
     await expect(banner).toHaveCount(0);
     await expect(card.getByTestId("breaker-state")).toHaveText("halted");
+  });
+  test("while not current, Clear and Approve wait and say why, keep what was typed, and come back by themselves", async ({ page }) => {
+    await signIn(page, server.url, ana);
+    await page.route("**/api/live*", (route) => route.abort());
+    await page.goto(`${server.url}/bots/gamma`);
+    const main = page.locator("main");
+    const clear = main.getByRole("button", { name: "Clear halt" });
+    const approve = main.getByRole("button", { name: "Approve and clear" });
+    await expect(clear).toBeEnabled();
+    await expect(approve).toBeEnabled();
+    await expect(main.getByTestId("not-current-note")).toHaveCount(0);
+    await main.getByLabel("Why it is safe to resume").fill("drill over, venue answering");
+
+    const hold = await holdAnswers(page, "**/api/bots/gamma/clear");
+    await expect(clear).toBeDisabled({ timeout: 10_000 });
+    await expect(approve).toBeDisabled();
+    await expect(main.getByTestId("not-current-note")).toHaveText([
+      "Not current: waiting for this page to update before you can clear.",
+      "Not current: waiting for this page to update before you can approve.",
+    ]);
+    // Still typed into while it waits: nothing the operator wrote is lost.
+    await main.getByLabel("Type the bot id to confirm").fill("gamma");
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: test.info().outputPath(`bot-page-not-current-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    await hold.release();
+    await expect(clear).toBeEnabled({ timeout: 10_000 });
+    await expect(approve).toBeEnabled();
+    await expect(main.getByTestId("not-current-note")).toHaveCount(0);
+    await expect(main.getByLabel("Why it is safe to resume")).toHaveValue("drill over, venue answering");
+    await expect(main.getByLabel("Type the bot id to confirm")).toHaveValue("gamma");
+  });
+
+  test("while not current, acknowledging a drift and correcting the book wait and say why, and come back by themselves", async ({ page }) => {
+    await signIn(page, server.url, ana);
+    await page.route("**/api/live*", (route) => route.abort());
+    await page.goto(`${server.url}/bots/beta`);
+    const main = page.locator("main");
+    const ended = main.locator('[data-testid="unacknowledged-drift"][data-symbol="BTCUSDT"]');
+    const line = main.locator('[data-testid="book-line"][data-symbol="AAPL"]');
+    const acknowledge = ended.getByRole("button", { name: "Acknowledge BTCUSDT" });
+    const correct = line.getByRole("button", { name: "Correct the book of AAPL" });
+    await expect(acknowledge).toBeEnabled();
+    await expect(correct).toBeEnabled();
+    await ended.getByLabel("What you checked").fill("a fill landed between two cycles");
+
+    const hold = await holdAnswers(page, "**/api/bots/beta/clear");
+    await expect(acknowledge).toBeDisabled({ timeout: 10_000 });
+    await expect(correct).toBeDisabled();
+    await expect(ended.getByTestId("not-current-note")).toHaveText("Not current: waiting for this page to update before you can acknowledge BTCUSDT.");
+    await expect(line.getByTestId("not-current-note")).toHaveText("Not current: waiting for this page to update before you can correct the book of AAPL.");
+
+    await hold.release();
+    await expect(acknowledge).toBeEnabled({ timeout: 10_000 });
+    await expect(correct).toBeEnabled();
+    await expect(main.getByTestId("not-current-note")).toHaveCount(0);
+    await expect(ended.getByLabel("What you checked")).toHaveValue("a fill landed between two cycles");
   });
 });
