@@ -36,7 +36,9 @@ export function IncidentsPerWeekChart({ weeks, label }: { weeks: IncidentWeekPoi
       <ResponsiveContainer width="100%" height={180} minWidth={0} initialDimension={{ width: 320, height: 180 }}>
         <ComposedChart data={weeks} margin={{ top: 8, right: 4, bottom: 4, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="var(--c-grid)" strokeDasharray="3 3" />
-          <XAxis dataKey="week" stroke="var(--c-axis)" tick={tick} tickFormatter={(w: string) => w.slice(5)} />
+          {/* preserveStartEnd: recharts' default keeps the last week's label and thins the rest from
+              there, which on a phone dropped the first bar's label whenever every other week was shown. */}
+          <XAxis dataKey="week" stroke="var(--c-axis)" tick={tick} tickFormatter={(w: string) => w.slice(5)} interval="preserveStartEnd" />
           <YAxis yAxisId="n" allowDecimals={false} domain={[0, counts]} width={48} stroke="var(--c-axis)" tick={tick} label={axisTitle("incidents", "left")} />
           <YAxis
             yAxisId="min"
