@@ -124,7 +124,8 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
       detail:
         f.unacknowledgedDrifts.length === 0
           ? "all acknowledged"
-          : `not acknowledged: ${f.unacknowledgedDrifts.map((d) => d.symbol).join(", ")} (each can be acknowledged below, or on the overview while it drifts)`,
+          : // Where to acknowledge each is the fix's to say, once.
+            `not acknowledged: ${f.unacknowledgedDrifts.map((d) => d.symbol).join(", ")}`,
       ...(f.unacknowledgedDrifts.length === 0
         ? { fix: null }
         : ongoing

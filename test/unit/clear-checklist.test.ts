@@ -52,7 +52,15 @@ describe("clearChecklist: may this halt be cleared", () => {
   it("refuses while a drift since the trip is unacknowledged, naming its symbol", () => {
     const items = clearChecklist({ ...ready, unacknowledgedDrifts: [drift] });
     expect(unmet(items).map((i) => i.key)).toEqual(["drifts"]);
-    expect(unmet(items)[0]!.detail).toMatch(/^not acknowledged: ETHUSDT /);
+    expect(unmet(items)[0]!.detail).toMatch(/^not acknowledged: ETHUSDT/);
+  });
+
+  it("says where to acknowledge a drift once: the detail names the symbols, the fix says where", () => {
+    for (const ongoing of [false, true]) {
+      const [item] = unmet(clearChecklist({ ...ready, unacknowledgedDrifts: [{ ...drift, ongoing }] }));
+      expect(item!.detail).toBe("not acknowledged: ETHUSDT");
+      expect(item!.fix).toMatch(/acknowledge/i);
+    }
   });
 
   it("refuses without a heartbeat, with a stale one, and with one from a bot clock too far ahead", () => {
