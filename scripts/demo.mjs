@@ -293,7 +293,7 @@ async function shutdown(code) {
     }
   }
   while (children.some((c) => groupAlive(c.child.pid))) await sleep(50);
-  say(`stopped. The journal is kept at ${journal}`);
+  say(`stopped. The journal is at ${journal} until the next npm run demo, which starts a fresh one: copy it to keep it`);
   process.exit(code);
 }
 
@@ -313,8 +313,16 @@ const botArgs = [
   String(venuePort),
 ];
 if (values["on-call"]) botArgs.push("--on-call");
-start("bots", process.execPath, botArgs, { DRIFTWATCH_VENUE_TOKEN: venueToken });
+const bots = start("bots", process.execPath, botArgs, { DRIFTWATCH_VENUE_TOKEN: venueToken });
+// The demo's bots beat and reconcile every 2.5 s (divided by --speed), not every 15 s or so as a
+// real bot might: the console's defaults (a heartbeat stale after 60 s, a reconciliation after 120 s)
+// would keep a stopped demo bot "running" for a minute. Eight and sixteen of its cycles, unless set.
+const staleMs = (name, cycles) => process.env[name] ?? String(Math.max(5_000, Math.round((cycles * 2_500) / speed)));
+const heartbeatStaleMs = staleMs("DRIFTWATCH_HEARTBEAT_STALE_MS", 8);
+const reconciliationStaleMs = staleMs("DRIFTWATCH_RECONCILIATION_STALE_MS", 16);
 start("console", bin("next"), [serverMode, "-H", "127.0.0.1", "-p", String(port)], {
+  DRIFTWATCH_HEARTBEAT_STALE_MS: heartbeatStaleMs,
+  DRIFTWATCH_RECONCILIATION_STALE_MS: reconciliationStaleMs,
   DRIFTWATCH_JOURNAL: journal,
   DRIFTWATCH_ACCOUNTS_DB: accounts,
   DRIFTWATCH_VENUE_URL: `http://127.0.0.1:${venuePort}`,
@@ -337,6 +345,10 @@ for (let i = 0; !stopping; i++) {
 if (!stopping) {
   say(`open ${url}  (journal ${journal}, speed ${speed}; Ctrl-C stops everything)`);
   say(`to clear a halt or resolve an order, sign in as "demo" with password ${password} (a new one every run)`);
+  say(
+    `a bot is STALE once its heartbeat is ${Number(heartbeatStaleMs) / 1000} s old or its reconciliation ${Number(reconciliationStaleMs) / 1000} s ` +
+      `(DRIFTWATCH_HEARTBEAT_STALE_MS, DRIFTWATCH_RECONCILIATION_STALE_MS); to see it, pause the bots: kill -STOP -${bots.child.pid}, then kill -CONT -${bots.child.pid}`,
+  );
   // The CLIs default to ./data/journal.db and ./data/accounts.db: name the demo's own files.
   const rel = (f) => {
     const r = path.relative(process.cwd(), f);

@@ -124,6 +124,20 @@ test.describe("npm run demo", () => {
       const groups = childGroups(output);
       expect(groups).toHaveLength(2);
 
+      // Paused as it tells a newcomer to, a bot reads stale within the demo's own limit (8 of its
+      // 2.5 s cycles, 6.7 s at speed 3), not the minute a real bot's default gives, and recovers.
+      const pause = output.match(/kill -STOP -(\d+), then kill -CONT -\1/)?.[1];
+      expect(pause, "the demo did not say how to pause its bots").toBeTruthy();
+      expect(groups).toContain(Number(pause));
+      const beta = page.locator('[data-testid="bot-card"][data-bot="beta"]');
+      process.kill(-Number(pause), "SIGSTOP");
+      try {
+        await expect(beta).toContainText("heartbeat is stale", { timeout: 20_000 });
+      } finally {
+        process.kill(-Number(pause), "SIGCONT");
+      }
+      await expect(beta).not.toContainText("heartbeat is stale", { timeout: 20_000 });
+
       process.kill(-demo.pid!, "SIGINT");
       // npm passes the interrupt on by ending itself with SIGINT once the demo has exited (cleanly: 0).
       expect([
