@@ -118,16 +118,26 @@ export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { even
 }
 
 /**
- * `driftwatch-incident-<from>-<to>[-incomplete].<ext>` (incomplete: a journal of several could
- * not be read, so its events are not in the file), safe as a file name on any system: only letters,
- * digits, `-`, `.` and `_` survive (the times' colons become `-`), so no path or header tricks.
+ * `driftwatch-incident-<from>-<to>[_bot-<bot>][_kind-<kind>-<kind>][-incomplete].<ext>`: the bot and
+ * the kinds the window is filtered to (`filters.kinds` as kindsFilter gives them: none for every
+ * kind), so bot alpha's file and every bot's file of one window never share a name (incomplete: a journal of several could not be read, so its events are
+ * not in the file). Safe as a file name on any system: only letters, digits, `-`, `.` and `_`
+ * survive (the times' colons become `-`, a bot's own `_` too, so `_bot-` and `_kind-` stay the
+ * only `_`), so no path or header tricks.
  */
-export function incidentExportFilename(window: IncidentWindow, ext: "json" | "csv", incomplete = false): string {
-  const safe = (s: string) =>
+export function incidentExportFilename(
+  window: IncidentWindow,
+  ext: "json" | "csv",
+  options: { incomplete?: boolean; filters?: Partial<IncidentFilters> } = {},
+): string {
+  const safe = (s: string, max = 40) =>
     s
-      .replace(/[^A-Za-z0-9._-]/g, "-")
+      .replace(/[^A-Za-z0-9.-]/g, "-")
       .replace(/\.{2,}/g, ".")
       .replace(/^[.-]+/, "")
-      .slice(0, 40);
-  return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}${incomplete ? "-incomplete" : ""}.${ext}`;
+      .slice(0, max);
+  const { bot, kinds = [] } = options.filters ?? {};
+  const botPart = bot ? `_bot-${safe(bot, 80) || "-"}` : "";
+  const kindPart = kinds.length > 0 ? `_kind-${kinds.map((k) => safe(k)).join("-")}` : "";
+  return `driftwatch-incident-${safe(window.from)}-${safe(window.to)}${botPart}${kindPart}${options.incomplete ? "-incomplete" : ""}.${ext}`;
 }

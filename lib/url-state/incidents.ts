@@ -136,10 +136,16 @@ export function incidentWindowAround(params: { tripAt: string; endAt: string | n
   return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
 }
 
+/** The kinds a filter keeps to: none when it keeps every kind, which is no filter (a link then leaves `kind` out). */
+export function kindsFilter(kinds: readonly IncidentKind[] | undefined): IncidentKind[] {
+  return kinds && kinds.length > 0 && kinds.length < INCIDENT_KINDS.length ? [...kinds] : [];
+}
+
 function query(window: IncidentWindow, filters: Partial<IncidentFilters>, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({ from: window.from, to: window.to });
   if (filters.bot) q.set("bot", filters.bot);
-  if (filters.kinds && filters.kinds.length > 0 && filters.kinds.length < INCIDENT_KINDS.length) q.set("kind", filters.kinds.join(","));
+  const kinds = kindsFilter(filters.kinds);
+  if (kinds.length > 0) q.set("kind", kinds.join(","));
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
   return q.toString();
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { incidentExportFilename } from "@/lib/incidents/export";
-import { MAX_WINDOW_MS, incidentHref, incidentWindowAround, parseIncidentQuery, shiftWindow } from "@/lib/url-state/incidents";
+import { INCIDENT_KINDS, MAX_WINDOW_MS, kindsFilter, incidentHref, incidentWindowAround, parseIncidentQuery, shiftWindow } from "@/lib/url-state/incidents";
 
 const q = (s: string) => parseIncidentQuery(new URLSearchParams(s));
 
@@ -112,6 +112,26 @@ describe("links and file names", () => {
       "driftwatch-incident-2026-08-10T15-00-00.000Z-2026-08-10T16-00-00.000Z.csv",
     );
     const evil = incidentExportFilename({ from: '../../etc/passwd"\r\nX-Evil: 1', to: "..\\..\\boot.ini" }, "json");
+    expect(evil).toMatch(/^driftwatch-incident-[A-Za-z0-9._-]+\.json$/);
+    expect(evil).not.toMatch(/\.\.|\/|\\|"|\r|\n/);
+  });
+
+  it("names a filtered export after its bot and kinds, so bot alpha's file and every bot's never share a name", () => {
+    const w = { from: "2026-12-03T14:07:00.000Z", to: "2026-12-03T14:16:00.000Z" };
+    const all = incidentExportFilename(w, "json", { filters: { bot: null, kinds: kindsFilter([...INCIDENT_KINDS]) } });
+    expect(all).toBe("driftwatch-incident-2026-12-03T14-07-00.000Z-2026-12-03T14-16-00.000Z.json");
+    expect(incidentExportFilename(w, "json", { filters: { bot: "alpha", kinds: kindsFilter([...INCIDENT_KINDS]) } })).toBe(
+      "driftwatch-incident-2026-12-03T14-07-00.000Z-2026-12-03T14-16-00.000Z_bot-alpha.json",
+    );
+    expect(incidentExportFilename(w, "csv", { filters: { bot: "alpha", kinds: ["breaker", "operator"] }, incomplete: true })).toBe(
+      "driftwatch-incident-2026-12-03T14-07-00.000Z-2026-12-03T14-16-00.000Z_bot-alpha_kind-breaker-operator-incomplete.csv",
+    );
+    expect(incidentExportFilename(w, "json", { filters: { bot: null, kinds: ["order"] } })).toBe(
+      "driftwatch-incident-2026-12-03T14-07-00.000Z-2026-12-03T14-16-00.000Z_kind-order.json",
+    );
+    // A bot's own `_` cannot pose as the kinds' part; a path in a bot id stays out of the name.
+    expect(incidentExportFilename(w, "json", { filters: { bot: "a_kind-order", kinds: [] } })).toMatch(/_bot-a-kind-order\.json$/);
+    const evil = incidentExportFilename(w, "json", { filters: { bot: '../../x"\r\n', kinds: [] } });
     expect(evil).toMatch(/^driftwatch-incident-[A-Za-z0-9._-]+\.json$/);
     expect(evil).not.toMatch(/\.\.|\/|\\|"|\r|\n/);
   });

@@ -3,7 +3,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { screenResponse } from "@/lib/http/journal-route";
 import { incidentExportFilename, incidentExportText, incidentJson } from "@/lib/incidents/export";
 import { textStream } from "@/lib/http/text-stream";
-import { parseIncidentQuery } from "@/lib/url-state/incidents";
+import { kindsFilter, parseIncidentQuery } from "@/lib/url-state/incidents";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
 import { readIncidentExport } from "@/lib/queries/screens";
 
@@ -41,7 +41,7 @@ export async function GET(request: NextRequest) {
           ...noStore,
           "Content-Type": format === "json" ? "application/json; charset=utf-8" : "text/csv; charset=utf-8; header=present",
           // A file that lacks a journal's events says so in its own name, since a CSV has nowhere else to say it.
-          "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format, unreadJournals.length > 0)}"`,
+          "Content-Disposition": `attachment; filename="${incidentExportFilename(window, format, { incomplete: unreadJournals.length > 0, filters: { bot: query.bot, kinds: kindsFilter(query.kinds) } })}"`,
           "X-Driftwatch-Events": String(timeline.count),
           "X-Driftwatch-Capped": timeline.capped ? `true: the first ${timeline.limit} events of a larger window` : "false",
           ...(unreadJournals.length > 0 ? { "X-Driftwatch-Unread-Journals": unreadJournals.map((u) => u.journal).join(", ") } : {}),
