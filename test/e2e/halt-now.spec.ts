@@ -109,7 +109,7 @@ test.describe("Halt now", () => {
     await expect(card.locator("[data-status]").first()).toHaveText("HALTED");
     await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by operator:ana at \\d\\d:\\d\\d UTC: ${REASON}`));
     await expect(card.getByTestId("halt-reason")).not.toContainText("in sync since");
-    await expect(card.getByTestId("halt-now")).toHaveCount(0);
+    await expect(card.getByTestId("halt-now")).toBeHidden();
     await expect(card.getByTestId("review-and-clear")).toHaveText("Review and clear");
     await page.screenshot({ path: "test-results/screenshots/halt-now-phone.png", fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -198,5 +198,32 @@ test.describe("Halt now", () => {
     // The page loaded on a running bot; the story of the halt made here comes with the halt.
     await expect(main.getByTestId("halt-story")).toHaveAttribute("href", /^\/incidents\/\d+$/);
     await clearFromBotPage(page, "halted by mistake");
+  });
+
+  test("a reason typed while someone else halts and clears the bot is still there when Halt now is offered again", async ({ page, context }) => {
+    await signIn(page, server.url, ana);
+    await page.goto(server.url);
+    const card = page.locator('main [data-testid="bot-card"][data-bot="bot-a"]');
+    const form = card.getByTestId("halt-now");
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+    await form.getByText("Halt now").click();
+    await form.getByLabel("Why halt it").fill("typed before the other halt");
+
+    // Another tab halts the bot and clears it; the overview follows, hiding the form meanwhile.
+    const other = await context.newPage();
+    await other.goto(`${server.url}/bots/bot-a`);
+    const main = other.locator("main");
+    await main.getByTestId("halt-now").getByText("Halt now").click();
+    await main.getByTestId("halt-now").getByLabel("Why halt it").fill(REASON);
+    await main.getByTestId("halt-now").getByRole("button", { name: "Halt bot-a" }).click();
+    await expect(main.getByTestId("breaker-state")).toHaveText("halted");
+    await expect(card.getByTestId("breaker-state")).toHaveText("halted");
+    await expect(form).toBeHidden();
+    await clearFromBotPage(other, "drill over, again");
+    await other.close();
+
+    await expect(card.getByTestId("breaker-state")).toHaveText("not halted");
+    await expect(form).toBeVisible();
+    await expect(form.getByLabel("Why halt it")).toHaveValue("typed before the other halt");
   });
 });
