@@ -5,6 +5,7 @@
  */
 import { mayName } from "../auth/actor-names";
 import type { DriftClass } from "../reconcile/diff";
+import { actionLabel } from "../text/audit-detail";
 
 /** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
 const RECONCILE_STRATEGY = "reconcile";
@@ -175,11 +176,16 @@ function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summa
   }
 }
 
+/**
+ * An audit entry in the audit page's words: the action's one label (actionLabel) and its outcome,
+ * "operator:ana: Resolve a doubtful order by hand on a1-…: refused (invalid)". The raw action name
+ * stays the event's `kind`, for tools.
+ */
 function auditWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
-  const action = row.kind.replaceAll("_", " ");
+  const action = actionLabel(row.kind);
   const on = row.target ? ` on ${row.target}` : "";
-  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on} REFUSED${row.reason ? ` (${row.reason})` : ""}`, severity: "warning" };
-  return { summary: `${row.actor}: ${action}${on} (${row.outcome ?? "no outcome recorded"})`, severity: "notice" };
+  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on}: refused${row.reason ? ` (${row.reason})` : ""}`, severity: "warning" };
+  return { summary: `${row.actor}: ${action}${on}: ${row.outcome ?? "no outcome recorded"}`, severity: "notice" };
 }
 
 function breakerWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {

@@ -151,9 +151,9 @@ test.describe("a long incident, a halt by hand, at desk and phone width", () => 
     await expect(operatorLines).toHaveCount(2);
     await expect(operatorLines.nth(0)).toHaveAttribute("data-kind", "trip");
     await expect(operatorLines.nth(0)).toContainText(`BREAKER TRIPPED by operator: halted by hand: ${HALT_REASON}`);
-    await expect(operatorLines.nth(0).getByTestId("story-event-audit")).toHaveText("audit log: operator: halt bot on bot-a (applied)");
+    await expect(operatorLines.nth(0).getByTestId("story-event-audit")).toHaveText("audit log: operator: Halt now on bot-a: applied");
     await expect(operatorLines.nth(1)).toHaveAttribute("data-kind", "clear");
-    await expect(operatorLines.nth(1).getByTestId("story-event-audit")).toHaveText("audit log: operator: clear halt on bot-a (applied)");
+    await expect(operatorLines.nth(1).getByTestId("story-event-audit")).toHaveText("audit log: operator: Clear a halt on bot-a: applied");
     await expect(timeline.locator('[data-testid="story-event"][data-source="audit"]')).toHaveCount(0);
     await page.screenshot({ path: `${SHOTS}/incident-hand-halt.png`, fullPage: true });
 

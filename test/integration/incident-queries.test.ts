@@ -122,7 +122,7 @@ describe("getIncidentTimeline", () => {
       ["acknowledge_drift", "bot-a", "applied", "notice"],
       ["clear_halt", "bot-b", "refused", "warning"],
     ]);
-    expect(audits[3]!.summary).toBe("anonymous: clear halt on bot-b REFUSED (unauthorized)");
+    expect(audits[3]!.summary).toBe("anonymous: Clear a halt on bot-b: refused (unauthorized)");
     // At the clear's instant, the breaker event comes first, then the audit entry that recorded it.
     const atClear = get([...INCIDENT_KINDS])
       .filter((e) => e.at === s.botA.clearAt)

@@ -246,8 +246,8 @@ describe("one incident, told from the journal", () => {
     const { timeline, story } = view;
     const lines = timeline.rows.map((r) => [r.event.source, r.event.kind, r.audit.map((a) => a.summary)]);
     expect(lines.filter(([source]) => source !== "reconciliation")).toEqual([
-      ["breaker", "trip", ["operator:ana: halt bot on bot-a (applied)"]],
-      ["breaker", "clear", ["operator:ben: clear halt on bot-a (applied)"]],
+      ["breaker", "trip", ["operator:ana: Halt now on bot-a: applied"]],
+      ["breaker", "clear", ["operator:ben: Clear a halt on bot-a: applied"]],
     ]);
     // Nothing is lost: the events are still counted, each once, and their ids are still anchors of the page.
     expect(timeline.rows.reduce((n, r) => n + r.count + r.audit.length, 0) + timeline.routineTotal).toBe(timeline.events);
@@ -260,15 +260,15 @@ describe("one incident, told from the journal", () => {
     // The post-mortem says what the page says.
     const md = incidentPostmortem(view);
     expect(md).toContain(
-      `- ${haltAt.toISOString().slice(11, 19)} BREAKER TRIPPED by operator:ana: halted by hand: venue maintenance, stop new entries\n  - audit log: operator:ana: halt bot on bot-a (applied)\n`,
+      `- ${haltAt.toISOString().slice(11, 19)} BREAKER TRIPPED by operator:ana: halted by hand: venue maintenance, stop new entries\n  - audit log: operator:ana: Halt now on bot-a: applied\n`,
     );
     expect(md).not.toMatch(/^- \S+ operator:(ana|ben): /m);
 
     // A reader who may not see names reads the same lines, by role.
     const masked = (await loadIncidentStory({ q: queryOf(c.db), config: env(), now, names: false, id }))!;
     expect(masked.timeline.rows.filter((r) => r.event.source !== "reconciliation").map((r) => [r.event.summary, r.audit.map((a) => a.summary)])).toEqual([
-      ["BREAKER TRIPPED by operator: halted by hand: venue maintenance, stop new entries", ["operator: halt bot on bot-a (applied)"]],
-      ["breaker cleared by operator: maintenance over", ["operator: clear halt on bot-a (applied)"]],
+      ["BREAKER TRIPPED by operator: halted by hand: venue maintenance, stop new entries", ["operator: Halt now on bot-a: applied"]],
+      ["breaker cleared by operator: maintenance over", ["operator: Clear a halt on bot-a: applied"]],
     ]);
   });
 

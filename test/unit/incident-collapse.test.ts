@@ -98,7 +98,7 @@ describe("one console action, written as a breaker event and its audit entry", (
       [halt, trip],
     ]) {
       const c = collapseTimeline(events);
-      expect(c.rows.map((r) => [r.event.id, r.count, r.audit.map((a) => a.summary)])).toEqual([["breaker-5", 1, ["operator:ana: halt bot on beta (applied)"]]]);
+      expect(c.rows.map((r) => [r.event.id, r.count, r.audit.map((a) => a.summary)])).toEqual([["breaker-5", 1, ["operator:ana: Halt now on beta: applied"]]]);
       expect(c.routineTotal).toBe(0);
     }
     // The clear and an approved clear (two-person rule) likewise; a reader who may not see names reads roles on both.

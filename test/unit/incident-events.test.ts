@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { actorRole, withoutNames } from "@/lib/auth/actor-names";
 import { rowMayName, toIncidentEvent, type IncidentRow } from "@/lib/incidents/events";
+import { actionLabel } from "@/lib/text/audit-detail";
 
 const row = (r: Partial<IncidentRow>): IncidentRow => ({
   source: "order",
@@ -61,16 +62,29 @@ describe("toIncidentEvent", () => {
     const audit = (r: Partial<IncidentRow>) =>
       toIncidentEvent(row({ source: "audit", actor: "operator:ana", kind: "clear_halt", target: "bot-a", detail: '{"reason":"ok"}', ...r }));
     expect(audit({ outcome: "applied" })).toMatchObject({
-      summary: "operator:ana: clear halt on bot-a (applied)",
+      summary: "operator:ana: Clear a halt on bot-a: applied",
       severity: "notice",
       operator: true,
       detail: { reason: "ok" },
     });
     expect(audit({ outcome: "refused", reason: "conflict", actor: "anonymous" })).toMatchObject({
-      summary: "anonymous: clear halt on bot-a REFUSED (conflict)",
+      summary: "anonymous: Clear a halt on bot-a: refused (conflict)",
       severity: "warning",
       operator: true,
     });
+  });
+
+  it("names an audited action as the audit page does, and keeps its raw name as the kind the exports carry", () => {
+    const e = toIncidentEvent(
+      row({ source: "audit", actor: "operator:demo", kind: "resolve_order_manual", target: "alpha-33e2", outcome: "refused", reason: "invalid", detail: "{}" }),
+    );
+    expect(e.summary).toBe(`operator:demo: ${actionLabel("resolve_order_manual")} on alpha-33e2: refused (invalid)`);
+    expect(e.summary).toBe("operator:demo: Resolve a doubtful order by hand on alpha-33e2: refused (invalid)");
+    expect(e.kind).toBe("resolve_order_manual");
+    // An action this console does not know still reads as words.
+    expect(toIncidentEvent(row({ source: "audit", kind: "future_thing", target: "x", outcome: "applied", detail: "{}" })).summary).toMatch(
+      /: future thing on x: applied$/,
+    );
   });
 
   it("flags operators by the actor prefix alone", () => {
