@@ -5,6 +5,10 @@ import { resolveByLookupAction, resolveManuallyAction } from "@/lib/actions/serv
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from "./action-message";
 import { useKeptForm } from "./use-kept-form";
 import type { OrderState } from "@/lib/journal/contract";
+import { PRICE_SANITY_FACTOR } from "@/lib/journal/price-sanity";
+
+/** "filled at 1530": the state, and the price recorded with it, so the operator sees the price they typed once more. */
+const asResolved = (r: { state: OrderState; avgPrice: number | null }) => `${r.state.replace(/_/g, " ")}${r.avgPrice !== null ? ` at ${r.avgPrice}` : ""}`;
 
 const STATUSES = [
   ["filled", "filled"],
@@ -57,10 +61,10 @@ export function ResolveOrderActions({
     onBusy?.(false, ok);
   });
   useEffect(() => {
-    if (lookup) answered(lookup.ok, lookup.ok ? `${clientOrderId}: the exchange has it as ${lookup.data.state}; the journal now says so.` : "");
+    if (lookup) answered(lookup.ok, lookup.ok ? `${clientOrderId}: the exchange has it as ${asResolved(lookup.data)}; the journal now says so.` : "");
   }, [lookup, clientOrderId]);
   useEffect(() => {
-    if (manual) answered(manual.ok, manual.ok ? `${clientOrderId}: recorded as ${manual.data.state}.` : "");
+    if (manual) answered(manual.ok, manual.ok ? `${clientOrderId}: recorded as ${asResolved(manual.data)}.` : "");
   }, [manual, clientOrderId]);
   const id = useId();
   const err = (name: string) => fieldErrors(manual, name);
@@ -74,7 +78,7 @@ export function ResolveOrderActions({
         <button type="submit" disabled={!canAct || lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
           {lookupPending ? "Asking the exchange…" : "Check on exchange"}
         </button>
-        <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${lookup.data.state}; the journal now says so.` : ""} />
+        <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${asResolved(lookup.data)}; the journal now says so.` : ""} />
         {lookup && !lookup.ok && lookupFailure?.againAt && lookupFailure.message === lookup.message && (
           <p role="status" data-testid="failed-again" className="mt-1 text-sm font-semibold text-red-900 dark:text-red-200">
             Failed again at <UtcTime iso={lookupFailure.againAt} />.
@@ -155,7 +159,7 @@ export function ResolveOrderActions({
             <label htmlFor={`${id}-price-right`} className="text-sm">
               <span className="font-semibold">The price is right</span>{" "}
               <span id={`${id}-price-right-hint`} className="text-slate-600 dark:text-slate-300">
-                (record it even if it is more than ten times, or under a tenth of, the last mark)
+                (record it even if it is more than {PRICE_SANITY_FACTOR} times, or under 1/{PRICE_SANITY_FACTOR} of, the last mark)
               </span>
             </label>
           </div>
@@ -177,7 +181,7 @@ export function ResolveOrderActions({
           <button type="submit" disabled={!canAct || manualPending} className={`${buttonClass} bg-slate-800 hover:bg-slate-900 dark:bg-slate-600`}>
             Record resolution
           </button>
-          <ActionMessage result={manual} success={manual?.ok ? `Recorded as ${manual.data.state}.` : ""} />
+          <ActionMessage result={manual} success={manual?.ok ? `Recorded as ${asResolved(manual.data)}.` : ""} />
         </form>
       </details>
     </div>

@@ -59,7 +59,8 @@ export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStor
                 <span className="font-mono [overflow-wrap:anywhere]">{o.clientOrderId}</span> {o.side} {o.qty} {o.symbol},{" "}
                 {o.settledAt ? (
                   <>
-                    settled as {o.settledAs} by <span className="font-mono">{o.settledBy}</span> at <UtcTime iso={o.settledAt} />
+                    settled as {o.settledAs}
+                    {o.settledPrice !== null && ` at ${o.settledPrice}`} by <span className="font-mono">{o.settledBy}</span> at <UtcTime iso={o.settledAt} />
                   </>
                 ) : (
                   `not settled (${o.state} now)`

@@ -13,6 +13,7 @@ import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import { ORDER_STATES, type OrderState } from "../journal/contract";
 import { formatUtc } from "../text/format";
+import { farFromMark, PRICE_SANITY_FACTOR, priceRatio } from "../journal/price-sanity";
 import { Refusal, type ActionSpec } from "./guard";
 
 export type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "createdAt" | "updatedAt" | "version">;
@@ -108,7 +109,13 @@ export interface ResolutionEvent {
 export interface Resolution {
   change: ResolutionChange;
   event: ResolutionEvent;
-  result: { data: { state: OrderState }; detail: Record<string, unknown> };
+  result: { data: Resolved; detail: Record<string, unknown> };
+}
+
+/** What the operator is told: the state the order now has, and the average price recorded (null: none). */
+export interface Resolved {
+  state: OrderState;
+  avgPrice: number | null;
 }
 
 function writeResolution(db: Database.Database, order: OrderRow, change: ResolutionChange, event: ResolutionEvent, now: Date) {
@@ -128,7 +135,7 @@ function writeResolution(db: Database.Database, order: OrderRow, change: Resolut
 
 const lookupSchema = z.object({ clientOrderId: id, version, seenState, seenFilledQty });
 
-type LookupSpec = ActionSpec<typeof lookupSchema, { answer: LookupAnswer; botId: string; symbol: string }, { state: OrderState }>;
+type LookupSpec = ActionSpec<typeof lookupSchema, { answer: LookupAnswer; botId: string; symbol: string }, Resolved>;
 
 export function resolveByLookupSpec(deps: { lookup: OrderLookup | null; graceMs: number; reader: () => JournalDb }): LookupSpec {
   return resolveByLookupSpecWith({ ...deps, findOrder: async (clientOrderId) => loadOrder(deps.reader().$client, clientOrderId) });
@@ -186,11 +193,11 @@ export function lookupResolution(order: OrderRow, input: Seen, answer: LookupAns
       change: { state: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId },
       event: { kind: "lookup_found", actor, detail: { status: o.status, filledQty: o.filledQty, avgPrice: o.avgPrice, exchangeOrderId: o.exchangeOrderId } },
       result: {
-        data: { state: o.status },
+        data: { state: o.status, avgPrice: o.avgPrice },
         detail: {
           ...seenAndNow(order, input),
           before: { state: order.state, version: order.version },
-          after: { state: o.status, filledQty: o.filledQty },
+          after: { state: o.status, filledQty: o.filledQty, ...(o.avgPrice !== null ? { avgPrice: o.avgPrice } : {}) },
           lookup: "found",
         },
       },
@@ -200,7 +207,7 @@ export function lookupResolution(order: OrderRow, input: Seen, answer: LookupAns
     change: { state: "absent", filledQty: 0, avgPrice: null },
     event: { kind: "lookup_absent", actor, detail: { during: "operator check" } },
     result: {
-      data: { state: "absent" },
+      data: { state: "absent", avgPrice: null },
       detail: { ...seenAndNow(order, input), before: { state: order.state, version: order.version }, after: { state: "absent" }, lookup: "absent" },
     },
   };
@@ -232,12 +239,6 @@ const manualSchema = z
     message: "A partial fill needs the filled quantity",
   });
 
-/**
- * How far from the last mark an average price may be before it reads as a slipped decimal point:
- * a fill at ten times or a tenth of the market is a typo far more often than a trade.
- */
-const PRICE_SANITY_FACTOR = 10;
-
 /** The symbol's latest mark on the bot's latest line (one primary-key read), if the venue gave one. */
 function lastMark(db: Database.Database, order: OrderRow): { markPrice: number; at: string } | undefined {
   const row = db.prepare(`SELECT mark_price AS markPrice, at FROM latest_positions WHERE bot_id = ? AND symbol = ?`).get(order.botId, order.symbol) as
@@ -263,16 +264,13 @@ export function manualResolution(
   if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
   if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
     throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
-  if (
-    mark &&
-    input.avgPrice !== undefined &&
-    (input.avgPrice > mark.markPrice * PRICE_SANITY_FACTOR || input.avgPrice * PRICE_SANITY_FACTOR < mark.markPrice)
-  ) {
+  if (mark && input.avgPrice !== undefined && farFromMark(input.avgPrice, mark.markPrice)) {
+    const ratio = priceRatio(input.avgPrice, mark.markPrice);
     throw new Refusal(
       "refused",
-      `${input.avgPrice} is far from the last mark ${mark.markPrice} of ${order.symbol}: check the decimal point; tick "the price is right" to record it anyway.`,
-      [`average price ${input.avgPrice}; last mark ${mark.markPrice}, from the reconciliation at ${formatUtc(mark.at, now)}`],
-      { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at },
+      `${input.avgPrice} is the last mark ${mark.markPrice} of ${order.symbol} ${ratio} (beyond ×${PRICE_SANITY_FACTOR} or ÷${PRICE_SANITY_FACTOR} reads as a slipped decimal point): check the decimal point, or tick "The price is right" to record it anyway.`,
+      [`average price ${input.avgPrice}; last mark ${mark.markPrice} (${ratio}), from the reconciliation at ${formatUtc(mark.at, now)}`],
+      { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at, ratio },
     );
   }
   return {
@@ -290,11 +288,12 @@ export function manualResolution(
       },
     },
     result: {
-      data: { state: input.status },
+      data: { state: input.status, avgPrice: input.avgPrice ?? null },
       detail: {
         ...seenAndNow(order, input),
         before: { state: order.state, version: order.version },
-        after: { state: input.status, filledQty: filled },
+        // The price as well: the audit log is where a price typed wrong is found afterwards.
+        after: { state: input.status, filledQty: filled, ...(input.avgPrice !== undefined ? { avgPrice: input.avgPrice } : {}) },
         note: input.note,
         ...(input.priceConfirmed ? { priceConfirmed: true } : {}),
       },
@@ -309,7 +308,7 @@ export const needsMark = (input: ManualInput) => input.avgPrice !== undefined &&
 export const usableMark = (row: { markPrice: number | null; at: string } | undefined) =>
   row && row.markPrice !== null && row.markPrice > 0 ? { markPrice: row.markPrice, at: row.at } : undefined;
 
-export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, { state: OrderState }> {
+export function resolveManuallySpec(deps: { graceMs: number }): ActionSpec<typeof manualSchema, undefined, Resolved> {
   return {
     action: "resolve_order_manual",
     schema: manualSchema,

@@ -35,10 +35,9 @@ import {
 } from "./pg-actions";
 import { runGuardedPg, type PgActionSpec } from "./pg-guard";
 import type { Pool } from "pg";
-import { resolveByLookupSpec, resolveManuallySpec } from "./resolve-order";
+import { resolveByLookupSpec, resolveManuallySpec, type Resolved } from "./resolve-order";
 import { actionSource } from "./target";
 import type { ActionResult } from "./result";
-import type { OrderState } from "../journal/contract";
 import type { z } from "zod";
 
 /**
@@ -145,7 +144,7 @@ const clearDeps = async (form: FormData) => {
   };
 };
 
-export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderState }> | null, form: FormData) {
+export async function resolveByLookupAction(_prev: ActionResult<Resolved> | null, form: FormData) {
   const c = env();
   const lookup = c.venue ? new VenueGatewayClient(c.venue.url, c.venue.token) : null;
   const reader = () => {
@@ -162,7 +161,7 @@ export async function resolveByLookupAction(_prev: ActionResult<{ state: OrderSt
   );
 }
 
-export async function resolveManuallyAction(_prev: ActionResult<{ state: OrderState }> | null, form: FormData) {
+export async function resolveManuallyAction(_prev: ActionResult<Resolved> | null, form: FormData) {
   const deps = { graceMs: env().doubtfulGraceMs };
   return run(resolveManuallySpec(deps), () => resolveManuallyPgSpec(deps), form);
 }

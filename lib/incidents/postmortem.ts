@@ -89,7 +89,9 @@ export function incidentPostmortem(view: {
   if (story.cause.drift) out.push(`- **Drifting line:** ${inline(driftLine(story.cause.drift))}`);
   if (story.order) {
     const o = story.order;
-    const settled = o.settledAt ? `settled as ${o.settledAs} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}` : `not settled (${o.state} now)`;
+    const settled = o.settledAt
+      ? `settled as ${o.settledAs}${o.settledPrice !== null ? ` at ${o.settledPrice}` : ""} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}`
+      : `not settled (${o.state} now)`;
     out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${signedQty(o.qty).replace(/^\+/, "")} ${inline(o.symbol)}, ${settled}`);
   } else if (pruned?.order) {
     out.push(`- **Order behind it:** ${inline(orderPrunedWords(pruned.order))}`);

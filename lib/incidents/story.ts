@@ -134,6 +134,8 @@ export interface IncidentOrder {
   settledBy: string | null;
   /** The settled state it reached (`filled`, `absent`, …). */
   settledAs: string | null;
+  /** The average price recorded when it settled (a lookup's, or the one an operator typed); null when none was. */
+  settledPrice: number | null;
 }
 
 export interface IncidentStory {
@@ -175,6 +177,9 @@ function parse(text: string | null): Record<string, unknown> {
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : null);
 
+/** ` at 1530` for a recorded price, nothing for none. */
+const atPrice = (v: unknown): string => (typeof v === "number" && Number.isFinite(v) ? ` at ${v}` : "");
+
 const ms = (from: string, to: string | null | undefined) => (to ? Math.max(0, Date.parse(to) - Date.parse(from)) : null);
 
 /**
@@ -199,12 +204,14 @@ function doubtfulAt(o: OrderFact): string | null {
   return e?.at ?? null;
 }
 
-function settled(o: OrderFact, after: string | null): { at: string; actor: string; as: string } | null {
+function settled(o: OrderFact, after: string | null): { at: string; actor: string; as: string; price: number | null } | null {
   for (const e of o.events) {
     if (after !== null && e.at < after) continue;
-    if (e.kind === "lookup_absent") return { at: e.at, actor: e.actor, as: "absent" };
-    const status = str(parse(e.detail).status);
-    if (status !== null && SETTLED.has(status)) return { at: e.at, actor: e.actor, as: status };
+    if (e.kind === "lookup_absent") return { at: e.at, actor: e.actor, as: "absent", price: null };
+    const detail = parse(e.detail);
+    const status = str(detail.status);
+    const price = typeof detail.avgPrice === "number" && Number.isFinite(detail.avgPrice) ? detail.avgPrice : null;
+    if (status !== null && SETTLED.has(status)) return { at: e.at, actor: e.actor, as: status, price };
   }
   return null;
 }
@@ -239,6 +246,7 @@ function orderBehind(facts: IncidentFacts, symbol: string | null): IncidentOrder
     settledAt: s?.at ?? null,
     settledBy: s?.actor ?? null,
     settledAs: s?.as ?? null,
+    settledPrice: s?.price ?? null,
   };
 }
 
@@ -264,10 +272,14 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
       what = `checked order ${a.target} on the exchange${str(d.lookup) ? `: ${str(d.lookup)}` : ""}`;
       mark = "resolve";
       break;
-    case "resolve_order_manual":
-      what = `resolved order ${a.target} by hand${str(d.status) ? ` as ${str(d.status)}` : ""}`;
+    case "resolve_order_manual": {
+      // The action writes what it recorded under `after` (state, price); `status` is how older entries said it.
+      const after = typeof d.after === "object" && d.after !== null ? (d.after as Record<string, unknown>) : {};
+      const as = str(d.status) ?? str(after.state);
+      what = `resolved order ${a.target} by hand${as ? ` as ${as}${atPrice(after.avgPrice)}` : ""}`;
       mark = "resolve";
       break;
+    }
     case "correct_book": {
       const kind = str(d.kind) ?? correction?.kind ?? null;
       const delta = typeof d.delta === "number" ? d.delta : correction?.delta;
@@ -318,7 +330,7 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
         id: `order-${e.id}`,
         at: e.at,
         actor: e.actor,
-        what: `settled order ${o.clientOrderId}${str(d.status) ? ` as ${str(d.status)}` : ""}`,
+        what: `settled order ${o.clientOrderId}${str(d.status) ? ` as ${str(d.status)}${atPrice(d.avgPrice)}` : ""}`,
         note: str(d.note) ?? str(d.reason),
         mark: "resolve",
         answers: true,

@@ -2,8 +2,9 @@
  * The doubtful order of a lost reply, in Chromium against the production build: it names the
  * drift its fill explains (and the drift names it back), its age keeps counting when the list
  * stops updating, a check the venue gateway cannot answer says what to do next once and then
- * "failed again at", and a resolution by hand with a price ten times off the last mark is refused
- * with the mark shown and every field kept, until the operator ticks that the price is right.
+ * "failed again at", and a resolution by hand with a price a decimal place off the last mark is
+ * refused with the mark and the ratio shown and every field kept, until the operator ticks that
+ * the price is right; the price recorded is then in the answer and in the audit entry.
  */
 import type http from "node:http";
 import path from "node:path";
@@ -68,10 +69,19 @@ test.describe("a doubtful order of a lost reply", () => {
     const card = page.getByTestId("doubtful-order");
     const id = (await card.getAttribute("data-order"))!;
     await expect(card.getByTestId("may-explain")).toHaveText("May explain the drift on ETHUSDT: exchange +2, book 0.");
+    // A visitor reads the order whole, with no operator's form to open and find greyed.
+    await expect(card.getByTestId("order-event").first()).toBeAttached();
+    await expect(page.getByRole("button", { name: "Check on exchange" })).toHaveCount(0);
+    await expect(page.getByText("Resolve by hand")).toHaveCount(0);
+    await expect(page.locator("main textarea, main form button")).toHaveCount(0);
 
     await page.goto(server.url);
     const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
     await expect(row.getByTestId("drift-explained")).toHaveText(`Explained if the doubtful order ${id} filled (+2): settle it first`);
+    // Whether it is acknowledged is read-only information, kept; the form is not there to open.
+    await expect(row.getByTestId("ack-cell")).toHaveText("no");
+    await expect(row.getByText("Acknowledge", { exact: true })).toHaveCount(0);
+    await expect(page.locator("main textarea")).toHaveCount(0);
     await expect(page.locator('[data-testid="symbol-row"][data-symbol="BTCUSDT"]').getByTestId("drift-explained")).toHaveCount(0);
 
     await page.goto(`${server.url}/doubtful`);
@@ -98,8 +108,31 @@ test.describe("a doubtful order of a lost reply", () => {
     await page.emulateMedia({ colorScheme: "dark" });
     await noSeriousAxeViolations(page, { colorsOnly: true });
     await page.goto(server.url);
-    await expect(page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]').getByTestId("drift-explained")).toBeVisible();
+    const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
+    await expect(row.getByTestId("drift-explained")).toBeVisible();
     await noHorizontalScroll(page);
+    // The explanation takes the card's width, not the label column's (12 characters a line)…
+    const rowBox = (await row.boundingBox())!;
+    const explained = (await row.getByTestId("drift-explained").boundingBox())!;
+    expect(explained.width).toBeGreaterThan(rowBox.width * 0.8);
+    // …and every label keeps clear of its value ("Acknowledged" ran into "no").
+    const gaps = await row.evaluate((tr) =>
+      [...tr.querySelectorAll<HTMLElement>("td[data-label]")].flatMap((td) => {
+        const value = td.firstElementChild;
+        if (!value) return [];
+        const label = document.createElement("span");
+        label.textContent = td.dataset.label ?? "";
+        label.style.font = getComputedStyle(td, "::before").font;
+        label.style.whiteSpace = "nowrap";
+        document.body.append(label);
+        const width = label.getBoundingClientRect().width;
+        label.remove();
+        const start = td.getBoundingClientRect().left + parseFloat(getComputedStyle(td).paddingLeft);
+        return [{ label: td.dataset.label, gap: Math.round(value.getBoundingClientRect().left - start - width) }];
+      }),
+    );
+    expect(gaps.length).toBeGreaterThan(3);
+    for (const g of gaps) expect(g.gap, g.label).toBeGreaterThanOrEqual(12);
   });
 
   test("keeps counting the order's age when the list stops updating", async ({ page }) => {
@@ -134,7 +167,7 @@ test.describe("a doubtful order of a lost reply", () => {
     await expect(card.getByText("the venue gateway says")).toHaveCount(1);
   });
 
-  test("refuses an average price ten times off the last mark, keeping every field, until the price is ticked as right", async ({ page }) => {
+  test("refuses an average price a decimal place off the last mark, keeping every field, until the price is ticked as right", async ({ page }) => {
     await signIn(page, server.url, ana);
     await page.goto(`${server.url}/doubtful`);
     const card = page.getByTestId("doubtful-order");
@@ -142,23 +175,31 @@ test.describe("a doubtful order of a lost reply", () => {
     await card.getByText("Resolve by hand").click();
     await card.getByLabel("Status on the exchange's own screen").selectOption("filled");
     await card.getByLabel("Filled quantity").fill("2");
-    await card.getByLabel("Average price").fill("245");
-    await card.getByLabel(/Note \(required\)/).fill("venue screen: filled 2 ETH at 245.0");
+    // A one-place slip of a fill a little under the mark (about 3,000): under ten times the mark, so
+    // the old ten-times band let it through; beyond three times, so it is refused now.
+    await card.getByLabel("Average price").fill("29000");
+    await card.getByLabel(/Note \(required\)/).fill("venue screen: filled 2 ETH at 2900.0");
     await card.getByRole("button", { name: "Record resolution" }).click();
     const refused = card.getByTestId("action-refused");
     await expect(refused).toHaveAttribute("data-code", "refused");
     await expect(refused).toContainText(
-      /^245 is far from the last mark [\d.]+ of ETHUSDT: check the decimal point; tick "the price is right" to record it anyway\./,
+      /^29000 is the last mark [\d.]+ of ETHUSDT ×9\.\d \(beyond ×3 or ÷3 reads as a slipped decimal point\): check the decimal point, or tick "The price is right" to record it anyway\./,
     );
     await expect(card.getByLabel("Status on the exchange's own screen")).toHaveValue("filled");
     await expect(card.getByLabel("Filled quantity")).toHaveValue("2");
-    await expect(card.getByLabel("Average price")).toHaveValue("245");
-    await expect(card.getByLabel(/Note \(required\)/)).toHaveValue("venue screen: filled 2 ETH at 245.0");
+    await expect(card.getByLabel("Average price")).toHaveValue("29000");
+    await expect(card.getByLabel(/Note \(required\)/)).toHaveValue("venue screen: filled 2 ETH at 2900.0");
     await expect(card.getByLabel(/The price is right/)).not.toBeChecked();
 
     await card.getByLabel(/The price is right/).check();
     await card.getByRole("button", { name: "Record resolution" }).click();
-    await expect(page.getByTestId("resolved-notice")).toContainText("recorded as filled");
-    expect(journal.bot.writer.order(id)).toMatchObject({ state: "filled", filledQty: 2, avgPrice: 245 });
+    // The price recorded, once more where it can still be caught: the answer and the audit entry's "After".
+    await expect(page.getByTestId("resolved-notice")).toContainText(`${id}: recorded as filled at 29000.`);
+    expect(journal.bot.writer.order(id)).toMatchObject({ state: "filled", filledQty: 2, avgPrice: 29000 });
+    await page.goto(`${server.url}/audit`);
+    const entry = page.getByTestId("audit-entry").first();
+    await expect(entry.getByTestId("audit-action-label")).toHaveText("Resolve a doubtful order by hand: applied");
+    await entry.getByText("Detail").click();
+    await expect(entry).toContainText("state filled, filled quantity 2, average price 29,000");
   });
 });

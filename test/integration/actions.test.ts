@@ -96,7 +96,7 @@ describe("resolve a doubtful order by hand", () => {
   it("records what the operator saw, with an operator event, and audits it", async () => {
     const { bot, db, order } = await lostReply();
     const r = await act(db, spec, ana, input(order), bot.sim.now());
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: null } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500, version: order.version + 1 });
     const events = bot.rows<{ kind: string; actor: string }>(
       `SELECT kind, actor FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT 1`,
@@ -161,9 +161,13 @@ describe("resolve a doubtful order by hand", () => {
   }
 
   it.each([
-    ["ten times too high", 10.5],
-    ["a tenth too low", 0.095],
-  ])("refuses an average price %s against the last mark, showing the mark, and audits it", async (_, factor) => {
+    ["ten times too high", 10.5, "×10.5"],
+    ["a tenth too low", 0.095, "÷10.5"],
+    // A one-place slip against a mark a little above the real price: 1530 typed for 153, mark 153.056.
+    ["a decimal place too high, just under ten times", 9.996, "×10.0"],
+    ["beyond three times", 3.2, "×3.2"],
+    ["under a third", 0.3, "÷3.3"],
+  ])("refuses an average price %s against the last mark, naming the mark and the ratio, and audits it", async (_, factor, ratio) => {
     const { bot, db, order, mark } = await lostReplyWithMark();
     expect(order.state).toBe("unknown");
     const price = Number((mark * factor).toFixed(4));
@@ -171,20 +175,22 @@ describe("resolve a doubtful order by hand", () => {
     const r = await act(db, spec, ana, { ...input(order), avgPrice: String(price) }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_manual");
     expect(r.ok ? "" : r.message).toBe(
-      `${price} is far from the last mark ${mark} of AAPL: check the decimal point; tick "the price is right" to record it anyway.`,
+      `${price} is the last mark ${mark} of AAPL ${ratio} (beyond ×3 or ÷3 reads as a slipped decimal point): check the decimal point, or tick "The price is right" to record it anyway.`,
     );
-    expect(JSON.parse(auditRows(bot.file).at(-1)!.detail)).toMatchObject({ avgPrice: price, mark });
+    expect(JSON.parse(auditRows(bot.file).at(-1)!.detail)).toMatchObject({ avgPrice: price, mark, ratio });
   });
 
   it("records a price near the mark, and a far one once the operator ticks that the price is right", async () => {
     const near = await lostReplyWithMark();
     expect(await act(near.db, spec, ana, { ...input(near.order), avgPrice: String(near.mark * 1.02) }, near.bot.sim.now())).toEqual({
       ok: true,
-      data: { state: "filled" },
+      data: { state: "filled", avgPrice: near.mark * 1.02 },
     });
+    // The price recorded is in the audit entry's "after", beside the state and the quantity.
+    expect(JSON.parse(auditRows(near.bot.file).at(-1)!.detail)).toMatchObject({ after: { state: "filled", filledQty: 5, avgPrice: near.mark * 1.02 } });
     const far = await lostReplyWithMark();
     const r = await act(far.db, spec, ana, { ...input(far.order), avgPrice: String(far.mark * 10.5), priceConfirmed: "on" }, far.bot.sim.now());
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: far.mark * 10.5 } });
     expect(far.bot.writer.order(far.order.clientOrderId)).toMatchObject({ state: "filled", avgPrice: far.mark * 10.5 });
     expect(JSON.parse(auditRows(far.bot.file).at(-1)!.detail)).toMatchObject({ priceConfirmed: true });
   });
@@ -213,7 +219,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const { bot, db, order } = await lostReply();
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const r = await act(db, spec, ana, { clientOrderId: order.clientOrderId, version: order.version }, bot.sim.now());
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: expect.any(Number) } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500 });
     expect(bot.sim.position("AAPL")).toBe(500); // asked, never resent
     expect(auditRows(bot.file).at(-1)).toMatchObject({ outcome: "applied", action: "resolve_order_lookup" });
@@ -230,7 +236,7 @@ describe("resolve a doubtful order by asking the exchange", () => {
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     expect(await act(db, spec, ana, { clientOrderId: out.order.clientOrderId, version: out.order.version }, bot.sim.now())).toEqual({
       ok: true,
-      data: { state: "absent" },
+      data: { state: "absent", avgPrice: null },
     });
   });
 

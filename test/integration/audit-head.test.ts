@@ -82,7 +82,7 @@ describe("the audit head", () => {
       },
       input(order),
     );
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: null } });
     expect(bot.writer.order(order.clientOrderId)).toMatchObject({ state: "filled" });
     expect(String(errors.mock.calls[0]?.[0])).toContain("could not publish audit head #1; the action stands");
   });

@@ -103,7 +103,7 @@ describe("the demo bot on its Bybit V5 venue", () => {
 
     // The console's Check on exchange, through the demo's gateway on the same venue.
     const checkOnExchange = await demoCheckOnExchange(world, cleanups);
-    expect(await checkOnExchange(id)).toEqual({ ok: true, data: { state: "filled" } });
+    expect(await checkOnExchange(id)).toEqual({ ok: true, data: { state: "filled", avgPrice: expect.any(Number) } });
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
     expect(auditRows(world.file).at(-1)).toMatchObject({ action: "resolve_order_lookup", outcome: "applied" });
     expect(lookupsOf(id, "gateway").length).toBeGreaterThan(0);

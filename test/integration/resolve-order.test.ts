@@ -67,7 +67,7 @@ describe("resolve by hand, against what the operator saw", () => {
     expect(now.version).toBeGreaterThan(seen.version);
 
     const r = await act(db, spec, ana, form(seen), bot.sim.now());
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: null } });
     expect(bot.writer.order(seen.clientOrderId)).toMatchObject({ state: "filled", filledQty: 500, version: now.version + 1 });
     const entry = auditRows(bot.file).at(-1)!;
     expect(entry).toMatchObject({ outcome: "applied", action: "resolve_order_manual" });
@@ -118,7 +118,7 @@ describe("check on exchange, against what the operator saw", () => {
     await lookupFailsMeanwhile(bot, seen.clientOrderId);
     const spec = resolveByLookupSpec({ lookup: lookupVia(bot), graceMs: GRACE, reader: () => journalDbOf(db) });
     const r = await act(db, spec, ana, seenFields(seen), bot.sim.now());
-    expect(r).toEqual({ ok: true, data: { state: "filled" } });
+    expect(r).toEqual({ ok: true, data: { state: "filled", avgPrice: expect.any(Number) } });
     expect(JSON.parse(auditRows(bot.file).at(-1)!.detail)).toMatchObject({ seen: { version: seen.version }, lookup: "found" });
   });
 });

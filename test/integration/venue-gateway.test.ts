@@ -137,7 +137,7 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
     expect(world.bot("alpha").writer.breaker().halted).toBe(true);
     expect(world.bot("alpha").writer.order(order.client_order_id)?.lastError).toMatch(/no answer from the venue about .*: connection reset/);
 
-    expect(await check()).toEqual({ ok: true, data: { state: "filled" } });
+    expect(await check()).toEqual({ ok: true, data: { state: "filled", avgPrice: expect.any(Number) } });
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "filled", filled_qty: 0.5 })]);
     expect(auditRows(world.file).at(-1)).toMatchObject({ action: "resolve_order_lookup", outcome: "applied" });
     // The console's check did not use up the bot's failing lookups: its link is still down.
@@ -172,7 +172,7 @@ describe("the demo's lost reply, settled through its venue gateway", () => {
   it("marks absent an order the exchange never got, while the bot's own lookups keep failing", async () => {
     const { view, order, check } = await demoLostReply("never_arrived");
     expect(order).toMatchObject({ state: "unknown" });
-    expect(await check()).toEqual({ ok: true, data: { state: "absent" } });
+    expect(await check()).toEqual({ ok: true, data: { state: "absent", avgPrice: null } });
     expect(view.orders("alpha", "symbol = 'BTCUSDT'")).toEqual([expect.objectContaining({ state: "absent", filled_qty: 0 })]);
   });
 });

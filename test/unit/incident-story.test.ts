@@ -185,6 +185,52 @@ describe("telling an incident", () => {
   });
 });
 
+describe("the price an order settled at", () => {
+  it("is told with its settle, on the page's facts and in the post-mortem, so a price typed wrong shows afterwards", () => {
+    const order = (detail: string) =>
+      tellIncident(
+        facts({
+          orders: [
+            {
+              clientOrderId: "a1-00000000000000000001",
+              symbol: "SOLUSDT",
+              side: "buy",
+              qty: 98,
+              state: "filled",
+              events: [
+                { id: 2, at: at(-19), kind: "timeout", actor: "bot", detail: "{}" },
+                { id: 5, at: at(150), kind: "operator", actor: "operator:demo", detail },
+              ],
+            },
+          ],
+        }),
+      );
+    const s = order('{"resolvedBy":"hand","status":"filled","filledQty":98,"avgPrice":1530,"note":"venue page"}');
+    expect(s.order).toMatchObject({ settledAs: "filled", settledBy: "operator:demo", settledPrice: 1530 });
+    const md = incidentPostmortem({ story: s, timeline: { ...collapseTimeline([]), events: 0, capped: false }, readAt: at(900) });
+    expect(md).toContain("settled as filled at 1530 by operator:demo at Aug 10 2026 15:02:30 UTC");
+    expect(md).toContain("1. 15:02:30 UTC: operator:demo settled order a1-00000000000000000001 as filled at 1530");
+    // Through the console, the audit entry tells it, from what the action wrote under `after`.
+    const audited = tellIncident(
+      facts({
+        audit: [
+          audit(22, 150, "resolve_order_manual", "a1-00000000000000000001", {
+            after: { state: "filled", filledQty: 98, avgPrice: 1530 },
+            note: "venue page",
+          }),
+        ],
+      }),
+    );
+    expect(audited.steps.map((x) => x.what)).toEqual(["resolved order a1-00000000000000000001 by hand as filled at 1530"]);
+    // Settled without a price (absent, or none recorded): nothing made up.
+    const none = order('{"resolvedBy":"hand","status":"absent","filledQty":0,"avgPrice":null,"note":"not on the venue"}');
+    expect(none.order).toMatchObject({ settledAs: "absent", settledPrice: null });
+    expect(incidentPostmortem({ story: none, timeline: { ...collapseTimeline([]), events: 0, capped: false }, readAt: at(900) })).toContain(
+      "settled as absent by operator:demo at Aug 10 2026 15:02:30 UTC",
+    );
+  });
+});
+
 describe("the list and the weeks", () => {
   it("takes the first action from the audit, or an operator's clear made without the console, whichever came first", () => {
     const base = { id: 1, botId: "a", reason: "r", haltedBy: "bot", startedAt: T0 };
