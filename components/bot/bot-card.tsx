@@ -52,6 +52,8 @@ export function BotCard({
   const halted = bot.breaker?.halted ?? false;
   const canAct = useCanAct();
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
+  // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
+  const asOfThen = unsure || status === "stale" || status === "unknown";
   return (
     <article
       aria-labelledby={`bot-${bot.botId}`}
@@ -169,9 +171,17 @@ export function BotCard({
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
         <dd data-testid="reconciled" suppressHydrationWarning>
           {bot.lastReconciliation ? (
-            <>
-              {bot.lastReconciliation.outcome}, {formatAgo(reconciledAge)}
-            </>
+            asOfThen ? (
+              // Not vouched for now: the outcome is a fact of its cycle's time, never of the present.
+              <>
+                {bot.lastReconciliation.outcome} as of <UtcTime iso={bot.lastReconciliation.at} />, {formatAgo(reconciledAge)}
+                {unsure ? " (when last read; not current)" : ""}
+              </>
+            ) : (
+              <>
+                {bot.lastReconciliation.outcome}, {formatAgo(reconciledAge)}
+              </>
+            )
           ) : bot.journalUnread ? (
             UNREAD
           ) : (

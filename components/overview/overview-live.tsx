@@ -167,7 +167,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         ) : lines.length === 0 ? (
           <p className="text-sm">No symbol matches these filters.</p>
         ) : (
-          <SymbolTable lines={lines} unsure={unsure} canAct={canAct} />
+          <SymbolTable lines={lines} unsure={unsure} readAt={updatedAt} canAct={canAct} />
         )}
       </section>
     </div>

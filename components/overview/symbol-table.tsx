@@ -9,12 +9,26 @@ import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
 import { DurationText } from "@/components/ui/duration-text";
 
-function DriftCell({ line }: { line: OverviewLine }) {
+/**
+ * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
+ * confirmed. A symbol in sync then is not known to be in sync now: it says when it was.
+ */
+function DriftCell({ line, readAt }: { line: OverviewLine; readAt: number | null }) {
   if (line.drift === "unknown_position")
     return <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>;
   if (line.drift === "size_drift")
     return <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>;
-  return <span className="text-slate-600 dark:text-slate-300">in sync</span>;
+  if (readAt !== null)
+    return (
+      <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
+        unknown: in sync when last read, at <UtcTime iso={new Date(readAt).toISOString()} />
+      </span>
+    );
+  return (
+    <span data-testid="sync-state" data-state="in-sync" className="text-slate-600 dark:text-slate-300">
+      in sync
+    </span>
+  );
 }
 
 // On a phone each row becomes a small card: the labels come from data-label, so there is one DOM
@@ -41,7 +55,8 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
   );
 }
 
-export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; unsure: boolean; canAct: boolean }) {
+/** `unsure`: the page's data is not current; `readAt` is then when it was last confirmed (ms). */
+export function SymbolTable({ lines, unsure, readAt, canAct }: { lines: OverviewLine[]; unsure: boolean; readAt: number; canAct: boolean }) {
   return (
     <table className="block w-full text-sm sm:table" data-testid="symbol-table">
       <caption className="sr-only">Each bot&apos;s book against the exchange&apos;s, per symbol</caption>
@@ -118,7 +133,7 @@ export function SymbolTable({ lines, unsure, canAct }: { lines: OverviewLine[]; 
                 {inSync ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}
               </td>
               <td className={c} data-label="Drift">
-                <DriftCell line={l} />
+                <DriftCell line={l} readAt={unsure ? readAt : null} />
                 <DriftExplained by={l.explainedBy} />
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Drifting for">

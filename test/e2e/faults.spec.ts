@@ -57,6 +57,44 @@ test("a journal moved away while the page is open: named at once, nothing runnin
   }
 });
 
+test("pages left open while the journal is away: nothing reads as in sync now", async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const j = await healthyJournal();
+  const server = await startConsole({ journal: j.file });
+  const moved = path.join(tempDir("moved"), "journal.db");
+  try {
+    j.beat();
+    await page.goto(server.url);
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running");
+    await expect(page.locator('[data-testid="sync-state"][data-state="in-sync"]').first()).toHaveText("in sync");
+    const others = new Map<string, Page>();
+    for (const route of ["/doubtful", "/bots/gamma", "/breakers"]) {
+      const other = await context.newPage();
+      await other.goto(`${server.url}${route}`);
+      await expect(other.getByTestId("live-status").first()).toContainText("live");
+      others.set(route, other);
+    }
+
+    fs.renameSync(j.file, moved);
+    const banner = page.getByTestId("alarm-banner");
+    await expect(banner).toContainText("The console cannot read the journal right now", { timeout: 15_000 });
+    // A symbol's last known state, dated, never "in sync" as a fact of now; the card's last cycle too.
+    await expect(page.locator('[data-testid="sync-state"][data-state="in-sync"]')).toHaveCount(0);
+    await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
+      /^unknown: in sync when last read, at \d\d:\d\d:\d\d UTC$/,
+    );
+    await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
+
+    fs.renameSync(moved, j.file);
+    j.beat();
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
+  } finally {
+    if (fs.existsSync(moved)) fs.renameSync(moved, j.file);
+    await server.stop();
+    j.close();
+  }
+});
+
 test("another process holding an exclusive lock for 10 s: the console keeps answering, names the lock, and recovers", async ({ page }) => {
   test.setTimeout(90_000);
   const j = await healthyJournal();
