@@ -7,7 +7,6 @@ import { OverviewLive } from "@/components/overview/overview-live";
 import { canAct, getActor } from "@/lib/auth/session";
 import { overviewQuery } from "@/lib/query-options/overview";
 import { readOverview } from "@/lib/queries/screens";
-import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { DeskNotifyToggle } from "@/components/live/desk-notify-toggle";
 
 export default async function OverviewPage() {
@@ -27,7 +26,7 @@ export default async function OverviewPage() {
   client.setQueryData(overviewQuery().queryKey, overview);
   return (
     <div className="space-y-4">
-      <JournalWarnings warnings={journal.warnings} />
+      {/* The journal's notices are in the overview's data (OverviewLive shows them), so they stay current. */}
       <HydrationBoundary state={dehydrate(client)}>
         <OverviewLive canAct={canAct(await getActor())} />
       </HydrationBoundary>

@@ -6,6 +6,7 @@ import { connection } from "next/server";
 import { z } from "zod";
 import { AuditDetailList } from "@/components/audit/audit-detail-list";
 import { JournalProblem } from "@/components/journal/journal-problem";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { RetryWhenReadable } from "@/components/journal/retry-when-readable";
 import { UtcTime } from "@/components/ui/utc-time";
 import { readAudit } from "@/lib/queries/screens";
@@ -51,6 +52,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   if (view.nextBefore) next.set("before", String(view.nextBefore));
   return (
     <div className="space-y-4">
+      <JournalWarnings warnings={read.journal.warnings} />
       <h1 className="text-2xl font-bold">Audit log</h1>
       <p className="text-sm">
         Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash

@@ -9,7 +9,6 @@ import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { parseBreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/query-options/breakers";
 import { readBreakerBoard } from "@/lib/queries/screens";
-import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { CanActProvider } from "@/components/auth/can-act";
 import { canAct, getActor } from "@/lib/auth/session";
 
@@ -57,7 +56,6 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   client.setQueryData(breakersQuery(view).queryKey, board);
   return (
     <div className="space-y-4">
-      <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
         <CanActProvider canAct={canAct(await getActor())}>
           <BreakersLive view={view} />

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNotCurrent } from "@/components/live/use-not-current";
@@ -23,6 +24,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
 
   return (
     <div className="space-y-5">
+      <JournalWarnings warnings={data?.notices ?? []} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />

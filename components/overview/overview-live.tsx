@@ -7,6 +7,7 @@ import { BotCard } from "@/components/bot/bot-card";
 import { CanActProvider } from "@/components/auth/can-act";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { SourceProblems } from "@/components/journal/source-problems";
+import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { bannerHalts, LastKnownHalt } from "@/components/live/last-known-halt";
 import { LiveStatus } from "@/components/live/live-status";
@@ -72,6 +73,8 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
 
   return (
     <div className="space-y-5">
+      {/* The journal was away or replaced lately: carried by every read, so an open page says it too. */}
+      <JournalWarnings warnings={data.notices ?? []} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Overview</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />

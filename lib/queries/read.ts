@@ -65,6 +65,22 @@ export const notOnPostgres = (file: string) =>
 export type ScreenRead<T> =
   { ok: true; data: T; journal: { file: string; warnings: string[] }; source?: string } | { ok: false; error: JournalError; source?: string };
 
+/**
+ * What a live screen's data carries of its journals' notices (the journal was away, or replaced,
+ * lately; not in WAL mode): the page, its JSON route and its live stream all read the screen
+ * through one reader, so a page that stays open says what a reloaded one says, and stops when the
+ * notice ends.
+ */
+export type JournalNotices = { notices?: string[] };
+
+/** `read` with its journals' warnings inside its data (a null view, no such bot, stays null). */
+export function withNotices<T extends object>(read: ScreenRead<T>): ScreenRead<T & JournalNotices>;
+export function withNotices<T extends object>(read: ScreenRead<T | null>): ScreenRead<(T & JournalNotices) | null>;
+export function withNotices(read: ScreenRead<object | null>): ScreenRead<object | null> {
+  if (!read.ok || read.data === null) return read;
+  return { ...read, data: { ...read.data, notices: read.journal.warnings } };
+}
+
 type AnyJournal = JournalSource | PgJournalSource;
 
 // Not instanceof: Next bundles route modules apart, so a source (kept on globalThis) may come from another bundle's class.

@@ -42,7 +42,7 @@ import {
   type SourceHealth,
   type WithSources,
 } from "./fleet";
-import { anyEngine, readBotScreen, readFleet, readScreen, type QueryContext, type ScreenRead, type SourcePart } from "./read";
+import { anyEngine, readBotScreen, readFleet, readScreen, withNotices, type QueryContext, type ScreenRead, type SourcePart } from "./read";
 import { getSymbolState } from "./symbol";
 import { readSymbolChart } from "./symbol-chart";
 
@@ -171,17 +171,21 @@ export function readOverview({ names, set }: { names: boolean; set?: SourceSet }
     anyEngine((ctx) => loadOverview({ ...ctx, names })),
     (parts, s) => mergeOverviews(parts, s, names),
     set,
-  );
+  ).then((read) => withNotices(read));
 }
 
 export function readDoubtfulOrders({ names, botId, set }: { names: boolean; botId: string | null; set?: SourceSet }) {
   const load = anyEngine((ctx) => loadDoubtfulOrders({ ...ctx, names, botId }));
-  return botId === null ? readFleet(load, (parts, s) => mergeDoubtful(parts, s, names), set) : readBotScreen(botId, load, set);
+  return (botId === null ? readFleet(load, (parts, s) => mergeDoubtful(parts, s, names), set) : readBotScreen(botId, load, set)).then((read) =>
+    withNotices(read),
+  );
 }
 
 export function readBreakerBoard({ names, bot, before, set }: { names: boolean; bot: string | null; before: number | null; set?: SourceSet }) {
   const load = anyEngine((ctx) => loadBreakerBoard({ ...ctx, names, bot, before }));
-  return bot === null ? readFleet(load, (parts, s) => mergeBreakerBoards(parts, s, names), set) : readBotScreen(bot, load, set);
+  return (bot === null ? readFleet(load, (parts, s) => mergeBreakerBoards(parts, s, names), set) : readBotScreen(bot, load, set)).then((read) =>
+    withNotices(read),
+  );
 }
 
 export function readBotClear({ names, botId, set }: { names: boolean; botId: string; set?: SourceSet }) {
@@ -190,9 +194,11 @@ export function readBotClear({ names, botId, set }: { names: boolean; botId: str
     anyEngine((ctx) => loadBotClear({ ...ctx, names, botId })),
     set,
   ).then((read) =>
-    // With several journals the page names the bot's own (what to check when it goes wrong), and its
-    // halt's incident id carries that name.
-    read.ok && read.data && read.source ? { ...read, data: { ...read.data, source: read.source } } : read,
+    withNotices(
+      // With several journals the page names the bot's own (what to check when it goes wrong), and its
+      // halt's incident id carries that name.
+      read.ok && read.data && read.source ? { ...read, data: { ...read.data, source: read.source } } : read,
+    ),
   );
 }
 
@@ -213,7 +219,7 @@ export function readSymbolState({
     botId,
     anyEngine((ctx) => loadSymbolState({ ...ctx, names, botId, symbol, ordersLimit })),
     set,
-  );
+  ).then((read) => withNotices(read));
 }
 
 /**

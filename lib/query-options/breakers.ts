@@ -5,13 +5,14 @@
 import { queryOptions } from "@tanstack/react-query";
 import { breakersViewToQuery, type BreakersView } from "../url-state/breakers";
 import type { BreakerBoard } from "../queries/breakers";
+import type { JournalNotices } from "../queries/read";
 import { liveFetching } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 export const breakersQuery = (view: BreakersView) =>
   queryOptions({
     queryKey: ["breakers", view.bot, view.before] as const,
-    ...liveFetching<BreakerBoard>(
+    ...liveFetching<BreakerBoard & JournalNotices>(
       view.bot === null && view.before !== null ? undefined : liveViewName({ kind: "breakers", botId: view.bot, before: view.before }),
       `/api/breakers${breakersViewToQuery(view)}`,
     ),

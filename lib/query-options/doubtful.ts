@@ -2,11 +2,12 @@
 import { queryOptions } from "@tanstack/react-query";
 import type { DoubtfulOrder } from "../queries/doubtful";
 import type { SourceHealth } from "../queries/fleet";
+import type { JournalNotices } from "../queries/read";
 import { liveFetching } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 /** `sources`: each journal's state, when the console reads several (lib/queries/fleet.ts). */
-export type DoubtfulList = { orders: DoubtfulOrder[]; total: number; sources?: SourceHealth[] };
+export type DoubtfulList = { orders: DoubtfulOrder[]; total: number; sources?: SourceHealth[] } & JournalNotices;
 
 export const doubtfulQuery = (bot: string | null) =>
   queryOptions({

@@ -1,13 +1,14 @@
 /** The overview's query, one definition for the server's prefetch and the client's poll. */
 import { queryOptions } from "@tanstack/react-query";
 import type { Overview } from "../queries/overview";
+import type { JournalNotices } from "../queries/read";
 import { liveFetching } from "./poll";
 import { liveViewName } from "../live/view-names";
 
 export const overviewQuery = () =>
   queryOptions({
     queryKey: ["overview"] as const,
-    ...liveFetching<Overview>(liveViewName({ kind: "overview" }), "/api/overview"),
+    ...liveFetching<Overview & JournalNotices>(liveViewName({ kind: "overview" }), "/api/overview"),
   });
 
 /**

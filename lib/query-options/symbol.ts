@@ -6,6 +6,7 @@
 import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import type { SymbolChart } from "../queries/symbol-chart";
 import type { SymbolLookup, SymbolState } from "../queries/symbol";
+import type { JournalNotices } from "../queries/read";
 import { rangeToQuery, type SymbolRange } from "../url-state/symbol";
 import { fetchApi } from "./fetch-api";
 import { LIVE_INTERVAL_MS, liveFetching, pollInterval, tabHidden } from "./poll";
@@ -14,7 +15,7 @@ import { liveViewName } from "../live/view-names";
 /** A whole trading day is up to 86,400 cycles a poll: every 2 s is enough there. */
 const WIDE_INTERVAL_MS = 2_000;
 
-export type SymbolStateResult = SymbolState | Extract<SymbolLookup, { found: false }>;
+export type SymbolStateResult = (SymbolState | Extract<SymbolLookup, { found: false }>) & JournalNotices;
 
 export const symbolPath = (botId: string, symbol: string) => `/bots/${encodeURIComponent(botId)}/symbols/${encodeURIComponent(symbol)}`;
 

@@ -57,7 +57,10 @@ test("a journal moved away while the page is open: named at once, nothing runnin
   }
 });
 
-test("pages left open while the journal is away: nothing reads as in sync now", async ({ page, context }) => {
+test("pages left open while the journal is away: nothing reads as in sync now, and each says the journal was away once it is back", async ({
+  page,
+  context,
+}) => {
   test.setTimeout(120_000);
   const j = await healthyJournal();
   const server = await startConsole({ journal: j.file });
@@ -87,7 +90,12 @@ test("pages left open while the journal is away: nothing reads as in sync now", 
 
     fs.renameSync(moved, j.file);
     j.beat();
+    const away = /the journal was away from .* \(deleted or moved, then put back\)/;
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
+    await expect(page.getByText(away)).toBeVisible();
+    for (const [route, other] of others) {
+      await expect(other.getByText(away), route).toBeVisible({ timeout: 20_000 });
+    }
   } finally {
     if (fs.existsSync(moved)) fs.renameSync(moved, j.file);
     await server.stop();

@@ -277,6 +277,42 @@ describe("the live watcher", () => {
     for (const s of streams) expect(s.events.at(-1)).toMatchObject({ ok: true });
   });
 
+  it("tells every open live view, once the journal is back, that it was away, as a reloaded page does, and stops after 10 min", async () => {
+    const { file } = journal();
+    let clock = Date.now();
+    const source = new JournalSource(file, { migrationsDir, log: () => {}, now: () => new Date(clock) });
+    const watcher = new JournalWatcher(source, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
+    cleanup.push(
+      () => watcher.stop(),
+      () => source.close(),
+    );
+    const names = ["overview", "doubtful", "breakers", "bot-clear:bot-a", "doubtful:bot-a", "symbol:bot-a:BTCUSDT:20"];
+    const s = stream();
+    watcher.subscribe(s, views(names.join(",")), true);
+    await watcher.ready;
+    const notices = (e: Event | undefined) => (e?.data as { notices?: string[] } | null | undefined)?.notices;
+    const last = (view: string) => s.events.filter((e) => e.view === view).at(-1);
+    for (const view of names) expect(notices(last(view))).toEqual([]);
+
+    fs.renameSync(file, `${file}.away`);
+    clock += 1_000;
+    await watcher.tick();
+    for (const view of names) expect(last(view)).toMatchObject({ ok: false, status: 503 });
+    fs.renameSync(`${file}.away`, file);
+    clock += 1_000;
+    await watcher.tick();
+    for (const view of names) {
+      expect(last(view)).toMatchObject({ ok: true });
+      expect(notices(last(view))).toEqual([expect.stringMatching(/^the journal was away from .* to .* \(deleted or moved, then put back\)/)]);
+    }
+
+    // The page stops saying it when a reloaded one would.
+    clock += 10 * 60_000;
+    sqliteCli(file, `UPDATE bots SET heartbeat_at = '${NOW()}' WHERE bot_id = 'bot-a';`);
+    await watcher.tick();
+    for (const view of names) expect(notices(last(view))).toEqual([]);
+  });
+
   it("sends a journal replaced by a file that is not SQLite as the error its pages show, and a good replacement's data", async () => {
     const { file, source, watcher } = journal();
     const s = stream();

@@ -4,6 +4,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { connection } from "next/server";
 import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
+import { BotJournalNotices } from "@/components/bot/bot-journal-notices";
 import { CanActProvider } from "@/components/auth/can-act";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { canAct, getActor } from "@/lib/auth/session";
@@ -34,6 +35,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   return (
     <HydrationBoundary state={dehydrate(client)}>
       {/* The card inside shows "Halt now" to operators: it reads canAct from this provider. */}
+      <BotJournalNotices botId={botId} />
       <CanActProvider canAct={operator}>
         <ClearHaltPanel
           botId={botId}

@@ -10,7 +10,6 @@ import { decodePageParam } from "@/lib/url-state/path-ids";
 import { anyEngine, readBotScreen } from "@/lib/queries/read";
 import { loadSymbolChart, loadSymbolState } from "@/lib/queries/screens";
 import { ORDERS_PAGE, parseSymbolRange } from "@/lib/url-state/symbol";
-import { JournalWarnings } from "@/components/journal/journal-warnings";
 
 export async function generateMetadata(props: PageProps<"/bots/[botId]/symbols/[symbol]">): Promise<Metadata> {
   const { botId, symbol } = await props.params;
@@ -46,11 +45,11 @@ export default async function SymbolPage(props: PageProps<"/bots/[botId]/symbols
 
   // The server's reads seed the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();
-  client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, state);
+  // With the journal's notices, as the live view carries them (SymbolLive shows them).
+  client.setQueryData(symbolStateQuery({ botId, symbol, ordersLimit: ORDERS_PAGE }).queryKey, { ...state, notices: journal.warnings });
   if (range && chart) client.setQueryData(symbolChartQuery({ botId, symbol, range }).queryKey, chart);
   return (
     <div className="space-y-4">
-      <JournalWarnings warnings={journal.warnings} />
       <HydrationBoundary state={dehydrate(client)}>
         <SymbolLive botId={botId} symbol={symbol} range={range} rangeError={parsed.ok ? null : parsed.message} />
       </HydrationBoundary>
