@@ -1,19 +1,26 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
+import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 
 /**
- * The bot page's journal notices (the journal was away, or replaced, lately), from the same query
- * the clear panel reads: an open page says them as soon as its live view does, and stops with it.
+ * What the bot page says of its journal beside its clear panel, from the same query: the journal's
+ * notices (it was away, or replaced, lately), said by an open page as soon as its live view says
+ * them and gone with them; and that the panel's own banner tells a journal problem with its fix,
+ * so the halt banner above does not say it again.
  */
 export function BotJournalNotices({ botId }: { botId: string }) {
-  const { data } = useQuery(botClearQuery(botId));
+  const { data, error } = useQuery(botClearQuery(botId));
   const notices = data?.notices ?? [];
-  if (notices.length === 0) return null;
   return (
-    <div className="mb-4 space-y-2">
-      <JournalWarnings warnings={notices} />
-    </div>
+    <>
+      <JournalProblemShown error={error} />
+      {notices.length > 0 && (
+        <div className="mb-4 space-y-2">
+          <JournalWarnings warnings={notices} />
+        </div>
+      )}
+    </>
   );
 }

@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
+import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -25,6 +26,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
   return (
     <div className="space-y-5">
       <JournalWarnings warnings={data?.notices ?? []} />
+      <JournalProblemShown error={query.error} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />

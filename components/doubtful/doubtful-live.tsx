@@ -4,6 +4,7 @@ import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
+import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -48,6 +49,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={data?.notices ?? []} />
+      <JournalProblemShown error={query.error} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Doubtful orders{bot ? ` of ${bot}` : ""}</h1>
         <LiveStatus updatedAt={updatedAt} failing={causes.length > 0} />

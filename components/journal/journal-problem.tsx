@@ -1,4 +1,5 @@
 import { WrappingText } from "@/components/ui/wrapping-text";
+import { JournalProblemShown } from "./journal-problem-shown";
 import type { JournalError } from "@/lib/db/journal-file";
 
 /** How often a page that cannot read its journal asks again, in seconds (RetryWhenReadable; said on the page). */
@@ -7,6 +8,8 @@ export const RETRY_EVERY_S = 2;
 /**
  * The whole page when the journal cannot be read: what is wrong, with which file, and the fix.
  * Nothing else is shown, so nothing can look healthy. `source`: which of several journals it is.
+ * The message says the problem and the fix once; the file is told apart only for what the message
+ * leaves out (a reader who is not signed in is told the path is hidden).
  */
 export function JournalProblem({ error, source }: { error: Pick<JournalError, "code" | "file" | "problem" | "fix" | "message">; source?: string }) {
   return (
@@ -21,14 +24,13 @@ export function JournalProblem({ error, source }: { error: Pick<JournalError, "c
       <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="journal-error">
         <WrappingText text={error.message} />
       </p>
-      <dl className="mt-4 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
-        <dt className="font-semibold">File</dt>
-        <dd className="break-all font-mono">{error.file}</dd>
-        <dt className="font-semibold">Problem</dt>
-        <dd>{error.problem}</dd>
-        <dt className="font-semibold">Fix</dt>
-        <dd>{error.fix}</dd>
-      </dl>
+      {error.file && (
+        <dl className="mt-4 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+          <dt className="font-semibold">File</dt>
+          <dd className="break-all font-mono">{error.file}</dd>
+        </dl>
+      )}
+      <JournalProblemShown />
       <p className="mt-4 text-sm">
         No bot is shown as healthy while the journal is unreadable. This page checks again every {RETRY_EVERY_S} s and comes back by itself once the journal can
         be read.

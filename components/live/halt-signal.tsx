@@ -6,7 +6,8 @@ import { useEffect, useSyncExternalStore } from "react";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { streamCarries } from "@/lib/live/carried";
 import { STALL_MS } from "@/lib/live/stream-client";
-import { LiveReadError } from "@/lib/query-options/fetch-api";
+import { useJournalProblemShown } from "@/components/journal/journal-problem-shown";
+import { LiveReadError, withFix } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { asSentence } from "@/lib/text/sentence";
@@ -89,12 +90,17 @@ export function HaltSignal() {
   );
   const now = useNow();
   const hydrated = useHydrated();
+  const problemShown = useJournalProblemShown();
   const data = active ? query.data : undefined;
   const halted = bannerHalts(data?.bots ?? []);
   const causes: string[] = [];
   if (active && query.error) {
-    const fix = query.error instanceof LiveReadError && query.error.fix ? ` (${query.error.fix})` : "";
-    causes.push(`cannot read right now: ${query.error.message}${fix}`);
+    // The page says the problem and its fix already (its problem box): name it, do not repeat it.
+    causes.push(
+      problemShown && query.error instanceof LiveReadError && query.error.kind === "journal"
+        ? "the journal cannot be read (what is wrong and the fix: below)"
+        : `cannot read right now: ${withFix(query.error)}`,
+    );
   } else if (active && updatedAt > 0 && now - updatedAt > TOO_OLD_MS) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }

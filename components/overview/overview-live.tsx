@@ -14,7 +14,7 @@ import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNotCurrent } from "@/components/live/use-not-current";
 import { notUpdatedWords } from "@/lib/live/not-current";
-import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
+import { asLiveReadError, liveFailureTitle, problemText } from "@/lib/query-options/fetch-api";
 import { overviewQuery } from "@/lib/query-options/overview";
 import { SORTS, applyOverviewView, orderBotsForOverview, parseOverviewView, viewToQuery, type OverviewView } from "@/lib/url-state/overview";
 import { SymbolTable } from "./symbol-table";
@@ -64,7 +64,8 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   }
 
   const causes = [...data.alarms];
-  if (error) causes.unshift(`cannot read right now: ${error.message}`);
+  // The title says the console cannot read the journal right now, and the fix is its own line: the cause is the problem alone.
+  if (error) causes.unshift(error.kind === "journal" ? problemText(error) : `cannot read right now: ${error.message}`);
   else if (tooOld) causes.unshift(notUpdatedWords(ageMs));
   const halted = bannerHalts(data.bots);
   const drifting = data.lines.filter((l) => l.drift !== "none").length;
@@ -108,7 +109,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
       <AlarmBanner
         title={error ? liveFailureTitle(error) : "Not everything here is current"}
         causes={causes}
-        fix={error?.fix ?? (causes.length ? "Until this clears, treat every bot below as unverified." : undefined)}
+        fix={error?.fix ? `Fix: ${error.fix}` : causes.length ? "Until this clears, treat every bot below as unverified." : undefined}
       />
       <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
         {orderBotsForOverview(data.bots).map((bot) => (

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { PositionChart } from "@/components/charts/position-chart";
 import { JournalProblem } from "@/components/journal/journal-problem";
+import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -86,6 +87,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   return (
     <div className="space-y-5">
       <JournalWarnings warnings={data.notices ?? []} />
+      <JournalProblemShown error={state.error} />
       <nav aria-label="Breadcrumb" className="text-sm">
         <ol className="flex flex-wrap gap-1">
           <li>

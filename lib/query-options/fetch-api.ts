@@ -62,6 +62,21 @@ export function liveFailureTitle(error: LiveReadError): string {
   return "The console server failed to answer";
 }
 
+/**
+ * The error's message without its fix, for a place that shows the fix apart: a journal's message
+ * ends ". Fix: <fix>" (lib/db/journal-file.ts JournalError).
+ */
+export function problemText(error: LiveReadError): string {
+  const tail = error.fix ? `. Fix: ${error.fix}` : null;
+  return tail && error.message.endsWith(tail) ? error.message.slice(0, -tail.length) : error.message;
+}
+
+/** The error's message and its fix, each once (a journal's message already ends with its fix). */
+export function withFix(error: Error): string {
+  const fix = error instanceof LiveReadError ? error.fix : undefined;
+  return fix && !error.message.includes(fix) ? `${error.message} (${fix})` : error.message;
+}
+
 /** Any query error as a LiveReadError (an unexpected one counts as the server's). */
 export function asLiveReadError(e: Error | null): LiveReadError | null {
   return e instanceof LiveReadError ? e : e ? new LiveReadError(e.message, "unknown") : null;

@@ -57,7 +57,12 @@ test("a journal moved away while the page is open: named at once, nothing runnin
   }
 });
 
-test("pages left open while the journal is away: nothing reads as in sync now, and each says the journal was away once it is back", async ({
+/** How many times the page says the fix of a journal moved away: once is one problem box. */
+async function fixesSaid(page: Page): Promise<number> {
+  return ((await page.locator("body").innerText()).match(/put the journal back at this path/g) ?? []).length;
+}
+
+test("pages left open while the journal is away: nothing reads as in sync now, the problem is said once, and each says the journal was away once it is back", async ({
   page,
   context,
 }) => {
@@ -87,6 +92,16 @@ test("pages left open while the journal is away: nothing reads as in sync now, a
       /^unknown: in sync when last read, at \d\d:\d\d:\d\d UTC$/,
     );
     await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
+    // The banner's title says the console cannot read it; the cause is the problem, then the fix once.
+    await expect(banner).not.toContainText("cannot read right now");
+    await expect.poll(() => fixesSaid(page)).toBe(1);
+    for (const other of others.values()) await expect.poll(() => fixesSaid(other), { timeout: 15_000 }).toBe(1);
+    const fresh = await context.newPage();
+    await fresh.goto(`${server.url}/doubtful`);
+    await expect(fresh.getByRole("heading", { name: "The journal cannot be read" })).toBeVisible();
+    await expect(fresh.getByTestId("halt-banner")).toContainText("the journal cannot be read (what is wrong and the fix: below)");
+    await expect.poll(() => fixesSaid(fresh)).toBe(1);
+    await fresh.close();
 
     fs.renameSync(moved, j.file);
     j.beat();
