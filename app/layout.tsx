@@ -43,6 +43,19 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               </div>
             </nav>
           </header>
+          {/* Without JavaScript nothing on a page updates and no operator's form can be sent: say so,
+              and hide the "live · updated 0 s ago" the server rendered, which would never move. */}
+          <noscript>
+            <style>{`[data-testid="live-status"]{display:none}`}</style>
+            <p
+              role="alert"
+              data-testid="no-script"
+              className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-950 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100"
+            >
+              JavaScript is off: this page shows the journal as it was when the page loaded and does not update by itself (reload to read it again), and
+              operators&apos; actions need JavaScript.
+            </p>
+          </noscript>
           <HaltSignal />
           <main id="main" className="mx-auto max-w-6xl px-4 py-6">
             {children}

@@ -1,0 +1,39 @@
+/**
+ * With JavaScript off a page is what the server rendered and never changes, and no operator's form
+ * can be sent: it says so, and the "live · updated 0 s ago" it would otherwise show forever is
+ * hidden. With JavaScript on, none of that shows.
+ */
+import { expect, test } from "@playwright/test";
+import { healthyJournal } from "../helpers/e2e/journals";
+import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
+
+let server: ConsoleServer;
+let journal: Awaited<ReturnType<typeof healthyJournal>>;
+test.beforeAll(async () => {
+  journal = await healthyJournal();
+  server = await startConsole({ journal: journal.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+});
+test.afterAll(async () => {
+  await server?.stop();
+  journal?.close();
+});
+
+test("without JavaScript a page says it does not update, and does not claim to be live", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  for (const p of ["/", "/doubtful", "/breakers"]) {
+    await page.goto(server.url + p);
+    await expect(page.getByTestId("no-script")).toContainText("JavaScript is off: this page shows the journal as it was when the page loaded");
+    await expect(page.getByTestId("live-status")).toBeHidden();
+    // The doubtful list renders its "live · updated 0 s ago" on the server: there, it is hidden
+    // rather than saying "live" for ever (the overview's is streamed, and never shown without a script).
+    if (p === "/doubtful") await expect(page.getByTestId("live-status")).toHaveCount(1);
+  }
+  await context.close();
+});
+
+test("with JavaScript the notice is not there and the page says it is live", async ({ page }) => {
+  await page.goto(server.url);
+  await expect(page.getByTestId("live-status")).toContainText("live");
+  await expect(page.getByTestId("no-script")).toBeHidden();
+});
