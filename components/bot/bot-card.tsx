@@ -96,6 +96,7 @@ export function BotCard({
             text={haltCauseText({
               reason: bot.breaker.reason,
               inSyncSince: bot.breaker.causeInSyncSince,
+              ordersSettled: bot.breaker.causeOrdersSettled,
               changedBy: bot.breaker.changedBy,
               changedAt: bot.breaker.changedAt,
             })}

@@ -46,7 +46,16 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             <strong>
               Halted for <HaltedFor since={b.changedAt} />
             </strong>
-            : <WrappingText text={haltCauseText({ reason: b.reason, inSyncSince: null, changedBy: b.changedBy, changedAt: b.changedAt })} />
+            :{" "}
+            <WrappingText
+              text={haltCauseText({
+                reason: b.reason,
+                inSyncSince: b.causeInSyncSince,
+                ordersSettled: b.causeOrdersSettled,
+                changedBy: b.changedBy,
+                changedAt: b.changedAt,
+              })}
+            />
             <br />
             since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />

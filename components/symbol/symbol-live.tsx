@@ -124,6 +124,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
             haltCauseText({
               reason: data.bot.breaker.reason,
               inSyncSince: data.bot.breaker.causeInSyncSince,
+              ordersSettled: data.bot.breaker.causeOrdersSettled,
               changedBy: data.bot.breaker.changedBy,
               changedAt: data.bot.breaker.changedAt,
             }),

@@ -48,14 +48,39 @@ function handMadeText(p: { reason: string | null; changedBy: string; changedAt: 
 }
 
 /**
+ * How each order a trip's reason names was settled since ("order a1-… unknown: lookup failed"):
+ * the state it reached, when, and who or what settled it. `by`: the operator who resolved it by
+ * hand or asked the exchange (`operator:ana`, or `operator` where names are hidden), `bot` for the
+ * bot's own lookup or status, null when the journal shows no event for it (a row changed by hand).
+ */
+export interface CauseOrderSettled {
+  clientOrderId: string;
+  state: string;
+  at: string;
+  by: string | null;
+  /** `hand`: an operator recorded it; `lookup`: the exchange was asked; `bot`: the bot's own status. */
+  how: "hand" | "lookup" | "bot";
+}
+
+function settledBy(o: CauseOrderSettled): string {
+  if (o.by === null) return "";
+  if (o.how === "hand") return ` (by ${o.by})`;
+  if (o.how === "lookup") return changedByOperator(o.by) ? ` (by ${o.by}, on the exchange)` : " (by the bot's lookup)";
+  return changedByOperator(o.by) ? ` (by ${o.by})` : " (by the bot)";
+}
+
+/**
  * The halt's cause as the reader should take it now: for a hand-made halt, who made it, when and
  * why; otherwise the recorded reason while its cause may still be there, and "tripped on …; in
  * sync since 03:12:41 UTC" once every symbol that tripped it is back in sync (`inSyncSince`, from the
- * first compared cycle after its last drifting one).
+ * first compared cycle after its last drifting one), or "tripped on order … unknown: …; settled
+ * since 03:12:41 UTC: filled (by operator:ana)" once every order it names is settled (`ordersSettled`).
  */
 export function haltCauseText(p: {
   reason: string | null;
   inSyncSince: string | null;
+  /** Every order the trip's reason names, settled; null (or absent) while any is not, or it names none. */
+  ordersSettled?: readonly CauseOrderSettled[] | null;
   changedBy?: string | null;
   changedAt?: string | null;
   /** The reader's clock: a time on another day says its date. */
@@ -64,8 +89,20 @@ export function haltCauseText(p: {
   if (p.changedBy && changedByOperator(p.changedBy))
     return handMadeText({ reason: p.reason, changedBy: p.changedBy, changedAt: p.changedAt ?? null, now: p.now });
   const reason = p.reason?.trim() ? p.reason.trim() : "no reason recorded";
-  if (p.inSyncSince === null) return reason;
+  const settled = p.ordersSettled && p.ordersSettled.length > 0 ? p.ordersSettled : null;
+  if (p.inSyncSince === null && settled === null) return reason;
   // To the second: a trip at 10:00:30 whose symbol was in sync again at 10:00:40 read "since 10:00", as if before the trip.
-  const since = Number.isNaN(Date.parse(p.inSyncSince)) ? null : formatUtc(p.inSyncSince, p.now ?? Date.now());
-  return since === null ? `tripped on ${reason}; in sync since then` : `tripped on ${reason}; in sync since ${since}`;
+  const at = (iso: string) => (Number.isNaN(Date.parse(iso)) ? "then" : formatUtc(iso, p.now ?? Date.now()));
+  const parts = [`tripped on ${reason}`];
+  if (p.inSyncSince !== null) parts.push(`in sync since ${at(p.inSyncSince)}`);
+  if (settled !== null) {
+    const last = settled.reduce((a, b) => (b.at > a.at ? b : a));
+    // One order: its state and who settled it; several: each, by id.
+    const each =
+      settled.length === 1 ? `${words(last.state)}${settledBy(last)}` : settled.map((o) => `${o.clientOrderId} ${words(o.state)}${settledBy(o)}`).join(", ");
+    parts.push(`settled since ${at(last.at)}: ${each}`);
+  }
+  return parts.join("; ");
 }
+
+const words = (state: string) => state.replace(/_/g, " ");

@@ -3,7 +3,8 @@ import { botStatus, type BotStatus } from "../breaker/bot-status";
 import type { JournalDb } from "../db/console";
 import { jsonObjectSql } from "../db/dialect";
 import { queryOf, type Dialect, type JournalQuery } from "../db/query";
-import { getCauseInSyncSince } from "./halt-cause";
+import type { CauseOrderSettled } from "../breaker/halt-cause";
+import { getCauseInSyncSince, getCauseOrdersSettled } from "./halt-cause";
 import { observeHeartbeat } from "./heartbeat-motion";
 
 export interface BotSummary {
@@ -22,6 +23,8 @@ export interface BotSummary {
     version: number;
     /** Halted, and every symbol that tripped it back in sync since this time (getCauseInSyncSince); else null. */
     causeInSyncSince: string | null;
+    /** Halted, and every order the trip's reason names settled since (getCauseOrdersSettled); else null. */
+    causeOrdersSettled: CauseOrderSettled[] | null;
   } | null;
   lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null; ageMs: number | null } | null;
 }
@@ -68,6 +71,7 @@ export async function listBots(params: {
 
   // The halted bots' causes, all at once (one round trip each on PostgreSQL, overlapping).
   const causes = await Promise.all(rows.map((r) => (r.halted === 1 ? getCauseInSyncSince({ db: q, botId: r.botId }) : null)));
+  const settled = await Promise.all(rows.map((r) => (r.halted === 1 ? getCauseOrdersSettled({ db: q, botId: r.botId }) : null)));
   return rows.map((r, i) => {
     const breaker =
       r.halted === null || r.changedAt === null || r.changedBy === null || r.breakerVersion === null
@@ -79,6 +83,7 @@ export async function listBots(params: {
             changedBy: r.changedBy,
             version: r.breakerVersion,
             causeInSyncSince: causes[i] ?? null,
+            causeOrdersSettled: settled[i] ?? null,
           };
     const lastRec = r.lastReconciliation
       ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null })

@@ -1,4 +1,6 @@
 import "server-only";
+import type { CauseOrderSettled } from "../breaker/halt-cause";
+import { getCauseInSyncSince, getCauseOrdersSettled } from "./halt-cause";
 import type { SourceHealth } from "./fleet";
 import type { JournalDb } from "../db/console";
 import { jsonObjectSql } from "../db/dialect";
@@ -17,6 +19,9 @@ export interface BreakerState {
   changedAt: string;
   changedBy: string;
   version: number;
+  /** Halted, and how its cause went, as the bot card says it (lib/queries/halt-cause.ts); null otherwise. */
+  causeInSyncSince: string | null;
+  causeOrdersSettled: CauseOrderSettled[] | null;
 }
 
 export interface BreakerCause {
@@ -156,6 +161,23 @@ export async function getBreakerBoard(params: {
       cycles.set(c.id, c);
   }
   const drifts = await readDriftsByReconciliation({ db: q, reconciliationIds: causeIds });
+  // A halted bot's cause, gone or not, as every screen that shows the cause says it.
+  const gone = new Map(
+    await Promise.all(
+      bots
+        .filter((b) => b.halted === 1)
+        .map(
+          async (b) =>
+            [
+              b.botId,
+              {
+                inSyncSince: await getCauseInSyncSince({ db: q, botId: b.botId }),
+                ordersSettled: await getCauseOrdersSettled({ db: q, botId: b.botId }),
+              },
+            ] as const,
+        ),
+    ),
+  );
 
   return {
     readAt: now.toISOString(),
@@ -165,7 +187,15 @@ export async function getBreakerBoard(params: {
       const breaker: BreakerState | null =
         b.halted === null || b.changedAt === null || b.changedBy === null || b.version === null
           ? null
-          : { halted: b.halted === 1, reason: b.reason, changedAt: b.changedAt, changedBy: b.changedBy, version: b.version };
+          : {
+              halted: b.halted === 1,
+              reason: b.reason,
+              changedAt: b.changedAt,
+              changedBy: b.changedBy,
+              version: b.version,
+              causeInSyncSince: gone.get(b.botId)?.inSyncSince ?? null,
+              causeOrdersSettled: gone.get(b.botId)?.ordersSettled ?? null,
+            };
       const events = rows.map((r): BreakerEventView => {
         if (r.kind === "clear") {
           const since = r.prevTripAt === null ? NaN : Date.parse(r.prevTripAt);

@@ -3,6 +3,8 @@ import type { JournalDb } from "../db/console";
 import { queryOf, type JournalQuery } from "../db/query";
 import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 import { classifyDrift, driftSql } from "../reconcile/diff";
+import type { CauseOrderSettled } from "../breaker/halt-cause";
+import { orderIdsInReason } from "../incidents/story";
 
 const DRIFTING = driftSql({ ours: "p.ours", theirs: "p.theirs", qtyStep: "p.qty_step" });
 
@@ -54,4 +56,56 @@ export async function getCauseInSyncSince(params: { db: JournalDb | JournalQuery
     if (since === null || back > since) since = back;
   }
   return since;
+}
+
+/** The bot's latest trip, for the orders its reason names. */
+const LATEST_TRIP_REASON_SQL = `
+  SELECT e.reason, e.at FROM breaker_events e
+  WHERE e.bot_id = ? AND e.kind = 'trip' ORDER BY e.at DESC, e.id DESC LIMIT 1`;
+
+/** While an order is in one of these, nobody knows yet what became of it on the exchange. */
+const NOT_YET_KNOWN = new Set(["created", "sent", "unknown"]);
+
+/** The newest event that told the order's state since the trip: a resolution, a lookup, or the bot's status. */
+const SETTLING_EVENT_SQL = `
+  SELECT at, kind, actor FROM order_events
+  WHERE client_order_id = ? AND at >= ? AND kind IN ('operator', 'lookup_found', 'lookup_absent', 'status')
+  ORDER BY at DESC, id DESC LIMIT 1`;
+
+/**
+ * How the orders the bot's latest trip names ("order a1-… unknown: lookup failed") were settled:
+ * each one's state, when and by whom, once every one of them is known again (no longer created,
+ * sent or unknown); null while any is not, or when the reason names none of the bot's orders. Costs,
+ * for a halted bot only, one seek per named order (a reason names a few at most).
+ */
+export async function getCauseOrdersSettled(params: { db: JournalDb | JournalQuery; botId: string }): Promise<CauseOrderSettled[] | null> {
+  const { botId } = params;
+  const q = queryOf(params.db);
+  const trip = await q.get<{ reason: string; at: string }>(LATEST_TRIP_REASON_SQL, [botId]);
+  if (!trip) return null;
+  const ids = orderIdsInReason(trip.reason);
+  if (ids.length === 0) return null;
+  const orders = await q.all<{ clientOrderId: string; state: string; updatedAt: string }>(
+    `SELECT client_order_id AS "clientOrderId", state, updated_at AS "updatedAt" FROM orders
+     WHERE bot_id = ? AND client_order_id IN (${ids.map(() => "?").join(", ")})`,
+    [botId, ...ids],
+  );
+  if (orders.length === 0 || orders.some((o) => NOT_YET_KNOWN.has(o.state))) return null;
+  const out: CauseOrderSettled[] = [];
+  for (const o of orders) {
+    const e = await q.get<{ at: string; kind: string; actor: string }>(SETTLING_EVENT_SQL, [o.clientOrderId, trip.at]);
+    // No event (a row changed by hand): the row's own time, and nobody named.
+    out.push(
+      e
+        ? {
+            clientOrderId: o.clientOrderId,
+            state: o.state,
+            at: e.at,
+            by: e.actor,
+            how: e.kind === "operator" ? "hand" : e.kind === "status" ? "bot" : "lookup",
+          }
+        : { clientOrderId: o.clientOrderId, state: o.state, at: o.updatedAt, by: null, how: "bot" },
+    );
+  }
+  return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }

@@ -3,8 +3,11 @@ import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { getBotClearView } from "@/lib/queries/bot-clear";
 import { getCauseInSyncSince } from "@/lib/queries/halt-cause";
 import { getOverview } from "@/lib/queries/overview";
+import { getBreakerBoard } from "@/lib/queries/breakers";
+import { resolveManuallySpec } from "@/lib/actions/resolve-order";
 import { consoleDb } from "../helpers/console-db";
 import { botOnSim } from "../helpers/bot";
+import { act, ana, consoleWriter } from "../helpers/actions";
 
 let cleanup: (() => void)[] = [];
 afterEach(() => {
@@ -68,5 +71,55 @@ describe("the cause of a halt, gone or not", () => {
     const { db, now } = await haltedAfter({ cycles: 8, backAt: 6, clearAt: 7 });
     const bot = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
     expect(bot.breaker).toMatchObject({ halted: false, causeInSyncSince: null });
+  });
+});
+
+describe("the cause of a halt on an order nobody was sure of", () => {
+  /** bot-a's buy of 5 AAPL is accepted, its reply lost and every lookup fails: it trips on "order … unknown". */
+  async function trippedOnOrder() {
+    const bot = botOnSim({ startAt: START });
+    cleanup.push(bot.close);
+    bot.sim.inject({ on: "create", fault: "timeout_after_accept" });
+    bot.sim.inject({ on: "find", fault: "lookup_fail", times: 3 });
+    const out = await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 5, bar: START.toISOString() });
+    bot.writer.heartbeat();
+    const c = consoleDb(bot.file);
+    const writer = consoleWriter(bot.file);
+    cleanup.push(c.close, () => writer.close());
+    return { bot, db: c.db, writer, order: out.order };
+  }
+
+  it("reads as the recorded reason while the order is still unknown", async () => {
+    const { bot, db, order } = await trippedOnOrder();
+    expect(order.state).toBe("unknown");
+    const now = bot.sim.now();
+    const card = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
+    expect(card.breaker).toMatchObject({ halted: true, causeOrdersSettled: null });
+    expect(card.breaker!.reason).toMatch(new RegExp(`^order ${order.clientOrderId} unknown: `));
+  });
+
+  it("says it was settled since, as what and by whom, once an operator resolved the order: on the bot card, the bot page and the breakers page", async () => {
+    const { bot, db, writer, order } = await trippedOnOrder();
+    bot.sim.advance(5_000);
+    const at = bot.sim.now();
+    const r = await act(
+      writer,
+      resolveManuallySpec({ graceMs: LIMITS.doubtfulGraceMs }),
+      ana,
+      { clientOrderId: order.clientOrderId, version: String(order.version), status: "filled", note: "venue fills page" },
+      at,
+    );
+    expect(r.ok).toBe(true);
+    const now = new Date(at.getTime() + 1_000);
+    const settled = [{ clientOrderId: order.clientOrderId, state: "filled", at: at.toISOString(), by: "operator:ana", how: "hand" }];
+    const card = (await getOverview({ db, now, ...LIMITS })).bots.find((b) => b.botId === "bot-a")!;
+    expect(card.breaker).toMatchObject({ halted: true, causeOrdersSettled: settled });
+    expect(
+      haltCauseText({ reason: card.breaker!.reason, inSyncSince: card.breaker!.causeInSyncSince, ordersSettled: card.breaker!.causeOrdersSettled, now }),
+    ).toBe(`tripped on ${card.breaker!.reason}; settled since ${at.toISOString().slice(11, 19)} UTC: filled (by operator:ana)`);
+    const page = await getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
+    expect(page?.bot.breaker?.causeOrdersSettled).toEqual(settled);
+    const board = await getBreakerBoard({ db, now, bot: "bot-a", before: null });
+    expect(board.bots[0]!.breaker).toMatchObject({ halted: true, causeOrdersSettled: settled });
   });
 });

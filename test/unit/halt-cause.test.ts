@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { haltCauseText } from "@/lib/breaker/halt-cause";
+import { haltCauseText, type CauseOrderSettled } from "@/lib/breaker/halt-cause";
 
 /** The reader's clock on the day of the times below: they read as times of day. */
 const SAME_DAY = Date.parse("2026-12-01T12:00:00Z");
@@ -62,5 +62,55 @@ describe("haltCauseText for a halt made by hand", () => {
 
   it("reads a trip by the bot as before, whatever changed_at says", () => {
     expect(haltCauseText({ reason: "size drift NVDA", inSyncSince: null, changedBy: "bot", changedAt: hand.changedAt })).toBe("size drift NVDA");
+  });
+});
+
+describe("haltCauseText for a trip on an order nobody was sure of", () => {
+  const reason = "order alpha-33e2 unknown: lookup failed: venue timed out";
+  const settled = (over: Partial<CauseOrderSettled> = {}): CauseOrderSettled => ({
+    clientOrderId: "alpha-33e2",
+    state: "filled",
+    at: "2026-12-01T05:40:12.000Z",
+    by: "operator:demo",
+    how: "lookup",
+    ...over,
+  });
+
+  it("reads as the recorded reason while the order is still not settled", () => {
+    expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: null, now: SAME_DAY })).toBe(reason);
+  });
+
+  it("says the order is settled since when, as what and by whom, as a drift's cause says 'in sync since'", () => {
+    expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled()], now: SAME_DAY })).toBe(
+      `tripped on ${reason}; settled since 05:40:12 UTC: filled (by operator:demo, on the exchange)`,
+    );
+    expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ how: "hand", state: "partially_filled" })], now: SAME_DAY })).toBe(
+      `tripped on ${reason}; settled since 05:40:12 UTC: partially filled (by operator:demo)`,
+    );
+    expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ by: "bot" })], now: SAME_DAY })).toBe(
+      `tripped on ${reason}; settled since 05:40:12 UTC: filled (by the bot's lookup)`,
+    );
+    // A row changed without an event: when, and as what, but nobody named.
+    expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ by: null, how: "bot" })], now: SAME_DAY })).toBe(
+      `tripped on ${reason}; settled since 05:40:12 UTC: filled`,
+    );
+  });
+
+  it("names each order of a trip that names several, since the last of them settled", () => {
+    const several = "2 order(s) unknown after startup recovery: a1-1, a1-2";
+    expect(
+      haltCauseText({
+        reason: several,
+        inSyncSince: null,
+        ordersSettled: [settled({ clientOrderId: "a1-1", how: "hand" }), settled({ clientOrderId: "a1-2", state: "absent", at: "2026-12-01T05:41:00.000Z" })],
+        now: SAME_DAY,
+      }),
+    ).toBe(`tripped on ${several}; settled since 05:41:00 UTC: a1-1 filled (by operator:demo), a1-2 absent (by operator:demo, on the exchange)`);
+  });
+
+  it("leaves a halt by hand as it reads", () => {
+    expect(haltCauseText({ ...hand, inSyncSince: null, ordersSettled: [settled()] })).toBe(
+      "halted by hand by operator:ana at 05:31 UTC: venue maintenance at 06:00",
+    );
   });
 });
