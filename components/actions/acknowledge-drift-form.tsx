@@ -7,10 +7,14 @@ import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass } from 
 import { SilenceNote } from "./silence-note";
 import { useKeptForm } from "./use-kept-form";
 
-/** Acknowledge one drift as the operator sees it now; a changed drift is refused, not silenced. */
+/**
+ * Acknowledge one drift as the operator sees it now; a changed drift is refused, not silenced.
+ * Nothing for a reader who may not act (a viewer, a visitor): no form to open and find greyed.
+ */
 export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
   const { result, action, pending, value, key } = useKeptForm(acknowledgeDriftAction);
   const id = useId();
+  if (!canAct) return null;
   return (
     <details className="text-sm">
       <summary className="cursor-pointer py-1 font-semibold underline">{line.ack ? "Acknowledge again" : "Acknowledge"}</summary>
@@ -34,7 +38,7 @@ export function AcknowledgeDriftForm({ line, canAct }: { line: OverviewLine; can
           aria-describedby={`${id}-note-err`}
         />
         <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
-        <button type="submit" disabled={!canAct || pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
+        <button type="submit" disabled={pending} className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}>
           Acknowledge {line.symbol}
         </button>
         <ActionMessage

@@ -47,7 +47,7 @@ export function ViewerNote({ next }: { next: string }) {
       <a href={`/login?next=${encodeURIComponent(next)}`} className="font-semibold underline">
         Sign in as an operator
       </a>{" "}
-      to act. You can see everything; buttons stay disabled.
+      to act. You can see everything; only an operator can act.
     </p>
   );
 }

@@ -19,7 +19,10 @@ const STATUSES = [
   ["absent", "absent (the exchange has no such order)"],
 ] as const;
 
-/** Settle a doubtful order: ask the exchange, or record what its own screen shows. Never resend. */
+/**
+ * Settle a doubtful order: ask the exchange, or record what its own screen shows. Never resend.
+ * Nothing for a reader who may not act (a viewer, a visitor): the card above says all there is to read.
+ */
 export function ResolveOrderActions({
   clientOrderId,
   version,
@@ -68,6 +71,7 @@ export function ResolveOrderActions({
   }, [manual, clientOrderId]);
   const id = useId();
   const err = (name: string) => fieldErrors(manual, name);
+  if (!canAct) return null;
   return (
     <div className="mt-3 space-y-2 border-t border-slate-200 pt-3 dark:border-slate-700">
       <form key={lookupForm.key} action={lookupAction} onSubmit={() => onBusy?.(true)}>
@@ -75,7 +79,7 @@ export function ResolveOrderActions({
         <input type="hidden" name="version" value={version} />
         <input type="hidden" name="seenState" value={state} />
         <input type="hidden" name="seenFilledQty" value={filledQty} />
-        <button type="submit" disabled={!canAct || lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
+        <button type="submit" disabled={lookupPending} className={`${buttonClass} bg-sky-800 hover:bg-sky-900`}>
           {lookupPending ? "Asking the exchange…" : "Check on exchange"}
         </button>
         <ActionMessage result={lookup} success={lookup?.ok ? `The exchange has it as ${asResolved(lookup.data)}; the journal now says so.` : ""} />
@@ -178,7 +182,7 @@ export function ResolveOrderActions({
             />
             <FieldError id={`${id}-note-err`} errors={err("note")} />
           </div>
-          <button type="submit" disabled={!canAct || manualPending} className={`${buttonClass} bg-slate-800 hover:bg-slate-900 dark:bg-slate-600`}>
+          <button type="submit" disabled={manualPending} className={`${buttonClass} bg-slate-800 hover:bg-slate-900 dark:bg-slate-600`}>
             Record resolution
           </button>
           <ActionMessage result={manual} success={manual?.ok ? `Recorded as ${asResolved(manual.data)}.` : ""} />

@@ -13,7 +13,8 @@ import type { DriftingLine } from "@/lib/queries/book-corrections";
  * the two choices in plain words with the numbers they lead to. The sizes and the cycle the
  * operator sees are sent with the form, so a line that moved meanwhile is refused, not corrected
  * blind. While a correction waits for the bot's next cycle, it says so instead of offering another.
- * While the page is not current (`notCurrent`) the sizes shown may be old: the button waits.
+ * While the page is not current (`notCurrent`) the sizes shown may be old: the button waits. A
+ * reader who may not act reads the line and any pending correction, without the form.
  */
 export function BookCorrectionForm({ botId, line, canAct, notCurrent }: { botId: string; line: DriftingLine; canAct: boolean; notCurrent: boolean }) {
   const { result, action, pending, value, key } = useKeptForm(correctBookAction);
@@ -34,7 +35,7 @@ export function BookCorrectionForm({ botId, line, canAct, notCurrent }: { botId:
           Corrected by {line.pending.correctedBy} at <UtcTime iso={line.pending.correctedAt} />: book {signedQty(line.pending.ours)} →{" "}
           {signedQty(line.pending.ours + line.pending.delta)}; the bot applies it on its next cycle.
         </p>
-      ) : (
+      ) : !canAct ? null : (
         <form key={key} action={action} className="space-y-2">
           <input type="hidden" name="botId" value={botId} />
           <input type="hidden" name="symbol" value={line.symbol} />
@@ -74,13 +75,13 @@ export function BookCorrectionForm({ botId, line, canAct, notCurrent }: { botId:
           </div>
           <button
             type="submit"
-            disabled={!canAct || pending || notCurrent}
+            disabled={pending || notCurrent}
             className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}
-            aria-describedby={canAct && notCurrent ? `${id}-not-current` : undefined}
+            aria-describedby={notCurrent ? `${id}-not-current` : undefined}
           >
             Correct the book of {line.symbol}
           </button>
-          {canAct && notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`correct the book of ${line.symbol}`} />}
+          {notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`correct the book of ${line.symbol}`} />}
         </form>
       )}
       {/* Once the poll shows the pending correction, it says the same with who made it: one message, not two. */}

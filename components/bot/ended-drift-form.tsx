@@ -13,7 +13,8 @@ import { signedQty } from "@/lib/incidents/events";
  * One drift since the trip that nobody acknowledged. A drift that has ended is acknowledged here,
  * on the cycle the operator sees; one that still drifts is acknowledged on the overview, where its
  * sizes are live. While the page is not current (`notCurrent`) the cycle shown may not be the
- * latest: the button waits, and what was typed stays.
+ * latest: the button waits, and what was typed stays. A reader who may not act reads the drift
+ * without the form.
  */
 export function EndedDriftForm({
   botId,
@@ -45,7 +46,7 @@ export function EndedDriftForm({
           </Link>
           , where its sizes are live, or correct the bot&apos;s book below if the exchange is right (the correction acknowledges it).
         </p>
-      ) : (
+      ) : !canAct ? null : (
         <form key={key} action={action} onSubmit={onSubmit} className="mt-2 space-y-2">
           <input type="hidden" name="botId" value={botId} />
           <input type="hidden" name="symbol" value={d.symbol} />
@@ -65,13 +66,13 @@ export function EndedDriftForm({
           <FieldError id={`${id}-note-err`} errors={fieldErrors(result, "note")} />
           <button
             type="submit"
-            disabled={!canAct || pending || notCurrent}
+            disabled={pending || notCurrent}
             className={`${buttonClass} bg-amber-800 hover:bg-amber-900`}
-            aria-describedby={canAct && notCurrent ? `${id}-not-current` : undefined}
+            aria-describedby={notCurrent ? `${id}-not-current` : undefined}
           >
             Acknowledge {d.symbol}
           </button>
-          {canAct && notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`acknowledge ${d.symbol}`} />}
+          {notCurrent && <NotCurrentNote id={`${id}-not-current`} action={`acknowledge ${d.symbol}`} />}
           <ActionMessage result={result} success={result?.ok ? `Acknowledged: the checklist counts ${d.symbol} as looked at.` : ""} />
         </form>
       )}
