@@ -32,8 +32,10 @@ function DriftCell({ line, readAt }: { line: OverviewLine; readAt: number | null
 }
 
 // On a phone each row becomes a small card: the labels come from data-label, so there is one DOM
-// and no horizontal scrolling.
-const cell = "px-2 py-1.5 sm:table-cell grid grid-cols-[7rem_1fr] gap-2 before:font-semibold before:content-[attr(data-label)] sm:before:content-none";
+// and no horizontal scrolling. The label column grows past 8rem for a longer label ("Acknowledged")
+// rather than letting it run into its value.
+const cell =
+  "px-2 py-1.5 sm:table-cell grid grid-cols-[minmax(8rem,max-content)_1fr] gap-2 before:font-semibold before:content-[attr(data-label)] sm:before:content-none";
 // A symbol in sync is one line on a phone ("alpha BTCUSDT book +0.5 in sync"): a card per symbol
 // made the phone overview over 4,000 px tall, burying the drifts under rows with nothing to do.
 const syncCell = "px-2 py-1.5 sm:table-cell max-sm:inline-block max-sm:px-1";
@@ -134,7 +136,12 @@ export function SymbolTable({ lines, unsure, readAt, canAct }: { lines: Overview
               </td>
               <td className={c} data-label="Drift">
                 <DriftCell line={l} readAt={unsure ? readAt : null} />
-                <DriftExplained by={l.explainedBy} />
+                {/* On a phone, the whole card's width: in the label's column it read 12 characters a line. */}
+                {l.explainedBy && (
+                  <div className="max-sm:col-span-2" data-testid="drift-explained-row">
+                    <DriftExplained by={l.explainedBy} />
+                  </div>
+                )}
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Drifting for">
                 {inSync ? "—" : <DurationText ms={l.driftForMs} />}
