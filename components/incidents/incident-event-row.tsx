@@ -38,8 +38,11 @@ function hasDetail(detail: unknown): boolean {
   return typeof detail !== "object" || Object.keys(detail).length > 0;
 }
 
-/** One event of the timeline, worded for a reader who was not there. */
-export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
+/**
+ * One event of the timeline, worded for a reader who was not there; with `repeat`, the first of a
+ * run of events that say the same thing: its time to the last one's, and how many.
+ */
+export function IncidentEventRow({ event: e, repeat }: { event: IncidentEvent; repeat?: { count: number; lastAt: string } }) {
   const l = label(e);
   return (
     <article
@@ -49,11 +52,17 @@ export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
       data-kind={e.kind}
       data-severity={e.severity}
       data-at={e.at}
+      data-count={repeat?.count ?? 1}
       className={`grid scroll-mt-4 grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 rounded border-l-4 p-2 text-sm target:ring-2 target:ring-sky-600 ${rowStyle[e.severity]}`}
     >
-      <UtcTime iso={e.at} className="font-mono text-xs leading-6 sm:text-sm">
-        {timeOfDay(e.at)}
-      </UtcTime>
+      <span className="font-mono text-xs leading-6 sm:text-sm">
+        <UtcTime iso={e.at}>{timeOfDay(e.at)}</UtcTime>
+        {repeat && (
+          <span className="block" data-testid="repeat-last">
+            –<UtcTime iso={repeat.lastAt}>{timeOfDay(repeat.lastAt)}</UtcTime>
+          </span>
+        )}
+      </span>
       <div className="min-w-0">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <span className={`rounded px-1.5 py-0.5 text-xs font-bold uppercase ${l.style}`}>{l.text}</span>
@@ -65,7 +74,14 @@ export function IncidentEventRow({ event: e }: { event: IncidentEvent }) {
           )}
           {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
         </div>
-        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>{visibleText(e.summary)}</p>
+        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>
+          {visibleText(e.summary)}
+          {repeat && (
+            <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
+              ×{repeat.count.toLocaleString("en-US")}
+            </strong>
+          )}
+        </p>
         {e.source === "breaker" && e.kind === "trip" && (
           <p className="text-xs">
             <Link href={incidentStoryHref(rowIdOf(e), e.journal)} className="font-semibold underline" data-testid="incident-story-link">

@@ -1,5 +1,5 @@
 import { gapWords } from "@/lib/incidents/collapse";
-import type { IncidentEvent } from "@/lib/incidents/events";
+import type { RepeatLine } from "@/lib/incidents/lines";
 import type { PrunedHistory } from "@/lib/queries/pruned-history";
 import { FOLD_ROUTINE_OVER, type TimelineMinute } from "@/lib/incidents/fold";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
@@ -8,13 +8,28 @@ import { IncidentEventRow } from "./incident-event-row";
 
 const minuteTitle = (start: number) => (Number.isNaN(start) ? "unreadable time" : `${new Date(start).toISOString().slice(0, 16).replace("T", " ")} UTC`);
 
-function EventList({ events }: { events: readonly IncidentEvent[] }) {
-  if (events.length === 0) return null;
+/** A minute's lines: a run of events that say the same thing is one row, "×N" with its first and last time, and each of them is a click away. */
+function EventList({ lines }: { lines: readonly RepeatLine[] }) {
+  if (lines.length === 0) return null;
   return (
     <ol className="space-y-1.5">
-      {events.map((e) => (
-        <li key={e.id}>
-          <IncidentEventRow event={e} />
+      {lines.map((l) => (
+        <li key={l.event.id}>
+          <IncidentEventRow event={l.event} repeat={l.count > 1 ? { count: l.count, lastAt: l.lastAt } : undefined} />
+          {l.repeats.length > 0 && (
+            <details className="ml-4 mt-1 text-sm" data-testid="repeat-events">
+              <summary className="cursor-pointer text-xs underline">
+                The other {l.repeats.length.toLocaleString("en-US")} of these {l.count.toLocaleString("en-US")}, one by one
+              </summary>
+              <ol className="mt-1 space-y-1.5">
+                {l.repeats.map((e) => (
+                  <li key={e.id}>
+                    <IncidentEventRow event={e} />
+                  </li>
+                ))}
+              </ol>
+            </details>
+          )}
         </li>
       ))}
     </ol>
@@ -31,7 +46,8 @@ function minuteWindow(start: number, window: IncidentWindow): IncidentWindow {
 /**
  * The window minute by minute: a header per minute that has events, and a line saying how long
  * nothing was recorded between two of them, so quiet stretches read as quiet, not as missing. A
- * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts).
+ * busy minute shows its notable events and folds the routine rest (lib/incidents/fold.ts); events
+ * said again one under the other are one row with their count (lib/incidents/lines.ts).
  */
 export function IncidentTimeline({
   minutes,
@@ -84,10 +100,10 @@ export function IncidentTimeline({
                     summary={fold.routineKinds.map((k) => k.words).join(", ")}
                     listId={`${id}-events`}
                   >
-                    <EventList events={fold.notable} />
+                    <EventList lines={m.lines} />
                   </FoldedMinute>
                 ) : (
-                  <EventList events={m.shown} />
+                  <EventList lines={m.lines} />
                 )}
               </section>
             </li>

@@ -8,6 +8,7 @@
 import type { IncidentEvent } from "./events";
 import { formatAge, formatUtc } from "../text/format";
 import { isRoutine, unchangedDrifts } from "./fold";
+import { sameEventKey } from "./lines";
 
 const MINUTE = 60_000;
 
@@ -28,11 +29,7 @@ export interface CollapsedTimeline {
   routineTotal: number;
 }
 
-/** What makes two events the same line: their source, kind, bot, order and words (an attempt number aside). */
-export function sameEventKey(e: IncidentEvent): string {
-  const words = e.summary.replace(/\(attempt \d+\)/g, "").replace(/\s+/g, " ");
-  return JSON.stringify([e.source, e.kind, e.botId, e.clientOrderId, e.actor, e.outcome, words]);
-}
+export { sameEventKey };
 
 /** What a count of routine events is called: [one, several]. */
 const routineWords: Record<string, [string, string]> = {

@@ -7,6 +7,7 @@
  */
 import { MINUTE_MS } from "../url-state/incidents";
 import type { IncidentEvent } from "./events";
+import { repeatLines, type RepeatLine } from "./lines";
 
 /** A minute with more routine events than this is folded. */
 export const FOLD_ROUTINE_OVER = 20;
@@ -115,7 +116,24 @@ export interface TimelineMinute {
   total: number;
   /** The events listed: the notable ones when `fold` is set (and the minute has a time), else all of them. */
   shown: IncidentEvent[];
+  /** `shown` as the page lists it: a run of events that say the same thing is one line (lib/incidents/lines.ts). */
+  lines: RepeatLine[];
   fold: FoldedMinute | null;
+}
+
+/**
+ * A minute of the timeline from what it shows: both reads of the page (foldTimeline, and the count
+ * in SQL) build it here. `unchanged`: the window's unchanged drift cycles (unchangedDrifts), routine
+ * as in foldMinute.
+ */
+export function timelineMinute(
+  start: number,
+  total: number,
+  shown: IncidentEvent[],
+  fold: FoldedMinute | null,
+  unchanged: ReadonlySet<string>,
+): TimelineMinute {
+  return { start, total, shown, lines: repeatLines(shown, (e) => isRoutine(e) || unchanged.has(e.id)), fold };
 }
 
 /** The minute an event's time falls in, as the page groups them (NaN for an unreadable time). */
@@ -127,7 +145,7 @@ export const minuteOf = (at: string): number => {
 /**
  * The window minute by minute, as the page shows it: consecutive events of the same minute
  * together, each busy minute folded (foldMinute, with the drift cycles unchanged over the whole
- * window counted as routine).
+ * window counted as routine), and notable events said again one line (repeatLines).
  */
 export function foldTimeline(events: readonly IncidentEvent[], over = FOLD_ROUTINE_OVER): TimelineMinute[] {
   const unchanged = unchangedDrifts(events);
@@ -141,7 +159,7 @@ export function foldTimeline(events: readonly IncidentEvent[], over = FOLD_ROUTI
   return groups.map((g) => {
     const fold = foldMinute(g.events, over, unchanged);
     // Events whose time cannot be read have no minute to open from the export: listed whole.
-    return { start: g.start, total: g.events.length, shown: fold && !Number.isNaN(g.start) ? fold.notable : g.events, fold };
+    return timelineMinute(g.start, g.events.length, fold && !Number.isNaN(g.start) ? fold.notable : g.events, fold, unchanged);
   });
 }
 

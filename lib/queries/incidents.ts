@@ -13,6 +13,7 @@ import {
   foldTimeline,
   isRoutine,
   tallyEvents,
+  timelineMinute,
   unchangedDrifts,
   type RoutineCount,
   type TimelineMinute,
@@ -487,7 +488,7 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
     count: total,
     minutes: ordered.map((m, i) => {
       const fold = folds[i]!;
-      return { start: m.start, total: m.orders + m.read.filter((e) => e.source !== "order").length, shown: fold ? fold.notable : shown.get(m)!, fold };
+      return timelineMinute(m.start, m.orders + m.read.filter((e) => e.source !== "order").length, fold ? fold.notable : shown.get(m)!, fold, unchanged);
     }),
     tallies: tallyEvents(events),
     lastAt: null,

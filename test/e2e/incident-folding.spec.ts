@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
 import { writeReferenceJournal } from "@/tools/bench/reference-journal";
 import type { IncidentEvent } from "@/lib/incidents/events";
@@ -19,6 +20,9 @@ const minuteOf = (at: string) => Math.floor(Date.parse(at) / 60_000);
 test.describe("the incident review of a busy hour", () => {
   let server: ConsoleServer;
   let file: string;
+  /** The try-out's minute: one lookup failing every 2.5 s, 23 times in one minute. */
+  let lookupMinute: string;
+  const LOOKUP_ERRORS = 23;
 
   test.beforeAll(async () => {
     ({ file } = writeReferenceJournal({
@@ -30,6 +34,17 @@ test.describe("the incident review of a busy hour", () => {
       seed: 7,
       migrationsDir,
     }));
+    const w = new Database(file);
+    const latest = (w.prepare(`SELECT max(at) AS at FROM order_events`).get() as { at: string }).at;
+    const start = Math.floor(Date.parse(latest) / 60_000) * 60_000 - 5 * 60_000;
+    lookupMinute = new Date(start).toISOString().slice(0, 16);
+    const at = (i: number) => new Date(start + 500 + i * 2_500).toISOString();
+    w.prepare(
+      `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, state, created_at, updated_at) VALUES ('lookup-98', 'alpha', 'trend', 'SOLUSDT', 'buy', 98, ?, 'sent', ?, ?)`,
+    ).run(at(0), at(0), at(0));
+    const error = w.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES ('lookup-98', ?, 'error', 'bot', ?)`);
+    for (let i = 0; i < LOOKUP_ERRORS; i++) error.run(at(i), JSON.stringify({ during: "lookup", error: "lookup failed: venue answered 503" }));
+    w.close();
     server = await startConsole({ journal: file });
   });
   test.afterAll(async () => server?.stop());
@@ -54,8 +69,13 @@ test.describe("the incident review of a busy hour", () => {
 
     await expect(page.getByTestId("window-counts")).toContainText(`${all.length.toLocaleString("en-US")} events`);
     await expect(page.getByTestId("fold-note")).toBeVisible();
-    // Every trip, drift, timeout, unknown order and operator action is on the page, by its anchor.
-    for (const e of notable) await expect(page.locator(`[id="${e.id}"]`), `${e.id}: ${e.summary}`).toBeVisible();
+    // Every trip, drift, timeout, unknown order and operator action is on the page, by its anchor:
+    // shown, or one of a line of events that say the same thing, a click away.
+    for (const e of notable) {
+      const row = page.locator(`[id="${e.id}"]`);
+      if (await row.isVisible()) continue;
+      await expect(page.getByTestId("repeat-events").filter({ has: row }), `${e.id}: ${e.summary}`).toHaveCount(1);
+    }
 
     // Each minute's header count is its share of the export; the folded line counts the rest.
     const perMinute = new Map<number, IncidentEvent[]>();
@@ -67,6 +87,31 @@ test.describe("the incident review of a busy hour", () => {
     const foldedCount = folded.reduce((n, t) => n + Number(/^([\d,]+) routine events folded/.exec(t)?.[1]?.replaceAll(",", "") ?? NaN), 0);
     expect(shownRows + foldedCount).toBe(all.length);
     expect(shownRows).toBeLessThan(all.length / 10);
+  });
+
+  test("a lookup failing 23 times in a minute is one line, ×23 with its first and last time, each of the 23 a click away", async ({ page, request }) => {
+    await page.goto(`${server.url}/incidents?view=window`);
+    const errors = (await exported(page, request)).filter((e) => e.clientOrderId === "lookup-98");
+    expect(errors).toHaveLength(LOOKUP_ERRORS);
+    const minute = page.getByTestId("incident-minute").filter({ has: page.locator("h3", { hasText: lookupMinute.replace("T", " ") }) });
+    const line = minute.locator(`[id="${errors[0]!.id}"]`);
+    await expect(line).toBeVisible();
+    await expect(line).toHaveAttribute("data-count", String(LOOKUP_ERRORS));
+    await expect(line.getByTestId("repeat-count")).toHaveText(`×${LOOKUP_ERRORS}`);
+    await expect(line.getByTestId("repeat-last")).toHaveText(`–${errors.at(-1)!.at.slice(11, 23)}`);
+    await expect(line).toContainText("error on buy 98 SOLUSDT during lookup: lookup failed: venue answered 503");
+    // One line tall, not 23.
+    for (const e of errors.slice(1)) await expect(minute.locator(`[id="${e.id}"]`)).toBeHidden();
+    const repeats = minute.getByTestId("repeat-events");
+    await repeats.locator(":scope > summary").click();
+    const rows = repeats.getByTestId("incident-event");
+    await expect(rows).toHaveCount(LOOKUP_ERRORS - 1);
+    expect(await rows.evaluateAll((els) => els.map((e) => e.id))).toEqual(errors.slice(1).map((e) => e.id));
+    await expect(rows.last()).toBeVisible();
+
+    // A link to one of them opens its line.
+    await page.goto(`${server.url}/incidents?view=window#${errors[10]!.id}`);
+    await expect(page.locator(`[id="${errors[10]!.id}"]`)).toBeVisible();
   });
 
   test("opening a folded minute shows all its events in time order, as the export has them, and folds back", async ({ page, request }) => {

@@ -53,6 +53,16 @@ beforeAll(() => {
   });
   // An order event of an order the orders table does not hold.
   event.run("odd-missing", `${ODD}20.000Z`, "send", "bot", "{}");
+  // A lookup failing every 2.5 s: the same words, said again one under the other.
+  order.run("odd-lookup", "trend", `${ODD}30.000Z`, `${ODD}30.000Z`, `${ODD}30.000Z`);
+  for (let i = 0; i < 6; i++)
+    event.run(
+      "odd-lookup",
+      `${ODD}${30 + i * 2}.500Z`,
+      "error",
+      "bot",
+      JSON.stringify({ during: "lookup", error: "lookup failed: venue 503", attempt: i + 1 }),
+    );
   w.close();
   c = consoleDb(file);
 });
@@ -89,6 +99,10 @@ describe("the incident page's timeline, its routine order events counted in SQL"
     expect(shown.get("odd-role")?.operator).toBe(true);
     // Routine by their words, so folded and counted.
     for (const id of ["odd-twice", "odd-text", "odd-missing"]) expect(shown.has(id)).toBe(false);
+    // The failing lookup, said six times one under the other, is one line of six.
+    const lookup = minute.lines.filter((l) => l.event.clientOrderId === "odd-lookup");
+    expect(lookup.map((l) => [l.count, l.firstAt, l.lastAt])).toEqual([[6, `${ODD}30.500Z`, `${ODD}40.500Z`]]);
+    expect(minute.shown.filter((e) => e.clientOrderId === "odd-lookup")).toEqual([lookup[0]!.event, ...lookup[0]!.repeats]);
     expect(got.tallies.unknownOrders).toBeGreaterThanOrEqual(1);
   });
 

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
 import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, unchangedDrifts } from "@/lib/incidents/fold";
+import { repeatLines } from "@/lib/incidents/lines";
 
 let n = 0;
 function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
@@ -132,6 +133,58 @@ describe("folding the window minute by minute", () => {
     expect(minutes[0]!.start).toBe(Date.UTC(2026, 10, 30, 2, 59));
     expect(minutes[2]!.start).toBeNaN();
     expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownPositionsFound: [], unknownOrders: 0, operatorActions: 0 });
+  });
+});
+
+describe("a run of events that say the same thing, one line", () => {
+  // The try-out's minute: a lookup failing every 2.5 s, 23 times, among routine fills.
+  const lookupFailed = (i: number, extra: Partial<IncidentEvent> = {}): IncidentEvent => ({
+    ...event("order", "error", "warning"),
+    at: new Date(Date.UTC(2026, 10, 30, 14, 10, 0, 500 + i * 2_500)).toISOString(),
+    clientOrderId: "a-98",
+    summary: `error on buy 98 SOLUSDT during lookup: lookup failed (attempt ${i + 1})`,
+    ...extra,
+  });
+
+  it("shows a busy minute's 23 identical errors once, ×23 with their first and last time, each still on the line", () => {
+    const errors = Array.from({ length: 23 }, (_, i) => lookupFailed(i));
+    const fills = routine(FOLD_ROUTINE_OVER + 1).map((e) => ({ ...e, at: "2026-11-30T14:10:01.000Z" }));
+    const events = [...errors.slice(0, 10), ...fills, ...errors.slice(10)].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    const [minute] = foldTimeline(events);
+    expect(minute!.fold?.notable).toHaveLength(23);
+    expect(minute!.lines).toHaveLength(1);
+    expect(minute!.lines[0]).toMatchObject({ event: errors[0], count: 23, firstAt: errors[0]!.at, lastAt: errors[22]!.at });
+    // Nothing is lost: every event is the line's first or one of its repeats.
+    expect([minute!.lines[0]!.event, ...minute!.lines[0]!.repeats]).toEqual(errors);
+  });
+
+  it("ends a run at anything said differently: another order, bot, journal, kind or words, and keeps time order", () => {
+    const a = lookupFailed(0);
+    const other = [
+      lookupFailed(1, { clientOrderId: "a-99" }),
+      lookupFailed(2, { botId: "beta" }),
+      lookupFailed(3, { journal: "desk-b" }),
+      lookupFailed(4, { kind: "timeout" }),
+      lookupFailed(5, { summary: "error on buy 98 SOLUSDT during lookup: rate limited" }),
+    ];
+    const lines = repeatLines([a, lookupFailed(6), ...other, lookupFailed(7)]);
+    expect(lines.map((l) => l.count)).toEqual([2, 1, 1, 1, 1, 1, 1]);
+    // The same words after a different line start a new run: the minute still reads in time order.
+    expect(lines.at(-1)!.event.summary).toBe(a.summary.replace("attempt 1", "attempt 8"));
+    expect(lines.reduce((n, l) => n + l.count, 0)).toBe(8);
+  });
+
+  it("shows a quiet minute's repeats once too: a routine line listed between them neither joins nor ends the run", () => {
+    const clean = event("reconciliation", "clean", "info");
+    const intent = event("order", "intent", "info");
+    const [minute] = foldTimeline([lookupFailed(0), clean, lookupFailed(1), intent, lookupFailed(2)].map((e) => ({ ...e, at: "2026-11-30T14:10:05.000Z" })));
+    expect(minute!.fold).toBeNull();
+    expect(minute!.shown).toHaveLength(5);
+    expect(minute!.lines.map((l) => [l.event.kind, l.count])).toEqual([
+      ["error", 3],
+      ["clean", 1],
+      ["intent", 1],
+    ]);
   });
 });
 
