@@ -40,9 +40,18 @@ function hasDetail(detail: unknown): boolean {
 
 /**
  * One event of the timeline, worded for a reader who was not there; with `repeat`, the first of a
- * run of events that say the same thing: its time to the last one's, and how many.
+ * run of events that say the same thing: its time to the last one's, and how many; with `audit`,
+ * the audit entry of the console action that wrote this breaker event, told on its line.
  */
-export function IncidentEventRow({ event: e, repeat }: { event: IncidentEvent; repeat?: { count: number; lastAt: string } }) {
+export function IncidentEventRow({
+  event: e,
+  repeat,
+  audit = [],
+}: {
+  event: IncidentEvent;
+  repeat?: { count: number; lastAt: string };
+  audit?: readonly IncidentEvent[];
+}) {
   const l = label(e);
   return (
     <article
@@ -82,6 +91,12 @@ export function IncidentEventRow({ event: e, repeat }: { event: IncidentEvent; r
             </strong>
           )}
         </p>
+        {/* The console's halt or clear is one action: its audit entry is told here, not as a row of its own (as in the story). */}
+        {audit.map((a) => (
+          <p key={a.id} id={a.id} className="scroll-mt-4 text-xs [overflow-wrap:anywhere]" data-testid="incident-event-audit">
+            audit log: {visibleText(a.summary)}
+          </p>
+        ))}
         {e.source === "breaker" && e.kind === "trip" && (
           <p className="text-xs">
             <Link href={incidentStoryHref(rowIdOf(e), e.journal)} className="font-semibold underline" data-testid="incident-story-link">

@@ -15,7 +15,7 @@ function EventList({ lines }: { lines: readonly RepeatLine[] }) {
     <ol className="space-y-1.5">
       {lines.map((l) => (
         <li key={l.event.id}>
-          <IncidentEventRow event={l.event} repeat={l.count > 1 ? { count: l.count, lastAt: l.lastAt } : undefined} />
+          <IncidentEventRow event={l.event} repeat={l.count > 1 ? { count: l.count, lastAt: l.lastAt } : undefined} audit={l.audit} />
           {l.repeats.length > 0 && (
             <details className="ml-4 mt-1 text-sm" data-testid="repeat-events">
               <summary className="cursor-pointer text-xs underline">

@@ -8,7 +8,7 @@
 import type { IncidentEvent } from "./events";
 import { formatAge, formatUtc } from "../text/format";
 import { isRoutine, unchangedDrifts } from "./fold";
-import { sameEventKey } from "./lines";
+import { consoleActionAudits, sameEventKey } from "./lines";
 
 const MINUTE = 60_000;
 
@@ -49,35 +49,9 @@ const routineWord = (key: string, n: number): string => {
   return `${key.replaceAll("_", " ")} event${n === 1 ? "" : "s"}`;
 };
 
-/** The breaker event each applied console action writes in the transaction of its audit entry. */
-const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
-
-const actionKey = (e: IncidentEvent, kind: string) => JSON.stringify([e.journal ?? null, e.botId, e.at, e.actor, kind]);
-
-/**
- * The audit entries that record a breaker event of these events, each by the id of its breaker
- * event: the console's Halt now, clear or approved clear writes the trip or clear and its audit
- * entry in one transaction, at one time, by one person, so a reader would otherwise read the
- * action twice ("BREAKER TRIPPED by operator:ana: …" and "operator:ana: halt bot on alpha (applied)").
- * A halt or clear written without the console has no audit entry, and a refused action no breaker
- * event: both stay lines of their own.
- */
-function breakerAudits(events: readonly IncidentEvent[]): Map<string, IncidentEvent> {
-  const breakers = new Map<string, IncidentEvent>();
-  for (const e of events) if (e.source === "breaker" && e.operator) breakers.set(actionKey(e, e.kind), e);
-  const out = new Map<string, IncidentEvent>();
-  if (breakers.size === 0) return out;
-  for (const e of events) {
-    const kind = e.source === "audit" && e.outcome === "applied" ? BREAKER_ACTIONS[e.kind] : undefined;
-    const breaker = kind === undefined ? undefined : breakers.get(actionKey(e, kind));
-    if (breaker && !out.has(breaker.id)) out.set(breaker.id, e);
-  }
-  return out;
-}
-
 export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTimeline {
   const unchanged = unchangedDrifts(events);
-  const audits = breakerAudits(events);
+  const audits = consoleActionAudits(events);
   const told = new Set([...audits.values()].map((a) => a.id));
   const rows: CollapsedRow[] = [];
   const byKey = new Map<string, CollapsedRow>();

@@ -7,7 +7,7 @@
  */
 import { MINUTE_MS } from "../url-state/incidents";
 import type { IncidentEvent } from "./events";
-import { repeatLines, type RepeatLine } from "./lines";
+import { consoleActionAudits, repeatLines, type RepeatLine } from "./lines";
 
 /** A minute with more routine events than this is folded. */
 export const FOLD_ROUTINE_OVER = 20;
@@ -174,8 +174,13 @@ export interface TimelineTallies {
   operatorActions: number;
 }
 
-/** The tallies of these events (every trip, drift, emergency order and operator event of the window: none of them is ever routine). */
-export function tallyEvents(events: Iterable<IncidentEvent>): TimelineTallies {
+/**
+ * The tallies of these events (every trip, drift, emergency order and operator event of the
+ * window: none of them is ever routine). A halt or clear made in the console is one operator
+ * action, though the journal holds its breaker event and its audit entry (consoleActionAudits).
+ */
+export function tallyEvents(all: Iterable<IncidentEvent>): TimelineTallies {
+  const events = [...all];
   const t: TimelineTallies = { trips: 0, unknownPositions: 0, unknownPositionsFound: [], unknownOrders: 0, operatorActions: 0 };
   const unknown = new Map<string, TimelineTallies["unknownPositionsFound"][number]>();
   for (const e of events) {
@@ -190,6 +195,7 @@ export function tallyEvents(events: Iterable<IncidentEvent>): TimelineTallies {
     if (e.source === "order" && e.severity === "emergency") t.unknownOrders += 1;
     if (e.operator) t.operatorActions += 1;
   }
+  t.operatorActions -= consoleActionAudits(events).size;
   t.unknownPositionsFound = [...unknown.values()];
   t.unknownPositions = unknown.size;
   return t;

@@ -1,7 +1,8 @@
 /**
  * When several events are one line for a reader: the same thing said again (a lookup that fails
- * every 2.5 s). One home for the rule, used by the story (collapse.ts: repeats over the whole
- * incident) and the window minute by minute (fold.ts: repeats one under the other in a minute).
+ * every 2.5 s), and one console action written twice (a Halt now's trip and its audit entry). One
+ * home for both rules, used by the story (collapse.ts: repeats over the whole incident) and the
+ * window minute by minute (fold.ts: repeats one under the other in a minute, and its tallies).
  * Pure; every event stays on the line that tells it, so nothing is lost and every count counts it.
  */
 import type { IncidentEvent } from "./events";
@@ -15,6 +16,32 @@ export function sameEventKey(e: IncidentEvent): string {
   return JSON.stringify([e.journal ?? null, e.source, e.kind, e.botId, e.clientOrderId, e.actor, e.outcome, words]);
 }
 
+/** The breaker event each applied console action writes in the transaction of its audit entry. */
+const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
+
+const actionKey = (e: IncidentEvent, kind: string) => JSON.stringify([e.journal ?? null, e.botId, e.at, e.actor, kind]);
+
+/**
+ * The audit entries that record a breaker event of these events, each by the id of its breaker
+ * event: the console's Halt now, clear or approved clear writes the trip or clear and its audit
+ * entry in one transaction, at one time, by one person, so a reader would otherwise read (and a
+ * tally count) one action twice ("BREAKER TRIPPED by operator:ana: …" and "operator:ana: Halt now
+ * on alpha: applied"). A halt or clear written without the console has no audit entry, and a
+ * refused action no breaker event: both stay lines of their own, and actions of their own.
+ */
+export function consoleActionAudits(events: readonly IncidentEvent[]): Map<string, IncidentEvent> {
+  const breakers = new Map<string, IncidentEvent>();
+  for (const e of events) if (e.source === "breaker" && e.operator) breakers.set(actionKey(e, e.kind), e);
+  const out = new Map<string, IncidentEvent>();
+  if (breakers.size === 0) return out;
+  for (const e of events) {
+    const kind = e.source === "audit" && e.outcome === "applied" ? BREAKER_ACTIONS[e.kind] : undefined;
+    const breaker = kind === undefined ? undefined : breakers.get(actionKey(e, kind));
+    if (breaker && !out.has(breaker.id)) out.set(breaker.id, e);
+  }
+  return out;
+}
+
 /** A line of a minute of the window: one event, or a run of events that say the same thing. */
 export interface RepeatLine {
   /** The first of the run: its words, its anchor. */
@@ -24,6 +51,8 @@ export interface RepeatLine {
   count: number;
   firstAt: string;
   lastAt: string;
+  /** The audit entry of the console action that wrote this breaker event, told on its line (consoleActionAudits). */
+  audit: IncidentEvent[];
 }
 
 /**
@@ -32,14 +61,19 @@ export interface RepeatLine {
  * is, with its count and its first and last time. A routine event (`routine`: a quiet minute lists
  * its routine events too, a clean cycle every 15 s among a lookup failing every 2.5 s) neither
  * joins nor ends a run: it stays a line of its own. A notable event that says something else ends
- * the run, so the minute still reads in the order things went wrong. Every event is on exactly one
- * line.
+ * the run, so the minute still reads in the order things went wrong. A console action's audit
+ * entry is on its breaker event's line, as the story tells it. Every event is on exactly one line.
  */
 export function repeatLines(events: readonly IncidentEvent[], routine: (e: IncidentEvent) => boolean = () => false): RepeatLine[] {
+  const audits = consoleActionAudits(events);
+  const told = new Set([...audits.values()].map((a) => a.id));
   const lines: RepeatLine[] = [];
   let run: { key: string; line: RepeatLine } | null = null;
   for (const e of events) {
-    const line: RepeatLine = { event: e, repeats: [], count: 1, firstAt: e.at, lastAt: e.at };
+    // On its breaker event's line, which comes first at their shared time.
+    if (told.has(e.id)) continue;
+    const audit = audits.get(e.id);
+    const line: RepeatLine = { event: e, repeats: [], count: 1, firstAt: e.at, lastAt: e.at, audit: audit ? [audit] : [] };
     if (routine(e)) {
       lines.push(line);
       continue;
@@ -49,6 +83,7 @@ export function repeatLines(events: readonly IncidentEvent[], routine: (e: Incid
       run.line.repeats.push(e);
       run.line.count += 1;
       run.line.lastAt = e.at;
+      if (audit) run.line.audit.push(audit);
     } else {
       lines.push(line);
       run = { key, line };

@@ -82,10 +82,14 @@ test.describe("the incident review of a busy hour", () => {
     for (const e of all) perMinute.set(minuteOf(e.at), [...(perMinute.get(minuteOf(e.at)) ?? []), e]);
     const headers = await page.getByTestId("incident-minute").locator("h3").allTextContents();
     expect(headers).toHaveLength(perMinute.size);
-    const shownRows = await page.getByTestId("incident-event").count();
+    // A console's halt or clear is one row: its audit entry is told on its breaker event's row.
+    const shownRows = (await page.getByTestId("incident-event").count()) + (await page.getByTestId("incident-event-audit").count());
     const folded = await page.getByTestId("folded-routine").allTextContents();
     const foldedCount = folded.reduce((n, t) => n + Number(/^([\d,]+) routine events folded/.exec(t)?.[1]?.replaceAll(",", "") ?? NaN), 0);
     expect(shownRows + foldedCount).toBe(all.length);
+    // …and one operator action of the window's.
+    const told = await page.getByTestId("incident-event-audit").count();
+    await expect(page.getByTestId("window-counts")).toContainText(`${all.filter((e) => e.operator).length - told} operator action`);
     expect(shownRows).toBeLessThan(all.length / 10);
   });
 

@@ -63,6 +63,14 @@ beforeAll(() => {
       "bot",
       JSON.stringify({ during: "lookup", error: "lookup failed: venue 503", attempt: i + 1 }),
     );
+  // A Halt now made in the console: its trip and its audit entry, one action at one moment.
+  w.prepare(
+    `INSERT INTO breaker_events (bot_id, at, kind, reason, actor) VALUES ('alpha', ?, 'trip', 'halted by hand: venue maintenance', 'operator:ana')`,
+  ).run(`${ODD}50.000Z`);
+  w.prepare(
+    `INSERT INTO audit_log (at, actor, action, target, outcome, code, detail, prev_hash, hash)
+     SELECT ?, 'operator:ana', 'halt_bot', 'alpha', 'applied', NULL, '{}', coalesce((SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1), 'genesis'), 'test'`,
+  ).run(`${ODD}50.000Z`);
   w.close();
   c = consoleDb(file);
 });
@@ -103,6 +111,15 @@ describe("the incident page's timeline, its routine order events counted in SQL"
     const lookup = minute.lines.filter((l) => l.event.clientOrderId === "odd-lookup");
     expect(lookup.map((l) => [l.count, l.firstAt, l.lastAt])).toEqual([[6, `${ODD}30.500Z`, `${ODD}40.500Z`]]);
     expect(minute.shown.filter((e) => e.clientOrderId === "odd-lookup")).toEqual([lookup[0]!.event, ...lookup[0]!.repeats]);
+    // The console's halt is one row, its audit entry told on it, and one operator action of the window's.
+    const halt = minute.lines.filter((l) => l.event.source === "breaker" && l.event.actor === "operator");
+    expect(halt.map((l) => [l.event.kind, l.audit.map((a) => a.kind)])).toEqual([["trip", ["halt_bot"]]]);
+    expect(minute.lines.some((l) => l.event.source === "audit" && l.event.kind === "halt_bot")).toBe(false);
+    const operatorEvents = getIncidentTimeline({ db: c.db, window: HOUR, filters: ALL, names: false }).events.filter((e) => e.operator).length;
+    // Each console action of the hour (this halt, and the journal's own clears) is counted once, as it is one row.
+    const told = got.minutes.reduce((n, m) => n + m.lines.reduce((k, l) => k + l.audit.length, 0), 0);
+    expect(told).toBeGreaterThanOrEqual(1);
+    expect(got.tallies.operatorActions).toBe(operatorEvents - told);
     expect(got.tallies.unknownOrders).toBeGreaterThanOrEqual(1);
   });
 

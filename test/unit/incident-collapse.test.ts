@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { collapseTimeline } from "@/lib/incidents/collapse";
+import { foldTimeline, tallyEvents } from "@/lib/incidents/fold";
 import { inJournal, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSeverity } from "@/lib/incidents/events";
 
 let n = 0;
@@ -136,6 +137,23 @@ describe("one console action, written as a breaker event and its audit entry", (
     expect(apart(inJournal(trip, "desk-a"), inJournal(auditRow(), "desk-b"))).toEqual([
       ["desk-a/breaker-5", 0],
       ["desk-b/audit-9", 0],
+    ]);
+  });
+
+  it("is one operator action in the window's tallies and one row of its minute, as in the story", () => {
+    const halt = auditRow();
+    const refused = auditRow({ rowId: 10, outcome: "refused", reason: "conflict" });
+    expect(tallyEvents([trip, halt]).operatorActions).toBe(1);
+    // A refused attempt is an action of its own, and a halt written without the console is one.
+    expect(tallyEvents([trip, halt, refused]).operatorActions).toBe(2);
+    expect(tallyEvents([trip]).operatorActions).toBe(1);
+    expect(tallyEvents([trip, auditRow({ actor: "operator:ben" })]).operatorActions).toBe(2);
+
+    const [minute] = foldTimeline([trip, halt, refused]);
+    expect(minute!.total).toBe(3);
+    expect(minute!.lines.map((l) => [l.event.id, l.audit.map((a) => a.id)])).toEqual([
+      ["breaker-5", ["audit-9"]],
+      ["audit-10", []],
     ]);
   });
 });
