@@ -96,8 +96,13 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         )}
       </p>
       <p className="mt-2">
-        <Link href={event.incident.href} className="font-semibold underline" data-testid="review-incident">
+        <Link href={event.incident.storyHref} className="font-semibold underline" data-testid="review-incident">
           Review this incident<span className="sr-only"> of the trip at {formatUtc(event.at)}</span>
+        </Link>{" "}
+        <span className="text-xs">(its story: summary, chart, who did what, post-mortem)</span>
+        {" · "}
+        <Link href={event.incident.href} className="underline" data-testid="review-minutes">
+          minute by minute<span className="sr-only"> around the trip at {formatUtc(event.at)}</span>
         </Link>{" "}
         <span className="text-xs">
           (

@@ -7,7 +7,7 @@ import { jsonObjectSql } from "../db/dialect";
 import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { BreakerEventRow } from "../db/schema";
 import type { IncidentDrift } from "../incidents/events";
-import { incidentHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
+import { incidentHref, incidentStoryHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
 import { readDriftsByReconciliation } from "./drifts";
 
 /** Events per bot and page: the board costs O(bots x page), however long the history. */
@@ -50,7 +50,11 @@ export interface BreakerTripView {
   clearedBy: string | null;
   /** Trip to clear; to now while halted; null when the end was not recorded. */
   durationMs: number | null;
-  incident: IncidentWindow & { href: string };
+  /**
+   * The incident this trip began: `storyHref` its story (/incidents/<id>), where a reviewer starts;
+   * `href` the window around it minute by minute, at the trip.
+   */
+  incident: IncidentWindow & { href: string; storyHref: string };
 }
 
 export interface BreakerClearView {
@@ -255,6 +259,6 @@ function tripView(p: {
     clearedAt: clear?.at ?? null,
     clearedBy: clear?.actor ?? null,
     durationMs,
-    incident: { ...window, href: incidentHref(window, filters, `breaker-${row.id}`) },
+    incident: { ...window, href: incidentHref(window, filters, `breaker-${row.id}`), storyHref: incidentStoryHref(row.id) },
   };
 }

@@ -16,6 +16,7 @@ import { formatUtc } from "../text/format";
 import { inJournal, type IncidentEvent } from "../incidents/events";
 import { foldTimeline, tallyEvents } from "../incidents/fold";
 import { incidentsPerWeek } from "../incidents/story";
+import { incidentStoryHref } from "../url-state/incidents";
 import { INCIDENT_LIST_CAP, type IncidentList } from "./incident-story";
 import type { FoldedIncidentTimeline, IncidentTimeline, LazyIncidentTimeline } from "./incidents";
 import { mergePrunedHistories } from "./pruned-history";
@@ -138,8 +139,8 @@ export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: Sourc
 
 /**
  * A bot's trips with their review links pointing at the event of its own journal: with several
- * journals the incident window names each event after its journal (`alpha/breaker-12`), since
- * every journal numbers its own rows.
+ * journals the incident window names each event after its journal (`alpha/breaker-12`), and the
+ * story's id names it too (`/incidents/alpha-12`), since every journal numbers its own rows.
  */
 function reviewedIn(bot: BreakerBoard["bots"][number], journal: string): BreakerBoard["bots"][number] {
   const anchor = (href: string) => href.replace(/#(breaker|reconciliation)-/, `#${journal}/$1-`);
@@ -147,7 +148,11 @@ function reviewedIn(bot: BreakerBoard["bots"][number], journal: string): Breaker
     ...bot,
     events: bot.events.map((e) =>
       e.kind === "trip"
-        ? { ...e, incident: { ...e.incident, href: anchor(e.incident.href) }, cause: e.cause && { ...e.cause, href: anchor(e.cause.href) } }
+        ? {
+            ...e,
+            incident: { ...e.incident, href: anchor(e.incident.href), storyHref: incidentStoryHref(e.id, journal) },
+            cause: e.cause && { ...e.cause, href: anchor(e.cause.href) },
+          }
         : e,
     ),
   };

@@ -17,7 +17,9 @@ test.describe("breakers and the incident review, after an unknown position, a lo
   });
   test.afterAll(async () => server?.stop());
 
-  test("the breakers page lists each trip with its cause, actor and duration, and its review link opens the incident", async ({ page }) => {
+  test("the breakers page lists each trip with its cause, actor and duration; its review link opens the incident's story, and minute by minute its window", async ({
+    page,
+  }) => {
     await page.goto(`${server.url}/breakers`);
     await expect(page.getByRole("heading", { name: "Breakers", level: 1 })).toBeVisible();
     await expect(page.getByTestId("live-status")).toContainText("updated");
@@ -48,7 +50,12 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: "test-results/screenshots/breakers.png", fullPage: true });
 
+    // Reviewing a trip starts from its story, which links to the window minute by minute.
     await trip.getByTestId("review-incident").click();
+    await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${scenario.botA.tripId}: bot-a`);
+    await page.goBack();
+    await trip.getByTestId("review-minutes").click();
     await expect(page).toHaveURL(new RegExp(`/incidents\\?from=.*&bot=bot-a#breaker-${scenario.botA.tripId}$`));
     const target = page.locator(`#breaker-${scenario.botA.tripId}`);
     await expect(target).toBeVisible();

@@ -282,9 +282,10 @@ test.describe("the incidents of three journals", () => {
     await expect(page.getByRole("combobox", { name: "Bot" }).locator("option")).toHaveText(["every bot", "east", "harbour", "ridge"]);
     await page.goto(`${server.url}/incidents?bot=nobody`);
     await expect(page.getByTestId("no-incidents")).toHaveText("No incidents for nobody: no bot of that name is in the journals that could be read.");
-    // The breakers page's review link lands on the trip of its own journal in the window.
+    // The breakers page's review link opens the story of its own journal's trip, and minute by minute lands on that trip in the window.
     await page.goto(`${server.url}/breakers`);
-    const review = page.locator('[data-bot="harbour"]').getByTestId("review-incident").first();
+    await expect(page.locator('[data-bot="harbour"]').getByTestId("review-incident").first()).toHaveAttribute("href", `/incidents/${harbour}-1`);
+    const review = page.locator('[data-bot="harbour"]').getByTestId("review-minutes").first();
     await expect(review).toHaveAttribute("href", new RegExp(`#${harbour}/breaker-1$`));
     await review.click();
     await expect(page.locator(`[id="${harbour}/breaker-1"]`)).toBeInViewport();

@@ -66,13 +66,15 @@ describe("getBreakerBoard", () => {
     });
   });
 
-  it("links every trip to the incident review from 15 min before it to 15 min after its clear, or to now while halted", async () => {
+  it("links every trip to its story, and to the incident review from 15 min before it to 15 min after its clear, or to now while halted", async () => {
     const { s, db } = await scenario();
     const now = later(s, 60 * MIN);
     const [a, b] = (await getBreakerBoard({ db, now })).bots;
     const tripA = a!.events.find((e) => e.kind === "trip") as BreakerTripView;
     expect(tripA.incident).toMatchObject({ from: "2026-08-10T15:15:00.000Z", to: "2026-08-10T15:48:00.000Z" });
     expect(tripA.incident.href).toMatch(/#breaker-\d+$/);
+    // "Review this incident" opens the trip's story, which links to the window itself.
+    expect(tripA.incident.storyHref).toBe(`/incidents/${s.botA.tripId}`);
     expect(tripA.cause!.href).toMatch(new RegExp(`#reconciliation-${s.botA.reconciliationId}$`));
     const tripB = b!.events[0] as BreakerTripView;
     expect(Date.parse(tripB.incident.from)).toBe(Date.parse("2026-08-10T15:16:00.000Z"));
