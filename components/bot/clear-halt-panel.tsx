@@ -219,55 +219,58 @@ export function ClearHaltPanel({
               </p>
             )}
             {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} />}
-            <form key={clear.key} action={action} className="space-y-2">
-              <input type="hidden" name="botId" value={botId} />
-              <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
-              <div>
-                <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
-                  Why it is safe to resume
-                </label>
-                <textarea
-                  id={`${id}-reason`}
-                  name="reason"
-                  defaultValue={clear.value("reason")}
-                  rows={2}
-                  className={inputClass}
-                  aria-invalid={!!fieldErrors(result, "reason")}
-                  aria-describedby={`${id}-reason-err`}
-                />
-                <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
-              </div>
-              <div>
-                <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
-                  Type the bot id to confirm: <span className="font-mono">{botId}</span>
-                </label>
-                <input
-                  id={`${id}-confirm`}
-                  name="confirmBotId"
-                  defaultValue={clear.value("confirmBotId")}
-                  autoComplete="off"
-                  className={inputClass}
-                  aria-invalid={!!fieldErrors(result, "confirmBotId")}
-                  aria-describedby={`${id}-confirm-err`}
-                />
-                <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
-              </div>
-              <button
-                type="submit"
-                // Not current: the breaker and the checklist may have moved since they were read (the server checks the version, but the operator must see what they clear).
-                disabled={!canAct || pending || missing.length > 0 || unsure}
-                className={`${buttonClass} bg-red-800 hover:bg-red-900`}
-                aria-describedby={canAct && unsure ? `${id}-not-current ${id}-why-disabled` : `${id}-why-disabled`}
-              >
-                {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
-              </button>
-              {canAct && unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
-              {missing.length > 0 && (
-                <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
-                  Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
-                </p>
-              )}
-            </form>
+            {/* Only someone who may clear is offered the form: a viewer or a visitor reads the checklist and the note above. */}
+            {canAct && (
+              <form key={clear.key} action={action} className="space-y-2">
+                <input type="hidden" name="botId" value={botId} />
+                <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
+                <div>
+                  <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
+                    Why it is safe to resume
+                  </label>
+                  <textarea
+                    id={`${id}-reason`}
+                    name="reason"
+                    defaultValue={clear.value("reason")}
+                    rows={2}
+                    className={inputClass}
+                    aria-invalid={!!fieldErrors(result, "reason")}
+                    aria-describedby={`${id}-reason-err`}
+                  />
+                  <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
+                </div>
+                <div>
+                  <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
+                    Type the bot id to confirm: <span className="font-mono">{botId}</span>
+                  </label>
+                  <input
+                    id={`${id}-confirm`}
+                    name="confirmBotId"
+                    defaultValue={clear.value("confirmBotId")}
+                    autoComplete="off"
+                    className={inputClass}
+                    aria-invalid={!!fieldErrors(result, "confirmBotId")}
+                    aria-describedby={`${id}-confirm-err`}
+                  />
+                  <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
+                </div>
+                <button
+                  type="submit"
+                  // Not current: the breaker and the checklist may have moved since they were read (the server checks the version, but the operator must see what they clear).
+                  disabled={pending || missing.length > 0 || unsure}
+                  className={`${buttonClass} bg-red-800 hover:bg-red-900`}
+                  aria-describedby={unsure ? `${id}-not-current ${id}-why-disabled` : `${id}-why-disabled`}
+                >
+                  {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
+                </button>
+                {unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
+                {missing.length > 0 && (
+                  <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
+                    Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
+                  </p>
+                )}
+              </form>
+            )}
             {view.pending.length > 0 && (
               <div className="space-y-2">
                 <h3 className="font-semibold">Waiting for a second operator</h3>
@@ -276,18 +279,22 @@ export function ClearHaltPanel({
                     <p>
                       #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{visibleText(p.reason)}” (until <UtcTime iso={p.expiresAt} />)
                     </p>
-                    <input type="hidden" name="requestId" value={p.id} />
-                    <input type="hidden" name="botId" value={botId} />
-                    <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
-                    <button
-                      type="submit"
-                      disabled={!canAct || approval.pending || unsure}
-                      className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}
-                      aria-describedby={canAct && unsure ? `${id}-approve-not-current-${p.id}` : undefined}
-                    >
-                      Approve and clear
-                    </button>
-                    {canAct && unsure && <NotCurrentNote id={`${id}-approve-not-current-${p.id}`} action="approve" />}
+                    {canAct && (
+                      <>
+                        <input type="hidden" name="requestId" value={p.id} />
+                        <input type="hidden" name="botId" value={botId} />
+                        <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
+                        <button
+                          type="submit"
+                          disabled={approval.pending || unsure}
+                          className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}
+                          aria-describedby={unsure ? `${id}-approve-not-current-${p.id}` : undefined}
+                        >
+                          Approve and clear
+                        </button>
+                        {unsure && <NotCurrentNote id={`${id}-approve-not-current-${p.id}`} action="approve" />}
+                      </>
+                    )}
                   </form>
                 ))}
               </div>

@@ -20,7 +20,8 @@ export function DurationWords({ text }: { text: string }) {
     <>
       {durationPieces(text).map((p, i) =>
         p.whole ? (
-          <span key={i} className="whitespace-nowrap" data-testid="duration" data-duration="">
+          // An age (a heartbeat's) differs between the server's render and the browser's by the load time.
+          <span key={i} className="whitespace-nowrap" data-testid="duration" data-duration="" suppressHydrationWarning>
             {p.text}
           </span>
         ) : (

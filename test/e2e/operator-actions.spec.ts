@@ -73,8 +73,10 @@ test.describe("operator actions on a lost reply", () => {
     await expect(page.getByText("Acknowledge", { exact: true })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Acknowledge ETHUSDT" })).toHaveCount(0);
     await page.goto(`${server.url}/bots/beta`);
-    // The clear panel (components/bot/clear-halt-panel.tsx) still shows its Clear button, disabled.
-    await expect(page.getByRole("button", { name: "Clear halt" })).toBeDisabled();
+    // The checklist, and no clear form: only an operator may clear.
+    await expect(page.getByTestId("checklist")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Clear halt" })).toHaveCount(0);
+    await expect(page.getByLabel("Why it is safe to resume")).toHaveCount(0);
     const enabled = await page.locator("form button:enabled").evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => t !== "Sign out"));
     expect(enabled).toEqual([]);
   });
