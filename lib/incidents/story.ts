@@ -399,16 +399,21 @@ export interface StoryChartSpan {
 /**
  * The chart of an incident open for months over its whole window would draw the trip as a sliver
  * at its left edge: past STORY_CHART_WHOLE_MS the chart shows the trip and what led to it instead,
- * and the page says so and links to the whole.
+ * and the page says so and links to the whole. Either ends at `now` at the latest (when given): the
+ * window's margin after an open incident, or after a clear a minute ago, lies in the future, and
+ * an axis running minutes past now reads as if the chart knew them. A trip or clear the bot's clock
+ * put after the console's now (`endAt`) is still charted.
  */
-export function storyChartSpan(p: { window: { from: string; to: string }; tripAt: string }): StoryChartSpan {
+export function storyChartSpan(p: { window: { from: string; to: string }; tripAt: string; endAt?: string; now?: Date }): StoryChartSpan {
   const from = Date.parse(p.window.from);
-  const to = Date.parse(p.window.to);
-  if (to - from <= STORY_CHART_WHOLE_MS) return { from: p.window.from, to: p.window.to, whole: true };
   const trip = Date.parse(p.tripAt);
+  const latest = p.now ? Math.max(p.now.getTime(), trip, p.endAt ? Date.parse(p.endAt) : trip) : Infinity;
+  const to = Math.min(Date.parse(p.window.to), latest);
+  const end = (t: number) => new Date(t).toISOString();
+  if (to - from <= STORY_CHART_WHOLE_MS) return { from: p.window.from, to: end(to), whole: true };
   return {
     from: new Date(floorToMinute(trip - STORY_CHART_BEFORE_MS)).toISOString(),
-    to: new Date(Math.min(to, ceilToMinute(trip + STORY_CHART_AFTER_MS))).toISOString(),
+    to: end(Math.min(to, ceilToMinute(trip + STORY_CHART_AFTER_MS))),
     whole: false,
   };
 }

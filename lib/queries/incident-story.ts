@@ -237,7 +237,7 @@ function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<
         (clear === null || e.at <= clear.at),
     )
     .map((e) => (params.journal ? inJournal(e, params.journal) : e));
-  const chartSpan = storyChartSpan({ window, tripAt: trip.at });
+  const chartSpan = storyChartSpan({ window, tripAt: trip.at, endAt: end, now });
   const chart =
     story.symbol === null
       ? null

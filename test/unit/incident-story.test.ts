@@ -344,6 +344,33 @@ describe("the chart's span", () => {
     // Just past two hours is long too.
     expect(storyChartSpan({ window: window("2026-08-10T17:30:00.000Z"), tripAt: trip }).whole).toBe(false);
   });
+
+  it("ends at now, not in the window's margin after it: an open incident read 1 min 40 s after its trip, and one cleared a minute ago", () => {
+    // The story's window runs to the minute after now + 2 min (15:35:00); the chart stops at now.
+    const now = new Date("2026-08-10T15:33:00.000Z");
+    expect(storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip, endAt: now.toISOString(), now })).toEqual({
+      from: "2026-08-10T15:29:00.000Z",
+      to: "2026-08-10T15:33:00.000Z",
+      whole: true,
+    });
+    expect(storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip, endAt: "2026-08-10T15:32:00.000Z", now }).to).toBe(
+      "2026-08-10T15:33:00.000Z",
+    );
+    // Cleared long ago: the window's margin after the clear is past, and charted.
+    expect(
+      storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip, endAt: "2026-08-10T15:33:00.000Z", now: new Date("2026-12-03T00:00:00.000Z") })
+        .to,
+    ).toBe("2026-08-10T15:36:00.000Z");
+    // A trip or clear the bot's clock put after the console's now is still on the chart.
+    expect(storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip, endAt: "2026-08-10T15:33:30.000Z", now }).to).toBe(
+      "2026-08-10T15:33:30.000Z",
+    );
+    // A long open one: its hour around the trip is past, and unchanged.
+    expect(
+      storyChartSpan({ window: window("2026-12-03T11:20:00.000Z"), tripAt: trip, endAt: "2026-12-03T11:17:00.000Z", now: new Date("2026-12-03T11:17:00.000Z") })
+        .to,
+    ).toBe("2026-08-10T16:22:00.000Z");
+  });
 });
 
 describe("the durations' words", () => {
