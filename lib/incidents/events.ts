@@ -184,7 +184,9 @@ function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summa
 function auditWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
   const action = actionLabel(row.kind);
   const on = row.target ? ` on ${row.target}` : "";
-  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on}: refused${row.reason ? ` (${row.reason})` : ""}`, severity: "warning" };
+  // The refusal's code after it ("refused (conflict)"), but not "refused (refused)".
+  const code = row.reason && row.reason !== "refused" ? ` (${row.reason})` : "";
+  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on}: refused${code}`, severity: "warning" };
   return { summary: `${row.actor}: ${action}${on}: ${row.outcome ?? "no outcome recorded"}`, severity: "notice" };
 }
 

@@ -81,6 +81,12 @@ describe("toIncidentEvent", () => {
     expect(e.summary).toBe(`operator:demo: ${actionLabel("resolve_order_manual")} on alpha-33e2: refused (invalid)`);
     expect(e.summary).toBe("operator:demo: Resolve a doubtful order by hand on alpha-33e2: refused (invalid)");
     expect(e.kind).toBe("resolve_order_manual");
+    // A refusal whose code is "refused" says it once.
+    expect(
+      toIncidentEvent(
+        row({ source: "audit", actor: "operator:demo", kind: "clear_halt", target: "alpha", outcome: "refused", reason: "refused", detail: "{}" }),
+      ).summary,
+    ).toBe("operator:demo: Clear a halt on alpha: refused");
     // An action this console does not know still reads as words.
     expect(toIncidentEvent(row({ source: "audit", kind: "future_thing", target: "x", outcome: "applied", detail: "{}" })).summary).toMatch(
       /: future thing on x: applied$/,
