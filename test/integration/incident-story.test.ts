@@ -111,7 +111,7 @@ describe("one incident, told from the journal", () => {
     });
     expect(story.durations).toEqual({ toFirstActionMs: 90_000, toSettleMs: 90_000, toClearMs: 200_000 });
     expect(story.steps.map((x) => [x.actor, x.what, x.note])).toEqual([
-      ["operator:ana", `resolved order ${s.botB.clientOrderId} by hand`, "venue order screen: filled 2 at 3,010\nticket OPS-41"],
+      ["operator:ana", `resolved order ${s.botB.clientOrderId} by hand as filled`, "venue order screen: filled 2 at 3,010\nticket OPS-41"],
       ["operator:ben", "cleared the halt", "order settled by hand, resuming"],
     ]);
     // No two rows say the same thing; every event is a row, in a row's count, or counted as routine.
