@@ -143,15 +143,14 @@ export function HaltSignal() {
               <span className="break-words font-normal">
                 —{" "}
                 {asSentence(
-                  shortCause(
-                    visibleText(
-                      haltCauseText({
-                        reason: b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null,
-                        inSyncSince: b.breaker?.causeInSyncSince ?? null,
-                        changedBy: b.breaker?.changedBy,
-                        changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
-                      }),
-                    ),
+                  visibleText(
+                    haltCauseText({
+                      reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null),
+                      inSyncSince: b.breaker?.causeInSyncSince ?? null,
+                      ordersSettled: b.breaker?.causeOrdersSettled ?? null,
+                      changedBy: b.breaker?.changedBy,
+                      changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
+                    }),
                   ),
                 )}
               </span>
@@ -207,9 +206,13 @@ export function HaltSignal() {
 const BOTS_WITH_CAUSE = 3;
 const CAUSE_CHARS = 140;
 
-/** A cause cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's page and the overview. */
-function shortCause(text: string): string {
-  if (text.length <= CAUSE_CHARS) return text;
+/**
+ * A halt's recorded reason cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's
+ * page and the overview. Only the reason: what the console adds after it ("in sync since …",
+ * "settled since …: filled") is what the reader most needs now, and is never cut off.
+ */
+function shortCause(text: string | null): string | null {
+  if (text === null || text.length <= CAUSE_CHARS) return text;
   const cut = text.slice(0, CAUSE_CHARS);
   const space = cut.lastIndexOf(" ");
   return `${(space > CAUSE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; whole on its page)`;

@@ -5,11 +5,19 @@
  * order's id), so the browser can remember what it already told (localStorage) and a reload, a
  * second tab or the next poll does not tell it again. Pure: the overview's data in, words out.
  */
-import { haltCauseText } from "../breaker/halt-cause";
+import { haltCauseText, type CauseOrderSettled } from "../breaker/halt-cause";
 
 export interface DeskBot {
   botId: string;
-  breaker: { halted: boolean; reason: string | null; changedAt: string; changedBy: string; version: number; causeInSyncSince: string | null } | null;
+  breaker: {
+    halted: boolean;
+    reason: string | null;
+    changedAt: string;
+    changedBy: string;
+    version: number;
+    causeInSyncSince: string | null;
+    causeOrdersSettled?: CauseOrderSettled[] | null;
+  } | null;
   newestDoubtful?: { clientOrderId: string; symbol: string }[];
 }
 
@@ -46,7 +54,14 @@ export function deskEvents(snapshot: { bots: readonly DeskBot[]; lines: readonly
   for (const b of snapshot.bots) {
     const k = b.breaker;
     if (k?.halted) {
-      const cause = haltCauseText({ reason: k.reason, inSyncSince: k.causeInSyncSince, changedBy: k.changedBy, changedAt: k.changedAt, now: snapshot.now });
+      const cause = haltCauseText({
+        reason: k.reason,
+        inSyncSince: k.causeInSyncSince,
+        ordersSettled: k.causeOrdersSettled ?? null,
+        changedBy: k.changedBy,
+        changedAt: k.changedAt,
+        now: snapshot.now,
+      });
       events.push({
         key: `halt:${b.botId}:${k.version}`,
         kind: "halt",

@@ -36,6 +36,21 @@ describe("deskEvents: the words of each notification", () => {
     expect(e?.href).toBe("/bots/b%2F1");
   });
 
+  it("says so once the order a trip names is settled, as the bot card does", () => {
+    const lost: DeskBot = {
+      botId: "alpha",
+      breaker: {
+        ...tripped.breaker!,
+        reason: "order a1-7 unknown: lookup failed",
+        causeOrdersSettled: [{ clientOrderId: "a1-7", state: "filled", at: "2026-12-01T05:20:01.000Z", by: "operator:ana", how: "lookup" }],
+      },
+    };
+    const [e] = deskEvents({ bots: [lost], lines: [], now: Date.parse("2026-12-01T06:00:00Z") });
+    expect(e?.body).toBe(
+      "alpha is halted: tripped on order a1-7 unknown: lookup failed; settled since 05:20:01 UTC: filled (by operator:ana, on the exchange). Open its page to settle it.",
+    );
+  });
+
   it("names an unknown position's bot, symbol, both sides and since when, and leads to the symbol page", () => {
     expect(deskEvents({ bots: [running], lines: [inSync, unknownEth] })).toEqual([
       {
