@@ -13,7 +13,7 @@ import type { OrderLookup } from "../exchange/venue-gateway";
 import { classifyOrder } from "../journal/order-state";
 import { ORDER_STATES, type OrderState } from "../journal/contract";
 import { formatUtc } from "../text/format";
-import { farFromMark, PRICE_SANITY_FACTOR, priceRatio } from "../journal/price-sanity";
+import { farFromMark, PRICE_SANITY_FACTOR, priceRatio, roundedMark } from "../journal/price-sanity";
 import { Refusal, type ActionSpec } from "./guard";
 
 export type OrderRow = Pick<OrdersTableRow, "clientOrderId" | "botId" | "symbol" | "qty" | "state" | "filledQty" | "createdAt" | "updatedAt" | "version">;
@@ -268,7 +268,7 @@ export function manualResolution(
     const ratio = priceRatio(input.avgPrice, mark.markPrice);
     throw new Refusal(
       "refused",
-      `${input.avgPrice} is the last mark ${mark.markPrice} of ${order.symbol} ${ratio} (beyond ×${PRICE_SANITY_FACTOR} or ÷${PRICE_SANITY_FACTOR} reads as a slipped decimal point): check the decimal point, or tick "The price is right" to record it anyway.`,
+      `${input.avgPrice} is ${ratio} the last mark of ${order.symbol} (${roundedMark(mark.markPrice)}); beyond ×${PRICE_SANITY_FACTOR} or ÷${PRICE_SANITY_FACTOR} reads as a slipped decimal point: check the decimal point, or tick "The price is right" to record it anyway.`,
       [`average price ${input.avgPrice}; last mark ${mark.markPrice} (${ratio}), from the reconciliation at ${formatUtc(mark.at, now)}`],
       { avgPrice: input.avgPrice, mark: mark.markPrice, markAt: mark.at, ratio },
     );

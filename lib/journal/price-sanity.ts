@@ -19,3 +19,10 @@ export function priceRatio(price: number, mark: number): string {
   const r = price >= mark ? price / mark : mark / price;
   return `${price >= mark ? "×" : "÷"}${r < 100 ? r.toFixed(1) : Math.round(r).toLocaleString("en-US")}`;
 }
+
+// Six significant digits: a mark read from the exchange can carry a dozen (60240.7990178), which only
+// hid the comparison the reader is asked to make.
+const markFormat = new Intl.NumberFormat("en-US", { maximumSignificantDigits: 6 });
+
+/** The mark as a person compares it with what they typed: `60,240.8`, `153.056`. */
+export const roundedMark = (mark: number): string => markFormat.format(mark);

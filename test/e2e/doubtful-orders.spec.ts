@@ -183,7 +183,7 @@ test.describe("a doubtful order of a lost reply", () => {
     const refused = card.getByTestId("action-refused");
     await expect(refused).toHaveAttribute("data-code", "refused");
     await expect(refused).toContainText(
-      /^29000 is the last mark [\d.]+ of ETHUSDT ×9\.\d \(beyond ×3 or ÷3 reads as a slipped decimal point\): check the decimal point, or tick "The price is right" to record it anyway\./,
+      /^29000 is ×9\.\d the last mark of ETHUSDT \([\d,.]+\); beyond ×3 or ÷3 reads as a slipped decimal point: check the decimal point, or tick "The price is right" to record it anyway\./,
     );
     await expect(card.getByLabel("Status on the exchange's own screen")).toHaveValue("filled");
     await expect(card.getByLabel("Filled quantity")).toHaveValue("2");

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec } from "@/lib/actions/acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearDeps } from "@/lib/actions/clear-halt";
 import { resolveByLookupSpec, resolveManuallySpec } from "@/lib/actions/resolve-order";
+import { roundedMark } from "@/lib/journal/price-sanity";
 import { verifyAuditLog } from "@/lib/audit/log";
 import { getClearFacts } from "@/lib/queries/clear-checklist";
 import type { OrderLookup } from "@/lib/exchange/venue-gateway";
@@ -175,7 +176,7 @@ describe("resolve a doubtful order by hand", () => {
     const r = await act(db, spec, ana, { ...input(order), avgPrice: String(price) }, bot.sim.now());
     expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_manual");
     expect(r.ok ? "" : r.message).toBe(
-      `${price} is the last mark ${mark} of AAPL ${ratio} (beyond ×3 or ÷3 reads as a slipped decimal point): check the decimal point, or tick "The price is right" to record it anyway.`,
+      `${price} is ${ratio} the last mark of AAPL (${roundedMark(mark)}); beyond ×3 or ÷3 reads as a slipped decimal point: check the decimal point, or tick "The price is right" to record it anyway.`,
     );
     expect(JSON.parse(auditRows(bot.file).at(-1)!.detail)).toMatchObject({ avgPrice: price, mark, ratio });
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { farFromMark, PRICE_SANITY_FACTOR, priceRatio } from "@/lib/journal/price-sanity";
+import { farFromMark, PRICE_SANITY_FACTOR, priceRatio, roundedMark } from "@/lib/journal/price-sanity";
 
 describe("a price far from the mark reads as a slipped decimal point", () => {
   it("catches a one-place slip even when the mark is a little above the real price", () => {
@@ -19,5 +19,12 @@ describe("a price far from the mark reads as a slipped decimal point", () => {
 
   it("says a ratio of a hundred or more in whole numbers", () => {
     expect(priceRatio(153_000, 153)).toBe("×1,000");
+  });
+
+  it("shows the mark to six significant digits, as a person compares it", () => {
+    // A mark from the exchange, as the try-out met it in the refusal.
+    expect(roundedMark(60240.7990178)).toBe("60,240.8");
+    expect(roundedMark(153.056)).toBe("153.056");
+    expect(roundedMark(0.000123456789)).toBe("0.000123457");
   });
 });
