@@ -145,7 +145,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code> ·{" "}
                 <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
                   {e.outcome}
-                  {e.code ? ` (${e.code})` : ""}
+                  {/* A refusal coded "refused" (a rule said no) would read "refused (refused)". */}
+                  {e.code && e.code !== e.outcome ? ` (${e.code})` : ""}
                 </span>
               </p>
               <details className="mt-1">

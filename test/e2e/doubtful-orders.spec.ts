@@ -201,5 +201,9 @@ test.describe("a doubtful order of a lost reply", () => {
     await expect(entry.getByTestId("audit-action-label")).toHaveText("Resolve a doubtful order by hand: applied");
     await entry.getByText("Detail").click();
     await expect(entry).toContainText("state filled, filled quantity 2, average price 29,000");
+    // The refusal before it, coded "refused", says so once.
+    const refusal = page.locator('[data-testid="audit-entry"][data-outcome="refused"]').first();
+    await expect(refusal).toContainText("Resolve a doubtful order by hand: refused");
+    await expect(refusal).not.toContainText("refused (refused)");
   });
 });
