@@ -1,8 +1,9 @@
 /**
  * When several events are one line for a reader: the same thing said again (a lookup that fails
- * every 2.5 s), and one console action written twice (a Halt now's trip and its audit entry). One
- * home for both rules, used by the story (collapse.ts: repeats over the whole incident) and the
- * window minute by minute (fold.ts: repeats one under the other in a minute, and its tallies).
+ * every 2.5 s), and one console action written twice (a Halt now's trip, or an order resolved by
+ * hand, and its audit entry). One home for both rules, used by the story (collapse.ts: repeats over
+ * the whole incident) and the window minute by minute (fold.ts: repeats one under the other in a
+ * minute, and its tallies).
  * Pure; every event stays on the line that tells it, so nothing is lost and every count counts it.
  */
 import type { IncidentEvent } from "./events";
@@ -20,24 +21,32 @@ export function sameEventKey(e: IncidentEvent): string {
 const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
 
 const actionKey = (e: IncidentEvent, kind: string) => JSON.stringify([e.journal ?? null, e.botId, e.at, e.actor, kind]);
+const orderActionKey = (e: IncidentEvent, clientOrderId: string) => JSON.stringify([e.journal ?? null, e.at, e.actor, clientOrderId]);
 
 /**
- * The audit entries that record a breaker event of these events, each by the id of its breaker
- * event: the console's Halt now, clear or approved clear writes the trip or clear and its audit
- * entry in one transaction, at one time, by one person, so a reader would otherwise read (and a
- * tally count) one action twice ("BREAKER TRIPPED by operator:ana: …" and "operator:ana: Halt now
- * on alpha: applied"). A halt or clear written without the console has no audit entry, and a
- * refused action no breaker event: both stay lines of their own, and actions of their own.
+ * The audit entries that record a journal event of these events, each by the id of that event: the
+ * console's Halt now, clear or approved clear writes the trip or clear and its audit entry in one
+ * transaction, at one time, by one person, and so does its resolution of an order (the order's
+ * event, by the operator, and the audit entry aimed at the order's id). A reader would otherwise
+ * read (and a tally count) one action twice ("BREAKER TRIPPED by operator:ana: …" and
+ * "operator:ana: Halt now on alpha: applied"). A halt or clear written without the console has no
+ * audit entry, and a refused action no journal event: both stay lines of their own, and actions of
+ * their own.
  */
 export function consoleActionAudits(events: readonly IncidentEvent[]): Map<string, IncidentEvent> {
-  const breakers = new Map<string, IncidentEvent>();
-  for (const e of events) if (e.source === "breaker" && e.operator) breakers.set(actionKey(e, e.kind), e);
-  const out = new Map<string, IncidentEvent>();
-  if (breakers.size === 0) return out;
+  const written = new Map<string, IncidentEvent>();
   for (const e of events) {
-    const kind = e.source === "audit" && e.outcome === "applied" ? BREAKER_ACTIONS[e.kind] : undefined;
-    const breaker = kind === undefined ? undefined : breakers.get(actionKey(e, kind));
-    if (breaker && !out.has(breaker.id)) out.set(breaker.id, e);
+    if (!e.operator) continue;
+    if (e.source === "breaker") written.set(actionKey(e, e.kind), e);
+    else if (e.source === "order" && e.clientOrderId !== null) written.set(orderActionKey(e, e.clientOrderId), e);
+  }
+  const out = new Map<string, IncidentEvent>();
+  if (written.size === 0) return out;
+  for (const e of events) {
+    if (e.source !== "audit" || e.outcome !== "applied") continue;
+    const kind = BREAKER_ACTIONS[e.kind];
+    const event = kind !== undefined ? written.get(actionKey(e, kind)) : e.target !== null ? written.get(orderActionKey(e, e.target)) : undefined;
+    if (event && !out.has(event.id)) out.set(event.id, e);
   }
   return out;
 }
@@ -51,7 +60,7 @@ export interface RepeatLine {
   count: number;
   firstAt: string;
   lastAt: string;
-  /** The audit entry of the console action that wrote this breaker event, told on its line (consoleActionAudits). */
+  /** The audit entry of the console action that wrote this breaker or order event, told on its line (consoleActionAudits). */
   audit: IncidentEvent[];
 }
 

@@ -156,4 +156,31 @@ describe("one console action, written as a breaker event and its audit entry", (
       ["audit-10", []],
     ]);
   });
+
+  it("an order resolved by hand is one action too: the order's event, its audit entry told on it", () => {
+    const resolved = toIncidentEvent(
+      row({
+        source: "order",
+        rowId: 20,
+        kind: "operator",
+        botId: "beta",
+        clientOrderId: "b-7",
+        symbol: "ETHUSDT",
+        side: "buy",
+        qty: 2,
+        strategy: "trend",
+        reason: null,
+        detail: JSON.stringify({ action: "resolve_manual", status: "filled", avgPrice: 3010, note: "venue screen" }),
+      }),
+    );
+    const entry = auditRow({ rowId: 21, kind: "resolve_order_manual", target: "b-7" });
+    expect(tallyEvents([resolved, entry]).operatorActions).toBe(1);
+    const [minute] = foldTimeline([resolved, entry]);
+    expect(minute!.lines.map((l) => [l.event.id, l.audit.map((a) => a.id)])).toEqual([["order-20", ["audit-21"]]]);
+    // Another order's entry, or one at another moment, is an action of its own.
+    expect(tallyEvents([resolved, auditRow({ rowId: 22, kind: "resolve_order_manual", target: "b-8" })]).operatorActions).toBe(2);
+    expect(tallyEvents([resolved, auditRow({ rowId: 23, kind: "resolve_order_manual", target: "b-7", at: "2026-11-30T05:31:01.000Z" })]).operatorActions).toBe(
+      2,
+    );
+  });
 });
