@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
-import { STORY_CHART_AFTER_MS, STORY_CHART_BEFORE_MS, type IncidentStory, type StoryChartSpan } from "@/lib/incidents/story";
+import { STORY_CHART_AFTER_MS, STORY_CHART_BEFORE_MS, wholeIncidentSpan, type IncidentStory, type StoryChartSpan } from "@/lib/incidents/story";
 import { symbolPath } from "@/lib/query-options/symbol";
 import { formatAge } from "@/lib/text/format";
 import { MAX_CUSTOM_MS, rangeToQuery } from "@/lib/url-state/symbol";
@@ -26,9 +26,9 @@ export function ChartSpanNote({
   window: IncidentWindow;
   readAt: string;
 }) {
-  const from = Date.parse(window.from);
-  const capped = Date.parse(window.to) - from > MAX_CUSTOM_MS;
-  const whole = rangeToQuery({ kind: "custom", from: window.from, to: capped ? new Date(from + MAX_CUSTOM_MS).toISOString() : window.to });
+  const all = wholeIncidentSpan(window, story.status === "open" ? readAt : null);
+  const whole = rangeToQuery({ kind: "custom", from: all.from, to: all.to });
+  const capped = all.capped;
   const lasted = formatAge(Math.max(0, Date.parse(story.clearedAt ?? readAt) - Date.parse(story.startedAt)));
   return (
     <p className="text-sm" data-testid="chart-span">

@@ -10,6 +10,7 @@ import { actionLabel } from "../text/audit-detail";
 import { signedQty } from "../text/format";
 import { isOperator, type IncidentDrift } from "./events";
 import { HOUR_MS, MINUTE_MS, ceilToMinute, floorToMinute } from "../url-state/incidents";
+import { MAX_CUSTOM_MS } from "../url-state/symbol";
 
 /**
  * Applied audit actions that answer a halt a bot made: the first of them is the "first operator
@@ -416,6 +417,20 @@ export function storyChartSpan(p: { window: { from: string; to: string }; tripAt
     to: end(Math.min(to, ceilToMinute(trip + STORY_CHART_AFTER_MS))),
     whole: false,
   };
+}
+
+const minIso = (a: string, b: string) => (Date.parse(a) <= Date.parse(b) ? a : b);
+
+/**
+ * The symbol page's custom window for the whole incident: the story's window, ending at `readAt` for
+ * an open incident (the story's window runs a margin past now, and a chart of the future reads as a
+ * quiet market), and at most MAX_CUSTOM_MS long (`capped`).
+ */
+export function wholeIncidentSpan(window: { from: string; to: string }, readAt: string | null): { from: string; to: string; capped: boolean } {
+  const to = readAt === null ? window.to : minIso(window.to, readAt);
+  const from = Date.parse(window.from);
+  const capped = Date.parse(to) - from > MAX_CUSTOM_MS;
+  return { from: window.from, to: capped ? new Date(from + MAX_CUSTOM_MS).toISOString() : to, capped };
 }
 
 /** A row of the incidents list: what the list query reads per trip, and what it shows. */

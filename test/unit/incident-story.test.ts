@@ -8,7 +8,17 @@ import { describe, expect, it } from "vitest";
 import { collapseTimeline, gapWords } from "@/lib/incidents/collapse";
 import { incidentPostmortem, postmortemFilename } from "@/lib/incidents/postmortem";
 import { durationPieces } from "@/lib/text/wrap";
-import { incidentsPerWeek, listItem, median, orderIdsInReason, storyChartSpan, tellIncident, weekStart, type IncidentFacts } from "@/lib/incidents/story";
+import {
+  incidentsPerWeek,
+  listItem,
+  median,
+  orderIdsInReason,
+  storyChartSpan,
+  tellIncident,
+  weekStart,
+  wholeIncidentSpan,
+  type IncidentFacts,
+} from "@/lib/incidents/story";
 
 const T0 = "2026-08-10T15:00:00.000Z";
 const at = (seconds: number) => new Date(Date.parse(T0) + seconds * 1000).toISOString();
@@ -325,6 +335,15 @@ describe("the post-mortem's times and what a prune took", () => {
 describe("the chart's span", () => {
   const trip = "2026-08-10T15:31:20.000Z";
   const window = (to: string) => ({ from: "2026-08-10T15:29:00.000Z", to });
+
+  it("links the whole of an open incident up to now, not into the window's margin, and at most 366 days", () => {
+    const w = window("2026-08-10T18:05:00.000Z");
+    expect(wholeIncidentSpan(w, "2026-08-10T18:02:10.000Z")).toEqual({ from: w.from, to: "2026-08-10T18:02:10.000Z", capped: false });
+    // Cleared: its window as it is.
+    expect(wholeIncidentSpan(w, null)).toEqual({ from: w.from, to: w.to, capped: false });
+    const long = wholeIncidentSpan(window("2027-09-01T00:00:00.000Z"), "2027-08-31T23:58:00.000Z");
+    expect(long).toEqual({ from: "2026-08-10T15:29:00.000Z", to: "2027-08-11T15:29:00.000Z", capped: true });
+  });
 
   it("charts a short incident whole, as its story's window", () => {
     expect(storyChartSpan({ window: window("2026-08-10T15:36:00.000Z"), tripAt: trip })).toEqual({
