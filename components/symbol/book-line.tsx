@@ -38,10 +38,17 @@ export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; sy
       className={`rounded-lg p-4 ${tone} ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
     >
       <div className="flex flex-wrap items-center justify-between gap-2">
+        {/* Not current: the line is what the journal said when last read, and a symbol in sync then is not known to be in sync now. */}
         <h2 id="book-line-title" className="font-semibold">
-          Book now
+          {unsure ? "Book when last read (not current)" : "Book now"}
         </h2>
-        {driftBadge[line.drift]}
+        {unsure && line.drift === "none" ? (
+          <span data-testid="sync-state" data-state="unknown" className="text-xs italic text-slate-500 dark:text-slate-400">
+            unknown: in sync when last read
+          </span>
+        ) : (
+          driftBadge[line.drift]
+        )}
       </div>
       <dl className="mt-2 grid grid-cols-2 gap-x-4 gap-y-2 text-sm sm:grid-cols-4">
         <div>

@@ -174,6 +174,10 @@ test.describe("when the console stops answering", () => {
       const banner = page.getByTestId("alarm-banner");
       await expect(banner).toContainText("cannot read the book and orders right now: the console server cannot be reached", { timeout: 10_000 });
       await expect(page.getByTestId("live-status")).toContainText("not updating");
+      // The book is the last one read, and says so: an in-sync line is not called in sync now.
+      const book = page.getByTestId("book-line");
+      await expect(book.getByRole("heading")).toHaveText("Book when last read (not current)");
+      if ((await book.getAttribute("data-drift")) === "none") await expect(book.getByTestId("sync-state")).toHaveText("unknown: in sync when last read");
     } finally {
       await server.stop();
     }
