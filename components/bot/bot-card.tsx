@@ -4,7 +4,7 @@ import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
-import type { BotStatus } from "@/lib/breaker/bot-status";
+import { staleByReasons, type BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import type { OverviewBot } from "@/lib/queries/overview";
@@ -53,7 +53,10 @@ export function BotCard({
   const canAct = useCanAct();
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
-  const asOfThen = unsure || status === "stale" || status === "unknown";
+  // A halted bot keeps its HALTED badge when its heartbeat goes stale: its facts are as old all the same.
+  const asOfThen = unsure || status === "stale" || status === "unknown" || staleByReasons(bot.reasons);
+  /** " (when last read)" after a fact that is not known now. */
+  const then = asOfThen ? " (when last read)" : "";
   return (
     <article
       aria-labelledby={`bot-${bot.botId}`}
@@ -200,7 +203,7 @@ export function BotCard({
                   {bot.doubtfulOrders} order{bot.doubtfulOrders === 1 ? "" : "s"}
                 </Link>
               ) : (
-                "none"
+                `none${then}`
               )}
             </dd>
           </>
@@ -212,8 +215,8 @@ export function BotCard({
               {bot.journalUnread
                 ? UNREAD
                 : bot.symbolsInDrift === 0
-                  ? "no symbol"
-                  : `${bot.symbolsInDrift} symbol${bot.symbolsInDrift === 1 ? "" : "s"}${bot.unknownPositions ? `, ${bot.unknownPositions} unknown position${bot.unknownPositions === 1 ? "" : "s"}` : ""}`}
+                  ? `no symbol${then}`
+                  : `${bot.symbolsInDrift} symbol${bot.symbolsInDrift === 1 ? "" : "s"}${bot.unknownPositions ? `, ${bot.unknownPositions} unknown position${bot.unknownPositions === 1 ? "" : "s"}` : ""}${then}`}
             </dd>
           </>
         )}

@@ -14,7 +14,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 import { sameUtcDay } from "@/lib/text/format";
-import { asLiveReadError, liveFailureTitle } from "@/lib/query-options/fetch-api";
+import { asLiveReadError, liveFailureTitle, problemText, type LiveReadError } from "@/lib/query-options/fetch-api";
 import { symbolChartQuery, symbolPath, symbolStateQuery } from "@/lib/query-options/symbol";
 import { MAX_ORDERS, ORDERS_PAGE, type SymbolRange } from "@/lib/url-state/symbol";
 import { BookLine } from "./book-line";
@@ -72,9 +72,15 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   }
   if (!data.found) return <SymbolNotFound {...data} />;
 
+  // The problem once, without its fix (said below): the book's read and the chart's meet the same
+  // journal, and each said the problem and its fix, with the fix a third time under them.
+  const said = (e: LiveReadError) => (e.kind === "journal" ? problemText(e) : e.message);
   const causes: string[] = [];
-  if (stateError) causes.push(`cannot read the book and orders right now: ${stateError.message}`);
-  if (chartError) causes.push(`cannot read the chart right now: ${chartError.message}`);
+  if (stateError && chartError && said(stateError) === said(chartError)) causes.push(`cannot read the book, orders and chart right now: ${said(stateError)}`);
+  else {
+    if (stateError) causes.push(`cannot read the book and orders right now: ${said(stateError)}`);
+    if (chartError) causes.push(`cannot read the chart right now: ${said(chartError)}`);
+  }
   if (!error && tooOld) causes.push(notUpdatedWords(ageMs));
   const halted = data.bot.breaker?.halted ?? false;
   const status = unsure && data.bot.status === "running" ? "stale" : data.bot.status;
@@ -115,7 +121,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       <AlarmBanner
         title={error ? liveFailureTitle(error) : "This page is not current"}
         causes={causes}
-        fix={error?.fix ?? (causes.length ? "Until this clears, treat the book and orders below as unverified." : undefined)}
+        fix={error?.fix ? `Fix: ${error.fix}` : causes.length ? "Until this clears, treat the book and orders below as unverified." : undefined}
       />
       {halted && data.bot.breaker && (
         <p className="rounded border-2 border-red-700 bg-red-50 p-3 text-sm text-red-950 dark:bg-red-950 dark:text-red-50" data-testid="halt-reason">

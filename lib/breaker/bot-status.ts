@@ -4,6 +4,12 @@
  * console cannot vouch for is "stale" or "unknown", never green.
  */
 
+/** The reasons a bot is stale, as its card lists them: a halted bot keeps its HALTED badge, and its card reads these to say its facts are as of then. */
+export const HEARTBEAT_STALE = "heartbeat is stale";
+export const RECONCILIATION_STALE = "last reconciliation is stale";
+/** Whether a bot's reasons say its journal facts are old: stale, whatever its badge says. */
+export const staleByReasons = (reasons: readonly string[]) => reasons.includes(HEARTBEAT_STALE) || reasons.includes(RECONCILIATION_STALE);
+
 export type BotStatus = "halted" | "stale" | "unknown" | "drift" | "running";
 
 export interface BotStatusInput {
@@ -66,7 +72,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     reasons.push(`bot clock behind the console's: its heartbeat keeps moving but reads ${seconds(heartbeatAgeMs)} old, so its times cannot be trusted`);
   } else if (heartbeatAgeMs > input.heartbeatStaleMs) {
     stale = true;
-    reasons.push("heartbeat is stale");
+    reasons.push(HEARTBEAT_STALE);
   } else if (heartbeatAgeMs < -aheadTolerance) {
     // A heartbeat in the future means the bot's clock is off: its times cannot be trusted, and a
     // dead bot would look alive for as long as its clock is ahead.
@@ -82,7 +88,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     reasons.push(`unreadable reconciliation time ${last.at}`);
   } else if (reconciliationAgeMs > input.reconciliationStaleMs) {
     stale = true;
-    reasons.push("last reconciliation is stale");
+    reasons.push(RECONCILIATION_STALE);
   } else if (reconciliationAgeMs < -aheadTolerance) {
     unknown = true;
     reasons.push(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);

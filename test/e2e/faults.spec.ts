@@ -76,7 +76,7 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running");
     await expect(page.locator('[data-testid="sync-state"][data-state="in-sync"]').first()).toHaveText("in sync");
     const others = new Map<string, Page>();
-    for (const route of ["/doubtful", "/bots/gamma", "/breakers"]) {
+    for (const route of ["/doubtful", "/bots/gamma", "/breakers", "/bots/gamma/symbols/AAPL"]) {
       const other = await context.newPage();
       await other.goto(`${server.url}${route}`);
       await expect(other.getByTestId("live-status").first()).toContainText("live");
@@ -92,6 +92,9 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
       /^unknown: in sync when last read, at \d\d:\d\d:\d\d UTC$/,
     );
     await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
+    // Its counts too: none doubtful, no symbol in drift, when last read.
+    await expect(card(page, "gamma").getByTestId("doubtful-count")).toHaveText("none (when last read)");
+    await expect(card(page, "gamma").getByTestId("drift-count")).toHaveText("no symbol (when last read)");
     // The banner's title says the console cannot read it; the cause is the problem, then the fix once.
     await expect(banner).not.toContainText("cannot read right now");
     await expect.poll(() => fixesSaid(page)).toBe(1);
