@@ -69,7 +69,7 @@ export function ClearHaltPanel({
   if (breaker?.halted && !seen.halted) setSeen({ version: breaker.version, halted: true });
   if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
   const halted = view.bot.breaker?.halted ?? false;
-  const items = view.items.map((i) => (i.beat ? heartbeatItem({ ageMs: beatAgeMs, limitMs: i.beat.limitMs }) : i));
+  const items = view.items.map((i) => (i.beat ? heartbeatItem({ ageMs: beatAgeMs, limitMs: i.beat.limitMs }, unsure) : i));
   const missing = items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = seen.version !== null && currentVersion !== seen.version;

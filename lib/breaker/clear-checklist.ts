@@ -139,9 +139,25 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
   ];
 }
 
-/** The heartbeat item, from the heartbeat's age (null: none, or an unreadable time) and the limit. */
-export function heartbeatItem(beat: { ageMs: number | null; limitMs: number }): ChecklistItem {
+/**
+ * The heartbeat item, from the heartbeat's age (null: none, or an unreadable time) and the limit.
+ * `notCurrent`: the page has had no answer for a while, and the age counts on in the browser from its
+ * last one: the bot may be beating all along, so the item is unmet but blames nobody.
+ */
+export function heartbeatItem(beat: { ageMs: number | null; limitMs: number }, notCurrent = false): ChecklistItem {
   const { ageMs, limitMs } = beat;
+  if (notCurrent)
+    return {
+      key: "heartbeat",
+      label: "A fresh heartbeat",
+      met: false,
+      detail:
+        ageMs === null
+          ? "unknown while this page is not updating"
+          : `unknown while this page is not updating (${formatAge(Math.max(0, ageMs))} old by its clock)`,
+      fix: "This page cannot tell whether the bot still beats, and the bot may be fine: wait until the page updates.",
+      beat,
+    };
   const met = ageMs !== null && ageMs <= limitMs && ageMs >= -Math.min(CLOCK_AHEAD_TOLERANCE_MS, limitMs);
   return {
     key: "heartbeat",

@@ -133,6 +133,10 @@ test.describe("a bot's page whose data grows old", () => {
     await expect(banner).toContainText("Not updating");
     await expect(banner).toContainText(/the page has not been updated for \d+ s/);
     await expect(card.getByTestId("breaker-state")).toHaveText(/^halted when last read, at \d\d:\d\d:\d\d UTC \(not current\)$/);
+    // The checklist does not blame the bot for a heartbeat only this page has not seen.
+    const heartbeat = main.locator('[data-testid="checklist"] li[data-item="heartbeat"]');
+    await expect(heartbeat).toContainText("unknown while this page is not updating");
+    await expect(heartbeat).not.toContainText("The bot process is not running");
 
     await hold.release();
     await expect(main.getByTestId("live-status")).toContainText(/^live · updated/, { timeout: 10_000 });

@@ -155,5 +155,11 @@ describe("heartbeatItem: the heartbeat's age in words a person reads at a glance
   it("says a fresh one in seconds, and one from the future as a clock ahead", () => {
     expect(heartbeatItem({ ageMs: 4_200, limitMs: 30_000 })).toMatchObject({ met: true, detail: "4 s old (limit 30 s)" });
     expect(heartbeatItem({ ageMs: -90_000, limitMs: 30_000 })).toMatchObject({ met: false, detail: "1 min 30 s in the future (bot clock ahead?)" });
+    // A page with no answer for a while counts the age on by itself: the bot may be beating all along.
+    expect(heartbeatItem({ ageMs: 14_000, limitMs: 6_000 }, true)).toMatchObject({
+      met: false,
+      detail: "unknown while this page is not updating (14 s old by its clock)",
+      fix: "This page cannot tell whether the bot still beats, and the bot may be fine: wait until the page updates.",
+    });
   });
 });
