@@ -63,11 +63,13 @@ function statOrNull(file: string): fs.Stats | null {
   }
 }
 
+// The journal's notices say a time with its date (they stay up to 10 minutes, perhaps past
+// midnight) but not the year of now: "Dec 3 15:29:28 UTC", not "Dec 3 2026 15:29:28 UTC".
 export const goneError = (file: string, since: Date) =>
   new JournalError(
     "gone",
     file,
-    `was deleted or moved away while the console was reading it, noticed at ${formatUtc(since.toISOString())}; nothing shown is current`,
+    `was deleted or moved away while the console was reading it, noticed at ${formatUtc(since.toISOString(), since, true)}; nothing shown is current`,
     "put the journal back at this path (move it back, or restore the last backup) and restart the bot so it writes to that file; do not create a new empty journal while a bot may still hold the old one. The console reconnects by itself",
   );
 
@@ -121,11 +123,11 @@ export class JournalSource {
         // Moved back or restored from a backup: a freed inode number can come back with the copy, so
         // the two cannot be told apart here. Say so either way.
         this.notice(
-          `the journal was away from ${formatUtc(this.goneSince.toISOString())} to ${formatUtc(this.now().toISOString())} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
+          `the journal was away from ${formatUtc(this.goneSince.toISOString(), this.now(), true)} to ${formatUtc(this.now().toISOString(), this.now(), true)} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
         );
       } else if (before && this.opened && (this.opened.dev !== before.dev || this.opened.ino !== before.ino)) {
         this.notice(
-          `the journal file was replaced at ${formatUtc(this.now().toISOString())} (restored or copied over); the console now reads the new file. Check that the bot writes to it too: restart the bot if it was running during the swap. A -wal file left from the old journal is replayed onto the new one: swap only with the bot stopped and the old -wal and -shm removed.`,
+          `the journal file was replaced at ${formatUtc(this.now().toISOString(), this.now(), true)} (restored or copied over); the console now reads the new file. Check that the bot writes to it too: restart the bot if it was running during the swap. A -wal file left from the old journal is replayed onto the new one: swap only with the bot stopped and the old -wal and -shm removed.`,
         );
       }
       if (before) this.opened = { dev: before.dev, ino: before.ino };

@@ -66,7 +66,10 @@ describe("the journal deleted or moved while the console runs", () => {
     const gone = source.get();
     expect(gone).toMatchObject({ ok: false, error: { code: "gone" } });
     if (gone.ok) return;
-    expect(gone.error.message).toMatch(/was deleted or moved away while the console was reading it, noticed at .+ UTC; nothing shown is current/);
+    // Its date, not the year of now: "noticed at Dec 3 15:29:28 UTC".
+    expect(gone.error.message).toMatch(
+      /was deleted or moved away while the console was reading it, noticed at [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d UTC; nothing shown is current/,
+    );
     // A banner says it after the journal's name, beside other text in brackets: it holds none of its own.
     expect(gone.error.problem).not.toMatch(/[()]/);
     expect(gone.error.fix).toMatch(/put the journal back at this path/);
@@ -97,7 +100,9 @@ describe("the journal deleted or moved while the console runs", () => {
     const restored = await readBots(source, bot.sim.now());
     expect(restored.ok ? restored : restored.error.message).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     if (!restored.ok) return;
-    expect(restored.warnings.join(" | ")).toMatch(/the journal was away from .* \(deleted or moved, then put back\).* restart the bot/);
+    expect(restored.warnings.join(" | ")).toMatch(
+      /the journal was away from [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d UTC to [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d UTC \(deleted or moved, then put back\).* restart the bot/,
+    );
     expect(auditRows(bot.file)).toHaveLength(1);
   });
 
