@@ -6,18 +6,12 @@
  * second tab or the next poll does not tell it again. Pure: the overview's data in, words out.
  */
 import { haltCauseText, type CauseOrderSettled } from "../breaker/halt-cause";
+import type { BotSummary } from "../queries/bots";
 
 export interface DeskBot {
   botId: string;
-  breaker: {
-    halted: boolean;
-    reason: string | null;
-    changedAt: string;
-    changedBy: string;
-    version: number;
-    causeInSyncSince: string | null;
-    causeOrdersSettled?: CauseOrderSettled[] | null;
-  } | null;
+  /** The overview's breaker (lib/queries/bots.ts), of which a notification words the halt; the settled orders may be absent. */
+  breaker: (Omit<NonNullable<BotSummary["breaker"]>, "causeOrdersSettled"> & { causeOrdersSettled?: CauseOrderSettled[] | null }) | null;
   newestDoubtful?: { clientOrderId: string; symbol: string }[];
 }
 
