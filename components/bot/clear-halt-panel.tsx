@@ -70,6 +70,8 @@ export function ClearHaltPanel({
   if (!view) return <AlarmBanner title="No data" causes={[query.error ? query.error.message : "loading…"]} />;
   const halted = view.bot.breaker?.halted ?? false;
   const items = view.items.map((i) => (i.beat ? heartbeatItem({ ageMs: beatAgeMs, limitMs: i.beat.limitMs }, unsure) : i));
+  // A viewer is shown no form, so a fix that points at one below says an operator does it.
+  const fixOf = (i: (typeof items)[number]) => (!canAct && i.viewerFix ? i.viewerFix : i.fix);
   const missing = items.filter((i) => !i.met);
   const currentVersion = view.bot.breaker?.version ?? null;
   const moved = seen.version !== null && currentVersion !== seen.version;
@@ -157,7 +159,7 @@ export function ClearHaltPanel({
                     {item.fix && " "}
                     {item.fix && (
                       <span className="block" data-testid="checklist-fix">
-                        {item.fix}
+                        {fixOf(item)}
                         {item.link && (
                           <>
                             {" "}

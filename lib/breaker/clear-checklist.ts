@@ -47,6 +47,11 @@ export interface ChecklistItem {
   detail: string;
   /** While unmet: what puts it right, in words; null once met. */
   fix: string | null;
+  /**
+   * The same for someone who may not act (a viewer or a visitor), when the fix is a form on this page
+   * that they are not shown: it says an operator does it, instead of pointing "below" at nothing.
+   */
+  viewerFix?: string;
   /** Where to do it, when that is another page. */
   link?: { href: string; text: string };
   /**
@@ -67,13 +72,16 @@ const every = (cycleMs: number | null) => {
 };
 
 /** What puts the reconciliation item right, from what the last one said. */
-function reconciliationFix(f: ClearFacts, recAfter: boolean): Pick<ChecklistItem, "fix" | "link"> {
+function reconciliationFix(f: ClearFacts, recAfter: boolean): Pick<ChecklistItem, "fix" | "viewerFix" | "link"> {
   const rec = f.lastReconciliation;
   const cadence = `the bot reconciles ${every(f.cycleMs)}`;
   // The cycle that tripped is not newer than the trip, yet waiting for the next one is no fix
   // while its books still disagree.
   if (rec !== null && rec.outcome === "drift") {
-    return { fix: `Correct the book below, or put the position right on the venue; ${cadence}.` };
+    return {
+      fix: `Correct the book below, or put the position right on the venue; ${cadence}.`,
+      viewerFix: `An operator corrects the book on this page, or the position is put right on the venue; ${cadence}.`,
+    };
   }
   if (rec === null || !recAfter) {
     return { fix: `Wait for the bot's next reconciliation (${cadence}); if none comes, the bot process is not running or cannot write: check it.` };
@@ -131,9 +139,11 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
         : ongoing
           ? {
               fix: "A drift that ended: acknowledge it below. One that still drifts: acknowledge it on the overview, or correct the book below (a correction counts as its acknowledgement).",
+              viewerFix:
+                "An operator acknowledges a drift that ended on this page, and one that still drifts on the overview or by correcting the book here (a correction counts as its acknowledgement).",
               link: { href: `/?bot=${encodeURIComponent(f.botId)}&drift=1`, text: "Open the overview" },
             }
-          : { fix: "Acknowledge each below, saying what you checked." }),
+          : { fix: "Acknowledge each below, saying what you checked.", viewerFix: "An operator acknowledges each on this page, saying what they checked." }),
     },
     heartbeatItem({ ageMs: Number.isNaN(beat) ? null : beat, limitMs: f.heartbeatStaleMs }),
   ];

@@ -75,6 +75,9 @@ test.describe("operator actions on a lost reply", () => {
     await page.goto(`${server.url}/bots/beta`);
     // The checklist, and no clear form: only an operator may clear.
     await expect(page.getByTestId("checklist")).toBeVisible();
+    // Its fixes say an operator does them, not "below", where a viewer is shown no form.
+    await expect(page.getByTestId("checklist").getByTestId("checklist-fix").filter({ hasText: "An operator" }).first()).toBeVisible();
+    await expect(page.getByTestId("checklist")).not.toContainText("below");
     await expect(page.getByRole("button", { name: "Clear halt" })).toHaveCount(0);
     await expect(page.getByLabel("Why it is safe to resume")).toHaveCount(0);
     const enabled = await page.locator("form button:enabled").evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => t !== "Sign out"));

@@ -99,6 +99,23 @@ describe("clearChecklist: may this halt be cleared", () => {
     });
   });
 
+  it("says an operator does it, for a reader who is shown no form, wherever the fix points at a form below", () => {
+    const items = [
+      ...clearChecklist({
+        ...ready,
+        lastReconciliation: { id: 12, at: "2026-08-10T15:30:50.000Z", outcome: "drift" },
+        lastDrifts: [{ symbol: "NVDA", ours: 148, theirs: 89 }],
+        unacknowledgedDrifts: [{ ...drift, ongoing: true }],
+      }),
+      ...clearChecklist({ ...ready, unacknowledgedDrifts: [{ ...drift, ongoing: false }] }),
+    ];
+    const below = items.filter((i) => i.fix?.includes("below"));
+    expect(below.map((i) => i.key)).toEqual(["reconciliation", "drifts", "drifts"]);
+    for (const i of below) expect(i.viewerFix).toMatch(/^An operator .* on this page/);
+    expect(below[0]!.viewerFix).toContain("the bot reconciles every 10 s");
+    expect(items.filter((i) => i.viewerFix !== undefined && !i.fix?.includes("below"))).toEqual([]);
+  });
+
   it("names the drifting symbols with both sizes when the last reconciliation drifted", () => {
     const [rec] = unmet(
       clearChecklist({
