@@ -12,7 +12,8 @@ import { botClearQuery } from "@/lib/query-options/bot-clear";
  */
 export function BotJournalNotices({ botId }: { botId: string }) {
   const { data, error } = useQuery(botClearQuery(botId));
-  const notices = data?.notices ?? [];
+  // Read before the latest read failed: not shown beside the problem, where it would read as this outage's.
+  const notices = error ? [] : (data?.notices ?? []);
   return (
     <>
       <JournalProblemShown error={error} />

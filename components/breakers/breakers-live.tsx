@@ -25,7 +25,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
 
   return (
     <div className="space-y-5">
-      <JournalWarnings warnings={data?.notices ?? []} />
+      <JournalWarnings warnings={data?.notices ?? []} failing={!!query.error} />
       <JournalProblemShown error={query.error} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Breakers{view.bot ? ` of ${view.bot}` : ""}</h1>

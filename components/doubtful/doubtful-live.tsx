@@ -48,7 +48,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
   const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? ["this list has stopped updating"] : [];
   return (
     <div className="space-y-4">
-      <JournalWarnings warnings={data?.notices ?? []} />
+      <JournalWarnings warnings={data?.notices ?? []} failing={!!query.error} />
       <JournalProblemShown error={query.error} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Doubtful orders{bot ? ` of ${bot}` : ""}</h1>

@@ -75,7 +75,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   return (
     <div className="space-y-5">
       {/* The journal was away or replaced lately: carried by every read, so an open page says it too. */}
-      <JournalWarnings warnings={data.notices ?? []} />
+      <JournalWarnings warnings={data.notices ?? []} failing={error !== null} />
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-2xl font-bold">Overview</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />

@@ -92,7 +92,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
 
   return (
     <div className="space-y-5">
-      <JournalWarnings warnings={data.notices ?? []} />
+      <JournalWarnings warnings={data.notices ?? []} failing={!!stateError} />
       <JournalProblemShown error={state.error} />
       <nav aria-label="Breadcrumb" className="text-sm">
         <ol className="flex flex-wrap gap-1">

@@ -49,7 +49,24 @@ test("a journal moved away while the page is open: named at once, nothing runnin
     fs.renameSync(moved, j.file);
     j.beat();
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
-    await expect(page.getByText(/the journal was away from .* \(deleted or moved, then put back\)/)).toBeVisible();
+    const away = page.getByText(/the journal was away from .* \(deleted or moved, then put back\)/i);
+    await expect(away).toBeVisible();
+    // One line, what to check a click away: on a phone the whole of it took six lines above the title.
+    const notice = page.getByTestId("journal-notice");
+    await expect(notice.getByText("If it was restored from a backup, restart the bot")).toBeHidden();
+    await notice.getByText("What to check").click();
+    await expect(notice.getByText("If it was restored from a backup, restart the bot")).toBeVisible();
+    const first = await away.innerText();
+
+    // Away again within the notice's ten minutes: the first absence is not shown beside the second.
+    fs.renameSync(j.file, moved);
+    await expect(page.getByTestId("alarm-banner")).toContainText("was deleted or moved away while the console was reading it", { timeout: 15_000 });
+    await expect(away).toHaveCount(0);
+    fs.renameSync(moved, j.file);
+    j.beat();
+    await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
+    await expect(away).toBeVisible();
+    expect(await away.innerText()).not.toBe(first);
   } finally {
     if (fs.existsSync(moved)) fs.renameSync(moved, j.file);
     await server.stop();
@@ -108,7 +125,7 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
 
     fs.renameSync(moved, j.file);
     j.beat();
-    const away = /the journal was away from .* \(deleted or moved, then put back\)/;
+    const away = /the journal was away from .* \(deleted or moved, then put back\)/i;
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
     await expect(page.getByText(away)).toBeVisible();
     for (const [route, other] of others) {
