@@ -141,20 +141,32 @@ export function incidentPostmortem(view: {
 /** Letters, digits, `-`, `.` and `_` only, no leading dot or dash: a piece of a file name on any system. */
 const fileSafe = (name: string) => name.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[.-]+/, "");
 
+/** The trip's minute in a file name, UTC: `2026-12-03T0531Z`; `undated` for a time that does not parse. */
+function fileMinute(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "undated";
+  const d = new Date(t).toISOString();
+  return `${d.slice(0, 10)}T${d.slice(11, 13)}${d.slice(14, 16)}Z`;
+}
+
 /**
- * `driftwatch-incident-<incident>_<bot>.md`: the incident as its address names it (`12`, or
- * `desk-a-12` with several journals), then the bot. The bot's part never holds a `_`, so the last
- * `_` ends the address, whose trip number is its last `-<digits>`: two incidents never share a name,
- * however their journals and bots are named (journal `a` with trip 1 of bot `2-b`, and journal `a-1`
- * with trip 2 of bot `b`, were both `driftwatch-incident-a-1-2-b.md`). A journal's name is kept
- * whole (source names are already letters, digits, `.`, `_` and `-`, at most 64); the bot's only
- * tells the reader which bot, so it is cut to 40 characters.
+ * `driftwatch-incident-<trip minute>_<incident>_<bot>.md`: when it tripped (UTC, to the minute), the
+ * incident as its address names it (`12`, or `desk-a-12` with several journals), then the bot.
+ * The date comes first so a folder of post-mortems sorts by time, and because an incident's number
+ * is only the journal's row id: a journal started afresh (a demo, a new desk) numbers from 1 again,
+ * and two runs' incident 1 of one bot were the same file. Neither the date nor the bot's part holds
+ * a `_`, so the first `_` ends the date and the last ends the address, whose trip number is its last
+ * `-<digits>`: two incidents never share a name, however their journals and bots are named (journal
+ * `a` with trip 1 of bot `2-b`, and journal `a-1` with trip 2 of bot `b`, were both
+ * `driftwatch-incident-a-1-2-b.md`). A journal's name is kept whole (source names are already
+ * letters, digits, `.`, `_` and `-`, at most 64); the bot's only tells the reader which bot, so it is
+ * cut to 40 characters.
  */
-export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId">, journal?: string): string {
+export function postmortemFilename(story: Pick<IncidentStory, "id" | "botId" | "startedAt">, journal?: string): string {
   const bot =
     fileSafe(story.botId.replaceAll("_", "-"))
       .replace(/\.{2,}/g, ".")
       .slice(0, 40) || "bot";
   const source = journal ? `${fileSafe(journal).slice(0, 64) || "journal"}-` : "";
-  return `driftwatch-incident-${source}${story.id}_${bot}.md`;
+  return `driftwatch-incident-${fileMinute(story.startedAt)}_${source}${story.id}_${bot}.md`;
 }

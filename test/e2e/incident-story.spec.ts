@@ -140,7 +140,7 @@ test.describe("the incident as a story", () => {
   }) => {
     await page.goto(`${server.url}/incidents/${scenario.botB.tripId}`);
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator("main").getByTestId("postmortem").click()]);
-    expect(download.suggestedFilename()).toBe(`driftwatch-incident-${scenario.botB.tripId}_bot-b.md`);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^driftwatch-incident-\\d{4}-\\d\\d-\\d\\dT\\d{4}Z_${scenario.botB.tripId}_bot-b\\.md$`));
     const text = fs.readFileSync(await download.path(), "utf8");
     expect(text).toMatch(new RegExp(`^# Incident ${scenario.botB.tripId}: bot-b halted, order ${scenario.botB.clientOrderId} unknown`));
     expect(text).toContain("- **Time to first operator action:** 5 min 0 s (operator acknowledged the drift on ETHUSDT)");

@@ -381,7 +381,7 @@ describe("the Markdown post-mortem", () => {
     const masked = incidentPostmortem((await loadIncidentStory({ ...ctx, names: false, id: s.botB.tripId }))!);
     expect(masked).not.toMatch(/operator:(ana|ben)/);
     expect(masked).toContain("operator cleared the halt");
-    expect(postmortemFilename({ id: 12, botId: "../bot b" })).toBe("driftwatch-incident-12_bot-b.md");
+    expect(postmortemFilename({ id: 12, botId: "../bot b", startedAt: "2026-12-03T05:31:42.000Z" })).toBe("driftwatch-incident-2026-12-03T0531Z_12_bot-b.md");
   });
 });
 

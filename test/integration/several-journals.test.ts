@@ -442,7 +442,9 @@ describe("several journals in one console", () => {
     const markdown = incidentPostmortem(story.ok ? story.data.view! : (null as never));
     expect(markdown).toMatch(/^# Incident beta-1: beta-1 halted, drift on SOL$/m);
     expect(markdown).toContain("- **Journal:** beta");
-    expect(postmortemFilename({ id: 1, botId: "beta-1" }, "beta")).toBe("driftwatch-incident-beta-1_beta-1.md");
+    expect(postmortemFilename({ id: 1, botId: "beta-1", startedAt: "2026-12-03T05:31:42.000Z" }, "beta")).toBe(
+      "driftwatch-incident-2026-12-03T0531Z_beta-1_beta-1.md",
+    );
     const bare = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
     expect(bare.ok && bare.data.choices.map((c) => `${c.journal}:${c.botId}`)).toEqual(["alpha:alpha-1", "beta:beta-1", "gamma:gamma-1"]);
     const none = await readIncidentStory({ names: true, ref: { journal: "delta", trip: 1 }, set });

@@ -409,21 +409,29 @@ describe("the durations' words", () => {
 });
 
 describe("the post-mortem's file name", () => {
+  const at = "2026-12-03T05:31:42.123Z";
+
+  it("names the trip's minute first, so two journals started afresh do not give their incident 1 one name, and a folder sorts by time", () => {
+    expect(postmortemFilename({ id: 1, botId: "bot-b", startedAt: "2026-12-03T05:31:42.123Z" })).toBe("driftwatch-incident-2026-12-03T0531Z_1_bot-b.md");
+    expect(postmortemFilename({ id: 1, botId: "bot-b", startedAt: "2026-12-04T09:02:00.000Z" })).toBe("driftwatch-incident-2026-12-04T0902Z_1_bot-b.md");
+    expect(postmortemFilename({ id: 1, botId: "bot-b", startedAt: "not a time" })).toBe("driftwatch-incident-undated_1_bot-b.md");
+  });
+
   it("names every incident apart: journal a with bot 1-2-b and journal a-1 with bot b never share a download name", () => {
     // The pairs that shared one under `driftwatch-incident-<journal>-<id>-<bot>.md`.
-    expect(postmortemFilename({ id: 1, botId: "1-2-b" }, "a")).toBe("driftwatch-incident-a-1_1-2-b.md");
-    expect(postmortemFilename({ id: 1, botId: "2-b" }, "a-1")).toBe("driftwatch-incident-a-1-1_2-b.md");
-    expect(postmortemFilename({ id: 2, botId: "b" }, "a-1-1")).toBe("driftwatch-incident-a-1-1-2_b.md");
-    expect(postmortemFilename({ id: 1, botId: "2-b" }, "a")).toBe("driftwatch-incident-a-1_2-b.md");
-    expect(postmortemFilename({ id: 2, botId: "b" }, "a-1")).toBe("driftwatch-incident-a-1-2_b.md");
+    expect(postmortemFilename({ id: 1, botId: "1-2-b", startedAt: at }, "a")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1_1-2-b.md");
+    expect(postmortemFilename({ id: 1, botId: "2-b", startedAt: at }, "a-1")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1-1_2-b.md");
+    expect(postmortemFilename({ id: 2, botId: "b", startedAt: at }, "a-1-1")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1-1-2_b.md");
+    expect(postmortemFilename({ id: 1, botId: "2-b", startedAt: at }, "a")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1_2-b.md");
+    expect(postmortemFilename({ id: 2, botId: "b", startedAt: at }, "a-1")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1-2_b.md");
     // A bot's `_` cannot pass for the end of the address: trip 1 of journal a with bot 2_b is not journal a-1-2's trip.
-    expect(postmortemFilename({ id: 1, botId: "2_b" }, "a")).toBe("driftwatch-incident-a-1_2-b.md");
-    expect(postmortemFilename({ id: 12, botId: "../bot b" })).toBe("driftwatch-incident-12_bot-b.md");
+    expect(postmortemFilename({ id: 1, botId: "2_b", startedAt: at }, "a")).toBe("driftwatch-incident-2026-12-03T0531Z_a-1_2-b.md");
+    expect(postmortemFilename({ id: 12, botId: "../bot b", startedAt: at })).toBe("driftwatch-incident-2026-12-03T0531Z_12_bot-b.md");
   });
 
   it("gives two different incidents (journal and trip) two different names, whatever the names of their journals and bots", () => {
     const journal = fc.option(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/), { nil: undefined });
-    const incident = fc.record({ journal, id: fc.integer({ min: 1, max: 2 ** 40 }), botId: fc.string({ maxLength: 60 }) });
+    const incident = fc.record({ journal, id: fc.integer({ min: 1, max: 2 ** 40 }), botId: fc.string({ maxLength: 60 }), startedAt: fc.constant(at) });
     fc.assert(
       fc.property(incident, incident, (a, b) => {
         const name = postmortemFilename(a, a.journal);
@@ -434,7 +442,7 @@ describe("the post-mortem's file name", () => {
     );
     // The shrunk pairs the property is most likely to miss: one journal's name ends where another's trip begins.
     const names = ["a", "a-1", "a-1-1", "a_1", "a-1_2", "a..b", "a.b"].flatMap((j) =>
-      [1, 2, 12].flatMap((id) => ["b", "2-b", "1-2-b", "2_b", "_", ""].map((botId) => ({ j, id, name: postmortemFilename({ id, botId }, j) }))),
+      [1, 2, 12].flatMap((id) => ["b", "2-b", "1-2-b", "2_b", "_", ""].map((botId) => ({ j, id, name: postmortemFilename({ id, botId, startedAt: at }, j) }))),
     );
     for (const x of names) for (const y of names) if (x.name === y.name) expect([y.j, y.id]).toEqual([x.j, x.id]);
   });
