@@ -127,7 +127,15 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
     const note = field(detail, "action") ?? field(detail, "note") ?? field(detail, "reason");
     // Spelled as the audit log and every other line spell an operator: `operator:ana`.
     const who = row.actor.startsWith("operator:") ? row.actor : "an operator";
-    return { summary: `${who} acted on ${what}${note ? `: ${note}` : ""}`, severity: "notice" };
+    const tail = note ? `: ${note}` : "";
+    // What the operator settled it as, with the price: a price typed wrong is found from this line.
+    if (field(detail, "resolvedBy") === "hand") {
+      const confirmed = (detail as { priceConfirmed?: unknown }).priceConfirmed === true ? " (price confirmed, though far from the last mark)" : "";
+      return { summary: `${who} resolved ${what} by hand as ${status ?? "an unnamed state"}${fill}${confirmed}${tail}`, severity: "notice" };
+    }
+    if (row.kind === "lookup_found") return { summary: `${who} checked ${what} on the exchange: ${status ?? "no status"}${fill}${tail}`, severity: "notice" };
+    if (row.kind === "lookup_absent") return { summary: `${who} checked ${what} on the exchange: it never got it${tail}`, severity: "notice" };
+    return { summary: `${who} acted on ${what}${tail}`, severity: "notice" };
   }
   switch (row.kind) {
     case "intent":

@@ -41,6 +41,25 @@ describe("toIncidentEvent", () => {
     expect(e.summary).toBe("order q500-x (not in the orders table) sent; the exchange says filled");
   });
 
+  it("says what an operator settled an order as, with its price, and what their check on the exchange found", () => {
+    const op = (kind: string, detail: unknown) =>
+      toIncidentEvent(row({ kind, actor: "operator:ana", side: "buy", qty: 0.497, symbol: "BTCUSDT", detail: JSON.stringify(detail) }));
+    expect(op("operator", { resolvedBy: "hand", status: "filled", filledQty: 0.497, avgPrice: 64210.5, note: "seen on the venue" })).toMatchObject({
+      summary: "operator:ana resolved buy 0.497 BTCUSDT by hand as filled, 0.497 filled at 64,210.5: seen on the venue",
+      severity: "notice",
+    });
+    expect(op("operator", { resolvedBy: "hand", status: "filled", filledQty: 0.497, avgPrice: 6421, priceConfirmed: true, note: "odd fill" }).summary).toBe(
+      "operator:ana resolved buy 0.497 BTCUSDT by hand as filled, 0.497 filled at 6,421 (price confirmed, though far from the last mark): odd fill",
+    );
+    expect(op("operator", { resolvedBy: "hand", status: "cancelled", filledQty: 0, avgPrice: null, note: "never filled" }).summary).toBe(
+      "operator:ana resolved buy 0.497 BTCUSDT by hand as cancelled: never filled",
+    );
+    expect(op("lookup_found", { status: "filled", filledQty: 0.497, avgPrice: 64210.5 }).summary).toBe(
+      "operator:ana checked buy 0.497 BTCUSDT on the exchange: filled, 0.497 filled at 64,210.5",
+    );
+    expect(op("lookup_absent", { during: "operator check" }).summary).toBe("operator:ana checked buy 0.497 BTCUSDT on the exchange: it never got it");
+  });
+
   it("reads a skipped cycle, a failed one and a drift with no recorded symbol plainly", () => {
     const rec = (kind: string, extra: Partial<IncidentRow> = {}) => toIncidentEvent(row({ source: "reconciliation", kind, actor: "bot", ...extra }));
     expect(rec("skipped", { ordersInFlight: 2 }).summary).toBe("reconciliation skipped: 2 orders in flight");
