@@ -95,6 +95,9 @@ function csvCells(e: IncidentEvent): CsvCell[] {
  * incidentCsv: the route streams it (lib/http/text-stream.ts), so a 50,000-event file is never one
  * string and its first bytes leave before the last event is written.
  */
+/** Events serialised by one JSON.stringify in the JSON export. */
+const EXPORT_JSON_BATCH = 256;
+
 export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
   if (format === "csv") {
     // Lazily: a row's cells are built only when the stream asks for it.
@@ -109,11 +112,23 @@ export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { even
   const { events, ...head } = exp;
   // `events` is the last key, so the head's JSON ends in `[]}`: open the array there.
   yield JSON.stringify({ ...head, events: [] }).slice(0, -2);
+  // Serialised a few hundred at a time: one JSON.stringify of an array took a third of the time of
+  // one per event (17 against 6 ms for a busy hour's 6,500, docs/performance.md), and a batch is
+  // still a small piece of the stream.
+  let batch: IncidentEvent[] = [];
   let first = true;
-  for (const e of events) {
-    yield first ? JSON.stringify(e) : `,${JSON.stringify(e)}`;
+  const flush = () => {
+    const text = JSON.stringify(batch);
+    const piece = first ? text.slice(1, -1) : `,${text.slice(1, -1)}`;
     first = false;
+    batch = [];
+    return piece;
+  };
+  for (const e of events) {
+    batch.push(e);
+    if (batch.length === EXPORT_JSON_BATCH) yield flush();
   }
+  if (batch.length > 0) yield flush();
   yield "]}\n";
 }
 
