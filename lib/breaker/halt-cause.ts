@@ -13,20 +13,6 @@ import { formatUtc } from "../text/format";
 /** What the console writes before an operator's own words in the reason of a hand-made halt. */
 export const HAND_HALT_PREFIX = "halted by hand: ";
 
-/** `03:12 UTC` from an ISO timestamp; null when it does not parse. */
-/** `05:31 UTC` on the reader's UTC day, `Nov 30 05:31 UTC` on another (a halt can be days old), with the year in another year. */
-function hhmmUtc(iso: string, now: number | Date = Date.now()): string | null {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return null;
-  const d = new Date(t).toISOString();
-  const ref = new Date(now).toISOString();
-  if (d.slice(0, 10) === ref.slice(0, 10)) return `${d.slice(11, 16)} UTC`;
-  const month = MONTHS[Number(d.slice(5, 7)) - 1];
-  return `${month} ${Number(d.slice(8, 10))}${d.slice(0, 4) === ref.slice(0, 4) ? "" : ` ${d.slice(0, 4)}`} ${d.slice(11, 16)} UTC`;
-}
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
 /**
  * Whether the breaker was last changed by an operator rather than the bot: `operator:<name>`, or
  * `operator` alone where the reader may not see names (lib/auth/actor-names.ts).
@@ -36,12 +22,13 @@ export function changedByOperator(changedBy: string | null | undefined): boolean
 }
 
 /**
- * `halted by hand by operator:ana at 05:31 UTC: <reason>`: the operator spelled as every screen
+ * `halted by hand by operator:ana at 05:31:12 UTC: <reason>`: the operator spelled as every screen
  * spells a person (lib/auth/actor-names.ts), `operator` alone where the reader may not see names.
  */
 function handMadeText(p: { reason: string | null; changedBy: string; changedAt: string | null; now?: number | Date }): string {
   const who = p.changedBy;
-  const at = p.changedAt ? hhmmUtc(p.changedAt, p.now) : null;
+  // To the second, as every other time the console shows (formatUtc): the date on another day.
+  const at = p.changedAt && !Number.isNaN(Date.parse(p.changedAt)) ? formatUtc(p.changedAt, p.now ?? Date.now()) : null;
   let why = p.reason?.trim() ?? "";
   if (why.startsWith(HAND_HALT_PREFIX.trim())) why = why.slice(HAND_HALT_PREFIX.trim().length).trim();
   return `halted by hand by ${who}${at ? ` at ${at}` : ""}: ${why || "no reason recorded"}`;

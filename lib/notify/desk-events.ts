@@ -7,6 +7,7 @@
  */
 import { haltCauseText, type CauseOrderSettled } from "../breaker/halt-cause";
 import type { BotSummary } from "../queries/bots";
+import { formatUtc } from "../text/format";
 
 export interface DeskBot {
   botId: string;
@@ -37,11 +38,6 @@ export interface DeskEvent {
 
 const botPath = (botId: string) => `/bots/${encodeURIComponent(botId)}`;
 
-function hhmmUtc(iso: string | null): string | null {
-  const t = iso === null ? NaN : Date.parse(iso);
-  return Number.isNaN(t) ? null : `${new Date(t).toISOString().slice(11, 16)} UTC`;
-}
-
 /** Every notifiable event the data shows now, whether or not it was told before. */
 export function deskEvents(snapshot: { bots: readonly DeskBot[]; lines: readonly DeskLine[]; now?: number | Date }): DeskEvent[] {
   const events: DeskEvent[] = [];
@@ -68,7 +64,7 @@ export function deskEvents(snapshot: { bots: readonly DeskBot[]; lines: readonly
   }
   for (const l of snapshot.lines) {
     if (l.drift !== "unknown_position") continue;
-    const since = hhmmUtc(l.driftSince);
+    const since = l.driftSince !== null && !Number.isNaN(Date.parse(l.driftSince)) ? formatUtc(l.driftSince, snapshot.now ?? Date.now()) : null;
     events.push({
       key: `unknown_position:${l.botId}:${l.symbol}:${l.driftSince ?? ""}`,
       kind: "unknown_position",

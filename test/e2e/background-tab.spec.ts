@@ -106,7 +106,7 @@ test("a desktop notification, once asked for, tells a trip once with the bot and
   await expect.poll(told).toHaveLength(1);
   const [note] = await told();
   expect(note?.title).toBe("HALTED · gamma");
-  expect(note?.body).toMatch(/^gamma is halted: halted by hand by operator at \d\d:\d\d UTC: halted by hand in a test\. Open its page to settle it\.$/);
+  expect(note?.body).toMatch(/^gamma is halted: halted by hand by operator at \d\d:\d\d:\d\d UTC: halted by hand in a test\. Open its page to settle it\.$/);
   expect(note?.tag).toMatch(/^halt:gamma:\d+$/);
   // The next polls see the same halt: nothing is told twice.
   await twoSignals(page);

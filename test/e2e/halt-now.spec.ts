@@ -107,7 +107,7 @@ test.describe("Halt now", () => {
     await expect(card.getByTestId("action-ok")).toContainText("Halted.");
     await expect(card.getByTestId("breaker-state")).toHaveText("halted");
     await expect(card.locator("[data-status]").first()).toHaveText("HALTED");
-    await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by operator:ana at \\d\\d:\\d\\d UTC: ${REASON}`));
+    await expect(card.getByTestId("halt-reason")).toContainText(new RegExp(`Halted: halted by hand by operator:ana at \\d\\d:\\d\\d:\\d\\d UTC: ${REASON}`));
     await expect(card.getByTestId("halt-reason")).not.toContainText("in sync since");
     await expect(card.getByTestId("halt-now")).toBeHidden();
     await expect(card.getByTestId("review-and-clear")).toHaveText("Review and clear");

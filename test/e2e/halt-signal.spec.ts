@@ -89,7 +89,7 @@ test.describe("with no bot halted", () => {
       await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
       // Changed by an operator: a hand-made halt, worded as who (a visitor sees only the role), when and why.
-      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma — halted by hand by operator at \d\d:\d\d UTC: halted by hand in a test\.$/);
+      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma — halted by hand by operator at \d\d:\d\d:\d\d UTC: halted by hand in a test\.$/);
     } finally {
       await server.stop();
       j.close();

@@ -81,7 +81,7 @@ describe("halt a bot by hand", () => {
     const [card] = await listBots({ db: journal, now: bot.sim.now(), heartbeatStaleMs: 60_000, reconciliationStaleMs: 60_000 });
     expect(card).toMatchObject({ status: "halted", breaker: { halted: true, changedBy: "operator:ana" } });
     expect(haltCauseText({ ...card!.breaker!, inSyncSince: card!.breaker!.causeInSyncSince, now: at })).toBe(
-      `halted by hand by operator:ana at ${at.toISOString().slice(11, 16)} UTC: venue announced maintenance at 06:00`,
+      `halted by hand by operator:ana at ${at.toISOString().slice(11, 19)} UTC: venue announced maintenance at 06:00`,
     );
   });
 

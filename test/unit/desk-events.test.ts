@@ -29,10 +29,10 @@ describe("deskEvents: the words of each notification", () => {
   it("words a hand-made halt as who, when and why", () => {
     const hand: DeskBot = { botId: "b/1", breaker: { ...tripped.breaker!, reason: "halted by hand: maintenance", changedBy: "operator:ana" } };
     const [e] = deskEvents({ bots: [hand], lines: [], now: Date.parse("2026-12-01T06:00:00Z") });
-    expect(e?.body).toBe("b/1 is halted: halted by hand by operator:ana at 05:10 UTC: maintenance. Open its page to settle it.");
+    expect(e?.body).toBe("b/1 is halted: halted by hand by operator:ana at 05:10:00 UTC: maintenance. Open its page to settle it.");
     // Read on another day, the time says its date.
     const [later] = deskEvents({ bots: [hand], lines: [], now: Date.parse("2026-12-03T06:00:00Z") });
-    expect(later?.body).toBe("b/1 is halted: halted by hand by operator:ana at Dec 1 05:10 UTC: maintenance. Open its page to settle it.");
+    expect(later?.body).toBe("b/1 is halted: halted by hand by operator:ana at Dec 1 05:10:00 UTC: maintenance. Open its page to settle it.");
     expect(e?.href).toBe("/bots/b%2F1");
   });
 
@@ -52,13 +52,13 @@ describe("deskEvents: the words of each notification", () => {
   });
 
   it("names an unknown position's bot, symbol, both sides and since when, and leads to the symbol page", () => {
-    expect(deskEvents({ bots: [running], lines: [inSync, unknownEth] })).toEqual([
+    expect(deskEvents({ bots: [running], lines: [inSync, unknownEth], now: Date.parse("2026-12-01T06:00:00Z") })).toEqual([
       {
         key: "unknown_position:alpha:ETHUSDT:2026-12-01T05:09:58.000Z",
         kind: "unknown_position",
         botId: "alpha",
         title: "Unknown position · alpha ETHUSDT",
-        body: "The exchange holds 3 ETHUSDT that the book of alpha does not know (book 0) since 05:09 UTC.",
+        body: "The exchange holds 3 ETHUSDT that the book of alpha does not know (book 0) since 05:09:58 UTC.",
         href: "/bots/alpha/symbols/ETHUSDT",
       },
     ]);

@@ -24,7 +24,7 @@ describe("haltCauseText", () => {
       "tripped on size drift AAPL; in sync since Dec 31 2025 23:59:00 UTC",
     );
     expect(haltCauseText({ ...hand, inSyncSince: null, now: Date.parse("2026-12-03T08:00:00Z") })).toBe(
-      "halted by hand by operator:ana at Dec 1 05:31 UTC: venue maintenance at 06:00",
+      "halted by hand by operator:ana at Dec 1 05:31:07 UTC: venue maintenance at 06:00",
     );
   });
 
@@ -42,21 +42,21 @@ describe("haltCauseText", () => {
 
 describe("haltCauseText for a halt made by hand", () => {
   it("says who halted it by hand, spelled as every screen spells an operator (operator:ana), when in UTC, and their own words", () => {
-    expect(haltCauseText({ ...hand, inSyncSince: null })).toBe("halted by hand by operator:ana at 05:31 UTC: venue maintenance at 06:00");
+    expect(haltCauseText({ ...hand, inSyncSince: null })).toBe("halted by hand by operator:ana at 05:31:07 UTC: venue maintenance at 06:00");
   });
 
   it("never says the cause is gone: a hand-made halt has no cause that comes back in sync", () => {
     const text = haltCauseText({ ...hand, inSyncSince: "2026-12-01T05:40:00.000Z" });
-    expect(text).toBe("halted by hand by operator:ana at 05:31 UTC: venue maintenance at 06:00");
+    expect(text).toBe("halted by hand by operator:ana at 05:31:07 UTC: venue maintenance at 06:00");
     expect(text).not.toMatch(/in sync|tripped on/);
   });
 
   it("names no one to a reader who may not see names, and still says it was by hand", () => {
-    expect(haltCauseText({ ...hand, changedBy: "operator", inSyncSince: null })).toBe("halted by hand by operator at 05:31 UTC: venue maintenance at 06:00");
+    expect(haltCauseText({ ...hand, changedBy: "operator", inSyncSince: null })).toBe("halted by hand by operator at 05:31:07 UTC: venue maintenance at 06:00");
   });
 
   it("keeps the words of a reason written without the console's prefix, and names a missing one", () => {
-    expect(haltCauseText({ ...hand, reason: "stop it", inSyncSince: null })).toBe("halted by hand by operator:ana at 05:31 UTC: stop it");
+    expect(haltCauseText({ ...hand, reason: "stop it", inSyncSince: null })).toBe("halted by hand by operator:ana at 05:31:07 UTC: stop it");
     expect(haltCauseText({ ...hand, reason: null, changedAt: "not a time", inSyncSince: null })).toBe("halted by hand by operator:ana: no reason recorded");
   });
 
@@ -110,7 +110,7 @@ describe("haltCauseText for a trip on an order nobody was sure of", () => {
 
   it("leaves a halt by hand as it reads", () => {
     expect(haltCauseText({ ...hand, inSyncSince: null, ordersSettled: [settled()] })).toBe(
-      "halted by hand by operator:ana at 05:31 UTC: venue maintenance at 06:00",
+      "halted by hand by operator:ana at 05:31:07 UTC: venue maintenance at 06:00",
     );
   });
 });
