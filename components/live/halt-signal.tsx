@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import { useEffect, useSyncExternalStore } from "react";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { streamCarries } from "@/lib/live/carried";
+import { dataAge } from "@/lib/live/not-current";
 import { STALL_MS } from "@/lib/live/stream-client";
 import { useJournalProblemShown } from "@/components/journal/journal-problem-shown";
 import { LiveReadError, withFix } from "@/lib/query-options/fetch-api";
@@ -32,15 +33,15 @@ import { useNow } from "./use-now";
  * from each answer, which Chromium does not slow to once a minute as it does a hidden tab's
  * intervals (use-chained-poll.ts);
  * the same answers feed the opt-in desktop notifications (use-desk-notifications.ts). A hidden tab
- * is not by itself unknown: only an answer older than TOO_OLD_MS is. The favicon has one owner,
+ * is not by itself unknown: only an answer too old to be current is, by the rule every page applies
+ * (lib/live/not-current.ts: the signal kept its own 8 s, so for 3 s a page said "Not updating" under
+ * a plain tab). The favicon has one owner,
  * <Favicon/>: changing a <link> React rendered from outside React loses the change when React
  * hydrates or re-renders it (two icons, the healthy one last).
  */
 const PLAIN = "/favicon.svg";
 const HALTED = "/favicon-halted.svg";
 const UNKNOWN = "/favicon-unknown.svg";
-/** No answer for this long: the poll has stopped, and the console cannot tell. */
-const TOO_OLD_MS = 8_000;
 const PREFIX = /^(HALTED · |\? · )+/;
 
 let wanted = PLAIN;
@@ -101,7 +102,7 @@ export function HaltSignal() {
         ? "the journal cannot be read (what is wrong and the fix: below)"
         : `cannot read right now: ${withFix(query.error)}`,
     );
-  } else if (active && updatedAt > 0 && now - updatedAt > TOO_OLD_MS) {
+  } else if (active && dataAge(updatedAt, now).notCurrent) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
   if (data) causes.push(...data.alarms);

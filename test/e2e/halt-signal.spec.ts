@@ -96,6 +96,27 @@ test.describe("with no bot halted", () => {
     }
   });
 
+  test("a poll that hangs turns the tab to ? when the page says it is not updating, not seconds later", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+    try {
+      // Without the live stream, so the overview's poll feeds the page and the signal alike: one answer, one age.
+      await page.route("**/api/live*", (route) => route.abort());
+      await page.goto(server.url);
+      await signalSettled(page, "plain");
+      await expect(page.getByTestId("live-status")).toContainText("live");
+      // Requests that never answer: no failure is ever reported, only the data's age tells.
+      await page.route("**/api/overview", () => undefined);
+      await expect(page.getByTestId("live-status")).toContainText("not updating", { timeout: 15_000 });
+      // The same rule (lib/live/not-current.ts): within a tick of the page, where it used to lag 3 s behind.
+      await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", "unknown", { timeout: 1_500 });
+      await expect(page).toHaveTitle(/^\? · /);
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+
   test("when the journal cannot be read, the tab says ? with the unknown favicon and the banner UNKNOWN", async ({ page }) => {
     const j = await healthyJournal();
     const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
