@@ -192,12 +192,14 @@ export function writeReferenceJournal(opts: ReferenceOptions): ReferenceReport {
       const id = clientOrderId(b.prefix, { strategy: "ref", symbol: s.symbol, side, qty, bar });
       const at = t - cycleMs + 200 + k * 10;
       s.price *= 1 + (b.rng.next() - 0.5) * 0.002;
-      st.order.run(id, b.botId, s.symbol, side, qty, bar, `X${b.botId}${++b.orderSeq}`, qty, s.price, iso(at), iso(at + 120));
+      // A venue fills at a price tick (a cent here), not at the walk's sixteen digits.
+      const fill = Math.round(s.price * 100) / 100;
+      st.order.run(id, b.botId, s.symbol, side, qty, bar, `X${b.botId}${++b.orderSeq}`, qty, fill, iso(at), iso(at + 120));
       // As docs/journal.md has a bot record them: the send with the status the venue answered, then
       // the fill it reported, under `status` (the words of the incident pages read that key).
       st.event.run(id, iso(at), "intent", "{}");
       st.event.run(id, iso(at + 40), "send", `{"status":"new"}`);
-      st.event.run(id, iso(at + 120), "status", `{"status":"filled","filledQty":${qty},"avgPrice":${s.price}}`);
+      st.event.run(id, iso(at + 120), "status", `{"status":"filled","filledQty":${qty},"avgPrice":${fill}}`);
       s.steps += dir * lots;
       report.orders += 1;
       report.orderEvents += 3;
