@@ -5,7 +5,6 @@ import { byteOrder, jsonTextArraySql, unindexedSql } from "../db/dialect";
 import type { Dialect, JournalQuery } from "../db/query";
 import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { collapseTimeline, type CollapsedTimeline } from "../incidents/collapse";
-import { consoleActionAudits } from "../incidents/lines";
 import { inJournal, type IncidentEvent } from "../incidents/events";
 import {
   RESPONSE_ACTIONS,
@@ -226,10 +225,10 @@ function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<
   // story and its post-mortem stay the same however late they are read. The chart keeps both margins.
   const related = (e: IncidentEvent) => e.source === "reconciliation" || e.source === "breaker" || (story.symbol !== null && e.symbol === story.symbol);
   // An operator's action on an order is written twice, as the order's event and as the audit entry
-  // of the same moment (consoleActionAudits): the story tells it once, as the audit entry (it names the action).
-  const audited = consoleActionAudits(read.events);
+  // of the same moment: the timeline tells it once, on the order event's line (what it was settled
+  // as, at what price), its audit entry under it (collapseTimeline, by consoleActionAudits), as the
+  // window minute by minute does.
   const events = read.events
-    .filter((e) => !(e.source === "order" && audited.has(e.id)))
     .filter(
       (e) =>
         (previousClear === null || e.at > previousClear) &&

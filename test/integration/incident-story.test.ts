@@ -118,8 +118,10 @@ describe("one incident, told from the journal", () => {
     expect(new Set(timeline.rows.map((r) => sameEventKey(r.event))).size).toBe(timeline.rows.length);
     expect(timeline.rows.reduce((n, r) => n + r.count + r.audit.length, 0) + timeline.routineTotal).toBe(timeline.events);
     expect(timeline.rows.some((r) => r.event.source === "breaker" && r.event.kind === "trip")).toBe(true);
-    // The hand resolution is told once, by its audit entry, not again as the order's operator event.
-    expect(timeline.rows.filter((r) => r.event.operator && r.event.actor === "operator:ana").map((r) => r.event.source)).toEqual(["audit"]);
+    // The hand resolution is told once: the order's event says what it was settled as, its audit entry under it.
+    const resolved = timeline.rows.filter((r) => r.event.operator && r.event.actor === "operator:ana");
+    expect(resolved.map((r) => [r.event.source, r.audit.map((a) => a.kind)])).toEqual([["order", ["resolve_order_manual"]]]);
+    expect(resolved[0]!.event.summary).toMatch(/^operator:ana resolved \w+ [\d.]+ \S+ by hand as filled/);
   });
 
   it("an acknowledgement of a drift that ended is the first action, with its note", async () => {
