@@ -34,20 +34,27 @@ const fail = (line, code) => {
   process.exit(code);
 };
 
-const { values } = parseArgs({
-  options: {
-    speed: { type: "string", default: "1" },
-    seed: { type: "string", default: "1" },
-    "on-call": { type: "boolean", default: false },
-    dev: { type: "boolean", default: false },
-    help: { type: "boolean", default: false },
-  },
-});
+const USAGE =
+  "usage: npm run demo [-- --port P] [--speed N] [--seed S] [--on-call] [--dev]\n" +
+  "env: DRIFTWATCH_DEMO_PORT (3000; --port wins), DRIFTWATCH_DEMO_VENUE_PORT (the port + 1), DRIFTWATCH_DEMO_DIR (./data), DRIFTWATCH_DEMO_SERVER (start|dev)";
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      port: { type: "string" },
+      speed: { type: "string", default: "1" },
+      seed: { type: "string", default: "1" },
+      "on-call": { type: "boolean", default: false },
+      dev: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  }));
+} catch (error) {
+  // An unknown or incomplete option: one line and the usage, not Node's stack trace.
+  fail(`${error.message}\n${USAGE}`, 2);
+}
 if (values.help) {
-  console.log(
-    "usage: npm run demo [-- --speed N] [--seed S] [--on-call] [--dev]\n" +
-      "env: DRIFTWATCH_DEMO_PORT (3000), DRIFTWATCH_DEMO_VENUE_PORT (the port + 1), DRIFTWATCH_DEMO_DIR (./data), DRIFTWATCH_DEMO_SERVER (start|dev)",
-  );
+  console.log(USAGE);
   process.exit(0);
 }
 const speed = Number(values.speed);
@@ -56,9 +63,11 @@ if (!(speed > 0) || !Number.isFinite(speed)) fail(`--speed must be a number abov
 const portFrom = (name, fallback) => {
   const raw = process.env[name];
   const n = Number(raw ?? fallback);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) fail(`${name} must be a port number (1 to 65535), got ${raw}`, 2);
+  const said = name === "DRIFTWATCH_DEMO_PORT" && values.port !== undefined ? "--port" : name;
+  if (!Number.isInteger(n) || n < 1 || n > 65535) fail(`${said} must be a port number (1 to 65535), got ${raw}`, 2);
   return n;
 };
+if (values.port !== undefined) process.env.DRIFTWATCH_DEMO_PORT = values.port;
 const port = portFrom("DRIFTWATCH_DEMO_PORT", 3000);
 // The console asks the bots' simulated venues about an order through the venue gateway.
 const venuePort = portFrom("DRIFTWATCH_DEMO_VENUE_PORT", port + 1);
