@@ -35,16 +35,18 @@ export function EndedDriftForm({
     <li data-testid="unacknowledged-drift" data-symbol={d.symbol} className="rounded border border-amber-600 p-2 text-sm">
       <p>
         <span className="font-mono font-semibold">{d.symbol}</span>: {d.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
-        <span className="font-mono">{signedQty(d.ours)}</span> / theirs <span className="font-mono">{signedQty(d.theirs)}</span> at <UtcTime iso={d.at} /> (
-        {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since then"}.
+        <span className="font-mono">{signedQty(d.ours)}</span> / theirs <span className="font-mono">{signedQty(d.theirs)}</span> at <UtcTime iso={d.at} /> (it
+        drifted in {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since then"}.
       </p>
       {d.ongoing ? (
+        // A reader who may not act is shown neither form: the words say an operator does it.
         <p className="mt-1">
-          Acknowledge it on the{" "}
+          {canAct ? "Acknowledge it" : "An operator acknowledges it"} on the{" "}
           <Link href={`/?bot=${encodeURIComponent(botId)}&drift=1`} className="font-semibold underline">
             overview
           </Link>
-          , where its sizes are live, or correct the bot&apos;s book below if the exchange is right (the correction acknowledges it).
+          , where its sizes are live, or {canAct ? "correct" : "corrects"} the bot&apos;s book {canAct ? "below" : "on this page"} if the exchange is right (the
+          correction acknowledges it).
         </p>
       ) : !canAct ? null : (
         <form key={key} action={action} onSubmit={onSubmit} className="mt-2 space-y-2">

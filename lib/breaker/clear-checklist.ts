@@ -48,8 +48,8 @@ export interface ChecklistItem {
   /** While unmet: what puts it right, in words; null once met. */
   fix: string | null;
   /**
-   * The same for someone who may not act (a viewer or a visitor), when the fix is a form on this page
-   * that they are not shown: it says an operator does it, instead of pointing "below" at nothing.
+   * The same for someone who may not act (a viewer or a visitor), when the fix is an action they are
+   * not offered: it says an operator does it, instead of pointing "below" at a form they are not shown.
    */
   viewerFix?: string;
   /** Where to do it, when that is another page. */
@@ -120,10 +120,19 @@ export function clearChecklist(f: ClearFacts): ChecklistItem[] {
       key: "doubtful",
       label: "No doubtful orders for this bot",
       met: f.doubtfulOrders === 0,
-      detail: f.doubtfulOrders === 0 ? "none" : `${f.doubtfulOrders} doubtful order${f.doubtfulOrders === 1 ? "" : "s"}: resolve them first`,
+      detail:
+        f.doubtfulOrders === 0
+          ? "none"
+          : f.doubtfulOrders === 1
+            ? "1 doubtful order: resolve it first"
+            : `${f.doubtfulOrders} doubtful orders: resolve them first`,
       ...(f.doubtfulOrders === 0
         ? { fix: null }
-        : { fix: "Settle each on the doubtful list: check it on the exchange, or resolve it by hand.", link: doubtfulList(f.botId) }),
+        : {
+            fix: "Settle each on the doubtful list: check it on the exchange, or resolve it by hand.",
+            viewerFix: "An operator settles each on the doubtful list: checks it on the exchange, or resolves it by hand.",
+            link: doubtfulList(f.botId),
+          }),
     },
     {
       key: "drifts",

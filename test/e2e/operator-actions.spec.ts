@@ -78,6 +78,9 @@ test.describe("operator actions on a lost reply", () => {
     // Its fixes say an operator does them, not "below", where a viewer is shown no form.
     await expect(page.getByTestId("checklist").getByTestId("checklist-fix").filter({ hasText: "An operator" }).first()).toBeVisible();
     await expect(page.getByTestId("checklist")).not.toContainText("below");
+    // So does the drift the checklist waits on, which an operator acknowledges on the overview or by a correction here.
+    await expect(page.getByTestId("unacknowledged-drift").first()).toContainText("An operator acknowledges it on the overview");
+    await expect(page.getByTestId("unacknowledged-drift").first()).not.toContainText("below");
     await expect(page.getByRole("button", { name: "Clear halt" })).toHaveCount(0);
     await expect(page.getByLabel("Why it is safe to resume")).toHaveCount(0);
     const enabled = await page.locator("form button:enabled").evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => t !== "Sign out"));

@@ -99,21 +99,27 @@ describe("clearChecklist: may this halt be cleared", () => {
     });
   });
 
-  it("says an operator does it, for a reader who is shown no form, wherever the fix points at a form below", () => {
+  it("says an operator does it, for a reader who is offered no action, wherever the fix asks the reader to act", () => {
     const items = [
       ...clearChecklist({
         ...ready,
         lastReconciliation: { id: 12, at: "2026-08-10T15:30:50.000Z", outcome: "drift" },
         lastDrifts: [{ symbol: "NVDA", ours: 148, theirs: 89 }],
+        doubtfulOrders: 1,
         unacknowledgedDrifts: [{ ...drift, ongoing: true }],
       }),
       ...clearChecklist({ ...ready, unacknowledgedDrifts: [{ ...drift, ongoing: false }] }),
     ];
-    const below = items.filter((i) => i.fix?.includes("below"));
-    expect(below.map((i) => i.key)).toEqual(["reconciliation", "drifts", "drifts"]);
-    for (const i of below) expect(i.viewerFix).toMatch(/^An operator .* on this page/);
-    expect(below[0]!.viewerFix).toContain("the bot reconciles every 10 s");
-    expect(items.filter((i) => i.viewerFix !== undefined && !i.fix?.includes("below"))).toEqual([]);
+    const forViewers = items.filter((i) => i.viewerFix !== undefined);
+    expect(forViewers.map((i) => i.key)).toEqual(["reconciliation", "doubtful", "drifts", "drifts"]);
+    for (const i of forViewers) {
+      expect(i.viewerFix).toMatch(/^An operator /);
+      expect(i.viewerFix).not.toContain("below");
+    }
+    expect(forViewers[0]!.viewerFix).toContain("the bot reconciles every 10 s");
+    // Every fix that points below has one: a viewer is shown no form there.
+    expect(items.filter((i) => i.fix?.includes("below") && i.viewerFix === undefined)).toEqual([]);
+    expect(items.find((i) => i.key === "doubtful")!.detail).toBe("1 doubtful order: resolve it first");
   });
 
   it("names the drifting symbols with both sizes when the last reconciliation drifted", () => {
