@@ -10,7 +10,7 @@ const demo = (...args: string[]) =>
   spawnSync(process.execPath, [path.resolve("scripts/demo.mjs"), ...args], {
     encoding: "utf8",
     timeout: 20_000,
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("DRIFTWATCH_DEMO_"))),
+    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("DRIFTWATCH_DEMO_"))) as NodeJS.ProcessEnv,
   });
 
 describe("the demo's command line", () => {
