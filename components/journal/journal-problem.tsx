@@ -1,3 +1,4 @@
+import { asSentence } from "@/lib/text/sentence";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { JournalProblemShown } from "./journal-problem-shown";
 import type { JournalError } from "@/lib/db/journal-file";
@@ -22,7 +23,7 @@ export function JournalProblem({ error, source }: { error: Pick<JournalError, "c
         {source ? `Journal ${source} cannot be read` : "The journal cannot be read"}
       </h1>
       <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="journal-error">
-        <WrappingText text={error.message} />
+        <WrappingText text={asSentence(error.message)} />
       </p>
       {error.file && (
         <dl className="mt-4 grid gap-x-4 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">

@@ -1,3 +1,4 @@
+import { asSentence } from "@/lib/text/sentence";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import type { SourceHealth } from "@/lib/queries/fleet";
 
@@ -33,7 +34,7 @@ export function SourceProblems({
             journal <span className="font-mono [overflow-wrap:anywhere]">{s.problem!.file}</span>: <WrappingText text={s.problem!.problem} />
           </p>
           <p className="mt-1">
-            <span className="font-semibold">Fix:</span> {s.problem!.fix}
+            <span className="font-semibold">Fix:</span> {asSentence(s.problem!.fix)}
           </p>
         </section>
       ))}

@@ -1,3 +1,4 @@
+import { asSentence } from "@/lib/text/sentence";
 /** The reasons nothing on the page may be read as healthy. Rendered only when there are some. */
 export function AlarmBanner({ title, causes, fix }: { title: string; causes: string[]; fix?: string }) {
   if (causes.length === 0) return null;
@@ -13,7 +14,7 @@ export function AlarmBanner({ title, causes, fix }: { title: string; causes: str
           <li key={c}>{c}</li>
         ))}
       </ul>
-      {fix && <p className="mt-1 text-sm">{fix}</p>}
+      {fix && <p className="mt-1 text-sm">{asSentence(fix)}</p>}
     </section>
   );
 }

@@ -70,7 +70,7 @@ export const goneError = (file: string, since: Date) =>
     "gone",
     file,
     `was deleted or moved away while the console was reading it, noticed at ${formatUtc(since.toISOString(), since, true)}; nothing shown is current`,
-    "put the journal back at this path (move it back, or restore the last backup) and restart the bot so it writes to that file; do not create a new empty journal while a bot may still hold the old one. The console reconnects by itself",
+    "put the journal back at this path: move it back (a bot that kept running still writes to it), or restore the last backup and then restart the bot so it writes to the restored file. Do not create a new empty journal while a bot may still hold the old one. The console reconnects by itself",
   );
 
 function asJournalError(file: string, error: unknown): JournalError {
