@@ -57,7 +57,8 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
               })}
             />
             <br />
-            since <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
+            {/* "halted at", not "since": the cause above may end in its own "settled since …". */}
+            halted at <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
             <ReviewAndClearLink botId={bot.botId} canAct={canAct} named />
           </p>

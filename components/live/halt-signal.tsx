@@ -146,7 +146,7 @@ export function HaltSignal() {
                 {asSentence(
                   visibleText(
                     haltCauseText({
-                      reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null),
+                      reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, pathname === `/bots/${encodeURIComponent(b.botId)}`),
                       inSyncSince: b.breaker?.causeInSyncSince ?? null,
                       ordersSettled: b.breaker?.causeOrdersSettled ?? null,
                       changedBy: b.breaker?.changedBy,
@@ -212,11 +212,12 @@ const CAUSE_CHARS = 140;
  * page and the overview. Only the reason: what the console adds after it ("in sync since …",
  * "settled since …: filled") is what the reader most needs now, and is never cut off.
  */
-function shortCause(text: string | null): string | null {
+function shortCause(text: string | null, onItsPage: boolean): string | null {
   if (text === null || text.length <= CAUSE_CHARS) return text;
   const cut = text.slice(0, CAUSE_CHARS);
   const space = cut.lastIndexOf(" ");
-  return `${(space > CAUSE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; whole on its page)`;
+  // On the bot's own page the whole reason is on the card below, not a link away.
+  return `${(space > CAUSE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; ${onItsPage ? "whole below" : "whole on its page"})`;
 }
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */

@@ -89,7 +89,9 @@ test.describe("with no bot halted", () => {
       await expect(page).toHaveTitle("HALTED · Audit log · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
       // Changed by an operator: a hand-made halt, worded as who (a visitor sees only the role), when and why.
-      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: gamma — halted by hand by operator at \d\d:\d\d:\d\d UTC: halted by hand in a test\.$/);
+      await expect(page.getByTestId("halt-banner")).toHaveText(
+        /^HALTED: gamma — halted by hand by operator at \d\d:\d\d:\d\d UTC: halted by hand in a test\.$/,
+      );
     } finally {
       await server.stop();
       j.close();
@@ -205,6 +207,9 @@ test("a page's banner tells the first three halted bots with their causes, cut w
     const box = await banner.boundingBox();
     expect(box!.height).toBeLessThan(260);
     await expect(page.getByRole("heading", { level: 1 })).toBeInViewport();
+    // On the bot's own page its whole reason is on the card below.
+    await page.goto(`${server.url}/bots/north`);
+    await expect(page.getByTestId("halt-banner")).toContainText("(cut; whole below).");
   } finally {
     await server.stop();
   }
