@@ -28,7 +28,8 @@ function Row({ r }: { r: CollapsedRow }) {
     >
       <span className="font-mono text-xs leading-5 sm:text-sm">
         <UtcTime iso={r.firstAt}>{clock(r.firstAt)}</UtcTime>
-        {r.count > 1 && (
+        {/* A run within one second says its second once, not "18:00:30–18:00:30". */}
+        {r.count > 1 && clock(r.lastAt) !== clock(r.firstAt) && (
           <>
             –<UtcTime iso={r.lastAt}>{clock(r.lastAt)}</UtcTime>
           </>

@@ -121,9 +121,10 @@ export class JournalSource {
       }
       if (this.goneSince) {
         // Moved back or restored from a backup: a freed inode number can come back with the copy, so
-        // the two cannot be told apart here. Say so either way.
+        // the two cannot be told apart here. Say so either way. Its end says its date only when that
+        // is not its start's (a phone gave the two dates of one afternoon three lines).
         this.notice(
-          `the journal was away from ${formatUtc(this.goneSince.toISOString(), this.now(), true)} to ${formatUtc(this.now().toISOString(), this.now(), true)} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
+          `the journal was away from ${formatUtc(this.goneSince.toISOString(), this.now(), true)} to ${formatUtc(this.now().toISOString(), this.goneSince)} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
         );
       } else if (before && this.opened && (this.opened.dev !== before.dev || this.opened.ino !== before.ino)) {
         this.notice(

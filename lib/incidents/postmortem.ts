@@ -124,7 +124,7 @@ export function incidentPostmortem(view: {
     );
   }
   for (const r of timeline.rows) {
-    const when = r.count === 1 ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
+    const when = r.count === 1 || clock(r.lastAt) === clock(r.firstAt) ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
     out.push(`- ${when} ${inline(r.event.summary)}${r.count > 1 ? ` ×${r.count}` : ""}`);
     for (const a of r.audit) out.push(`  - audit log: ${inline(a.summary)}`);
   }
