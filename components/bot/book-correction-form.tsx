@@ -5,7 +5,7 @@ import { NotCurrentNote } from "@/components/actions/not-current-note";
 import { useKeptForm } from "@/components/actions/use-kept-form";
 import { UtcTime } from "@/components/ui/utc-time";
 import { correctBookAction } from "@/lib/actions/server";
-import { signedQty } from "@/lib/incidents/events";
+import { signedQty } from "@/lib/text/format";
 import type { DriftingLine } from "@/lib/queries/book-corrections";
 
 /**

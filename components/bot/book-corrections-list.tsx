@@ -1,5 +1,5 @@
 import { UtcTime } from "@/components/ui/utc-time";
-import { signedQty } from "@/lib/incidents/events";
+import { signedQty } from "@/lib/text/format";
 import type { CorrectionView } from "@/lib/queries/book-corrections";
 import { visibleText } from "@/lib/text/visible-text";
 

@@ -20,7 +20,7 @@ import { BookSection } from "./book-section";
 import { DurationWords } from "@/components/ui/duration-text";
 import { EndedDriftForm } from "./ended-drift-form";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
-import { signedQty } from "@/lib/incidents/events";
+import { signedQty } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentIdText, incidentStoryHref } from "@/lib/url-state/incidents";
 

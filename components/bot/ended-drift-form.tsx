@@ -7,7 +7,7 @@ import { useKeptForm } from "@/components/actions/use-kept-form";
 import { UtcTime } from "@/components/ui/utc-time";
 import { acknowledgeEndedDriftAction } from "@/lib/actions/server";
 import type { UnacknowledgedDrift } from "@/lib/breaker/clear-checklist";
-import { signedQty } from "@/lib/incidents/events";
+import { signedQty } from "@/lib/text/format";
 
 /**
  * One drift since the trip that nobody acknowledged. A drift that has ended is acknowledged here,

@@ -1,4 +1,5 @@
-import { signedQty, type IncidentDrift } from "@/lib/incidents/events";
+import type { IncidentDrift } from "@/lib/incidents/events";
+import { signedQty } from "@/lib/text/format";
 
 /** The drifting symbols of one reconciliation cycle: ours against theirs, an unknown position first in red. */
 export function DriftList({ drifts, label }: { drifts: IncidentDrift[]; label: string }) {

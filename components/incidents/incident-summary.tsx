@@ -4,6 +4,7 @@ import { DurationWords } from "@/components/ui/duration-text";
 import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
+import { formatNumber } from "@/lib/text/format";
 
 /**
  * One of the three durations. On a phone the label and the value share a line when both fit, and
@@ -56,11 +57,12 @@ export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStor
           <dd className="inline" data-testid="incident-order">
             {o ? (
               <>
-                <span className="font-mono [overflow-wrap:anywhere]">{o.clientOrderId}</span> {o.side} {o.qty} {o.symbol},{" "}
+                <span className="font-mono [overflow-wrap:anywhere]">{o.clientOrderId}</span> {o.side} {formatNumber(o.qty)} {o.symbol},{" "}
                 {o.settledAt ? (
                   <>
                     settled as {o.settledAs}
-                    {o.settledPrice !== null && ` at ${o.settledPrice}`} by <span className="font-mono">{o.settledBy}</span> at <UtcTime iso={o.settledAt} />
+                    {o.settledPrice !== null && ` at ${formatNumber(o.settledPrice)}`} by <span className="font-mono">{o.settledBy}</span> at{" "}
+                    <UtcTime iso={o.settledAt} />
                   </>
                 ) : (
                   `not settled (${o.state} now)`

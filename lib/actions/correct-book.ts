@@ -9,7 +9,7 @@ import "server-only";
 import { z } from "zod";
 import { SETTLED_STATES } from "../journal/contract";
 import { botIdField, symbolField } from "../journal/ids";
-import { signedQty } from "../incidents/events";
+import { signedQty } from "../text/format";
 import { formatUtc } from "../text/format";
 import { getCurrentBookLine, type CurrentBookLine } from "../queries/book-line";
 import { pendingCorrection, type CorrectionRow } from "../queries/book-corrections";

@@ -6,6 +6,7 @@
 import { mayName } from "../auth/actor-names";
 import type { DriftClass } from "../reconcile/diff";
 import { actionLabel } from "../text/audit-detail";
+import { formatNumber, signedQty } from "../text/format";
 
 /** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
 const RECONCILE_STRATEGY = "reconcile";
@@ -87,11 +88,7 @@ export interface IncidentRow {
 /** `operator:<name>`, or `operator` alone where the reader may not see names. */
 export const isOperator = (actor: string) => actor === "operator" || actor.startsWith("operator:");
 
-// One formatter for every event: toLocaleString with options builds a new one per call, which made
-// the 6,500 events of a busy hour take 180 ms to word (docs/performance.md).
-const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
-const num = (n: number) => numberFormat.format(n);
-export const signedQty = (n: number) => (n > 0 ? `+${num(n)}` : num(n));
+const num = formatNumber;
 
 function parseDetail(text: string | null): unknown {
   if (text === null) return null;

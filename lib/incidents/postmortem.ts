@@ -5,7 +5,7 @@
  */
 import { formatAge, formatUtc } from "../text/format";
 import type { CollapsedTimeline } from "./collapse";
-import { signedQty } from "./events";
+import { formatNumber, signedQty } from "../text/format";
 import type { IncidentStory } from "./story";
 
 const driftClass = { size_drift: "size drift", unknown_position: "unknown position" } as const;
@@ -90,9 +90,9 @@ export function incidentPostmortem(view: {
   if (story.order) {
     const o = story.order;
     const settled = o.settledAt
-      ? `settled as ${o.settledAs}${o.settledPrice !== null ? ` at ${o.settledPrice}` : ""} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}`
+      ? `settled as ${o.settledAs}${o.settledPrice !== null ? ` at ${formatNumber(o.settledPrice)}` : ""} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}`
       : `not settled (${o.state} now)`;
-    out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${signedQty(o.qty).replace(/^\+/, "")} ${inline(o.symbol)}, ${settled}`);
+    out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${formatNumber(o.qty)} ${inline(o.symbol)}, ${settled}`);
   } else if (pruned?.order) {
     out.push(`- **Order behind it:** ${inline(orderPrunedWords(pruned.order))}`);
   } else {

@@ -7,7 +7,7 @@
 import { SETTLED_STATES } from "../journal/contract";
 import { HAND_HALT_PREFIX } from "../breaker/halt-cause";
 import { actionLabel } from "../text/audit-detail";
-import { signedQty } from "../text/format";
+import { formatNumber, signedQty } from "../text/format";
 import { isOperator, type IncidentDrift } from "./events";
 import { HOUR_MS, MINUTE_MS, ceilToMinute, floorToMinute } from "../url-state/incidents";
 import { MAX_CUSTOM_MS } from "../url-state/symbol";
@@ -179,7 +179,8 @@ function parse(text: string | null): Record<string, unknown> {
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : null);
 
 /** ` at 1530` for a recorded price, nothing for none. */
-const atPrice = (v: unknown): string => (typeof v === "number" && Number.isFinite(v) ? ` at ${v}` : "");
+/** ` at 64,123.5`: written as the timeline and the window write a price. */
+const atPrice = (v: unknown): string => (typeof v === "number" && Number.isFinite(v) ? ` at ${formatNumber(v)}` : "");
 
 const ms = (from: string, to: string | null | undefined) => (to ? Math.max(0, Date.parse(to) - Date.parse(from)) : null);
 

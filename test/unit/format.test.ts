@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { driftSize, formatAge, formatAgo, formatDuration, formatUtc, formatUtcDate, sameUtcDay, signedQty } from "@/lib/text/format";
+import fc from "fast-check";
+import { driftSize, formatAge, formatAgo, formatDuration, formatNumber, formatUtc, formatUtcDate, sameUtcDay, signedQty } from "@/lib/text/format";
 
 describe("formatAge", () => {
   it.each([
@@ -78,5 +79,57 @@ describe("a range's end on the reader's day", () => {
     expect(sameUtcDay("2026-12-03T00:00:00.000Z", "2026-12-03T23:59:59.999Z")).toBe(true);
     expect(sameUtcDay("2026-08-10T09:58:00.000Z", "2026-12-03T12:15:00.000Z")).toBe(false);
     expect(sameUtcDay("nonsense", "2026-12-03T12:15:00.000Z")).toBe(false);
+  });
+});
+
+describe("formatNumber", () => {
+  const intl = new Intl.NumberFormat("en-US", { maximumFractionDigits: 8 });
+
+  it("writes what Intl's en-US with at most 8 decimals writes, for any number", () => {
+    fc.assert(
+      fc.property(fc.double(), (n) => {
+        expect(formatNumber(n)).toBe(intl.format(n));
+      }),
+      { numRuns: 20_000 },
+    );
+    // Prices and sizes as bots write them: cents, steps, and the float sums between them.
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), fc.integer({ min: 0, max: 10 }), (units, decimals) => {
+        const n = units / 10 ** decimals;
+        expect(formatNumber(n)).toBe(intl.format(n));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("agrees on the awkward ones: float sums, halves at the 8th decimal, exponents, the limits, -0 and what is no number", () => {
+    const awkward = [
+      0.1 + 0.2,
+      1.000000005,
+      0.123456785,
+      1e-7,
+      1.5e-8,
+      5e-9,
+      -0,
+      0,
+      9_999_999.99999999,
+      9_999_999.999999999,
+      1e7,
+      -1e7,
+      1_234_567.123456789,
+      -1234.5,
+      64_123.5,
+      153.056,
+      2 ** 53,
+      1e21,
+      Number.MIN_VALUE,
+      Number.MAX_VALUE,
+      NaN,
+      Infinity,
+      -Infinity,
+    ];
+    for (const n of awkward) expect(formatNumber(n), String(n)).toBe(intl.format(n));
+    expect(formatNumber(64_123.5)).toBe("64,123.5");
+    expect(formatNumber(-1_234_567.25)).toBe("-1,234,567.25");
   });
 });

@@ -218,8 +218,8 @@ describe("the price an order settled at", () => {
     const s = order('{"resolvedBy":"hand","status":"filled","filledQty":98,"avgPrice":1530,"note":"venue page"}');
     expect(s.order).toMatchObject({ settledAs: "filled", settledBy: "operator:demo", settledPrice: 1530 });
     const md = incidentPostmortem({ story: s, timeline: { ...collapseTimeline([]), events: 0, capped: false }, readAt: at(900) });
-    expect(md).toContain("settled as filled at 1530 by operator:demo at Aug 10 2026 15:02:30 UTC");
-    expect(md).toContain("1. 15:02:30 UTC: operator:demo settled order a1-00000000000000000001 as filled at 1530");
+    expect(md).toContain("settled as filled at 1,530 by operator:demo at Aug 10 2026 15:02:30 UTC");
+    expect(md).toContain("1. 15:02:30 UTC: operator:demo settled order a1-00000000000000000001 as filled at 1,530");
     // Through the console, the audit entry tells it, from what the action wrote under `after`.
     const audited = tellIncident(
       facts({
@@ -231,7 +231,7 @@ describe("the price an order settled at", () => {
         ],
       }),
     );
-    expect(audited.steps.map((x) => x.what)).toEqual(["resolved order a1-00000000000000000001 by hand as filled at 1530"]);
+    expect(audited.steps.map((x) => x.what)).toEqual(["resolved order a1-00000000000000000001 by hand as filled at 1,530"]);
     // Settled without a price (absent, or none recorded): nothing made up.
     const none = order('{"resolvedBy":"hand","status":"absent","filledQty":0,"avgPrice":null,"note":"not on the venue"}');
     expect(none.order).toMatchObject({ settledAs: "absent", settledPrice: null });
