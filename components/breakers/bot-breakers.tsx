@@ -57,7 +57,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
               })}
             />
             <br />
-            {/* "halted at", not "since": the cause above may end in its own "settled since …". */}
+            {/* "halted at", not "since": the cause above may end in its own "settled at …". */}
             halted at <UtcTime iso={b.changedAt} className="font-mono" /> by <span className="font-mono">{b.changedBy}</span>
             <br />
             <ReviewAndClearLink botId={bot.botId} canAct={canAct} named />

@@ -210,7 +210,7 @@ const CAUSE_CHARS = 140;
 /**
  * A halt's recorded reason cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's
  * page and the overview. Only the reason: what the console adds after it ("in sync since …",
- * "settled since …: filled") is what the reader most needs now, and is never cut off.
+ * "settled at …: filled") is what the reader most needs now, and is never cut off.
  */
 function shortCause(text: string | null, onItsPage: boolean): string | null {
   if (text === null || text.length <= CAUSE_CHARS) return text;

@@ -87,7 +87,7 @@ export function haltCauseText(p: {
     // One order: its state and who settled it; several: each, by id.
     const each =
       settled.length === 1 ? `${words(last.state)}${settledBy(last)}` : settled.map((o) => `${o.clientOrderId} ${words(o.state)}${settledBy(o)}`).join(", ");
-    parts.push(`settled since ${at(last.at)}: ${each}`);
+    parts.push(`settled at ${at(last.at)}: ${each}`);
   }
   return parts.join("; ");
 }

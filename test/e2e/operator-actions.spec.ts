@@ -114,7 +114,7 @@ test.describe("operator actions on a lost reply", () => {
     await expect(page.getByTestId("resolved-notice")).toContainText("the exchange has it as filled");
     await expect(page.getByTestId("no-doubtful")).toBeVisible();
     // The HALTED banner no longer calls the order unknown: it says when, and how, it was settled.
-    await expect(page.getByTestId("halt-banner")).toContainText(/settled since \d\d:\d\d:\d\d UTC: filled \(by operator:ana, on the exchange\)/);
+    await expect(page.getByTestId("halt-banner")).toContainText(/settled at \d\d:\d\d:\d\d UTC: filled \(by operator:ana, on the exchange\)/);
     await page.unroute((url) => url.pathname === "/doubtful");
     expect(bot.sim.orders().filter((o) => o.symbol === "ETHUSDT")).toHaveLength(1); // asked, never resent
 

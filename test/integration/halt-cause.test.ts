@@ -98,7 +98,7 @@ describe("the cause of a halt on an order nobody was sure of", () => {
     expect(card.breaker!.reason).toMatch(new RegExp(`^order ${order.clientOrderId} unknown: `));
   });
 
-  it("says it was settled since, as what and by whom, once an operator resolved the order: on the bot card, the bot page and the breakers page", async () => {
+  it("says it was settled at, as what and by whom, once an operator resolved the order: on the bot card, the bot page and the breakers page", async () => {
     const { bot, db, writer, order } = await trippedOnOrder();
     bot.sim.advance(5_000);
     const at = bot.sim.now();
@@ -116,7 +116,7 @@ describe("the cause of a halt on an order nobody was sure of", () => {
     expect(card.breaker).toMatchObject({ halted: true, causeOrdersSettled: settled });
     expect(
       haltCauseText({ reason: card.breaker!.reason, inSyncSince: card.breaker!.causeInSyncSince, ordersSettled: card.breaker!.causeOrdersSettled, now }),
-    ).toBe(`tripped on ${card.breaker!.reason}; settled since ${at.toISOString().slice(11, 19)} UTC: filled (by operator:ana)`);
+    ).toBe(`tripped on ${card.breaker!.reason}; settled at ${at.toISOString().slice(11, 19)} UTC: filled (by operator:ana)`);
     const page = await getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
     expect(page?.bot.breaker?.causeOrdersSettled).toEqual(settled);
     const board = await getBreakerBoard({ db, now, bot: "bot-a", before: null });

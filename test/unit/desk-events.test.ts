@@ -47,7 +47,7 @@ describe("deskEvents: the words of each notification", () => {
     };
     const [e] = deskEvents({ bots: [lost], lines: [], now: Date.parse("2026-12-01T06:00:00Z") });
     expect(e?.body).toBe(
-      "alpha is halted: tripped on order a1-7 unknown: lookup failed; settled since 05:20:01 UTC: filled (by operator:ana, on the exchange). Open its page to settle it.",
+      "alpha is halted: tripped on order a1-7 unknown: lookup failed; settled at 05:20:01 UTC: filled (by operator:ana, on the exchange). Open its page to settle it.",
     );
   });
 

@@ -80,19 +80,19 @@ describe("haltCauseText for a trip on an order nobody was sure of", () => {
     expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: null, now: SAME_DAY })).toBe(reason);
   });
 
-  it("says the order is settled since when, as what and by whom, as a drift's cause says 'in sync since'", () => {
+  it("says the order is settled at when, as what and by whom, as a drift's cause says 'in sync since'", () => {
     expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled()], now: SAME_DAY })).toBe(
-      `tripped on ${reason}; settled since 05:40:12 UTC: filled (by operator:demo, on the exchange)`,
+      `tripped on ${reason}; settled at 05:40:12 UTC: filled (by operator:demo, on the exchange)`,
     );
     expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ how: "hand", state: "partially_filled" })], now: SAME_DAY })).toBe(
-      `tripped on ${reason}; settled since 05:40:12 UTC: partially filled (by operator:demo)`,
+      `tripped on ${reason}; settled at 05:40:12 UTC: partially filled (by operator:demo)`,
     );
     expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ by: "bot" })], now: SAME_DAY })).toBe(
-      `tripped on ${reason}; settled since 05:40:12 UTC: filled (by the bot's lookup)`,
+      `tripped on ${reason}; settled at 05:40:12 UTC: filled (by the bot's lookup)`,
     );
     // A row changed without an event: when, and as what, but nobody named.
     expect(haltCauseText({ reason, inSyncSince: null, ordersSettled: [settled({ by: null, how: "bot" })], now: SAME_DAY })).toBe(
-      `tripped on ${reason}; settled since 05:40:12 UTC: filled`,
+      `tripped on ${reason}; settled at 05:40:12 UTC: filled`,
     );
   });
 
@@ -105,7 +105,7 @@ describe("haltCauseText for a trip on an order nobody was sure of", () => {
         ordersSettled: [settled({ clientOrderId: "a1-1", how: "hand" }), settled({ clientOrderId: "a1-2", state: "absent", at: "2026-12-01T05:41:00.000Z" })],
         now: SAME_DAY,
       }),
-    ).toBe(`tripped on ${several}; settled since 05:41:00 UTC: a1-1 filled (by operator:demo), a1-2 absent (by operator:demo, on the exchange)`);
+    ).toBe(`tripped on ${several}; settled at 05:41:00 UTC: a1-1 filled (by operator:demo), a1-2 absent (by operator:demo, on the exchange)`);
   });
 
   it("leaves a halt by hand as it reads", () => {
