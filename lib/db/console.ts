@@ -124,7 +124,7 @@ export class JournalSource {
         // the two cannot be told apart here. Say so either way. Its end says its date only when that
         // is not its start's (a phone gave the two dates of one afternoon three lines).
         this.notice(
-          `the journal was away from ${formatUtc(this.goneSince.toISOString(), this.now(), true)} to ${formatUtc(this.now().toISOString(), this.goneSince)} (deleted or moved, then put back); the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
+          `the journal was away from ${formatUtc(this.goneSince.toISOString(), this.now(), true)} to ${formatUtc(this.now().toISOString(), this.goneSince)}; it was deleted or moved, then put back, and the console reads it again. If it was restored from a backup, restart the bot so it writes to this file, and expect what was written while it was away to be missing.`,
         );
       } else if (before && this.opened && (this.opened.dev !== before.dev || this.opened.ino !== before.ino)) {
         this.notice(

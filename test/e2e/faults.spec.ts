@@ -49,7 +49,7 @@ test("a journal moved away while the page is open: named at once, nothing runnin
     fs.renameSync(moved, j.file);
     j.beat();
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
-    const away = page.getByText(/the journal was away from .* \(deleted or moved, then put back\)/i);
+    const away = page.getByText(/the journal was away from \w+ \d+ [\d:]+ UTC to [\d:]+ UTC\./i);
     await expect(away).toBeVisible();
     // One line, what to check a click away: on a phone the whole of it took six lines above the title.
     const notice = page.getByTestId("journal-notice");
@@ -125,7 +125,7 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
 
     fs.renameSync(moved, j.file);
     j.beat();
-    const away = /the journal was away from .* \(deleted or moved, then put back\)/i;
+    const away = /the journal was away from \w+ \d+ [\d:]+ UTC to [\d:]+ UTC\./i;
     await expect(card(page, "gamma").locator("[data-status]")).toHaveText("running", { timeout: 20_000 });
     await expect(page.getByText(away)).toBeVisible();
     for (const [route, other] of others) {

@@ -101,7 +101,7 @@ describe("the journal deleted or moved while the console runs", () => {
     expect(restored.ok ? restored : restored.error.message).toMatchObject({ ok: true, bots: [{ botId: "bot-a" }] });
     if (!restored.ok) return;
     expect(restored.warnings.join(" | ")).toMatch(
-      /the journal was away from [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d UTC to \d\d:\d\d:\d\d UTC \(deleted or moved, then put back\).* restart the bot/,
+      /the journal was away from [A-Z][a-z]{2} \d{1,2} \d\d:\d\d:\d\d UTC to \d\d:\d\d:\d\d UTC; it was deleted or moved, then put back.* restart the bot/,
     );
     expect(auditRows(bot.file)).toHaveLength(1);
   });

@@ -303,7 +303,7 @@ describe("the live watcher", () => {
     await watcher.tick();
     for (const view of names) {
       expect(last(view)).toMatchObject({ ok: true });
-      expect(notices(last(view))).toEqual([expect.stringMatching(/^the journal was away from .* to .* \(deleted or moved, then put back\)/)]);
+      expect(notices(last(view))).toEqual([expect.stringMatching(/^the journal was away from .* to .*; it was deleted or moved, then put back/)]);
     }
 
     // The page stops saying it when a reloaded one would.
