@@ -29,13 +29,16 @@ function Row({ r }: { r: CollapsedRow }) {
       <span className="font-mono text-xs leading-5 sm:text-sm">
         <UtcTime iso={r.firstAt}>{clock(r.firstAt)}</UtcTime>
         {/* A run within one second says its second once, not "18:00:30–18:00:30". */}
+        {/* Its last time under its first, as the window puts it: beside it, the run's time column
+            pushed every line's words into a narrower column on a phone. */}
         {r.count > 1 && clock(r.lastAt) !== clock(r.firstAt) && (
-          <>
+          <span className="block">
             –<UtcTime iso={r.lastAt}>{clock(r.lastAt)}</UtcTime>
-          </>
+          </span>
         )}
       </span>
-      <span>
+      {/* A venue's URL or an order id in the words breaks anywhere rather than run off a phone's edge. */}
+      <span className="min-w-0 [overflow-wrap:anywhere]">
         {visibleText(r.event.summary)}
         {r.count > 1 && (
           <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
