@@ -28,9 +28,9 @@ function Row({ r }: { r: CollapsedRow }) {
     >
       <span className="font-mono text-xs leading-5 sm:text-sm">
         <UtcTime iso={r.firstAt}>{clock(r.firstAt)}</UtcTime>
-        {/* A run within one second says its second once, not "18:00:30–18:00:30". */}
-        {/* Its last time under its first, as the window puts it: beside it, the run's time column
-            pushed every line's words into a narrower column on a phone. */}
+        {/* A run's last time under its first, as the window puts it (beside it, the time column pushed
+            every line's words into a narrower column on a phone); a run within one second says its
+            second once, not "18:00:30–18:00:30". */}
         {r.count > 1 && clock(r.lastAt) !== clock(r.firstAt) && (
           <span className="block">
             –<UtcTime iso={r.lastAt}>{clock(r.lastAt)}</UtcTime>

@@ -3,8 +3,7 @@
  * lib/queries/clear-checklist.ts, and the same evaluation runs beside the button and again inside
  * the action's transaction.
  */
-import { signedQty } from "../text/format";
-import { formatAge, formatUtc } from "../text/format";
+import { formatAge, formatUtc, signedQty } from "../text/format";
 import { CLOCK_AHEAD_TOLERANCE_MS } from "./bot-status";
 
 export interface ClearFacts {

@@ -261,6 +261,11 @@ export class JournalSource {
     return null;
   }
 
+  /**
+   * A notice shows for NOTICE_MS after. Its first "; " ends the line a page shows at once (what
+   * happened, and when); what to check follows it, and opens under that line
+   * (components/journal/journal-warnings.tsx).
+   */
   private notice(text: string): void {
     this.lastNotice = { text, at: this.now() };
     this.log(`driftwatch: journal ${this.file}: ${text}`);

@@ -88,8 +88,6 @@ export interface IncidentRow {
 /** `operator:<name>`, or `operator` alone where the reader may not see names. */
 export const isOperator = (actor: string) => actor === "operator" || actor.startsWith("operator:");
 
-const num = formatNumber;
-
 function parseDetail(text: string | null): unknown {
   if (text === null) return null;
   try {
@@ -110,7 +108,7 @@ const driftWords = (d: IncidentDrift) =>
 
 function orderWords(row: IncidentRow, detail: unknown): { summary: string; severity: IncidentSeverity } {
   const order = row.symbol
-    ? `${row.side ?? "?"} ${row.qty === null ? "?" : num(row.qty)} ${row.symbol}`
+    ? `${row.side ?? "?"} ${row.qty === null ? "?" : formatNumber(row.qty)} ${row.symbol}`
     : `order ${row.clientOrderId ?? "?"} (not in the orders table)`;
   const what = row.strategy === RECONCILE_STRATEGY ? `the reduce-only close (${order})` : order;
   const status = field(detail, "status");
@@ -118,7 +116,8 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
   const attempt = field(detail, "attempt");
   const filled = field(detail, "filledQty");
   const price = field(detail, "avgPrice");
-  const fill = filled !== null && Number(filled) > 0 ? `, ${num(Number(filled))} filled${price !== null ? ` at ${num(Number(price))}` : ""}` : "";
+  const fill =
+    filled !== null && Number(filled) > 0 ? `, ${formatNumber(Number(filled))} filled${price !== null ? ` at ${formatNumber(Number(price))}` : ""}` : "";
   const during = field(detail, "during");
   if (isOperator(row.actor)) {
     const note = field(detail, "action") ?? field(detail, "note") ?? field(detail, "reason");

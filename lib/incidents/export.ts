@@ -90,14 +90,14 @@ function csvCells(e: IncidentEvent): CsvCell[] {
   ];
 }
 
+/** Events serialised by one JSON.stringify in the JSON export. */
+const EXPORT_JSON_BATCH = 256;
+
 /**
  * The export's text, piece by piece, exactly `JSON.stringify(incidentJson(…))` plus a newline, or
  * incidentCsv: the route streams it (lib/http/text-stream.ts), so a 50,000-event file is never one
  * string and its first bytes leave before the last event is written.
  */
-/** Events serialised by one JSON.stringify in the JSON export. */
-const EXPORT_JSON_BATCH = 256;
-
 export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
   if (format === "csv") {
     // Lazily: a row's cells are built only when the stream asks for it.

@@ -3,9 +3,8 @@
  * the collapsed timeline. Pure, over the view the incident page shows (names already masked for a
  * reader who may not see them), so the file says what the page says.
  */
-import { formatAge, formatUtc } from "../text/format";
+import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
 import type { CollapsedTimeline } from "./collapse";
-import { formatNumber, signedQty } from "../text/format";
 import type { IncidentStory } from "./story";
 
 const driftClass = { size_drift: "size drift", unknown_position: "unknown position" } as const;

@@ -178,8 +178,7 @@ function parse(text: string | null): Record<string, unknown> {
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : null);
 
-/** ` at 1530` for a recorded price, nothing for none. */
-/** ` at 64,123.5`: written as the timeline and the window write a price. */
+/** ` at 64,123.5` for a recorded price, written as the timeline and the window write one; nothing for none. */
 const atPrice = (v: unknown): string => (typeof v === "number" && Number.isFinite(v) ? ` at ${formatNumber(v)}` : "");
 
 const ms = (from: string, to: string | null | undefined) => (to ? Math.max(0, Date.parse(to) - Date.parse(from)) : null);
