@@ -182,15 +182,19 @@ function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summa
 
 /**
  * An audit entry in the audit page's words: the action's one label (actionLabel) and its outcome,
- * "operator:ana: Resolve a doubtful order by hand on a1-…: refused (invalid)". The raw action name
- * stays the event's `kind`, for tools.
+ * "operator:ana: Resolve a doubtful order by hand on a1-…: refused (invalid): <why>". A refusal
+ * ends with the sentence the operator was shown (its detail's `message`), so the story and the
+ * post-mortem say why without the audit page. The raw action name stays the event's `kind`, for tools.
  */
-function auditWords(row: IncidentRow): { summary: string; severity: IncidentSeverity } {
+function auditWords(row: IncidentRow, detail: unknown): { summary: string; severity: IncidentSeverity } {
   const action = actionLabel(row.kind);
   const on = row.target ? ` on ${row.target}` : "";
   // The refusal's code after it ("refused (conflict)"), but not "refused (refused)".
   const code = row.reason && row.reason !== "refused" ? ` (${row.reason})` : "";
-  if (row.outcome === "refused") return { summary: `${row.actor}: ${action}${on}: refused${code}`, severity: "warning" };
+  if (row.outcome === "refused") {
+    const why = field(detail, "message");
+    return { summary: `${row.actor}: ${action}${on}: refused${code}${why ? `: ${why}` : ""}`, severity: "warning" };
+  }
   return { summary: `${row.actor}: ${action}${on}: ${row.outcome ?? "no outcome recorded"}`, severity: "notice" };
 }
 
@@ -210,7 +214,7 @@ export function toIncidentEvent(row: IncidentRow, drifts: IncidentDrift[] = []):
       : row.source === "reconciliation"
         ? reconciliationWords(row, drifts)
         : row.source === "audit"
-          ? auditWords(row)
+          ? auditWords(row, detail)
           : breakerWords(row);
   return {
     id: `${row.source}-${row.rowId}`,

@@ -91,6 +91,11 @@ describe("toIncidentEvent", () => {
       severity: "warning",
       operator: true,
     });
+    // A refusal says why, in the words the operator was shown, so a story or a post-mortem needs no audit page.
+    expect(
+      audit({ outcome: "refused", reason: "conflict", detail: JSON.stringify({ message: "bot-a changed since you loaded the page: reload and look again.", reasons: [] }) })
+        .summary,
+    ).toBe("operator:ana: Clear a halt on bot-a: refused (conflict): bot-a changed since you loaded the page: reload and look again.");
   });
 
   it("names an audited action as the audit page does, and keeps its raw name as the kind the exports carry", () => {
