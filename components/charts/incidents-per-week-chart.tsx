@@ -1,6 +1,7 @@
 "use client";
 import { Bar, CartesianGrid, ComposedChart, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { valueTicks } from "@/lib/charts/value-ticks";
+import { formatUtcDay } from "@/lib/text/format";
 
 export interface IncidentWeekPoint {
   /** Monday of the week, `2026-08-10`. */
@@ -38,7 +39,7 @@ export function IncidentsPerWeekChart({ weeks, label }: { weeks: IncidentWeekPoi
           <CartesianGrid stroke="var(--c-grid)" strokeDasharray="3 3" />
           {/* preserveStartEnd: recharts' default keeps the last week's label and thins the rest from
               there, which on a phone dropped the first bar's label whenever every other week was shown. */}
-          <XAxis dataKey="week" stroke="var(--c-axis)" tick={tick} tickFormatter={(w: string) => w.slice(5)} interval="preserveStartEnd" />
+          <XAxis dataKey="week" stroke="var(--c-axis)" tick={tick} tickFormatter={(w: string) => formatUtcDay(w)} interval="preserveStartEnd" />
           <YAxis yAxisId="n" allowDecimals={false} domain={[0, counts]} width={48} stroke="var(--c-axis)" tick={tick} label={axisTitle("incidents", "left")} />
           <YAxis
             yAxisId="min"

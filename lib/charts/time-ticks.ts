@@ -1,4 +1,5 @@
 /** Round UTC ticks for a time axis, and their labels: the team reads times in UTC. */
+import { formatUtcDay } from "../text/format";
 
 const S = 1_000;
 const M = 60 * S;
@@ -16,11 +17,11 @@ export function utcTicks(from: number, to: number, target = 6): number[] {
   return ticks;
 }
 
-/** `15:31`, `15:31:05` or `08-10 15:00`, by what the window needs to tell ticks apart. */
+/** `15:31`, `15:31:05`, `Aug 10` or `Aug 10 15:00`, by what the window needs to tell ticks apart. */
 export function formatUtcTick(t: number, spanMs: number): string {
   const iso = new Date(t).toISOString();
-  if (spanMs > 2 * D) return iso.slice(5, 10) + (t % D === 0 ? "" : ` ${iso.slice(11, 16)}`);
-  if (spanMs > 20 * H) return t % D === 0 ? iso.slice(5, 10) : iso.slice(11, 16);
+  if (spanMs > 2 * D) return formatUtcDay(t) + (t % D === 0 ? "" : ` ${iso.slice(11, 16)}`);
+  if (spanMs > 20 * H) return t % D === 0 ? formatUtcDay(t) : iso.slice(11, 16);
   if (spanMs <= 5 * M) return iso.slice(11, 19);
   return iso.slice(11, 16);
 }

@@ -43,6 +43,17 @@ export function formatUtcDate(iso: string): string {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
+/**
+ * A UTC day as formatUtc says its date, without the year: `Dec 3`, for a chart's axis. A numeric
+ * `12-03` reads as the 12th of March to half the world. The raw text when it does not parse.
+ */
+export function formatUtcDay(at: number | string): string {
+  const t = typeof at === "number" ? at : Date.parse(at);
+  if (Number.isNaN(t)) return String(at);
+  const d = new Date(t);
+  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`;
+}
+
 /** Whether two times fall on the same UTC day (false when either does not parse). */
 export function sameUtcDay(a: string, b: string): boolean {
   const x = Date.parse(a);

@@ -33,7 +33,8 @@ test.describe("the incidents-per-week chart", () => {
         event.run(new Date(at).toISOString(), "trip", "size drift on BTCUSDT", "bot");
         event.run(new Date(at + (5 + w) * 60_000).toISOString(), "clear", "book corrected", "operator:ana");
       }
-      labels.push(new Date(monday).toISOString().slice(5, 10));
+      // "Nov 30", not "11-30": a numeric day reads as day-month to half the world.
+      labels.push(`${new Date(monday).toLocaleString("en-US", { month: "short", timeZone: "UTC" })} ${new Date(monday).getUTCDate()}`);
     }
     db.close();
     server = await startConsole({ journal: file });

@@ -111,7 +111,7 @@ describe("UTC helpers", () => {
     const ticks = utcTicks(from, to, 6);
     expect(ticks.map((t) => formatUtcTick(t, to - from))).toEqual(["15:20", "15:25", "15:30"]);
     const day = Date.parse("2026-08-10T00:00:00Z");
-    expect(utcTicks(day, day + 20 * 86_400_000, 6).map((t) => formatUtcTick(t, 20 * 86_400_000))).toEqual(["08-13", "08-20", "08-27"]);
+    expect(utcTicks(day, day + 20 * 86_400_000, 6).map((t) => formatUtcTick(t, 20 * 86_400_000))).toEqual(["Aug 13", "Aug 20", "Aug 27"]);
     expect(utcTicks(5, 5)).toEqual([]);
   });
 });
