@@ -53,6 +53,16 @@ export const PING_MS = 750;
 const RECHECK_MS = 1_000;
 /** Views nobody watches any more whose last event id is kept, for a stream that resumes. */
 const REMEMBERED_VIEWS = 1_000;
+/**
+ * The distinct views (each kind of reader apart) a console re-reads on a change, and the streams it
+ * holds. Every watched view is read on every change, so the views, not the streams, are what a
+ * change costs: a stranger asking for 1,000 streams of 100 made-up views each (a `before` per
+ * stream) had the console re-read 100,000 views on each of the bot's commits, and froze it for
+ * every operator. Past either limit a new stream is refused (503, `refusal`) and its page polls,
+ * as it does whenever the stream is down. A desk's tabs watch a few dozen views; the benchmark holds 1,000 streams.
+ */
+export const MAX_WATCHED_VIEWS = 200;
+export const MAX_STREAMS = 2_000;
 
 /** One open stream: gets whole SSE frames. */
 export interface LiveSubscriber {
@@ -85,6 +95,8 @@ export interface WatcherOptions {
   pingMs?: number;
   recheckMs?: number;
   now?: () => number;
+  maxViews?: number;
+  maxStreams?: number;
 }
 
 /** Ages and read times: they move with the clock alone, so they are no change (see the module's comment). */
@@ -120,7 +132,29 @@ export class JournalWatcher {
     // Not instanceof: Next bundles route modules apart, so the console's set (on globalThis) may
     // come from another bundle's copy of the class.
     this.sources = "sources" in source ? source : SourceSet.of(source);
-    this.opts = { tickMs: TICK_MS, pingMs: PING_MS, recheckMs: RECHECK_MS, now: () => Date.now(), ...opts };
+    this.opts = {
+      tickMs: TICK_MS,
+      pingMs: PING_MS,
+      recheckMs: RECHECK_MS,
+      now: () => Date.now(),
+      maxViews: MAX_WATCHED_VIEWS,
+      maxStreams: MAX_STREAMS,
+      ...opts,
+    };
+  }
+
+  /**
+   * Why a stream for these views, as this kind of reader, would be one too many (the route answers
+   * 503 with it before the stream starts), or null. Views already watched cost nothing more: a
+   * stream of the same overview as a thousand others is always let in while streams are left.
+   */
+  refusal(views: { name: string }[], names: boolean): string | null {
+    if (this.subscribers.size >= this.opts.maxStreams)
+      return `the console already holds ${this.subscribers.size.toLocaleString("en-US")} live streams, its limit: this page asks every second instead`;
+    const added = views.filter((v) => !this.entries.has(entryKey(names, v.name))).length;
+    if (added > 0 && this.entries.size + added > this.opts.maxViews)
+      return `the console already watches ${this.entries.size} live views, and these would add ${added} past its limit of ${this.opts.maxViews}: this page asks every second instead`;
+    return null;
   }
 
   /**
@@ -290,8 +324,12 @@ export class JournalWatcher {
       this.version = version;
       this.readAt = now;
     }
-    const payloads = await Promise.all(toRead.map((entry) => this.read(entry)));
-    toRead.forEach((entry, i) => this.publish(entry, payloads[i]!));
+    for (const [i, entry] of toRead.entries()) {
+      // One view at a time, the server's other work in between: a SQLite read holds the event loop,
+      // and a pass over many views read back to back held every page and action until it ended.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      this.publish(entry, await this.read(entry));
+    }
   }
 
   private async read(entry: Entry): Promise<ViewPayload> {

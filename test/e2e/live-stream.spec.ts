@@ -167,3 +167,39 @@ test("eight tabs stay live at once on one shared stream, and each learns of a tr
   streams.stop();
   polls.stop();
 });
+
+test("a stranger's streams of made-up views are refused past the console's limit, and the desk's page still learns of a drift", async ({ page }) => {
+  const { default: http } = await import("node:http");
+  // Two streams of 100 views each that nobody else watches (a `before` apiece): the 200 views the console re-reads on a change.
+  const flood = (first: number) =>
+    new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+      const views = Array.from({ length: 100 }, (_, i) => `breakers:gamma:${first + i}`).join(",");
+      http.get(`${server.url}/api/live?views=${encodeURIComponent(views)}`, { agent: false }, resolve).on("error", reject);
+    });
+  const held = [await flood(1), await flood(101)];
+  for (const res of held) {
+    expect(res.statusCode).toBe(200);
+    res.resume();
+  }
+  const refused = await page.request.get(`${server.url}/api/live?views=${encodeURIComponent("breakers:gamma:201")}`);
+  expect(refused.status()).toBe(503);
+  expect(refused.headers()["retry-after"]).toBe("5");
+  expect(await refused.json()).toMatchObject({
+    ok: false,
+    error: { code: "busy", message: "Not streamed: the console already watches 200 live views, and these would add 1 past its limit of 200: this page asks every second instead." },
+  });
+
+  // The overview's views are new too: its stream is refused, and the page polls, as when its stream is down.
+  await page.goto(server.url);
+  const row = page.locator('[data-testid="symbol-row"][data-bot="gamma"][data-symbol="AAPL"]');
+  await expect(row).toHaveAttribute("data-drift", "none");
+  sqliteCli(journal.file, DRIFT_AAPL);
+  await expect(row).toHaveAttribute("data-drift", "size_drift", { timeout: 5_000 });
+  await expect(page.getByRole("main").getByTestId("live-status")).toContainText("updated");
+
+  // The stranger gone, the page's stream is let in at its next try.
+  for (const res of held) res.destroy();
+  await streaming(page);
+  const again = await page.evaluate(async () => (await fetch("/api/live?views=breakers:gamma:201", { signal: AbortSignal.timeout(2_000) }).catch(() => null))?.status ?? 0);
+  expect(again).toBe(200);
+});

@@ -59,7 +59,7 @@ function views(list: string) {
 const NOW = () => new Date().toISOString();
 
 /** A journal with two registered bots, each written by the sqlite3 tool: another process, as a bot is. */
-function journal(mode: "wal" | "delete" = "wal") {
+function journal(mode: "wal" | "delete" = "wal", limits: { maxViews?: number; maxStreams?: number } = {}) {
   const file = migratedJournal("live");
   if (mode === "delete") {
     const db = new Database(file);
@@ -74,7 +74,7 @@ function journal(mode: "wal" | "delete" = "wal") {
   );
   const source = new JournalSource(file, { migrationsDir, log: () => {} });
   // Far-off timers: the test looks at the journal itself, so every count below is exact.
-  const watcher = new JournalWatcher(source, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0 });
+  const watcher = new JournalWatcher(source, { tickMs: 3_600_000, recheckMs: 3_600_000, pingMs: 0, ...limits });
   cleanup.push(
     () => watcher.stop(),
     () => source.close(),
@@ -116,6 +116,44 @@ describe("the live watcher", () => {
     await watcher.tick();
     expect(watcher.reads).toBe(4);
     for (const s of streams) expect(s.events).toHaveLength(4);
+  });
+
+  it("refuses a stream that would add views past its limit, or one stream too many; views already watched are let in", async () => {
+    const { watcher } = journal("wal", { maxViews: 3, maxStreams: 3 });
+    // Each stream of a stranger's made-up views (a `before` of its own) is views the console must re-read on every change.
+    expect(watcher.refusal(views("breakers:bot-a:1,breakers:bot-a:2,breakers:bot-a:3,breakers:bot-a:4"), false)).toBe(
+      "the console already watches 0 live views, and these would add 4 past its limit of 3: this page asks every second instead",
+    );
+    watcher.subscribe(stream(), views("overview,breakers"), false);
+    await watcher.ready;
+    expect(watcher.refusal(views("overview,doubtful"), false)).toBeNull();
+    expect(watcher.refusal(views("doubtful,breakers:bot-a"), false)).toMatch(/already watches 2 live views, and these would add 2 past its limit of 3/);
+    // A reader who sees names reads its own copy of a view: the same name is one more view.
+    expect(watcher.refusal(views("overview,breakers"), true)).toMatch(/would add 2 past its limit/);
+    watcher.subscribe(stream(), views("overview,doubtful"), false);
+    const third = stream();
+    watcher.subscribe(third, views("overview"), false);
+    await watcher.ready;
+    expect(watcher.watched).toBe(3);
+    expect(third.events.map((e) => e.view)).toEqual(["overview"]);
+    // Three streams held: a fourth, even of a watched view, is one too many.
+    expect(watcher.refusal(views("overview"), false)).toBe("the console already holds 3 live streams, its limit: this page asks every second instead");
+  });
+
+  it("lets the server's other work run between two views' reads of one look", async () => {
+    const { file, watcher } = journal();
+    watcher.subscribe(stream(), views("overview,breakers,doubtful,bot-clear:bot-a"), true);
+    await watcher.ready;
+    const before = watcher.reads;
+    halt(file, "bot-a");
+    let readsWhenOtherWorkRan = -1;
+    const look = watcher.tick();
+    setImmediate(() => (readsWhenOtherWorkRan = watcher.reads));
+    await look;
+    expect(watcher.reads).toBe(before + 4);
+    // Other work (a request, an action) ran before the last of the four reads, not after all of them.
+    expect(readsWhenOtherWorkRan).toBeGreaterThanOrEqual(before);
+    expect(readsWhenOtherWorkRan).toBeLessThan(before + 4);
   });
 
   it("never reads a view nobody watches, and stops reading when the last stream goes", async () => {

@@ -9,6 +9,9 @@
  *   percent-encoded. A missing, unknown or invalid view (or one named twice, or more than 100) is a 400
  *   in the JSON routes' envelope, before any stream starts. Same read gate (proxy.ts) and the same
  *   reader-dependent name masking as the JSON routes.
+ * - Limits (lib/live/watcher.ts): a stream that would add views past the 200 the console watches,
+ *   or one past its 2,000 streams, is a 503 (`busy`, Retry-After: 5) before it starts; the page
+ *   polls meanwhile, as whenever its stream is down.
  * - Answer: `text/event-stream`, `Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`.
  *   On connect every requested view is sent at once; then one event per view whose content changed:
  *   `id: <n>`, `event: view`, `data: {"view":…,"ok":true,"data":<the JSON route's data>}` or
@@ -21,7 +24,7 @@
  *   EventSource sends it) is sent only the views that changed after that event, or none; an id this
  *   process did not send (a restarted console) gets every view again.
  */
-import type { NextRequest } from "next/server";
+import { NextResponse, type NextRequest } from "next/server";
 import { readerSeesNames } from "@/lib/auth/reader";
 import { badRequest } from "@/lib/http/journal-route";
 import { parseLiveViewList } from "@/lib/live/view-names";
@@ -66,6 +69,14 @@ export async function GET(request: NextRequest) {
   const views = parseLiveViewList(request.nextUrl.searchParams.get("views"));
   if (!views.ok) return badRequest(views.message);
   const names = await readerSeesNames();
+  // Checked here and subscribed in the stream's start, with no await between: no other stream slips in.
+  const refused = consoleWatcher().refusal(views.value, names);
+  if (refused) {
+    return NextResponse.json(
+      { ok: false, error: { code: "busy", message: `Not streamed: ${refused}.` } },
+      { status: 503, headers: { "Cache-Control": "no-store", "Retry-After": "5" } },
+    );
+  }
   const encoder = new TextEncoder();
   let unsubscribe: (() => void) | null = null;
   let ended = false;
