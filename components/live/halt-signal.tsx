@@ -66,8 +66,18 @@ export function Favicon() {
   return <link rel="icon" type="image/svg+xml" href={href} />;
 }
 
-/** The halt signal of the whole console: title, favicon and banner. Rendered once, in the root layout. */
+/**
+ * The halt signal of the whole console: title, favicon and banner. Rendered once, in the root layout.
+ * Nothing is known before hydration (the server's HTML shows no state), and it asks for the
+ * overview only after: a query made while the server renders exists before the overview page puts
+ * its own read in the cache, and TanStack Query then hydrates that read only after the page's first
+ * render, so the overview's HTML said "No data yet" (a reader without JavaScript saw nothing else).
+ */
 export function HaltSignal() {
+  return useHydrated() ? <LiveHaltSignal /> : <div data-testid="halt-signal" data-state="off" />;
+}
+
+function LiveHaltSignal() {
   const pathname = usePathname();
   // The sign-in page reads nothing: it must not poll, nor alarm a reader who is not signed in yet.
   const active = pathname !== "/login";
@@ -90,7 +100,6 @@ export function HaltSignal() {
     active,
   );
   const now = useNow();
-  const hydrated = useHydrated();
   const problemShown = useJournalProblemShown();
   const data = active ? query.data : undefined;
   const halted = bannerHalts(data?.bots ?? []);
@@ -107,8 +116,7 @@ export function HaltSignal() {
   }
   if (data) causes.push(...data.alarms);
   useDeskNotifications(data);
-  // Only the browser knows whether the data is current; the server's HTML and hydration show nothing.
-  const state = !hydrated || !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
+  const state = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
 
   useEffect(() => {
     want(state === "halted" ? HALTED : state === "unknown" ? UNKNOWN : PLAIN);

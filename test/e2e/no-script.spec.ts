@@ -29,6 +29,12 @@ test("without JavaScript a page says it does not update, and does not claim to b
     // rather than saying "live" for ever (the overview's is streamed, and never shown without a script).
     if (p === "/doubtful") await expect(page.getByTestId("live-status")).toHaveCount(1);
   }
+  // The overview's HTML is the journal as the server read it, not "No data yet": the tab's halt
+  // signal (in the layout, before the page) once made the overview's query first, and the page's
+  // read was then put in the cache only after its first render.
+  await page.goto(server.url);
+  await expect(page.locator('[data-testid="symbol-row"][data-bot="gamma"][data-symbol="AAPL"]')).toBeVisible();
+  await expect(page.getByText("No data yet")).toHaveCount(0);
   await context.close();
 });
 
