@@ -8,10 +8,13 @@ import http from "node:http";
 import type net from "node:net";
 import path from "node:path";
 import { freePort, startServer, type ConsoleServer } from "@/tools/lib/console-server";
-import { tempDir } from "./journal";
+import { repoRoot, tempDir } from "./journal";
 
 /** One notification the webhook received: the alerts' labels and status, as Alertmanager sent them. */
 export interface Delivery {
+  /** The receiver Alertmanager routed it to (with the shipped routes: team-webhook, on-call-page, team-slack). */
+  receiver?: string;
+  groupLabels?: Record<string, string>;
   status: string;
   alerts: { status: string; labels: Record<string, string>; annotations?: Record<string, string> }[];
 }
@@ -52,7 +55,29 @@ async function json<T>(res: Response): Promise<T> {
   return (await res.json()) as T;
 }
 
-export async function startAlertmanager(opts: { repeatInterval?: string } = {}): Promise<TestAlertmanager> {
+/**
+ * The shipped deploy/alertmanager/alertmanager.yml's routes as they are, with its intervals cut to
+ * test length and each of its receivers a webhook to `hook` (the delivery names its receiver).
+ */
+function shippedRoutes(hook: string, repeatInterval: string): string {
+  const shipped = fs.readFileSync(path.join(repoRoot, "deploy/alertmanager/alertmanager.yml"), "utf8");
+  const cut = shipped.indexOf("\nreceivers:");
+  if (cut < 0) throw new Error("deploy/alertmanager/alertmanager.yml: no receivers section");
+  const routes = shipped
+    .slice(0, cut)
+    .replace(/^(\s*)group_wait: .*$/m, "$1group_wait: 100ms")
+    .replace(/^(\s*)group_interval: .*$/m, "$1group_interval: 500ms")
+    .replace(/^(\s*)repeat_interval: .*$/m, `$1repeat_interval: ${repeatInterval}`);
+  const names = [...shipped.slice(cut).matchAll(/^ {2}- name: (\S+)$/gm)].map((m) => m[1]!);
+  return [
+    routes,
+    "receivers:",
+    ...names.flatMap((name) => [`  - name: ${name}`, "    webhook_configs:", `      - url: ${hook}`, "        send_resolved: false"]),
+    "",
+  ].join("\n");
+}
+
+export async function startAlertmanager(opts: { repeatInterval?: string; routes?: "one-webhook" | "shipped" } = {}): Promise<TestAlertmanager> {
   const dir = tempDir("alertmanager");
   const deliveries: Delivery[] = [];
   const hook = http.createServer((req, res) => {
@@ -73,20 +98,22 @@ export async function startAlertmanager(opts: { repeatInterval?: string } = {}):
   const config = path.join(dir, "alertmanager.yml");
   fs.writeFileSync(
     config,
-    [
-      "route:",
-      "  receiver: test-webhook",
-      "  group_by: [alertname, bot, symbol]",
-      "  group_wait: 100ms",
-      "  group_interval: 500ms",
-      `  repeat_interval: ${opts.repeatInterval ?? "1s"}`,
-      "receivers:",
-      "  - name: test-webhook",
-      "    webhook_configs:",
-      `      - url: http://127.0.0.1:${hookPort}/hook`,
-      "        send_resolved: false",
-      "",
-    ].join("\n"),
+    opts.routes === "shipped"
+      ? shippedRoutes(`http://127.0.0.1:${hookPort}/hook`, opts.repeatInterval ?? "1s")
+      : [
+          "route:",
+          "  receiver: test-webhook",
+          "  group_by: [alertname, bot, symbol]",
+          "  group_wait: 100ms",
+          "  group_interval: 500ms",
+          `  repeat_interval: ${opts.repeatInterval ?? "1s"}`,
+          "receivers:",
+          "  - name: test-webhook",
+          "    webhook_configs:",
+          `      - url: http://127.0.0.1:${hookPort}/hook`,
+          "        send_resolved: false",
+          "",
+        ].join("\n"),
   );
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
