@@ -60,7 +60,12 @@ describe("the shipped Alertmanager routes", () => {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
-        matchers: Object.entries({ alertname: ALPHA_UNKNOWN.alertname, bot: "alpha", symbol: "BTCUSDT" }).map(([name, value]) => ({ name, value, isRegex: false, isEqual: true })),
+        matchers: Object.entries({ alertname: ALPHA_UNKNOWN.alertname, bot: "alpha", symbol: "BTCUSDT" }).map(([name, value]) => ({
+          name,
+          value,
+          isRegex: false,
+          isEqual: true,
+        })),
         startsAt: new Date().toISOString(),
         endsAt: new Date(Date.now() + 3_600_000).toISOString(),
         createdBy: "operator:ana",
