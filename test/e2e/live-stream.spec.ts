@@ -186,7 +186,10 @@ test("a stranger's streams of made-up views are refused past the console's limit
   expect(refused.headers()["retry-after"]).toBe("5");
   expect(await refused.json()).toMatchObject({
     ok: false,
-    error: { code: "busy", message: "Not streamed: the console already watches 200 live views, and these would add 1 past its limit of 200: this page asks every second instead." },
+    error: {
+      code: "busy",
+      message: "Not streamed: the console already watches 200 live views, and these would add 1 past its limit of 200: this page asks every second instead.",
+    },
   });
 
   // The overview's views are new too: its stream is refused, and the page polls, as when its stream is down.
@@ -200,6 +203,8 @@ test("a stranger's streams of made-up views are refused past the console's limit
   // The stranger gone, the page's stream is let in at its next try.
   for (const res of held) res.destroy();
   await streaming(page);
-  const again = await page.evaluate(async () => (await fetch("/api/live?views=breakers:gamma:201", { signal: AbortSignal.timeout(2_000) }).catch(() => null))?.status ?? 0);
+  const again = await page.evaluate(
+    async () => (await fetch("/api/live?views=breakers:gamma:201", { signal: AbortSignal.timeout(2_000) }).catch(() => null))?.status ?? 0,
+  );
   expect(again).toBe(200);
 });

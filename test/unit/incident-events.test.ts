@@ -93,8 +93,11 @@ describe("toIncidentEvent", () => {
     });
     // A refusal says why, in the words the operator was shown, so a story or a post-mortem needs no audit page.
     expect(
-      audit({ outcome: "refused", reason: "conflict", detail: JSON.stringify({ message: "bot-a changed since you loaded the page: reload and look again.", reasons: [] }) })
-        .summary,
+      audit({
+        outcome: "refused",
+        reason: "conflict",
+        detail: JSON.stringify({ message: "bot-a changed since you loaded the page: reload and look again.", reasons: [] }),
+      }).summary,
     ).toBe("operator:ana: Clear a halt on bot-a: refused (conflict): bot-a changed since you loaded the page: reload and look again.");
   });
 
