@@ -77,6 +77,10 @@ RECONCILE_STRATEGY = "reconcile"
 
 _HASH_HEX_DIGITS = 20
 _PREFIX = re.compile(r"^[A-Za-z0-9_.:]+$")
+# The compact form (no "-" after the prefix), for a venue whose ids are letters and digits only:
+# OKX's clOrdId takes 1 to 32 of them, so the prefix at most 12 with the 20-digit digest.
+_COMPACT_PREFIX = re.compile(r"^[A-Za-z0-9]{1,12}$")
+ID_FORMS = ("dash", "compact")
 _MIGRATION = re.compile(r"^(\d{4})_.*\.sql$")
 
 
@@ -184,15 +188,27 @@ def decision_seed(strategy: str, symbol: str, side: str, qty: Any, bar: str) -> 
     return "|".join(fields)
 
 
-def client_order_id(prefix: str, strategy: str, symbol: str, side: str, qty: Any, bar: str) -> str:
+def _check_prefix(prefix: Any, form: str) -> None:
+    if form not in ID_FORMS:
+        raise ValueError(f"id form must be one of {ID_FORMS}, not {form!r}")
+    if form == "compact":
+        if not isinstance(prefix, str) or not _COMPACT_PREFIX.match(prefix):
+            raise InvalidDecisionError(
+                f"client id prefix {json.dumps(prefix, ensure_ascii=False)} must be 1 to 12 letters or digits for the compact form"
+                " (OKX takes 32 letters and digits)"
+            )
+    elif not isinstance(prefix, str) or not _PREFIX.match(prefix):
+        raise InvalidDecisionError(f'client id prefix {json.dumps(prefix, ensure_ascii=False)} must be letters, digits, "_", "." or ":"')
+
+
+def client_order_id(prefix: str, strategy: str, symbol: str, side: str, qty: Any, bar: str, form: str = "dash") -> str:
     """`<prefix>-<first 20 hex digits of sha256(seed)>`: the same decision is always the same id,
-    across retries, restarts and languages."""
-    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
-        raise InvalidDecisionError(
-            f'client id prefix {json.dumps(prefix, ensure_ascii=False)} must be letters, digits, "_", "." or ":"'
-        )
+    across retries, restarts and languages. `form="compact"` leaves out the "-", for a venue whose
+    ids are letters and digits only (OKX); docs/journal.md, "The client order id"."""
+    _check_prefix(prefix, form)
     seed = decision_seed(strategy, symbol, side, qty, bar)
-    return f"{prefix}-{hashlib.sha256(seed.encode('utf-8')).hexdigest()[:_HASH_HEX_DIGITS]}"
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:_HASH_HEX_DIGITS]
+    return f"{prefix}{'' if form == 'compact' else '-'}{digest}"
 
 
 # --- JavaScript-compatible text (reasons and event details read the same as a TypeScript bot's) ---
@@ -1194,11 +1210,12 @@ class JournalWriter:
         backoff_ms: int = 500,
         unknown_symbol_qty_step: float = 1e-8,
         on_alert: Optional[Callable[[Alert], None]] = None,
+        id_form: str = "dash",
     ) -> None:
         if retry_attempts < 1:
             raise ValueError("retry_attempts must be at least 1")
-        if not isinstance(prefix, str) or not _PREFIX.match(prefix):
-            raise InvalidDecisionError(f'client id prefix {prefix!r} must be letters, digits, "_", "." or ":"')
+        # id_form="compact" for a venue whose client ids are letters and digits only (OKX).
+        _check_prefix(prefix, id_form)
         if con.isolation_level is not None:
             raise ValueError("open the connection with open_journal (isolation_level=None): the writer opens its own BEGIN IMMEDIATE")
         self.con = con
@@ -1207,6 +1224,7 @@ class JournalWriter:
         self._pg = isinstance(con, PgConnection)
         self.bot_id = bot_id
         self.prefix = prefix
+        self.id_form = id_form
         self.exchange = exchange
         self._clock = clock or (lambda: datetime.datetime.now(datetime.timezone.utc))
         self._sleep = sleep or (lambda ms: time.sleep(ms / 1000))
@@ -1324,7 +1342,7 @@ class JournalWriter:
 
     def client_order_id(self, order: Any) -> str:
         o = _as_order(order)
-        return client_order_id(self.prefix, o.strategy, o.symbol, o.side, o.qty, o.bar)
+        return client_order_id(self.prefix, o.strategy, o.symbol, o.side, o.qty, o.bar, self.id_form)
 
     def record_intent(self, order: Any) -> Tuple[OrderRow, bool]:
         """Step 1: the intent, committed before anything touches the network. The same decision finds

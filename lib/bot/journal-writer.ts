@@ -25,7 +25,7 @@ import type { BreakerRow } from "../db/schema";
 import type { Actor, OrderSide, OrderState } from "../journal/contract";
 import { ORDER_STATES, SETTLED_STATES } from "../journal/contract";
 import { ALWAYS_DOUBTFUL_STATES } from "../journal/order-state";
-import { clientOrderId, decisionSeed, type Decision } from "../journal/client-order-id";
+import { clientOrderId, decisionSeed, type Decision, type IdForm } from "../journal/client-order-id";
 import { diffBooks, type BookDiff } from "../reconcile/diff";
 import {
   DuplicateClientOrderIdError,
@@ -53,6 +53,8 @@ export interface JournalWriterOptions {
   exchange: ExchangeAdapter;
   /** Prefix of every client order id this bot makes. */
   prefix: string;
+  /** `compact` (no `-` after the prefix) for a venue whose ids are letters and digits only, such as OKX; default `dash`. */
+  idForm?: IdForm;
   /** Quantity step per symbol the bot trades; used for the drift tolerance. */
   qtyStepFor: (symbol: string) => number | undefined;
   /**
@@ -360,7 +362,7 @@ export abstract class JournalWriterCore<R extends "sync" | "async"> {
    * Idempotent: the same decision finds its existing row.
    */
   recordIntent(decision: Decision): Out<R, { order: OrderRowLite; inserted: boolean }> {
-    const id = clientOrderId(this.prefix, decision);
+    const id = clientOrderId(this.prefix, decision, this.opts.idForm);
     const at = this.now();
     const botId = this.botId;
     return this.tx(

@@ -13,7 +13,7 @@ import { OKX_NOW, okxBase, okxError, okxOk, okxOrder, okxPosition, okxSigned } f
 const KEY = "okx-test-key-Lw02nA";
 const SECRET = "okx-test-secret-Hc91Pe";
 const PASSPHRASE = "okx-test-passphrase";
-const ID = "gamma0b5e1d2c3a4f59687a1b"; // OKX: clOrdId is letters and digits only, up to 32
+const ID = "gamma0b5e1d2c3a4f59687a1b"; // OKX: clOrdId is letters and digits only, up to 32: the compact form (docs/journal.md)
 const SYMBOL = "BTC-USDT-SWAP";
 const PLACED = new Date(OKX_NOW - 5 * 60_000).toISOString();
 

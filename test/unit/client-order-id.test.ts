@@ -29,6 +29,15 @@ describe("clientOrderId", () => {
   it("refuses a prefix that would blur where the hash starts", () => {
     expect(() => clientOrderId("q-500", decision)).toThrow(InvalidDecisionError);
   });
+
+  it("writes the compact form for venues whose ids are letters and digits only (OKX: at most 32)", () => {
+    // The contract's vector without the dash: the same digest.
+    expect(clientOrderId("q500", decision, "compact")).toBe("q500d802a55a0df8ed0d3231");
+    const longest = clientOrderId("gamma1234567", decision, "compact");
+    expect(longest).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(() => clientOrderId("gamma12345678", decision, "compact")).toThrow(/1 to 12 letters or digits/);
+    expect(() => clientOrderId("q_500", decision, "compact")).toThrow(InvalidDecisionError);
+  });
 });
 
 describe("formatQty", () => {
@@ -63,6 +72,14 @@ describe("checkClientOrderId", () => {
 
   it("flags an id without the bot's prefix as foreign", () => {
     expect(checkClientOrderId("manual-123", "q500", decision).kind).toBe("foreign");
+    // The prefix followed by anything but a dash or 20 hex digits is another system's.
+    expect(checkClientOrderId("q500manual", "q500", decision).kind).toBe("foreign");
+    expect(checkClientOrderId("q5001-d802a55a0df8ed0d3231", "q500", decision).kind).toBe("foreign");
+  });
+
+  it("accepts the compact form, and flags a compact id that does not recompute as corrupt", () => {
+    expect(checkClientOrderId("q500d802a55a0df8ed0d3231", "q500", decision)).toEqual({ kind: "ok" });
+    expect(checkClientOrderId("q500d802a55a0df8ed0d3232", "q500", decision)).toMatchObject({ kind: "corrupt", expected: "q500d802a55a0df8ed0d3231" });
   });
 
   it("flags an id that does not recompute from its decision fields as corrupt", () => {

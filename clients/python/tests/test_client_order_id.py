@@ -8,6 +8,17 @@ class ClientOrderIdTest(unittest.TestCase):
     def test_documented_vector(self):
         self.assertEqual(dj.client_order_id("q500", "media_movil", "AAPL", "buy", 500, "2026-08-10T15:30:00Z"), "q500-d802a55a0df8ed0d3231")
 
+    def test_the_compact_form_for_venues_whose_ids_are_letters_and_digits_only(self):
+        # The documented vector without the dash (OKX's clOrdId: 1 to 32 letters and digits).
+        self.assertEqual(dj.client_order_id("q500", "media_movil", "AAPL", "buy", 500, "2026-08-10T15:30:00Z", "compact"), "q500d802a55a0df8ed0d3231")
+        self.assertRegex(dj.client_order_id("gamma1234567", "s", "AAPL", "buy", 1, "2026-08-10T15:30:00Z", "compact"), r"^[A-Za-z0-9]{32}$")
+        for prefix in ("gamma12345678", "q_500", "q.500", ""):
+            with self.subTest(prefix=prefix):
+                with self.assertRaises(dj.InvalidDecisionError):
+                    dj.client_order_id(prefix, "s", "AAPL", "buy", 1, "2026-08-10T15:30:00Z", "compact")
+        with self.assertRaises(ValueError):
+            dj.client_order_id("q500", "s", "AAPL", "buy", 1, "2026-08-10T15:30:00Z", "underscore")
+
     def test_the_same_decision_gives_the_same_id_whatever_the_quantity_type(self):
         ids = {dj.client_order_id("q500", "media_movil", "AAPL", "buy", q, "2026-08-10T15:30:00Z") for q in (500, 500.0, Decimal("500"), Decimal("500.000"), "500", "5e2")}
         self.assertEqual(ids, {"q500-d802a55a0df8ed0d3231"})

@@ -32,6 +32,22 @@ class Script:
         return self._next(self.lookups, "lookup")
 
 
+class CompactIdTest(unittest.TestCase):
+    def test_a_writer_for_okx_journals_and_sends_the_compact_id(self):
+        # OKX refuses a clOrdId with a "-": id_form="compact" journals, sends and looks up the same
+        # 20-digit digest right after the prefix, and the console counts it as the bot's own.
+        file = new_journal(self)
+        w, _, _ = writer_on(file, prefix="gamma", id_form="compact")
+        ex = Script(sends=[FILLED])
+        self.assertEqual(w.send_once(ORDER, ex.send, ex.lookup).kind, "placed")
+        oid = dj.client_order_id("gamma", "media_movil", "AAPL", "buy", 500, BAR, "compact")
+        self.assertRegex(oid, r"^gamma[0-9a-f]{20}$")
+        self.assertEqual(ex.sent[0].client_order_id, oid)
+        self.assertEqual(rows(file, "SELECT client_order_id, state FROM orders"), [(oid, "filled")])
+        with self.assertRaises(dj.InvalidDecisionError):
+            writer_on(file, bot_id="bot-b", prefix="gamma_b", id_form="compact")
+
+
 class SendOnceTest(unittest.TestCase):
     def setUp(self):
         self.file = new_journal(self)
