@@ -17,7 +17,12 @@ import { z } from "zod";
 import { ACCOUNT_TYPES, CCXT_VENUES, CcxtAdapter, createCcxtExchange, type AccountType, type CcxtVenue } from "./ccxt-adapter";
 import { secretWeakness } from "../auth/secret-strength";
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, such as ALPHA_BYBIT_KEY");
+const envName = z
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? "missing: name the environment variable that holds it" : "must be a string: the name of an environment variable",
+  })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable, such as ALPHA_BYBIT_KEY");
 
 const botSchema = z
   .object({
@@ -43,6 +48,9 @@ const botSchema = z
   .superRefine((bot, ctx) => {
     if (bot.exchange === "okx" && !bot.passphraseEnv)
       ctx.addIssue({ code: "custom", path: ["passphraseEnv"], message: "OKX keys come with a passphrase: name its variable" });
+    // Here, with the other fields' problems, not after them: a second run that finds one more was a second round.
+    if (bot.accountType === "spot" && !bot.symbols)
+      ctx.addIssue({ code: "custom", path: ["symbols"], message: "a spot account needs its symbols (its positions are their base-currency balances)" });
   });
 
 const configSchema = z
@@ -107,8 +115,6 @@ export function loadGatewayConfig(text: string, env: Readonly<Record<string, str
     const apiKey = read(`${field}.keyEnv`, bot.keyEnv);
     const secret = read(`${field}.secretEnv`, bot.secretEnv);
     const password = bot.passphraseEnv ? read(`${field}.passphraseEnv`, bot.passphraseEnv) : undefined;
-    if (bot.accountType === "spot" && !bot.symbols)
-      problems.push(`${field}.symbols: a spot account needs its symbols (its positions are their base-currency balances)`);
     if (problems.length > 0) continue;
     const exchange = createCcxtExchange({
       venue: bot.exchange,

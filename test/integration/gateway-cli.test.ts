@@ -78,12 +78,18 @@ describe("npm run gateway: config errors", () => {
         bots: {
           alpha: { exchange: "kraken", accountType: "linear", keyEnv: "ALPHA_BYBIT_KEY", secretEnv: "ALPHA_BYBIT_SECRET" },
           beta: { exchange: "okx", accountType: "linear", keyEnv: "K", secretEnv: "S" },
+          gamma: { exchange: "binance", accountType: "spot", keyEnv: "K" },
+          delta: { exchange: "binance", accountType: "spot", keyEnv: "K", secretEnv: "S" },
         },
       }),
     ]);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/bots\.alpha\.exchange: Invalid option: expected one of "bybit"\|"binance"\|"okx"/);
     expect(r.stderr).toMatch(/bots\.beta\.passphraseEnv: OKX keys come with a passphrase/);
+    // A missing field says what to write, not zod's "expected string, received undefined".
+    expect(r.stderr).toMatch(/bots\.gamma\.secretEnv: missing: name the environment variable that holds it/);
+    // In the same run as the others, not in a second one once they are mended.
+    expect(r.stderr).toMatch(/bots\.delta\.symbols: a spot account needs its symbols/);
 
     const unset = runOnce(
       ["--config", configFile({ bots: { alpha: { exchange: "bybit", accountType: "linear", keyEnv: "NOT_SET_KEY", secretEnv: "ALPHA_BYBIT_SECRET" } } })],
