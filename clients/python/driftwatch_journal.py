@@ -201,6 +201,12 @@ def _check_prefix(prefix: Any, form: str) -> None:
         raise InvalidDecisionError(f'client id prefix {json.dumps(prefix, ensure_ascii=False)} must be letters, digits, "_", "." or ":"')
 
 
+def _unknown_why(send_error: Optional[str], last: str) -> str:
+    """Why an order is unknown: the send's failure, then what the last lookup met (the last lookup's
+    error alone hid that the send itself had timed out); lib/bot/journal-writer.ts unknownWhy."""
+    return last if send_error is None or send_error == last else f"send failed: {send_error}; then {last}"
+
+
 def client_order_id(prefix: str, strategy: str, symbol: str, side: str, qty: Any, bar: str, form: str = "dash") -> str:
     """`<prefix>-<first 20 hex digits of sha256(seed)>`: the same decision is always the same id,
     across retries, restarts and languages. `form="compact"` leaves out the "-", for a venue whose
@@ -1482,6 +1488,7 @@ class JournalWriter:
                 return self._declare_unknown(id_, value)
             self._event(id_, "lookup_absent", {"during": "resume"})
         last_error = "no attempt made"
+        send_error: Optional[str] = None  # the last send's own failure: an unknown order's reason starts with it
         for attempt in range(self.retry_attempts):
             if attempt > 0:
                 self._sleep(self.backoff_ms * 2 ** (attempt - 1))
@@ -1500,6 +1507,7 @@ class JournalWriter:
                 return SendOutcome("rejected", row, error.reason)
             except Exception as error:
                 last_error = _error_text(error)
+                send_error = last_error
                 if isinstance(error, TimeoutError):
                     self._note_error(id_, "timeout", last_error, {"attempt": n})
                 elif isinstance(error, DuplicateClientOrderId):
@@ -1513,7 +1521,7 @@ class JournalWriter:
         kind, value = self._lookup(self._must_order(id_), lookup)
         if kind == "found":
             return SendOutcome("placed", value)
-        return self._declare_unknown(id_, value if kind == "failed" else last_error)
+        return self._declare_unknown(id_, _unknown_why(send_error, value if kind == "failed" else last_error))
 
     def _declare_unknown(self, id_: str, why: str) -> SendOutcome:
         row = self._set_state(id_, "unknown", "status", {"status": "unknown", "why": why}, why)

@@ -36,6 +36,14 @@ import {
   type ExchangeOrder,
 } from "../exchange/adapter";
 
+/**
+ * Why an order is unknown: the send's failure, then what the last lookup met, as the breaker's
+ * reason and the order's last error say it. The last lookup's error alone ("lookup failed:
+ * connection reset") hid from the person paged that the send itself had timed out.
+ */
+export const unknownWhy = (sendError: string | null, last: string): string =>
+  sendError === null || sendError === last ? last : `send failed: ${sendError}; then ${last}`;
+
 /** Orders of this strategy are the bot's reduce-only closes of positions it never opened. */
 export const RECONCILE_STRATEGY = "reconcile";
 
@@ -489,6 +497,8 @@ export abstract class JournalWriterCore<R extends "sync" | "async"> {
     }
     const id = intent.clientOrderId;
     let lastError = "no attempt made";
+    /** The last send's own failure: the reason of an unknown order starts with it. */
+    let sendError: string | null = null;
     for (let attempt = 0; attempt < this.retry.attempts; attempt++) {
       if (attempt > 0) {
         await this.sleep(this.retry.backoffMs * 2 ** (attempt - 1));
@@ -516,6 +526,7 @@ export abstract class JournalWriterCore<R extends "sync" | "async"> {
           return { kind: "rejected", order, reason: error.reason };
         }
         lastError = errorText(error);
+        sendError = lastError;
         if (error instanceof SendTimeoutError) await this.noteError(id, "timeout", lastError, { attempt: n });
         else if (error instanceof DuplicateClientOrderIdError) await this.noteError(id, "error", lastError, { attempt: n, duplicate: true });
         else if (error instanceof RateLimitError) await this.noteError(id, "error", lastError, { attempt: n, rateLimited: true });
@@ -524,7 +535,7 @@ export abstract class JournalWriterCore<R extends "sync" | "async"> {
     }
     const last = await this.lookup(await this.mustOrder(id));
     if (last.kind === "found") return { kind: "placed", order: last.order };
-    return this.declareUnknown(id, last.kind === "failed" ? last.error : lastError);
+    return this.declareUnknown(id, unknownWhy(sendError, last.kind === "failed" ? last.error : lastError));
   }
 
   private async declareUnknown(id: string, why: string): Promise<SendOutcome> {

@@ -99,7 +99,8 @@ test.describe("npm run demo: Check on exchange", () => {
     await expect.poll(unknownOrder, { timeout: 3 * 60_000, intervals: [1_000], message: "alpha's lost reply never went unknown" }).toBeDefined();
     const order = unknownOrder()!;
     // The bot asked its Bybit venue through ccxt and the connection was cut.
-    expect(order.lastError).toMatch(/^lookup failed: bybit could not be asked about .*: network error/);
+    // The send timed out first (the lost reply), then the lookups failed: both, in that order.
+    expect(order.lastError).toMatch(/^send failed: .+; then lookup failed: bybit could not be asked about .*: network error/);
     // Nobody asked the venue about it through the gateway yet.
     expect(venueLookups(output, order.id)).toEqual([]);
 

@@ -62,7 +62,7 @@ describe("getBreakerBoard", () => {
       clearedAt: null,
       cause: null,
       durationMs: now.getTime() - Date.parse(s.botB.tripAt),
-      reason: expect.stringMatching(new RegExp(`^order ${s.botB.clientOrderId} unknown: lookup failed`)),
+      reason: expect.stringMatching(new RegExp(`^order ${s.botB.clientOrderId} unknown: send failed: .+; then lookup failed`)),
     });
   });
 

@@ -81,7 +81,8 @@ describe("scenario lost-reply-unknown", () => {
       kind: "trip",
       actor: "bot",
       reconciliation_id: null,
-      reason: expect.stringMatching(`^order ${order.client_order_id} unknown: lookup failed`),
+      // The send's timeout first, then the lookups' failure: the lookups' alone hid the timeout.
+      reason: expect.stringMatching(`^order ${order.client_order_id} unknown: send failed: timeout after \\d+ ms; then lookup failed`),
     });
 
     // Before the order: clean. After: the exchange shows the 0.5 the journal cannot vouch for.

@@ -68,7 +68,7 @@ describe("a bot whose AAPL book drifts behind its back (JournalWriter on the sim
     expect(first).toMatchObject({ at: s.cycleAt[61], reason: "size drift AAPL: book +500 vs exchange +300" });
     expect(second).toMatchObject({ at: s.cycleAt[90], reason: "unknown position BTCUSDT +0.5" });
     expect(third).toMatchObject({ at: s.cycleAt[120], reason: "size drift AAPL: book +500 vs exchange +499" });
-    expect(fourth?.reason).toMatch(/^order q500-\w+ unknown: lookup failed/);
+    expect(fourth?.reason).toMatch(/^order q500-\w+ unknown: send failed: .+; then lookup failed/);
     expect(fourth?.reconciliationId).toBeNull();
     const causes = j.sqlite.prepare(`SELECT at FROM reconciliations WHERE id = ?`);
     expect((causes.get(first!.reconciliationId) as { at: string }).at).toBe(s.cycleAt[61]);

@@ -123,7 +123,7 @@ class ReconcileTest(unittest.TestCase):
         self.assertEqual(r.outcome, "drift")
         self.assertEqual((v.canceled, v.closed), ([], []))
         self.assertEqual(rows(self.file, "SELECT count(*) FROM orders WHERE strategy = 'reconcile'"), [(0,)])
-        self.assertEqual(self.w.breaker().reason, f"order {oid} unknown: lookup failed: no answer")
+        self.assertEqual(self.w.breaker().reason, f"order {oid} unknown: send failed: timeout after 5000 ms; then lookup failed: no answer")
         self.assertEqual(
             [a.message for a in self.alerts if a.kind == "unknown_position"],
             [f"position BTCUSDT +0.5 the book does not hold, while order {oid} on it is unknown: not closed"],

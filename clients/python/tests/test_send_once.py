@@ -114,9 +114,11 @@ class SendOnceTest(unittest.TestCase):
         self.assertEqual(len(ex.sent), 1)
         self.assertEqual(kinds(self.file, self.oid), ["intent", "timeout", "error", "error", "error", "status"])
         o = self.order()
-        self.assertEqual((o.state, o.attempts, o.last_error), ("unknown", 1, "lookup failed: connection reset"))
+        # The send's timeout first, then what the lookups met: the lookup's error alone hid the timeout.
+        why = "send failed: timeout after 5000 ms; then lookup failed: connection reset"
+        self.assertEqual((o.state, o.attempts, o.last_error), ("unknown", 1, why))
         b = self.w.breaker()
-        self.assertEqual((b.halted, b.reason, b.version), (True, f"order {self.oid} unknown: lookup failed: connection reset", 2))
+        self.assertEqual((b.halted, b.reason, b.version), (True, f"order {self.oid} unknown: {why}", 2))
         self.assertEqual(rows(self.file, "SELECT kind, actor, reconciliation_id FROM breaker_events"), [("trip", "bot", None)])
         self.assertEqual([a.kind for a in self.alerts], ["unknown_order"])
         # The next new entry is refused, a reduction is not.
