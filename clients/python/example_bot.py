@@ -22,6 +22,7 @@ class FakeExchange:
 
     def __init__(self):
         self.orders, self.position, self.lose_next_reply = {}, 0.0, True
+        self.lost = set()  # the client order ids whose reply was lost
 
     def send(self, req):
         if req.client_order_id in self.orders:
@@ -30,6 +31,7 @@ class FakeExchange:
         self.position += float(req.qty) if req.side == "buy" else -float(req.qty)
         if self.lose_next_reply:
             self.lose_next_reply = False
+            self.lost.add(req.client_order_id)
             raise dj.SendTimeout("timeout after 5000 ms")  # the order exists; the bot cannot know
         return self.orders[req.client_order_id]
 
@@ -64,7 +66,9 @@ def main(path):
         side = "buy" if minute % 2 == 0 else "sell"
         order = dj.Order("flip", "BTCUSDT", side, 0.001, dj.iso_utc(bar))
         outcome = bot.send_once(order, venue.send, venue.lookup)
-        print(f"{bar:%H:%M} {cycle.outcome:7} {side} 0.001 -> {outcome.kind} {outcome.order.state} [{outcome.order.client_order_id}]")
+        # The point of the example: the lost reply is settled by asking the exchange, never by sending again.
+        lost = " (its reply was lost: a lookup found it, nothing resent)" if outcome.order.client_order_id in venue.lost else ""
+        print(f"{bar:%H:%M} {cycle.outcome:7} {side} 0.001 -> {outcome.kind} {outcome.order.state} [{outcome.order.client_order_id}]{lost}")
     bot.con.close()
 
 
