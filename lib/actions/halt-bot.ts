@@ -11,6 +11,7 @@ import { z } from "zod";
 import { HAND_HALT_PREFIX } from "../breaker/halt-cause";
 import { botIdField } from "../journal/ids";
 import { formatUtc } from "../text/format";
+import { asSentence } from "../text/sentence";
 import { Refusal, type ActionSpec } from "./guard";
 import { noteField } from "./text-field";
 
@@ -59,7 +60,7 @@ export function checkHalt(input: HaltInput, facts: HaltFacts, now: Date): void {
   if (breaker.halted === 1) {
     throw new Refusal(
       "refused",
-      `${input.botId} is already halted since ${formatUtc(breaker.changedAt, now)} by ${breaker.changedBy}: nothing to do. Its reason: ${breaker.reason ?? "none recorded"}.`,
+      `${input.botId} is already halted since ${formatUtc(breaker.changedAt, now)} by ${breaker.changedBy}: nothing to do. Its reason: ${asSentence(breaker.reason ?? "none recorded")}`,
       [],
       { breakerVersion: breaker.version },
     );

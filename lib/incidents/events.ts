@@ -7,6 +7,7 @@ import { mayName } from "../auth/actor-names";
 import type { DriftClass } from "../reconcile/diff";
 import { actionLabel } from "../text/audit-detail";
 import { formatNumber, signedQty } from "../text/format";
+import { asSentence } from "../text/sentence";
 
 /** The strategy name of a bot's close of a position it never opened (docs/journal.md). */
 const RECONCILE_STRATEGY = "reconcile";
@@ -192,7 +193,13 @@ function auditWords(row: IncidentRow, detail: unknown): { summary: string; sever
   // The refusal's code after it ("refused (conflict)"), but not "refused (refused)".
   const code = row.reason && row.reason !== "refused" ? ` (${row.reason})` : "";
   if (row.outcome === "refused") {
-    const why = field(detail, "message");
+    // A refused form's message is general ("Some fields need fixing"): what each field needed is in its fieldErrors.
+    const errors = typeof detail === "object" && detail !== null ? (detail as { fieldErrors?: unknown }).fieldErrors : undefined;
+    const fixes =
+      typeof errors === "object" && errors !== null
+        ? Object.values(errors).flatMap((m) => (Array.isArray(m) ? m.filter((x) => typeof x === "string") : []))
+        : [];
+    const why = [field(detail, "message"), fixes.length > 0 ? asSentence(`What to fix: ${fixes.join("; ")}`) : null].filter((t) => t).join(" ");
     return { summary: `${row.actor}: ${action}${on}: refused${code}${why ? `: ${why}` : ""}`, severity: "warning" };
   }
   return { summary: `${row.actor}: ${action}${on}: ${row.outcome ?? "no outcome recorded"}`, severity: "notice" };

@@ -103,7 +103,7 @@ describe("halt a bot by hand", () => {
   it("refuses a bot that is already halted, saying since when and by whom, and changes nothing but the audit log", async () => {
     const { bot, db, version } = await runningBot();
     const first = bot.sim.now();
-    await act(db, spec, ana, input(version), first);
+    await act(db, spec, ana, input(version, { reason: "venue announced maintenance at 06:00." }), first);
     const before = snapshotExceptAudit(bot.file);
     bot.sim.advance(5_000);
     const r = await act(db, spec, ana, input(version + 1, { reason: "second click, same halt" }), bot.sim.now());
@@ -111,6 +111,8 @@ describe("halt a bot by hand", () => {
     expect(r.ok ? "" : r.message).toMatch(
       new RegExp(`^bot-a is already halted since ${first.toISOString().slice(11, 19)} UTC by operator:ana: nothing to do\\.`),
     );
+    // A reason that ends its own sentence is not given a second full stop.
+    expect(r.ok ? "" : r.message).toMatch(/Its reason: halted by hand: venue announced maintenance at 06:00\.$/);
     expect(snapshotExceptAudit(bot.file)).toEqual(before);
     expect(auditRows(bot.file).at(-1)).toMatchObject({ action: "halt_bot", outcome: "refused", code: "refused", actor: "operator:ana" });
   });

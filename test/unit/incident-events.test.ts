@@ -99,6 +99,19 @@ describe("toIncidentEvent", () => {
         detail: JSON.stringify({ message: "bot-a changed since you loaded the page: reload and look again.", reasons: [] }),
       }).summary,
     ).toBe("operator:ana: Clear a halt on bot-a: refused (conflict): bot-a changed since you loaded the page: reload and look again.");
+    // A form refused as a whole says what each field needed, not only "Some fields need fixing".
+    expect(
+      audit({
+        outcome: "refused",
+        reason: "invalid",
+        detail: JSON.stringify({
+          message: "Some fields need fixing. Nothing was changed.",
+          fieldErrors: { confirmBotId: ["Type the bot id exactly to confirm"] },
+        }),
+      }).summary,
+    ).toBe(
+      "operator:ana: Clear a halt on bot-a: refused (invalid): Some fields need fixing. Nothing was changed. What to fix: Type the bot id exactly to confirm.",
+    );
   });
 
   it("names an audited action as the audit page does, and keeps its raw name as the kind the exports carry", () => {
