@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { UtcTime } from "@/components/ui/utc-time";
 import { DurationWords } from "@/components/ui/duration-text";
-import { driftLine, orderPrunedWords, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
+import { driftLine, orderPrunedWords, refusedLine, summaryDurations, type PrunedFacts } from "@/lib/incidents/postmortem";
 import type { IncidentStory } from "@/lib/incidents/story";
 import { visibleText } from "@/lib/text/visible-text";
 import { formatNumber } from "@/lib/text/format";
@@ -24,6 +24,7 @@ function Duration({ label, value, testId }: { label: string; value: string; test
 /** The incident in a few lines: what halted the bot, the order behind it, how long each step took, who did what and why. */
 export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStory; readAt: string; pruned: PrunedFacts }) {
   const d = summaryDurations(story, new Date(readAt), pruned);
+  const refused = refusedLine(story);
   const o = story.order;
   return (
     <section aria-labelledby="summary" data-testid="incident-summary" className="space-y-3">
@@ -87,7 +88,7 @@ export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStor
         <h3 className="font-bold">Who did what</h3>
         {story.steps.length === 0 ? (
           <p className="text-sm" data-testid="no-steps">
-            Nobody has acted yet.{" "}
+            {refused ? `No action applied yet: ${refused}` : "Nobody has acted yet."}{" "}
             {story.status === "open" && (
               <Link href={`/bots/${encodeURIComponent(story.botId)}`} className="font-semibold underline">
                 Review and clear {story.botId}
@@ -110,6 +111,11 @@ export function IncidentSummary({ story, readAt, pruned }: { story: IncidentStor
               </li>
             ))}
           </ol>
+        )}
+        {story.steps.length > 0 && refused && (
+          <p className="mt-1 text-sm" data-testid="refused-attempts">
+            Also {refused}
+          </p>
         )}
       </div>
     </section>

@@ -55,6 +55,18 @@ const clock = (iso: string) => {
   return Number.isNaN(t) ? iso : new Date(t).toISOString().slice(11, 19);
 };
 
+/**
+ * The operators' refused attempts, worded the same on the page and in the file: "1 attempt refused,
+ * at 21:07:41 UTC: …". Null when there was none. They changed nothing, so they are no step of "who
+ * did what", but "nobody has acted" beside them in the timeline would be untrue.
+ */
+export function refusedLine(story: IncidentStory): string | null {
+  const { count, firstAt } = story.refused;
+  if (count === 0 || firstAt === null) return null;
+  const which = count === 1 ? "1 attempt refused, at" : `${count} attempts refused, the first at`;
+  return `${which} ${clock(firstAt)} UTC: ${count === 1 ? "it" : "they"} changed nothing; the timeline below says why.`;
+}
+
 /** Markdown that renders as the text it is: no raw HTML, no accidental headings or lists from a note. */
 const inline = (text: string) => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, " ");
 const quoted = (text: string) =>
@@ -104,11 +116,13 @@ export function incidentPostmortem(view: {
   out.push(`- **Time to clear:** ${d.clear}`, "");
 
   out.push("## Who did what", "");
-  if (story.steps.length === 0) out.push("Nobody has acted yet.");
+  const refused = refusedLine(story);
+  if (story.steps.length === 0) out.push(refused ? `No action applied yet: ${refused}` : "Nobody has acted yet.");
   story.steps.forEach((s, i) => {
     out.push(`${i + 1}. ${clock(s.at)} UTC: ${inline(s.actor)} ${inline(s.what)}`);
     if (s.note) out.push(quoted(s.note));
   });
+  if (story.steps.length > 0 && refused) out.push("", `Also ${refused}`);
   out.push("");
 
   out.push("## Timeline", "");

@@ -164,6 +164,11 @@ export interface IncidentStory {
   durations: { toFirstActionMs: number | null; toSettleMs: number | null; toClearMs: number | null };
   /** Who did what, oldest first: a halt by hand, applied operator actions, operator order events, the clear. */
   steps: IncidentStep[];
+  /**
+   * Operators' attempts the console refused during the incident (in the timeline, with why): they
+   * changed nothing, so they are no step, but "nobody has acted" beside them would be untrue.
+   */
+  refused: { count: number; firstAt: string | null };
 }
 
 function parse(text: string | null): Record<string, unknown> {
@@ -356,6 +361,10 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
   steps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : 1));
 
   const first = steps.find((s) => s.answers);
+  const refused = facts.audit
+    .filter((a) => a.outcome === "refused" && isOperator(a.actor) && a.at >= trip.at && (clear === null || a.at <= clear.at))
+    .map((a) => a.at)
+    .sort();
   return {
     id: trip.id,
     botId: trip.botId,
@@ -380,6 +389,7 @@ export function tellIncident(facts: IncidentFacts): IncidentStory {
       toClearMs: ms(trip.at, clear?.at),
     },
     steps,
+    refused: { count: refused.length, firstAt: refused[0] ?? null },
   };
 }
 

@@ -192,6 +192,30 @@ describe("telling an incident", () => {
     const refused = tellIncident(facts({ audit: [audit(40, 5, "halt_bot", "alpha", { reason: "x" }, "refused")] }));
     expect(refused.steps).toEqual([]);
     expect(refused.firstAction).toBeNull();
+    // ...but "nobody has acted" beside it in the timeline would be untrue: the summary and the file count it.
+    expect(refused.refused).toEqual({ count: 1, firstAt: at(5) });
+    const timeline = { ...collapseTimeline([]), events: 0, capped: false };
+    expect(incidentPostmortem({ story: refused, timeline, readAt: at(900) })).toContain(
+      "## Who did what\n\nNo action applied yet: 1 attempt refused, at 15:00:05 UTC: it changed nothing; the timeline below says why.\n",
+    );
+    // A stranger's refused post is not an operator's attempt; one before the trip is not this incident's.
+    const stranger = { ...audit(41, 6, "clear_halt", "alpha", {}, "refused"), actor: "anonymous" };
+    const before = { ...audit(42, -60, "clear_halt", "alpha", {}, "refused") };
+    expect(tellIncident(facts({ audit: [stranger, before] })).refused).toEqual({ count: 0, firstAt: null });
+    // Beside applied steps: "Also …".
+    const both = tellIncident(
+      facts({
+        audit: [
+          audit(43, 30, "clear_halt", "alpha", {}, "refused"),
+          audit(44, 20, "clear_halt", "alpha", {}, "refused"),
+          audit(45, 60, "acknowledge_drift", "alpha/SOLUSDT", { note: "seen" }),
+        ],
+      }),
+    );
+    expect(both.refused).toEqual({ count: 2, firstAt: at(20) });
+    expect(incidentPostmortem({ story: both, timeline, readAt: at(900) })).toContain(
+      "\n\nAlso 2 attempts refused, the first at 15:00:20 UTC: they changed nothing; the timeline below says why.\n",
+    );
   });
 });
 
