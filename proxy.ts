@@ -134,6 +134,8 @@ export async function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Pages, the server actions they post to, and the JSON routes; not the hashed static files.
-  matcher: [{ source: "/((?!_next/static|_next/image|favicon.svg).*)" }],
+  // Pages, the server actions they post to, and the JSON routes; not the hashed static files. Each
+  // exception whole: a bare prefix let `/faviconXsvg` or `/_next/imagex` (a 404 page) skip the
+  // Host check and the CSP.
+  matcher: [{ source: "/((?!_next/static/|_next/image$|favicon\\.svg$).*)" }],
 };

@@ -53,6 +53,9 @@ test.describe("the proxy in front of every route", () => {
     );
     expectProxyAnswer(await send(server.url, { path: "/", headers: { host: evil } }), 421, misdirected);
     expectProxyAnswer(await send(server.url, { path: "/audit", headers: { host: evil } }), 421, misdirected);
+    // Paths that only start like the static files the proxy leaves alone are pages (404s) like any other.
+    for (const path of ["/faviconXsvg", "/favicon.svgx", "/_next/imagex", "/_next/staticx"])
+      expectProxyAnswer(await send(server.url, { path, headers: { host: evil } }), 421, misdirected);
     const api = await send(server.url, { path: "/api/overview", headers: { host: evil } });
     expectProxyAnswer(api, 421, misdirected);
     expect(JSON.parse(api.body)).toMatchObject({ ok: false, error: { code: "misdirected" } });
