@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { BOT_ID_MAX } from "../journal/ids";
 import { formatAge } from "../text/format";
+import { CONTROL } from "./path-ids";
 import { oneSearchParam } from "./search-param-fields";
 import { searchParamsRecord, type SearchParamsInput } from "./search-params";
 
@@ -52,7 +53,14 @@ const schema = z
   .object({
     from: instant("from"),
     to: instant("to"),
-    bot: oneSearchParam("bot").pipe(z.string().max(BOT_ID_MAX, `is longer than any bot id (${BOT_ID_MAX} characters)`).optional()),
+    bot: oneSearchParam("bot").pipe(
+      z
+        .string()
+        .max(BOT_ID_MAX, `is longer than any bot id (${BOT_ID_MAX} characters)`)
+        // As a path's bot id is checked (lib/url-state/path-ids.ts): the export puts it in its file name.
+        .refine((b) => !CONTROL.test(b), "contains a control character (such as %00 or a line break); no bot id does")
+        .optional(),
+    ),
     kind: z.preprocess(
       (v) =>
         v === undefined

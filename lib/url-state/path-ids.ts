@@ -9,7 +9,7 @@ import { BOT_ID_MAX, SYMBOL_MAX } from "../journal/ids";
 import { givenTwice, singleValue } from "./search-params";
 
 // Control characters (NUL, CR, LF, …) are in no id a person could type or the console could show.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export const CONTROL = /[\u0000-\u001f\u007f]/;
 
 export type PathIdParse = { ok: true; value: string } | { ok: false; message: string };
 

@@ -64,6 +64,15 @@ describe("the screens read their URLs alike", () => {
     expect(parseBotFilter(twice.getAll("bot"))).toEqual({ ok: false, message: "give bot once" });
   });
 
+  it("the incident window refuses a bot id holding a control character, as a path's bot id is refused", () => {
+    // The export puts the bot in its file name: a line break there is no bot's.
+    expect(parseIncidentQuery(new URLSearchParams('bot=a";\r\nX-Evil:1'))).toMatchObject({
+      ok: false,
+      fieldErrors: { bot: ["contains a control character (such as %00 or a line break); no bot id does"] },
+    });
+    expect(parseIncidentQuery(new URLSearchParams("bot=alpha"))).toMatchObject({ ok: true, bot: "alpha" });
+  });
+
   it("the views that never refuse read the first of a repeated value, from either form of the params", () => {
     expect(parseOverviewView(new URLSearchParams("sort=age&sort=bot")).sort).toBe("age");
     expect(parseOverviewView({ sort: ["notional", "age"], bot: "b", drift: "1" })).toEqual({ sort: "notional", bot: "b", driftOnly: true });
