@@ -110,13 +110,21 @@ export class LoginRateLimiter implements SignInLimiter {
     return this.recent(key, now).length;
   }
 
+  /**
+   * Over maxKeys, forgets first the keys whose failures are still free (they hold nobody back),
+   * least recently failed first, and only then the others. Forgetting the oldest whatever their
+   * count let a stranger spraying new names (each one failure) push an account out of its delay
+   * and win its five free guesses back.
+   */
   private evict(now: number): void {
     const max = this.opts.maxKeys ?? Infinity;
     if (this.failures.size <= max) return;
     for (const key of [...this.failures.keys()]) this.recent(key, now);
-    for (const key of this.failures.keys()) {
-      if (this.failures.size <= max) break;
-      this.failures.delete(key);
+    for (const freeOnly of [true, false]) {
+      for (const [key, times] of this.failures) {
+        if (this.failures.size <= max) return;
+        if (!freeOnly || times.length < this.opts.freeFailures) this.failures.delete(key);
+      }
     }
   }
 }

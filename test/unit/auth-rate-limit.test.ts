@@ -92,4 +92,14 @@ describe("the sign-in delays", () => {
     expect(limiter.failureCount("account:spray999", t0 + 1000)).toBe(1);
     expect(limiter.failureCount("account:spray0", t0 + 1000)).toBe(0);
   });
+
+  it("keep an account in its delay however many new names are sprayed after it", () => {
+    const limiter = new LoginRateLimiter({ ...LOGIN_LIMIT, maxKeys: 100 });
+    for (let i = 0; i < 6; i++) limiter.begin(["account:ana"], t0 + i * 120_000);
+    const last = t0 + 5 * 120_000;
+    // A stranger's thousand new names, one failure each: they push each other out, not ana's count.
+    for (let i = 0; i < 1000; i++) limiter.begin([`account:spray${i}`], last + 1 + i);
+    expect(limiter.failureCount("account:ana", last + 1500)).toBe(6);
+    expect(limiter.begin(["account:ana"], last + 1500)).toMatchObject({ ok: false, retryAfterMs: 500 });
+  });
 });
