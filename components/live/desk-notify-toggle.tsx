@@ -1,12 +1,16 @@
 "use client";
 import { useState } from "react";
 import { setDeskSetting, useDeskSetting } from "./desk-setting";
+import { useHydrated } from "./use-hydrated";
 
 /** "Notify me on this device": asks the browser's permission only when clicked. */
 export function DeskNotifyToggle() {
   const setting = useDeskSetting();
   const [busy, setBusy] = useState(false);
   const [refused, setRefused] = useState(false);
+  // Only a script can ask for the permission and notify: without one, the button would do nothing.
+  const hydrated = useHydrated();
+  if (!hydrated) return null;
   const toggle = async () => {
     setBusy(true);
     const now = await setDeskSetting(setting !== "on");

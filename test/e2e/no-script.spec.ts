@@ -35,6 +35,8 @@ test("without JavaScript a page says it does not update, and does not claim to b
   await page.goto(server.url);
   await expect(page.locator('[data-testid="symbol-row"][data-bot="gamma"][data-symbol="AAPL"]')).toBeVisible();
   await expect(page.getByText("No data yet")).toHaveCount(0);
+  // Nothing offered that only a script could do.
+  await expect(page.getByTestId("desk-notify")).toHaveCount(0);
   await context.close();
 });
 
