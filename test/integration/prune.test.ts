@@ -25,6 +25,16 @@ const open = (file: string) => {
   return db;
 };
 
+/**
+ * Waits, when the clock is within 30 s of a five-minute boundary, until it has passed: a prune's
+ * horizons are floored to one, so a dry run and a run either side of it compare horizons two
+ * cycles apart (a CI run at 22:09:59 UTC did: "would delete 9,767", then "deleted 9,769").
+ */
+async function clearOfHorizonBoundary() {
+  const toBoundary = ROLLUP_MS - (Date.now() % ROLLUP_MS);
+  if (toBoundary < 30_000) await new Promise((r) => setTimeout(r, toBoundary + 1_000));
+}
+
 function cli(args: string[]) {
   return spawnSync(path.join(repoRoot, "node_modules/.bin/tsx"), [path.join(repoRoot, "scripts/journal.ts"), ...args], { cwd: repoRoot, encoding: "utf8" });
 }
@@ -84,11 +94,12 @@ describe("npm run journal -- prune", () => {
   let horizon: number;
   let out: string;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     fx = pruneFixtureJournal(open);
     pristine = copyOf(fx.file, "pristine.db");
     before = cycles(fx.file);
     keptBefore = keptTables(fx.file);
+    await clearOfHorizonBoundary();
     const dry = cli(["prune", fx.file, "--keep", "30d", "--dry-run"]);
     expect(dry.status, dry.stderr).toBe(0);
     expect(cycles(fx.file)).toEqual(before);
@@ -408,7 +419,7 @@ describe("the second horizons: --keep-incidents, --keep-orders, --keep-rollups",
   let record: { incidentHorizon: string; orderHorizon: string; rollupHorizon: string; ordersDeleted: number; rollupsFolded: number; startedAt: string };
   const flags = ["--keep", "30d", "--keep-incidents", "34d", "--keep-orders", "34d", "--keep-rollups", "34d"];
 
-  beforeAll(() => {
+  beforeAll(async () => {
     fx = pruneFixtureJournal(open);
     // An old order an operator acted on: it stays whatever its age.
     const db = open(fx.file);
@@ -417,6 +428,7 @@ describe("the second horizons: --keep-incidents, --keep-orders, --keep-rollups",
     );
     db.close();
     pristine = copyOf(fx.file, "pristine-horizons.db");
+    await clearOfHorizonBoundary();
     const dry = cli(["prune", fx.file, ...flags, "--dry-run"]);
     expect(dry.status, dry.stderr).toBe(0);
     expect(keptTables(fx.file)).toEqual(keptTables(pristine));
