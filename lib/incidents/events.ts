@@ -184,8 +184,9 @@ function reconciliationWords(row: IncidentRow, drifts: IncidentDrift[]): { summa
 /**
  * An audit entry in the audit page's words: the action's one label (actionLabel) and its outcome,
  * "operator:ana: Resolve a doubtful order by hand on a1-…: refused (invalid): <why>". A refusal
- * ends with the sentence the operator was shown (its detail's `message`), so the story and the
- * post-mortem say why without the audit page. The raw action name stays the event's `kind`, for tools.
+ * ends with the sentence the operator was shown (its detail's `message`) and, for a refused form,
+ * what each field needed (its `fieldErrors`), so the story and the post-mortem say why without the
+ * audit page. The raw action name stays the event's `kind`, for tools.
  */
 function auditWords(row: IncidentRow, detail: unknown): { summary: string; severity: IncidentSeverity } {
   const action = actionLabel(row.kind);

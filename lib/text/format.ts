@@ -77,7 +77,7 @@ export function formatUtc(iso: string, now?: number | Date, sayDate = false): st
   const ref = now === undefined ? null : new Date(now);
   if (!sayDate && ref && !Number.isNaN(ref.getTime()) && ref.toISOString().slice(0, 10) === d.toISOString().slice(0, 10)) return `${clock} UTC`;
   const year = ref && !Number.isNaN(ref.getTime()) && ref.getUTCFullYear() === d.getUTCFullYear() ? "" : ` ${d.getUTCFullYear()}`;
-  return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}${year} ${clock} UTC`;
+  return `${formatUtcDay(t)}${year} ${clock} UTC`;
 }
 
 // One formatter for every quantity and price: toLocaleString with options builds a new one per
