@@ -16,7 +16,7 @@ import { getActor } from "../auth/session";
 import { consoleSources } from "../db/console";
 import { env } from "../env";
 import { VenueGatewayClient } from "../exchange/venue-gateway";
-import { clientAddress } from "../http/client-address";
+import { addressLimitKey, clientAddress } from "../http/client-address";
 import { WindowLimiter } from "../http/rate-window";
 import { acknowledgeDriftSpec, acknowledgeEndedDriftSpec, type Acknowledged } from "./acknowledge-drift";
 import { approveClearSpec, clearHaltSpec, type ClearOutcome } from "./clear-halt";
@@ -64,7 +64,7 @@ async function run<S extends z.ZodType, P, T>(
   // Without a trusted proxy, proxy.ts has replaced the client's X-Forwarded-For with the socket's peer.
   const client = clientAddress(h.get("x-forwarded-for"), env().trustedProxyHops);
   // Before the journal is even looked at: past the limit, a post costs a Map lookup and writes nothing.
-  const taken = actionPosts.take(actor ? `account:${actor.name}` : `address:${client}`);
+  const taken = actionPosts.take(actor ? `account:${actor.name}` : `address:${addressLimitKey(client)}`);
   if (!taken.ok) {
     const seconds = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
     REFUSAL_LOG.line(

@@ -9,6 +9,7 @@ import type { AccountsDb } from "../db/accounts-file";
 import type { AccountRow } from "../db/accounts-schema";
 import { getAccountForSignIn } from "./accounts";
 import { deviceIdFor } from "./device";
+import { addressLimitKey } from "../http/client-address";
 import { hashPassword, verifyPassword } from "./password";
 import type { SignInLimiter } from "./rate-limit";
 import { isAccountName, type Actor } from "./roles";
@@ -134,7 +135,7 @@ export async function signIn(opts: {
 }): Promise<SignInOutcome> {
   const at = opts.now ?? new Date();
   const deviceId = opts.device ? deviceIdFor(opts.device.token, { name: opts.name, secret: opts.device.secret, now: at }) : null;
-  const keys = deviceId ? [`device:${deviceId}`] : [`account:${opts.name}`, `address:${opts.clientAddress}`];
+  const keys = deviceId ? [`device:${deviceId}`] : [`account:${opts.name}`, `address:${addressLimitKey(opts.clientAddress)}`];
   const admission = await opts.limiter.begin(keys, at.getTime());
   if (!admission.ok) return { ok: false, code: "refused", retryAfterMs: admission.retryAfterMs };
   const account = isAccountName(opts.name) ? getAccountForSignIn(opts.db, { name: opts.name }) : undefined;

@@ -78,6 +78,17 @@ describe("signing in", () => {
     expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "203.0.113.10", logN, now: t0 })).ok).toBe(true);
   });
 
+  it("counts an IPv6 client by its /64: five failures from five of its addresses delay a sixth, not the next network", async () => {
+    const { db, limiter } = await setup();
+    for (const [i, name] of ["a1", "a2", "a3", "a4", "a5"].entries())
+      await signIn({ db, limiter, name, password, clientAddress: `2001:db8:7:1::${i + 1}`, logN, now: t0 });
+    expect(await signIn({ db, limiter, name: "alice", password, clientAddress: "2001:db8:7:1:ffff:1:2:3", logN, now: t0 })).toMatchObject({
+      ok: false,
+      code: "refused",
+    });
+    expect((await signIn({ db, limiter, name: "alice", password, clientAddress: "2001:db8:7:2::1", logN, now: t0 })).ok).toBe(true);
+  });
+
   it("counts guesses sent in parallel: ten at once get at most five password checks", async () => {
     const { db, limiter } = await setup();
     const outcomes = await Promise.all(
