@@ -4,7 +4,7 @@ import type { Metadata } from "next";
 import { connection } from "next/server";
 import { DoubtfulLive } from "@/components/doubtful/doubtful-live";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
-import { canAct, getActor } from "@/lib/auth/session";
+import { canAct, getActor, signedInViewer } from "@/lib/auth/session";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import { readDoubtfulOrders } from "@/lib/queries/screens";
@@ -20,11 +20,12 @@ export default async function DoubtfulPage({ searchParams }: { searchParams: Pro
   if (!read.ok) {
     return <JournalUnavailable error={read.error} />;
   }
+  const actor = await getActor();
   const client = new QueryClient();
   client.setQueryData(doubtfulQuery(bot).queryKey, read.data);
   return (
     <HydrationBoundary state={dehydrate(client)}>
-      <DoubtfulLive bot={bot} canAct={canAct(await getActor())} />
+      <DoubtfulLive bot={bot} canAct={canAct(actor)} viewer={signedInViewer(actor)} />
     </HydrationBoundary>
   );
 }

@@ -1,4 +1,5 @@
 import type { ActionResult } from "@/lib/actions/result";
+import type { SignedInViewer } from "@/lib/auth/roles";
 
 /** The outcome of an action, announced to screen readers; refusals say why and that nothing changed. */
 export function ActionMessage({ result, success }: { result: ActionResult<unknown> | null; success: React.ReactNode }) {
@@ -40,14 +41,32 @@ export function FieldError({ id, errors }: { id: string; errors?: string[] }) {
 
 export const fieldErrors = (result: ActionResult<unknown> | null, name: string) => (result && !result.ok ? result.fieldErrors?.[name] : undefined);
 
-/** For a visitor or a viewer: where to sign in, coming back to `next` (this page). */
-export function ViewerNote({ next }: { next: string }) {
+/**
+ * For a visitor or a viewer: why there is nothing to press, and what to do about it. A visitor is
+ * sent to sign in (coming back to `next`, this page); a signed-in viewer is told they are one, since
+ * "sign in" alone reads as if the console had not noticed them.
+ */
+export function ViewerNote({ next, viewer }: { next: string; viewer?: SignedInViewer | null }) {
+  const signIn = (
+    <a href={`/login?next=${encodeURIComponent(next)}`} className="font-semibold underline">
+      Sign in as an operator
+    </a>
+  );
   return (
-    <p className="text-sm text-slate-600 dark:text-slate-300">
-      <a href={`/login?next=${encodeURIComponent(next)}`} className="font-semibold underline">
-        Sign in as an operator
-      </a>{" "}
-      to act. You can see everything; only an operator can act.
+    <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="viewer-note">
+      {!viewer ? (
+        <>{signIn} to act. You can see everything; only an operator can act.</>
+      ) : viewer.via === "session" ? (
+        <>
+          You are signed in as <span className="font-semibold">{viewer.name}</span>, a viewer: you can see everything; only an operator can act. {signIn} to
+          act, or ask whoever runs the console for the operator role.
+        </>
+      ) : (
+        <>
+          Your sign-on names you <span className="font-semibold">{viewer.name}</span>, a viewer here: you can see everything; only an operator can act. Ask
+          whoever runs the console for the operator role (<code>npm run accounts -- role {viewer.name} operator</code>).
+        </>
+      )}
     </p>
   );
 }

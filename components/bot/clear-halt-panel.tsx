@@ -3,6 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
 import { ActionMessage, buttonClass, FieldError, fieldErrors, inputClass, ViewerNote } from "@/components/actions/action-message";
+import type { SignedInViewer } from "@/lib/auth/roles";
 import { useKeptForm } from "@/components/actions/use-kept-form";
 import { ClearedSilencesNote } from "@/components/actions/cleared-silences-note";
 import { NotCurrentNote } from "@/components/actions/not-current-note";
@@ -36,11 +37,14 @@ export function ClearHaltPanel({
   loadedBreakerVersion,
   loadedHalted,
   canAct,
+  viewer = null,
 }: {
   botId: string;
   loadedBreakerVersion: number | null;
   loadedHalted: boolean;
   canAct: boolean;
+  /** A signed-in reader who may not act, told so by name; null for a visitor. */
+  viewer?: SignedInViewer | null;
 }) {
   const options = botClearQuery(botId);
   const query = useQuery(options);
@@ -220,7 +224,7 @@ export function ClearHaltPanel({
                 The breaker changed since this page was loaded (version {seen.version} → {currentVersion}). Reload before clearing.
               </p>
             )}
-            {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} />}
+            {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} viewer={viewer} />}
             {/* Only someone who may clear is offered the form: a viewer or a visitor reads the checklist and the note above. */}
             {canAct && (
               <form key={clear.key} action={action} className="space-y-2">

@@ -2,6 +2,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { ViewerNote } from "@/components/actions/action-message";
+import type { SignedInViewer } from "@/lib/auth/roles";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
@@ -14,7 +15,7 @@ import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 
-export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: boolean }) {
+export function DoubtfulLive({ bot, canAct, viewer = null }: { bot: string | null; canAct: boolean; viewer?: SignedInViewer | null }) {
   const options = doubtfulQuery(bot);
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
@@ -57,7 +58,7 @@ export function DoubtfulLive({ bot, canAct }: { bot: string | null; canAct: bool
       <p className="text-sm text-slate-700 dark:text-slate-200">
         Orders whose fate on the exchange nobody can vouch for. Each one is settled by asking the exchange about its client order id, never by sending it again.
       </p>
-      {!canAct && <ViewerNote next={bot ? `/doubtful?bot=${encodeURIComponent(bot)}` : "/doubtful"} />}
+      {!canAct && <ViewerNote next={bot ? `/doubtful?bot=${encodeURIComponent(bot)}` : "/doubtful"} viewer={viewer} />}
       {resolved.length > 0 && (
         <ul
           role="status"

@@ -19,6 +19,14 @@ export function canAct(actor: Actor | null | undefined): actor is Actor & { role
   return actor?.role === "operator";
 }
 
+/** A signed-in reader who may not act (a viewer), as the "only an operator can act" note names them. */
+export type SignedInViewer = Pick<Actor, "name" | "via">;
+
+/** The actor as a SignedInViewer when a viewer; null for an operator or nobody. */
+export function signedInViewer(actor: Actor | null | undefined): SignedInViewer | null {
+  return actor && !canAct(actor) ? { name: actor.name, via: actor.via } : null;
+}
+
 export const ACCOUNT_NAME_RULE = "1 to 64 characters: lowercase letters, digits, dot, dash or underscore";
 export const accountNameSchema = z.string().regex(/^[a-z0-9._-]{1,64}$/, `account names are ${ACCOUNT_NAME_RULE}`);
 export const roleSchema = z.enum(ROLES, { error: 'role must be "viewer" or "operator"' });

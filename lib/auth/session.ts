@@ -16,7 +16,7 @@ import { actorFromSession, actorFromTrustedHeader, isTrustedProxy, PROXY_SECRET_
 import type { Actor } from "./roles";
 import { SESSION_COOKIE } from "./token";
 
-export { canAct, type Actor } from "./roles";
+export { canAct, signedInViewer, type Actor } from "./roles";
 export { SESSION_COOKIE } from "./token";
 
 /**

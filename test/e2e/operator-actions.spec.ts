@@ -61,11 +61,17 @@ test.describe("operator actions on a lost reply", () => {
   });
 
   test("a viewer sees every screen with no operator's form and no enabled action", async ({ page }) => {
+    // A visitor is sent to sign in.
+    await page.goto(`${server.url}/doubtful`);
+    await expect(page.getByTestId("viewer-note")).toHaveText("Sign in as an operator to act. You can see everything; only an operator can act.");
     await signIn(page, server.url, accounts[1]!);
     await page.goto(`${server.url}/doubtful`);
     await expect(page.getByTestId("doubtful-order")).toHaveCount(1);
     await expect(page.getByRole("button", { name: "Check on exchange" })).toHaveCount(0);
     await expect(page.getByText("Resolve by hand")).toHaveCount(0);
+    // Told they are signed in, as whom, and that the role is what is missing: not just "Sign in".
+    await expect(page.getByTestId("viewer-note")).toContainText(`You are signed in as ${accounts[1]!.name}, a viewer`);
+    await expect(page.getByTestId("viewer-note").getByRole("link", { name: "Sign in as an operator" })).toHaveAttribute("href", "/login?next=%2Fdoubtful");
     await page.goto(server.url);
     const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
     await expect(row).toHaveAttribute("data-drift", "unknown_position");
@@ -83,6 +89,7 @@ test.describe("operator actions on a lost reply", () => {
     await expect(page.getByTestId("unacknowledged-drift").first()).not.toContainText("below");
     await expect(page.getByRole("button", { name: "Clear halt" })).toHaveCount(0);
     await expect(page.getByLabel("Why it is safe to resume")).toHaveCount(0);
+    await expect(page.getByTestId("viewer-note")).toContainText(`You are signed in as ${accounts[1]!.name}, a viewer`);
     const enabled = await page.locator("form button:enabled").evaluateAll((bs) => bs.map((b) => b.textContent).filter((t) => t !== "Sign out"));
     expect(enabled).toEqual([]);
   });

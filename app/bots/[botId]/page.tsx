@@ -7,7 +7,7 @@ import { ClearHaltPanel } from "@/components/bot/clear-halt-panel";
 import { BotJournalNotices } from "@/components/bot/bot-journal-notices";
 import { CanActProvider } from "@/components/auth/can-act";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
-import { canAct, getActor } from "@/lib/auth/session";
+import { canAct, getActor, signedInViewer } from "@/lib/auth/session";
 import { botClearQuery } from "@/lib/query-options/bot-clear";
 import { decodePageParam } from "@/lib/url-state/path-ids";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
@@ -29,7 +29,8 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
   const view = read.data;
   // A 404, not a page that answers 200 for any id: app/bots/[botId]/not-found.tsx says what is missing.
   if (!view) notFound();
-  const operator = canAct(await getActor());
+  const actor = await getActor();
+  const operator = canAct(actor);
   const client = new QueryClient();
   client.setQueryData(botClearQuery(botId).queryKey, view);
   return (
@@ -42,6 +43,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
           loadedBreakerVersion={view.bot.breaker?.version ?? null}
           loadedHalted={view.bot.breaker?.halted ?? false}
           canAct={operator}
+          viewer={signedInViewer(actor)}
         />
       </CanActProvider>
     </HydrationBoundary>
