@@ -3,7 +3,8 @@
  *
  *   1. the Host allow-list: any other Host gets 421 (DNS rebinding: lib/http/allowed-host.ts);
  *   2. the few malformed requests Next itself would answer with a 500 get a 4xx instead
- *      (lib/http/request-limits.ts), an action post's body included;
+ *      (lib/http/request-limits.ts), an action post's body included, and a page post from another
+ *      site's page (its Origin not this host) a 403;
  *   3. with DRIFTWATCH_REQUIRE_SIGN_IN, a reader who is not signed in is sent to sign in (pages) or
  *      refused (JSON routes, posts): lib/auth/read-gate.ts; GET /api/metrics passes when
  *      DRIFTWATCH_METRICS_TOKEN is set, since the route checks that token itself;
@@ -24,13 +25,21 @@ import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
 import { boundHost, env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
 import { LimitedLog } from "./lib/http/rate-window";
-import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "./lib/http/request-limits";
+import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectCrossSitePost, rejectRequest } from "./lib/http/request-limits";
 
 const HOST_LOG = new LimitedLog({
   linesPerWindow: 10,
   windowMs: 60_000,
   maxLineChars: 300,
   what: "requests for other host names",
+  write: (line) => console.error(line),
+});
+
+const CROSS_SITE_LOG = new LimitedLog({
+  linesPerWindow: 10,
+  windowMs: 60_000,
+  maxLineChars: 300,
+  what: "posts from other sites",
   write: (line) => console.error(line),
 });
 
@@ -107,6 +116,13 @@ export async function proxy(request: NextRequest) {
   }
 
   if (request.method === "POST" && !isApi) {
+    const crossSite = rejectCrossSitePost(request.headers);
+    if (crossSite) {
+      CROSS_SITE_LOG.line(
+        `driftwatch: answered 403 to a post to ${pathname.slice(0, 60)} from Origin ${JSON.stringify(crossSite.origin.slice(0, 100))} for host ${JSON.stringify(crossSite.host.slice(0, 100))}: another site's page, or a proxy that does not pass on the Host`,
+      );
+      return refusal(request, crossSite.status, crossSite.message);
+    }
     const headerFault = rejectActionHeaders(request.headers);
     if (headerFault) return refusal(request, headerFault.status, headerFault.message);
     const type = (request.headers.get("content-type") ?? "").toLowerCase();

@@ -51,6 +51,37 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
 }
 
 /**
+ * A page post (a server action, the sign-in form) that another site's page sent: its Origin names
+ * a host other than the one it was sent to (X-Forwarded-Host when a proxy set it, else Host), the
+ * rule Next applies to server actions. Next refuses those too, but with a 500 and a stack's worth
+ * of log; here it is a 403 that says why. A post without an Origin (no browser page sent it: curl,
+ * a script) passes here as it does in Next: the action's own checks (a session, a role) still
+ * apply, and a session cookie is SameSite=Strict, so no other site's page can carry one anyway.
+ * The Origin is not echoed to the client.
+ */
+export function rejectCrossSitePost(headers: Headers): { status: 403; message: string; origin: string; host: string } | null {
+  const origin = headers.get("origin");
+  if (origin === null) return null;
+  let originHost = origin;
+  if (origin !== "null") {
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      originHost = "";
+    }
+  }
+  const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host") || "";
+  if (host !== "" && originHost === host) return null;
+  return {
+    status: 403,
+    origin,
+    host,
+    message:
+      "this form was sent from a page that is not this console's, so it is refused: the console takes actions only from its own pages. Nothing was changed. If you did open the console's own page, it was through a proxy that does not pass on the host name you used: have it keep the Host header or set X-Forwarded-Host",
+  };
+}
+
+/**
  * A server-action post whose body Next cannot decode: Next answers each with a 500 (checked
  * against `next start`, Next 16.4). The console's forms post multipart/form-data, with or without
  * JavaScript; an action that reads no argument (sign-out) is posted as text/plain JSON. Anything

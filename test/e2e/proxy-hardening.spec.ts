@@ -3,7 +3,7 @@
  * JSON route or action runs (DNS rebinding); a client's own X-Forwarded-For does not make it
  * another client (40 spoofed values still count as one and are limited); every answer the proxy
  * makes carries a CSP; and the malformed server-action posts that Next answered with a 500 are a
- * 400 with a plain sentence, with nothing written.
+ * 400 with a plain sentence, and a post from another site's page a 403, with nothing written.
  */
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
@@ -174,6 +174,44 @@ test.describe("the proxy in front of every route", () => {
     ).toBe(409);
     expect(auditCount()).toBe(audits);
     expect(server.output()).not.toMatch(/Unexpected end of form|Boundary not found|Invalid forward reference|is not valid JSON|reading 'entries'/);
+  });
+
+  test("a post from another site's page is a 403 that says why, not Next's 500, and changes nothing", async () => {
+    const audits = auditCount();
+    const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "cross-site test" });
+    const resolve = actionId(repoRoot, "resolveManuallyAction");
+    const login = actionId(repoRoot, "loginAction");
+    const refused = /sent from a page that is not this console's.*Nothing was changed.*X-Forwarded-Host/;
+    const posts = [
+      { path: "/doubtful", origin: "http://evil.example", action: resolve },
+      { path: "/doubtful", origin: `http://127.0.0.1:${Number(port) + 1}`, action: resolve },
+      { path: "/doubtful", origin: "null", action: resolve },
+      { path: "/doubtful", origin: "http://[not a url", action: resolve },
+      { path: "/login", origin: "https://evil.example", action: login },
+      // A form posted without JavaScript carries its action in the body, not in a header.
+      { path: "/doubtful", origin: "http://evil.example", action: null },
+    ];
+    for (const p of posts) {
+      const headers: Record<string, string> = { origin: p.origin, "content-type": form.contentType };
+      if (p.action) headers["next-action"] = p.action;
+      const r = await send(server.url, { path: p.path, method: "POST", headers, body: form.body });
+      expectProxyAnswer(r, 403, refused);
+      expect(r.body, p.origin).not.toContain(p.origin);
+    }
+    expect(auditCount()).toBe(audits);
+    expect(server.output()).toContain('driftwatch: answered 403 to a post to /doubtful from Origin "http://evil.example"');
+    expect(server.output()).not.toContain("Invalid Server Actions request");
+    // The console's own origin, and a proxy's X-Forwarded-Host that the Origin names, still reach the action.
+    const sameSite: Record<string, string>[] = [{ origin: server.url }, { origin: "https://console.example", "x-forwarded-host": "console.example" }];
+    for (const headers of sameSite) {
+      const r = await send(server.url, {
+        path: "/doubtful",
+        headers: { ...headers, "next-action": resolve, "content-type": form.contentType },
+        body: form.body,
+      });
+      expect(r.status, JSON.stringify(headers)).toBe(200);
+      expect(r.body).toMatch(/Sign in to act/);
+    }
   });
 
   // Last: it spends the anonymous allowance of 127.0.0.1 for a minute.

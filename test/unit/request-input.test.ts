@@ -1,6 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ACTION_BODY_LIMIT_BYTES, rejectActionForm, rejectActionHeaders, rejectActionText, rejectRequest } from "@/lib/http/request-limits";
+import {
+  ACTION_BODY_LIMIT_BYTES,
+  rejectActionForm,
+  rejectActionHeaders,
+  rejectActionText,
+  rejectCrossSitePost,
+  rejectRequest,
+} from "@/lib/http/request-limits";
 import { BOT_ID_MAX, SYMBOL_MAX } from "@/lib/journal/ids";
 import { parseBotFilter, parsePathId } from "@/lib/url-state/path-ids";
 
@@ -62,6 +69,26 @@ describe("requests refused before Next's router", () => {
       expect(post(action)?.status).toBe(411);
     }
     expect(rejectRequest(req({ method: "GET", pathname: "/doubtful" }))).toBeNull();
+  });
+});
+
+describe("page posts from another site's page", () => {
+  const post = (h: Record<string, string>) => rejectCrossSitePost(new Headers(h));
+  it("passes the console's own origin, a proxy's forwarded host, and a post with no Origin at all", () => {
+    expect(post({ host: "127.0.0.1:3000", origin: "http://127.0.0.1:3000" })).toBeNull();
+    expect(post({ host: "127.0.0.1:3000", "x-forwarded-host": "console.example, 10.0.0.1", origin: "https://console.example" })).toBeNull();
+    expect(post({ host: "127.0.0.1:3000" })).toBeNull();
+  });
+  it("refuses another host or port, an opaque origin, an unreadable one, and a post with no host to compare", () => {
+    const refused: Record<string, string>[] = [
+      { host: "127.0.0.1:3000", origin: "http://evil.example" },
+      { host: "127.0.0.1:3000", origin: "http://127.0.0.1:3001" },
+      { host: "127.0.0.1:3000", origin: "null" },
+      { host: "127.0.0.1:3000", origin: "http://[" },
+      { host: "127.0.0.1:3000", "x-forwarded-host": "console.example", origin: "http://127.0.0.1:3000" },
+      { origin: "http://127.0.0.1:3000" },
+    ];
+    for (const h of refused) expect(post(h), JSON.stringify(h)).toMatchObject({ status: 403, message: expect.stringMatching(/Nothing was changed/) });
   });
 });
 
