@@ -68,6 +68,18 @@ export function refusedLine(story: IncidentStory): string | null {
 }
 
 /** Markdown that renders as the text it is: no raw HTML, no accidental headings or lists from a note. */
+/** Characters of the breaker's reason the heading keeps: a ticket's title, not the whole reason (that is the Cause line). */
+const HEADING_REASON_CHARS = 90;
+
+/** The reason cut to HEADING_REASON_CHARS at a word's end, with an ellipsis when anything was cut. */
+function headingReason(reason: string): string {
+  const flat = reason.replace(/\s+/g, " ").trim();
+  if (flat.length <= HEADING_REASON_CHARS) return flat;
+  const cut = flat.slice(0, HEADING_REASON_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space >= HEADING_REASON_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
+}
+
 const inline = (text: string) => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, " ");
 const quoted = (text: string) =>
   text
@@ -87,7 +99,10 @@ export function incidentPostmortem(view: {
   const now = new Date(view.readAt);
   const d = summaryDurations(story, now, pruned);
   const out: string[] = [];
-  out.push(`# Incident ${view.journal ? `${inline(view.journal)}-` : ""}${story.id}: ${inline(story.botId)} halted, ${inline(story.cause.reason)}`, "");
+  out.push(
+    `# Incident ${view.journal ? `${inline(view.journal)}-` : ""}${story.id}: ${inline(story.botId)} halted, ${inline(headingReason(story.cause.reason))}`,
+    "",
+  );
   if (view.journal) out.push(`- **Journal:** ${inline(view.journal)}`);
   out.push(
     story.status === "open" ? `- **Status:** OPEN, still halted (read ${formatUtc(view.readAt)})` : `- **Status:** cleared at ${formatUtc(story.clearedAt!)}`,

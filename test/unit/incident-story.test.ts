@@ -323,6 +323,21 @@ describe("the post-mortem's times and what a prune took", () => {
   );
   const timeline = { ...collapseTimeline([]), events: 0, capped: false };
 
+  it("keeps a long reason whole in the Cause line and cuts it at a word in the heading", () => {
+    const failure = "lookup failed: bybit GET https://api.bybit.com/v5/order/realtime?category=linear&orderLinkId=alpha-4f979874d69871438130 timed out";
+    const reason = `order alpha-4f979874d69871438130 unknown: send failed: ${failure}; then ${failure}`;
+    const long = tellIncident(facts({ trip: { ...facts().trip, at: "2026-11-28T15:00:01.500Z", reason }, clear, drifts: [] }));
+    const md = incidentPostmortem({ story: long, timeline, readAt: "2026-12-02T03:00:00.000Z" });
+    const heading = md.split("\n")[0]!;
+    expect(heading).toMatch(/^# Incident \d+: \S+ halted, order alpha-4f979874d69871438130 unknown: send failed: lookup failed: bybit GET…$/);
+    expect(heading.length).toBeLessThan(140);
+    expect(md).toContain(`- **Cause:** ${reason.replace(/_/g, "\\_")}`);
+    // A short one is the heading as it is.
+    expect(incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z" }).split("\n")[0]).toMatch(
+      /halted, order alpha-4f979874d69871438130 unknown$/,
+    );
+  });
+
   it("prints each step's time of day whole on a two-digit day", () => {
     const md = incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z" });
     expect(md).toContain("1. 15:51:00 UTC: operator:oncall");
