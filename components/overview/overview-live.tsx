@@ -126,11 +126,14 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
           <h2 id="books" className="text-xl font-bold">
             Books, per symbol
           </h2>
-          <form className="flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()}>
+          {/* With a script the controls answer at once; without one the form is a GET of this page with the same
+              parameters the URL keeps (lib/url-state/overview.ts), sent by the Apply button only a script-less page shows. */}
+          <form method="get" className="flex flex-wrap items-end gap-3 text-sm" onSubmit={(e) => e.preventDefault()} data-testid="overview-view-form">
             <div className="flex flex-col">
               <label htmlFor="overview-sort">Sort by</label>
               <select
                 id="overview-sort"
+                name="sort"
                 value={view.sort}
                 onChange={(e) => setView({ sort: e.target.value as OverviewView["sort"] })}
                 className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
@@ -146,6 +149,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
               <label htmlFor="overview-bot">Bot</label>
               <select
                 id="overview-bot"
+                name="bot"
                 value={view.bot ?? ""}
                 onChange={(e) => setView({ bot: e.target.value || null })}
                 className="rounded border border-slate-400 bg-white px-2 py-1 dark:bg-slate-900"
@@ -159,9 +163,21 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
               </select>
             </div>
             <label className="flex items-center gap-2 py-1">
-              <input type="checkbox" checked={view.driftOnly} onChange={(e) => setView({ driftOnly: e.target.checked })} className="size-4" />
+              <input
+                type="checkbox"
+                name="drift"
+                value="1"
+                checked={view.driftOnly}
+                onChange={(e) => setView({ driftOnly: e.target.checked })}
+                className="size-4"
+              />
               drifting only
             </label>
+            <noscript>
+              <button type="submit" className="rounded border border-slate-400 px-3 py-1 font-semibold">
+                Apply
+              </button>
+            </noscript>
           </form>
         </div>
         {data.lines.length === 0 ? (

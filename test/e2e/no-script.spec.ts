@@ -1,7 +1,8 @@
 /**
  * With JavaScript off a page is what the server rendered and never changes, and no operator's form
  * can be sent: it says so, and the "live · updated 0 s ago" it would otherwise show forever is
- * hidden. With JavaScript on, none of that shows.
+ * hidden; the overview's sort and filters still work, as a plain form. With JavaScript on, none of
+ * that shows.
  */
 import { expect, test } from "@playwright/test";
 import { healthyJournal } from "../helpers/e2e/journals";
@@ -37,6 +38,17 @@ test("without JavaScript a page says it does not update, and does not claim to b
   await expect(page.getByText("No data yet")).toHaveCount(0);
   // Nothing offered that only a script could do.
   await expect(page.getByTestId("desk-notify")).toHaveCount(0);
+  // The overview's view controls still work: their form is sent by an Apply button only a
+  // script-less page shows, as a GET of the same parameters the URL keeps.
+  const rows = page.locator('[data-testid="symbol-row"]');
+  expect(await rows.count()).toBeGreaterThan(0);
+  await page.getByLabel("Bot", { exact: true }).selectOption("gamma");
+  await page.getByLabel("drifting only").check();
+  await page.getByRole("button", { name: "Apply" }).click();
+  await expect(page).toHaveURL(/[?&]drift=1/);
+  await expect(page).toHaveURL(/[?&]bot=gamma/);
+  await expect(page.getByLabel("drifting only")).toBeChecked();
+  await expect(rows).toHaveCount(0);
   await context.close();
 });
 
@@ -44,4 +56,6 @@ test("with JavaScript the notice is not there and the page says it is live", asy
   await page.goto(server.url);
   await expect(page.getByTestId("live-status")).toContainText("live");
   await expect(page.getByTestId("no-script")).toBeHidden();
+  // The controls answer at once: no Apply button to press.
+  await expect(page.getByRole("button", { name: "Apply" })).toHaveCount(0);
 });
