@@ -180,16 +180,23 @@ export class JournalWatcher {
     }
     this.subscribers.add(subscriber);
     let gone = false;
+    // The stream holds its views from now on, though it is sent nothing of them until its first
+    // frames: a stream that leaves meanwhile (the same tab's previous one, replaced because the tab
+    // added a view) must not take them away. It did: the views were dropped from the watcher while
+    // this stream still waited, so they were never read again, and the pings kept its page "live"
+    // on data that no longer changed.
+    let joined = false;
+    const gate: LiveSubscriber = { send: (frame) => void (joined && subscriber.send(frame)) };
+    for (const entry of mine) entry.subscribers.add(gate);
     // After the look in flight (or this stream's first one): its views' frames are then current.
     const ready = fresh.length > 0 ? this.serially(() => this.check(fresh)) : (this.busy ?? Promise.resolve());
     this.ready = ready
       .then(() => {
         if (gone) return;
         const seen = this.seenUpTo(lastEventId);
-        for (const entry of mine) {
-          entry.subscribers.add(subscriber);
-          if (entry.payload && entry.id > seen) subscriber.send(this.frameOf(entry));
-        }
+        joined = true;
+        // What was held back meanwhile is in each view's latest frame.
+        for (const entry of mine) if (entry.payload && entry.id > seen) subscriber.send(this.frameOf(entry));
       })
       .catch((error: unknown) => console.error("driftwatch: the live watcher failed:", error));
     this.timer ??= setInterval(() => void this.tick(), this.opts.tickMs);
@@ -197,7 +204,7 @@ export class JournalWatcher {
       gone = true;
       this.subscribers.delete(subscriber);
       for (const entry of mine) {
-        entry.subscribers.delete(subscriber);
+        entry.subscribers.delete(gate);
         if (entry.subscribers.size > 0) continue;
         const key = entryKey(entry.names, entry.name);
         this.entries.delete(key);

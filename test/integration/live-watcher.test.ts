@@ -186,6 +186,31 @@ describe("the live watcher", () => {
     expect(watcher.reads).toBe(5);
   });
 
+  it("keeps the views of a stream that joins while the stream it replaces leaves, and sends it their changes", async () => {
+    // A tab that opens another page replaces its stream with one carrying one more view: the new
+    // stream waits for that view's first read while the old one leaves. The views both carry must
+    // stay watched; they were dropped, and the new stream got pings over data that no longer changed.
+    const { file, watcher } = journal();
+    const old = stream();
+    const stopOld = watcher.subscribe(old, views("overview"), true);
+    await watcher.ready;
+    const next = stream();
+    watcher.subscribe(next, views("overview,breakers"), true);
+    stopOld();
+    await watcher.ready;
+    expect(watcher.watched).toBe(2);
+    expect(next.events.map((e) => e.view)).toEqual(["overview", "breakers"]);
+
+    halt(file, "bot-a");
+    await watcher.tick();
+    const overview = next.events.filter((e) => e.view === "overview").at(-1)!;
+    expect((overview.data as { bots: { botId: string; breaker: { halted: boolean } | null }[] }).bots.find((b) => b.botId === "bot-a")?.breaker?.halted).toBe(
+      true,
+    );
+    expect(next.events.map((e) => e.view)).toEqual(["overview", "breakers", "overview", "breakers"]);
+    expect(old.events.map((e) => e.view)).toEqual(["overview"]);
+  });
+
   it("sends nothing for a commit that changes nothing a view shows, and a reader without names gets roles", async () => {
     const { file, watcher } = journal();
     const named = stream();
