@@ -4,7 +4,7 @@ import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
-import { staleByReasons, type BotStatus } from "@/lib/breaker/bot-status";
+import { factsAreOld, type BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import type { OverviewBot } from "@/lib/queries/overview";
@@ -54,7 +54,7 @@ export function BotCard({
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
   // A halted bot keeps its HALTED badge when its heartbeat goes stale: its facts are as old all the same.
-  const asOfThen = unsure || status === "stale" || status === "unknown" || staleByReasons(bot.reasons);
+  const asOfThen = unsure || factsAreOld({ status, reasons: bot.reasons });
   /** " (when last read)" after a fact that is not known now. */
   const then = asOfThen ? " (when last read)" : "";
   return (

@@ -10,6 +10,7 @@ import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { bannerHalts, LastKnownHalt } from "@/components/live/last-known-halt";
+import { factsAreOld } from "@/lib/breaker/bot-status";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNotCurrent } from "@/components/live/use-not-current";
@@ -71,6 +72,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
   const drifting = data.lines.filter((l) => l.drift !== "none").length;
   const lines = applyOverviewView(data.lines, view);
   const botIds = data.bots.map((b) => b.botId);
+  const oldBots = new Set(data.bots.filter(factsAreOld).map((b) => b.botId));
 
   return (
     <div className="space-y-5">
@@ -187,7 +189,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
         ) : lines.length === 0 ? (
           <p className="text-sm">No symbol matches these filters.</p>
         ) : (
-          <SymbolTable lines={lines} unsure={unsure} readAt={updatedAt} canAct={canAct} />
+          <SymbolTable lines={lines} unsure={unsure} readAt={updatedAt} oldBots={oldBots} canAct={canAct} />
         )}
       </section>
     </div>

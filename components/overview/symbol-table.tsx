@@ -11,9 +11,11 @@ import { DurationText } from "@/components/ui/duration-text";
 
 /**
  * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
- * confirmed. A symbol in sync then is not known to be in sync now: it says when it was.
+ * confirmed. A symbol in sync then is not known to be in sync now: it says when it was. `botOld`:
+ * nothing vouches for its bot now (STALE or UNKNOWN, lib/breaker/bot-status.ts factsAreOld), so
+ * its last cycle's "in sync" is dated by that cycle, however current the page is.
  */
-function DriftCell({ line, readAt }: { line: OverviewLine; readAt: number | null }) {
+function DriftCell({ line, readAt, botOld }: { line: OverviewLine; readAt: number | null; botOld: boolean }) {
   if (line.drift === "unknown_position")
     return <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>;
   if (line.drift === "size_drift")
@@ -22,6 +24,12 @@ function DriftCell({ line, readAt }: { line: OverviewLine; readAt: number | null
     return (
       <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
         unknown: in sync when last read, at <UtcTime iso={new Date(readAt).toISOString()} />
+      </span>
+    );
+  if (botOld)
+    return (
+      <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
+        unknown: in sync at its last cycle, at <UtcTime iso={line.at} />
       </span>
     );
   return (
@@ -57,8 +65,23 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
   );
 }
 
-/** `unsure`: the page's data is not current; `readAt` is then when it was last confirmed (ms). */
-export function SymbolTable({ lines, unsure, readAt, canAct }: { lines: OverviewLine[]; unsure: boolean; readAt: number; canAct: boolean }) {
+/**
+ * `unsure`: the page's data is not current; `readAt` is then when it was last confirmed (ms).
+ * `oldBots`: the bots nothing vouches for now, whose lines are as of their last cycle.
+ */
+export function SymbolTable({
+  lines,
+  unsure,
+  readAt,
+  oldBots,
+  canAct,
+}: {
+  lines: OverviewLine[];
+  unsure: boolean;
+  readAt: number;
+  oldBots: ReadonlySet<string>;
+  canAct: boolean;
+}) {
   return (
     <table className="block w-full text-sm sm:table" data-testid="symbol-table">
       <caption className="sr-only">Each bot&apos;s book against the exchange&apos;s, per symbol</caption>
@@ -135,7 +158,7 @@ export function SymbolTable({ lines, unsure, readAt, canAct }: { lines: Overview
                 {inSync ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}
               </td>
               <td className={c} data-label="Drift">
-                <DriftCell line={l} readAt={unsure ? readAt : null} />
+                <DriftCell line={l} readAt={unsure ? readAt : null} botOld={oldBots.has(l.botId)} />
                 {/* On a phone, the whole card's width: in the label's column it read 12 characters a line. */}
                 {l.explainedBy && (
                   <div className="max-sm:col-span-2" data-testid="drift-explained-row">

@@ -15,8 +15,12 @@ const driftBadge = {
   ),
 };
 
-/** The symbol's current book line: what the bot holds, what the exchange holds, and the gap. */
-export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; symbol: string; unsure: boolean }) {
+/**
+ * The symbol's current book line: what the bot holds, what the exchange holds, and the gap.
+ * `unsure`: the page's data is not current. `botOld`: nothing vouches for the bot now (STALE or
+ * UNKNOWN), so the line is its last cycle's, however current the page is.
+ */
+export function BookLine({ line, symbol, unsure, botOld = false }: { line: SymbolLine | null; symbol: string; unsure: boolean; botOld?: boolean }) {
   if (!line) {
     return (
       <p className="rounded border border-dashed border-slate-400 p-3 text-sm" data-testid="book-line">
@@ -35,16 +39,16 @@ export function BookLine({ line, symbol, unsure }: { line: SymbolLine | null; sy
       aria-labelledby="book-line-title"
       data-testid="book-line"
       data-drift={line.drift}
-      className={`rounded-lg p-4 ${tone} ${unsure ? "outline-2 outline-dashed outline-slate-500" : ""}`}
+      className={`rounded-lg p-4 ${tone} ${unsure || botOld ? "outline-2 outline-dashed outline-slate-500" : ""}`}
     >
       <div className="flex flex-wrap items-center justify-between gap-2">
         {/* Not current: the line is what the journal said when last read, and a symbol in sync then is not known to be in sync now. */}
         <h2 id="book-line-title" className="font-semibold">
-          {unsure ? "Book when last read (not current)" : "Book now"}
+          {unsure ? "Book when last read (not current)" : botOld ? "Book at the bot's last cycle (not current)" : "Book now"}
         </h2>
-        {unsure && line.drift === "none" ? (
+        {(unsure || botOld) && line.drift === "none" ? (
           <span data-testid="sync-state" data-state="unknown" className="text-xs italic text-slate-500 dark:text-slate-400">
-            unknown: in sync when last read
+            {unsure ? "unknown: in sync when last read" : "unknown: in sync at its last cycle"}
           </span>
         ) : (
           driftBadge[line.drift]

@@ -12,6 +12,7 @@ import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
+import { factsAreOld } from "@/lib/breaker/bot-status";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 import { sameUtcDay } from "@/lib/text/format";
 import { asLiveReadError, liveFailureTitle, problemText, type LiveReadError } from "@/lib/query-options/fetch-api";
@@ -144,7 +145,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           )}
         </p>
       )}
-      <BookLine line={data.line} symbol={data.symbol} unsure={unsure} />
+      <BookLine line={data.line} symbol={data.symbol} unsure={unsure} botOld={factsAreOld(data.bot)} />
 
       <section
         aria-labelledby="chart-title"

@@ -8,7 +8,15 @@
 export const HEARTBEAT_STALE = "heartbeat is stale";
 export const RECONCILIATION_STALE = "last reconciliation is stale";
 /** Whether a bot's reasons say its journal facts are old: stale, whatever its badge says. */
-export const staleByReasons = (reasons: readonly string[]) => reasons.includes(HEARTBEAT_STALE) || reasons.includes(RECONCILIATION_STALE);
+const staleByReasons = (reasons: readonly string[]) => reasons.includes(HEARTBEAT_STALE) || reasons.includes(RECONCILIATION_STALE);
+
+/**
+ * Whether nothing vouches for a bot's journal facts now (its badge is STALE or UNKNOWN, or a halted
+ * bot's reasons say it is stale): its last cycle's outcome, "in sync" above all, is then a fact of
+ * that cycle's time, and every screen dates it instead of stating it.
+ */
+export const factsAreOld = (bot: { status: BotStatus; reasons: readonly string[] }) =>
+  bot.status === "stale" || bot.status === "unknown" || staleByReasons(bot.reasons);
 
 export type BotStatus = "halted" | "stale" | "unknown" | "drift" | "running";
 

@@ -135,7 +135,7 @@ test.describe("overview after an unknown position and a lost reply", () => {
 });
 
 test.describe("when the heartbeat stops", () => {
-  test("the running bot turns stale and a banner names the cause, without a reload", async ({ page }) => {
+  test("the running bot turns stale, a banner names the cause, and its symbols are dated by its last cycle, without a reload", async ({ page }) => {
     const j = await healthyJournal();
     // A threshold wide enough for a loaded machine to load the page before it passes.
     const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "12000" } });
@@ -149,6 +149,24 @@ test.describe("when the heartbeat stops", () => {
       await expect(card.locator("[data-status]")).toHaveText("STALE");
       await expect(page.locator('[data-status="running"]')).toHaveCount(0);
       await expect(page).toHaveTitle("? · driftwatch");
+      // The page is current, the bot is not: its symbols are in sync as of its last cycle, never now.
+      await expect(page.getByTestId("live-status")).toContainText(/live · updated \d+ s ago/);
+      await expect(page.locator('[data-testid="sync-state"][data-state="in-sync"]')).toHaveCount(0);
+      await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
+        /^unknown: in sync at its last cycle, at \d\d:\d\d:\d\d UTC$/,
+      );
+      await expect(card.getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago$/);
+      await page.goto(`${server.url}/bots/gamma/symbols/AAPL`);
+      const book = page.getByTestId("book-line");
+      await expect(book.getByRole("heading")).toHaveText("Book at the bot's last cycle (not current)");
+      await expect(book.getByTestId("sync-state")).toHaveText("unknown: in sync at its last cycle");
+
+      // Beating again, it vouches for its book once more.
+      j.beat();
+      await expect(book.getByRole("heading")).toHaveText("Book now", { timeout: 15_000 });
+      await page.goto(server.url);
+      await expect(card.locator("[data-status]")).toHaveText("running");
+      await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]')).toHaveCount(0);
     } finally {
       await server.stop();
       j.close();
