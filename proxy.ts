@@ -3,8 +3,9 @@
  *
  *   1. the Host allow-list: any other Host gets 421 (DNS rebinding: lib/http/allowed-host.ts);
  *   2. the few malformed requests Next itself would answer with a 500 get a 4xx instead
- *      (lib/http/request-limits.ts), an action post's body included, and a page post from another
- *      site's page (its Origin not this host) a 403;
+ *      (lib/http/request-limits.ts), an action post's body included; a page post from another
+ *      site's page (its Origin not this host) a 403; a post to a JSON route or a public file a
+ *      405; an action this build does not have a 409; Next's image optimizer a 404;
  *   3. with DRIFTWATCH_REQUIRE_SIGN_IN, a reader who is not signed in is sent to sign in (pages) or
  *      refused (JSON routes, posts): lib/auth/read-gate.ts; GET /api/metrics passes when
  *      DRIFTWATCH_METRICS_TOKEN is set, since the route checks that token itself;
@@ -25,7 +26,8 @@ import { actorFromRequest, SESSION_COOKIE } from "./lib/auth/session";
 import { boundHost, env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
 import { LimitedLog } from "./lib/http/rate-window";
-import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectCrossSitePost, rejectRequest } from "./lib/http/request-limits";
+import { builtActionIds } from "./lib/http/action-ids";
+import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectCrossSitePost, rejectRequest, rejectUnknownAction } from "./lib/http/request-limits";
 
 const HOST_LOG = new LimitedLog({
   linesPerWindow: 10,
@@ -43,14 +45,14 @@ const CROSS_SITE_LOG = new LimitedLog({
   write: (line) => console.error(line),
 });
 
-function refusal(request: NextRequest, status: number, message: string): NextResponse {
-  const headers = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
+const CODES: Record<number, string> = { 421: "misdirected", 401: "unauthorized", 405: "method_not_allowed" };
+
+function refusal(request: NextRequest, status: number, message: string, allow?: string): NextResponse {
+  const headers: Record<string, string> = { "Cache-Control": "no-store", "Content-Security-Policy": API_CONTENT_SECURITY_POLICY };
+  if (allow) headers.Allow = allow;
   // Under /api in the JSON routes' envelope; elsewhere one plain sentence.
   return request.nextUrl.pathname.startsWith("/api/")
-    ? NextResponse.json(
-        { ok: false, error: { code: status === 421 ? "misdirected" : status === 401 ? "unauthorized" : "invalid", message } },
-        { status, headers },
-      )
+    ? NextResponse.json({ ok: false, error: { code: CODES[status] ?? "invalid", message } }, { status, headers })
     : new NextResponse(`${message}.\n`, { status, headers: { ...headers, "Content-Type": "text/plain; charset=utf-8" } });
 }
 
@@ -89,7 +91,7 @@ export async function proxy(request: NextRequest) {
   }
 
   const rejection = rejectRequest({ method: request.method, pathname, headers: request.headers });
-  if (rejection) return refusal(request, rejection.status, rejection.message);
+  if (rejection) return refusal(request, rejection.status, rejection.message, rejection.allow);
 
   if (config.requireSignIn) {
     let signedIn = false;
@@ -132,6 +134,8 @@ export async function proxy(request: NextRequest) {
         ? rejectActionText(await request.clone().text())
         : null;
     if (bodyFault) return refusal(request, bodyFault.status, bodyFault.message);
+    const unknown = rejectUnknownAction(request.headers.get("next-action"), builtActionIds());
+    if (unknown) return refusal(request, unknown.status, unknown.message);
   }
 
   const requestHeaders = new Headers(request.headers);
@@ -150,8 +154,10 @@ export async function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Pages, the server actions they post to, and the JSON routes; not the hashed static files. Each
-  // exception whole: a bare prefix let `/faviconXsvg` or `/_next/imagex` (a 404 page) skip the
-  // Host check and the CSP.
-  matcher: [{ source: "/((?!_next/static/|_next/image$|favicon\\.svg$).*)" }],
+  // Pages, the server actions they post to, the JSON routes and the public files; not the hashed
+  // static files. The exception whole: a bare prefix let `/_next/staticx` (a 404 page) skip the
+  // Host check and the CSP. The favicons and Next's image optimizer were skipped too, until a post
+  // to /favicon.svg was found to answer any Host with a 500, and /_next/image to log a line for
+  // every made-up url.
+  matcher: [{ source: "/((?!_next/static/).*)" }],
 };

@@ -12,9 +12,14 @@
 export const ACTION_BODY_LIMIT_BYTES = 64 * 1024;
 
 export interface Rejection {
-  status: 400 | 411 | 413;
+  status: 400 | 404 | 405 | 409 | 411 | 413;
   message: string;
+  /** For a 405: the methods the path does take. */
+  allow?: string;
 }
+
+/** The console's public files: GET and HEAD only. */
+const PUBLIC_FILE = /^\/favicon(?:-[a-z]+)?\.svg$/;
 
 /** True when every %-escape in the path decodes to UTF-8. */
 function decodable(pathname: string): boolean {
@@ -30,6 +35,18 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
   // A path Next cannot decode (`/bots/%A4`) reaches its router as a 500 in a production build.
   if (!decodable(req.pathname)) {
     return { status: 400, message: "the address has a %-escape that is not UTF-8 (such as %A4 or %E0%A4%A); encode ids with encodeURIComponent" };
+  }
+  // The console shows no images: Next's optimizer would fetch the url it is given from this very
+  // server, and log a line for every one that fails, for whoever asks.
+  if (req.pathname === "/_next/image") return { status: 404, message: "this console serves no images" };
+  // A post to a JSON route, or to a public file, went on to Next's server-action handling (a 500
+  // and a stack in the log for a made-up action id): they are read, never posted to.
+  if (req.method !== "GET" && req.method !== "HEAD" && (req.pathname.startsWith("/api/") || PUBLIC_FILE.test(req.pathname))) {
+    return {
+      status: 405,
+      allow: "GET, HEAD",
+      message: `${req.pathname.startsWith("/api/") ? "the console's JSON routes" : "this file"} can only be read (GET), never ${req.method}. Nothing was changed`,
+    };
   }
   // Next checks bodySizeLimit while it parses the body, and then answers 500, not 413. Checking the
   // declared length here refuses the body before anything reads it. Every POST is checked, not only
@@ -95,6 +112,22 @@ export function rejectActionHeaders(headers: Headers): { status: 400; message: s
   // A plain form posted without JavaScript to a page that has no action: Next renders the page.
   if (!headers.has("next-action") && type.startsWith("application/x-www-form-urlencoded")) return null;
   return { status: 400, message: "an action's form must be sent as multipart/form-data with a boundary, as the console's pages send it. Nothing was changed" };
+}
+
+/**
+ * A server-action post naming an action this build of the console does not have: a page loaded
+ * before the console was updated (its forms carry the old build's ids), or a made-up id. Next
+ * answers both with a 400 or 409 and a stack in the log, for anyone who asks; here it is a 409 that
+ * tells the person with the old page what to do. `known`: the build's action ids, or null when
+ * they cannot be read (then Next decides). The id is the Next-Action header's: a form posted
+ * without JavaScript names its action in the body, and Next checks those ids itself, quietly.
+ */
+export function rejectUnknownAction(id: string | null, known: ReadonlySet<string> | null): { status: 409; message: string } | null {
+  if (id === null || known === null || known.has(id)) return null;
+  return {
+    status: 409,
+    message: "this page is from an earlier version of the console, or the form was not one of its own: reload the page and do it again. Nothing was changed",
+  };
 }
 
 const MALFORMED =

@@ -3,7 +3,8 @@
  * JSON route or action runs (DNS rebinding); a client's own X-Forwarded-For does not make it
  * another client (40 spoofed values still count as one and are limited); every answer the proxy
  * makes carries a CSP; and the malformed server-action posts that Next answered with a 500 are a
- * 400 with a plain sentence, and a post from another site's page a 403, with nothing written.
+ * 400 with a plain sentence, a post from another site's page a 403, an action this build does not
+ * have a 409, a post to a JSON route or a favicon a 405, with nothing written and nothing logged.
  */
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
@@ -54,7 +55,7 @@ test.describe("the proxy in front of every route", () => {
     expectProxyAnswer(await send(server.url, { path: "/", headers: { host: evil } }), 421, misdirected);
     expectProxyAnswer(await send(server.url, { path: "/audit", headers: { host: evil } }), 421, misdirected);
     // Paths that only start like the static files the proxy leaves alone are pages (404s) like any other.
-    for (const path of ["/faviconXsvg", "/favicon.svgx", "/_next/imagex", "/_next/staticx"])
+    for (const path of ["/faviconXsvg", "/favicon.svgx", "/_next/imagex", "/_next/staticx", "/favicon.svg", "/_next/image?url=%2Ffavicon.svg&w=64&q=75"])
       expectProxyAnswer(await send(server.url, { path, headers: { host: evil } }), 421, misdirected);
     const api = await send(server.url, { path: "/api/overview", headers: { host: evil } });
     expectProxyAnswer(api, 421, misdirected);
@@ -162,18 +163,20 @@ test.describe("the proxy in front of every route", () => {
     });
     expect(notAForm.status).toBe(200);
     expect(notAForm.body).toContain("did not receive a form");
-    // An action id this build does not have: Next's own 409, not a 500.
-    expect(
-      (
-        await send(server.url, {
-          path: "/doubtful",
-          headers: { origin: server.url, "next-action": `7f${"0".repeat(40)}`, "content-type": good.contentType },
-          body: good.body,
-        })
-      ).status,
-    ).toBe(409);
+    // An action id this build does not have (a page from before an update, or made up): a 409 that
+    // says to reload, before Next logs a stack for it.
+    for (const [unknown, type, body] of [
+      [`7f${"0".repeat(40)}`, good.contentType, good.body],
+      [`${id.slice(0, -2)}ff`, good.contentType, good.body],
+      ["xyz", "text/plain;charset=UTF-8", "[]"],
+      ["7f00", "text/plain;charset=UTF-8", "[]"],
+    ] as const) {
+      const r = await send(server.url, { path: "/doubtful", headers: { origin: server.url, "next-action": unknown, "content-type": type }, body });
+      expectProxyAnswer(r, 409, /^this page is from an earlier version of the console.*reload the page and do it again\. Nothing was changed\.\n$/);
+    }
     expect(auditCount()).toBe(audits);
     expect(server.output()).not.toMatch(/Unexpected end of form|Boundary not found|Invalid forward reference|is not valid JSON|reading 'entries'/);
+    expect(server.output()).not.toMatch(/Failed to find Server Action|did not match the expected format/);
   });
 
   test("a post from another site's page is a 403 that says why, not Next's 500, and changes nothing", async () => {
@@ -212,6 +215,41 @@ test.describe("the proxy in front of every route", () => {
       expect(r.status, JSON.stringify(headers)).toBe(200);
       expect(r.body).toMatch(/Sign in to act/);
     }
+  });
+
+  test("a JSON route or a favicon takes no post (405), Next's image optimizer is not served (404), and neither writes to the log", async () => {
+    const audits = auditCount();
+    const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "post to a read-only path" });
+    const resolve = actionId(repoRoot, "resolveManuallyAction");
+    const before = server.output().length;
+    for (const path of ["/api/overview", "/api/nope", "/api/bots/beta", "/favicon.svg", "/favicon-halted.svg"]) {
+      for (const origin of [server.url, "http://evil.example"]) {
+        for (const action of [resolve, `7f${"0".repeat(40)}`, null]) {
+          const headers: Record<string, string> = { origin, "content-type": form.contentType };
+          if (action) headers["next-action"] = action;
+          const r = await send(server.url, { path, method: "POST", headers, body: form.body });
+          expectProxyAnswer(r, 405, /can only be read \(GET\), never POST\. Nothing was changed/);
+          expect(r.headers.allow).toBe("GET, HEAD");
+          if (path.startsWith("/api/")) expect(JSON.parse(r.body).error.code).toBe("method_not_allowed");
+        }
+      }
+    }
+    const put = await send(server.url, { path: "/favicon.svg", method: "PUT", headers: { "content-type": "image/svg+xml" }, body: "<svg/>" });
+    expectProxyAnswer(put, 405, /never PUT/);
+    // Reading them still works.
+    const icon = await send(server.url, { path: "/favicon.svg" });
+    expect(icon.status).toBe(200);
+    expect(icon.body).toContain("<svg");
+    expect((await send(server.url, { path: "/api/overview" })).status).toBe(200);
+
+    for (const url of ["/AAAA", "/favicon.svg", "http://evil.example/x.png"]) {
+      expectProxyAnswer(await send(server.url, { path: `/_next/image?url=${encodeURIComponent(url)}&w=64&q=75` }), 404, /serves no images/);
+    }
+    expect(auditCount()).toBe(audits);
+    const logged = server.output().slice(before);
+    expect(logged).not.toMatch(
+      /internal image response failed|Failed to find Server Action|did not match the expected format|Invalid Server Actions request|ECONNRESET|\n\s+at /,
+    );
   });
 
   // Last: it spends the anonymous allowance of 127.0.0.1 for a minute.

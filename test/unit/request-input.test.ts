@@ -7,6 +7,7 @@ import {
   rejectActionText,
   rejectCrossSitePost,
   rejectRequest,
+  rejectUnknownAction,
 } from "@/lib/http/request-limits";
 import { BOT_ID_MAX, SYMBOL_MAX } from "@/lib/journal/ids";
 import { parseBotFilter, parsePathId } from "@/lib/url-state/path-ids";
@@ -69,6 +70,44 @@ describe("requests refused before Next's router", () => {
       expect(post(action)?.status).toBe(411);
     }
     expect(rejectRequest(req({ method: "GET", pathname: "/doubtful" }))).toBeNull();
+  });
+
+  it("refuses anything but a read of a JSON route or a public file with a 405 naming GET, before Next's action handling", () => {
+    for (const pathname of ["/api/overview", "/api/nope", "/favicon.svg", "/favicon-halted.svg", "/favicon-unknown.svg"]) {
+      for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+        const r = rejectRequest(req({ method, pathname, headers: { "content-length": "2", "next-action": "abc" } }));
+        expect(r, `${method} ${pathname}`).toMatchObject({ status: 405, allow: "GET, HEAD" });
+        expect(r!.message).toContain(`never ${method}. Nothing was changed`);
+      }
+      for (const method of ["GET", "HEAD"]) expect(rejectRequest(req({ method, pathname }))).toBeNull();
+    }
+    // A page takes its own actions' posts; a name that only starts like a favicon is a page (a 404).
+    expect(rejectRequest(req({ method: "POST", pathname: "/doubtful", headers: { "content-length": "2" } }))).toBeNull();
+    expect(rejectRequest(req({ method: "POST", pathname: "/favicon.svgx", headers: { "content-length": "2" } }))).toBeNull();
+  });
+
+  it("answers Next's image optimizer with a 404: the console shows no images", () => {
+    expect(rejectRequest(req({ pathname: "/_next/image" }))).toMatchObject({ status: 404, message: "this console serves no images" });
+    expect(rejectRequest(req({ pathname: "/_next/imagex" }))).toBeNull();
+  });
+});
+
+describe("server-action posts naming an action this build does not have", () => {
+  const known = new Set(["60ef47c2e44e4301e55c5f3e683d4830ae4eacf747"]);
+
+  it("refuses a made-up or an earlier build's id with a 409 telling the person to reload", () => {
+    for (const id of ["60ef47c2e44e4301e55c5f3e683d4830ae4eacf7ff", "7f00", "", "x".repeat(5000)]) {
+      const r = rejectUnknownAction(id, known);
+      expect(r?.status, id.slice(0, 50)).toBe(409);
+      expect(r!.message).toMatch(/^this page is from an earlier version of the console.*reload the page and do it again\. Nothing was changed$/);
+      expect(r!.message).not.toContain(id || "\u0000");
+    }
+  });
+
+  it("lets a known id through, a post without one, and everything when the build's ids cannot be read", () => {
+    expect(rejectUnknownAction("60ef47c2e44e4301e55c5f3e683d4830ae4eacf747", known)).toBeNull();
+    expect(rejectUnknownAction(null, known)).toBeNull();
+    expect(rejectUnknownAction("7f00", null)).toBeNull();
   });
 });
 
