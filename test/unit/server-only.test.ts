@@ -51,6 +51,7 @@ const SENSITIVE: Record<string, string> = {
   "lib/env.ts": "reads process.env, secrets included",
   "lib/exchange/ccxt-adapter.ts": "signs requests to a real exchange with its API keys",
   "lib/exchange/venue-gateway.ts": "talks to the venue gateway with its token",
+  "lib/http/action-ids.ts": "reads the build's server-action ids from disk",
   "lib/http/allowed-host.ts": "reads the settings",
   "lib/http/metrics.ts": "checks the metrics token",
   "lib/queries/read.ts": "reads the settings",
