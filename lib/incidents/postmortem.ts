@@ -4,6 +4,7 @@
  * reader who may not see them), so the file says what the page says.
  */
 import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
+import { visibleText } from "../text/visible-text";
 import type { CollapsedTimeline } from "./collapse";
 import type { IncidentStory } from "./story";
 
@@ -80,12 +81,26 @@ function headingReason(reason: string): string {
   return `${(space >= HEADING_REASON_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`;
 }
 
-const inline = (text: string) => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`).replace(/\s*\n\s*/g, " ");
+/** Markdown's punctuation in a bot's or a person's text, escaped; `&` too, or `&lt;b&gt;` would render as a tag's text. */
+const escaped = (text: string) => visibleText(text).replace(/[\\`*_[\]<>#|&~]/g, (c) => `\\${c}`);
+const inline = (text: string) => escaped(text).replace(/\s*\n\s*/g, " ");
 const quoted = (text: string) =>
   text
     .split(/\r?\n/)
-    .map((l) => `   > ${l.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)}`)
+    .map((l) => `   > ${escaped(l)}`)
     .join("\n");
+/**
+ * An id as a code span, exactly as written (a code span shows backslashes as they are, so nothing
+ * is escaped): fenced by one backtick more than its longest run of them, so a bot's id cannot end
+ * the span and write Markdown of its own after it. Invisible characters as their markers, as on
+ * the pages.
+ */
+function code(text: string): string {
+  const t = visibleText(text).replace(/\s*\n\s*/g, " ");
+  const fence = "`".repeat(Math.max(0, ...(t.match(/`+/g) ?? []).map((run) => run.length)) + 1);
+  const pad = t.startsWith("`") || t.endsWith("`") ? " " : "";
+  return `${fence}${pad}${t}${pad}${fence}`;
+}
 
 export function incidentPostmortem(view: {
   story: IncidentStory;
@@ -118,7 +133,7 @@ export function incidentPostmortem(view: {
     const settled = o.settledAt
       ? `settled as ${o.settledAs}${o.settledPrice !== null ? ` at ${formatNumber(o.settledPrice)}` : ""} by ${inline(o.settledBy ?? "?")} at ${formatUtc(o.settledAt)}`
       : `not settled (${o.state} now)`;
-    out.push(`- **Order behind it:** \`${o.clientOrderId}\` ${o.side} ${formatNumber(o.qty)} ${inline(o.symbol)}, ${settled}`);
+    out.push(`- **Order behind it:** ${code(o.clientOrderId)} ${inline(o.side)} ${formatNumber(o.qty)} ${inline(o.symbol)}, ${settled}`);
   } else if (pruned?.order) {
     out.push(`- **Order behind it:** ${inline(orderPrunedWords(pruned.order))}`);
   } else {

@@ -2,7 +2,11 @@
  * CSV as RFC 4180 writes it: CRLF between records, a field quoted when it holds a comma, a double
  * quote, CR or LF, and a double quote inside a quoted field written twice. Spreadsheets and every
  * CSV reader agree on this much, and JSON details (full of commas and quotes) survive the trip.
+ * A spreadsheet shows a right-to-left override or a control character as the pages would not, so
+ * each is written as its visible marker (lib/text/visible-text.ts); the JSON exports keep them.
  */
+
+import { visibleText } from "./visible-text";
 
 export type CsvCell = string | number | boolean | null | undefined;
 
@@ -22,7 +26,7 @@ export function spreadsheetSafe(text: string): string {
 
 export function csvField(value: CsvCell): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : spreadsheetSafe(String(value));
+  const text = typeof value === "number" ? (Number.isFinite(value) ? String(value) : "") : spreadsheetSafe(visibleText(String(value)));
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { csvField, spreadsheetSafe, toCsv } from "@/lib/text/csv";
+import { visibleText } from "@/lib/text/visible-text";
 import { parseCsv } from "../helpers/csv";
 
 describe("toCsv (RFC 4180)", () => {
@@ -30,10 +31,18 @@ describe("toCsv (RFC 4180)", () => {
         const cell = parseCsv(toCsv(["x"], [[text]]))[1]?.[0];
         const dangerous = /^[=+\-@\t\r]/.test(cell!) && !/^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(cell!);
         expect(dangerous).toBe(false);
-        // Nothing is lost: the text is still there, behind at most one apostrophe.
-        expect([text, `'${text}`]).toContain(cell);
+        // Nothing is lost: the text is still there, behind at most one apostrophe, its invisible characters as markers.
+        expect([visibleText(text), `'${visibleText(text)}`]).toContain(cell);
       }),
     );
+  });
+
+  it("writes a direction override or a control character as the marker the pages show, so a spreadsheet cannot reorder a line", () => {
+    expect(csvField("alpha\u202Edeer cleared")).toBe("alpha⟨U+202E⟩deer cleared");
+    expect(csvField("bell\u0007, nul\u0000")).toBe('"bell⟨U+0007⟩, nul⟨U+0000⟩"');
+    // Tabs and line breaks are a note's own.
+    expect(csvField("a\tb")).toBe("a\tb");
+    expect(csvField("\u200F=1+1")).toBe("⟨U+200F⟩=1+1");
   });
 
   it("writes a header and ends every record with CRLF", () => {
@@ -48,7 +57,7 @@ describe("toCsv (RFC 4180)", () => {
     fc.assert(
       fc.property(fc.array(fc.array(fc.string({ unit: "grapheme" }), { minLength: 3, maxLength: 3 }), { maxLength: 8 }), (rows) => {
         const header = ["h1", "h,2", 'h"3'];
-        expect(parseCsv(toCsv(header, rows))).toEqual([header, ...rows.map((r) => r.map(spreadsheetSafe))]);
+        expect(parseCsv(toCsv(header, rows))).toEqual([header, ...rows.map((r) => r.map((c) => spreadsheetSafe(visibleText(c))))]);
       }),
     );
     fc.assert(

@@ -331,11 +331,41 @@ describe("the post-mortem's times and what a prune took", () => {
     const heading = md.split("\n")[0]!;
     expect(heading).toMatch(/^# Incident \d+: \S+ halted, order alpha-4f979874d69871438130 unknown: send failed: lookup failed: bybit GET…$/);
     expect(heading.length).toBeLessThan(140);
-    expect(md).toContain(`- **Cause:** ${reason.replace(/_/g, "\\_")}`);
+    expect(md).toContain(`- **Cause:** ${reason.replace(/[_&]/g, (c) => `\\${c}`)}`);
     // A short one is the heading as it is.
     expect(incidentPostmortem({ story, timeline, readAt: "2026-12-02T03:00:00.000Z" }).split("\n")[0]).toMatch(
       /halted, order alpha-4f979874d69871438130 unknown$/,
     );
+  });
+
+  it("writes a bot's order id as a code span it cannot end, and invisible characters as markers, never as Markdown or HTML", () => {
+    const tricky = "a1-`x` <img src=x onerror=alert(1)> **b**";
+    const s = tellIncident(
+      facts({
+        trip: { ...facts().trip, at: "2026-11-28T15:00:01.500Z", reason: "order a1-1 unknown \u202Edeer &lt;b&gt; ~~x~~" },
+        clear,
+        drifts: [],
+        orders: [
+          {
+            clientOrderId: "a1-1",
+            symbol: "SOL<b>USDT",
+            side: "buy",
+            qty: 1,
+            state: "doubtful",
+            events: [{ id: 2, at: "2026-11-28T14:59:59.000Z", kind: "timeout", actor: "bot", detail: "{}" }],
+          },
+        ],
+      }),
+    );
+    // The trip names the order; the id a bot may write in its place is the tricky one.
+    expect(s.order?.clientOrderId).toBe("a1-1");
+    const md = incidentPostmortem({ story: { ...s, order: { ...s.order!, clientOrderId: tricky } }, timeline, readAt: "2026-12-02T03:00:00.000Z" });
+    expect(md).toContain("- **Order behind it:** ``a1-`x` <img src=x onerror=alert(1)> **b**`` buy 1 SOL\\<b\\>USDT,");
+    expect(md).toContain("- **Cause:** order a1-1 unknown ⟨U+202E⟩deer \\&lt;b\\&gt; \\~\\~x\\~\\~");
+    expect(md).not.toContain("\u202E");
+    // A fence as long as the id's own run of backticks, and padding where the id starts with one.
+    const edge = incidentPostmortem({ story: { ...s, order: { ...s.order!, clientOrderId: "``a" } }, timeline, readAt: "2026-12-02T03:00:00.000Z" });
+    expect(edge).toContain("- **Order behind it:** ``` ``a ``` buy");
   });
 
   it("prints each step's time of day whole on a two-digit day", () => {
