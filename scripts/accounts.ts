@@ -10,7 +10,8 @@
  * The password is asked twice on a terminal, without echo; with --password-stdin it is the first
  * line of standard input (for scripts: never put a password in an argument, where ps shows it).
  * The file is DRIFTWATCH_ACCOUNTS_DB (./data/accounts.db), created by the first add; every other
- * command refuses a missing file (naming the demo's when that is what exists) rather than create one.
+ * command refuses a missing file (naming the demo's when that is what exists) rather than create one,
+ * and so does an add to the default file while only the demo's exists (it names both commands).
  * Exit codes: 0 done, 1 refused (the line says why), 2 wrong usage.
  */
 import fs from "node:fs";
@@ -30,7 +31,7 @@ import {
 } from "../lib/auth/accounts";
 import { AccountsFileError, openAccountsDb } from "../lib/db/accounts-file";
 import { env, EnvError } from "../lib/env";
-import { demoFileHint } from "./cli-files";
+import { demoFileHint, quote, shown } from "./cli-files";
 
 const usage = `usage: npm run accounts -- add <name> --role viewer|operator [--password-stdin]
        npm run accounts -- passwd <name> [--password-stdin]
@@ -157,6 +158,15 @@ async function main(argv: string[]): Promise<number> {
       const name = one(rest, "add");
       if (!values.role) throw new UsageError("add needs --role viewer or --role operator");
       const role = checkRole(values.role);
+      // Beside the demo, a newcomer's add meant the demo's accounts: a new ./data/accounts.db the demo
+      // never reads made an account that could not sign in. Starting the console's own file is one
+      // variable away, and the line says so.
+      const hint = demoFileHint("accounts", config.accountsDbPath, { script: "accounts", args: argv });
+      if (hint) {
+        throw new MissingFile(
+          `${hint}; or, to start the console's own accounts file there instead: DRIFTWATCH_ACCOUNTS_DB=${shown(config.accountsDbPath)} npm run accounts -- ${argv.map(quote).join(" ")}`,
+        );
+      }
       const { db, sqlite } = open();
       try {
         if (getAccount(db, { name }))

@@ -28,7 +28,7 @@ function demoFile(kind: Kind): string {
 const isDefault = (kind: Kind) => !process.env[VARIABLE[kind]]?.trim();
 
 /** A word a shell reads back as itself. */
-const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
+export const quote = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /**
  * When `file` is the default for `kind`, is missing, and the demo's file exists: the one line that

@@ -76,6 +76,32 @@ describe("the CLIs beside the demo's files", () => {
     expect(listed.stdout).toMatch(/^demo\s+operator\s+enabled/);
   });
 
+  it("accounts add beside the demo names the demo's file and the console's own, and creates neither until one is named", () => {
+    const dir = checkout({ demo: true });
+    const r = cli(dir, "accounts", ["add", "vic", "--role", "viewer", "--password-stdin"], { input: "a viewer password that is long\n" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      "driftwatch: no accounts file at ./data/accounts.db; the demo's is ./data/demo-accounts/accounts.db: DRIFTWATCH_ACCOUNTS_DB=./data/demo-accounts/accounts.db npm run accounts -- add vic --role viewer --password-stdin; " +
+        "or, to start the console's own accounts file there instead: DRIFTWATCH_ACCOUNTS_DB=./data/accounts.db npm run accounts -- add vic --role viewer --password-stdin\n",
+    );
+    expect(files(dir)).toEqual(["demo-accounts", "demo.db"]);
+    // Each command it prints does what it says.
+    const toDemo = cli(dir, "accounts", ["add", "vic", "--role", "viewer", "--password-stdin"], {
+      input: "a viewer password that is long\n",
+      env: { DRIFTWATCH_ACCOUNTS_DB: "./data/demo-accounts/accounts.db" },
+    });
+    expect(toDemo.code).toBe(0);
+    expect(cli(dir, "accounts", ["list"], { env: { DRIFTWATCH_ACCOUNTS_DB: "./data/demo-accounts/accounts.db" } }).stdout).toMatch(/^vic\s+viewer\s+enabled/m);
+    const own = cli(dir, "accounts", ["add", "ana", "--role", "operator", "--password-stdin"], {
+      input: "an operator password that is long\n",
+      env: { DRIFTWATCH_ACCOUNTS_DB: "./data/accounts.db" },
+    });
+    expect(own.code).toBe(0);
+    expect(files(dir)).toEqual(["accounts.db", "demo-accounts", "demo.db"]);
+    // With the console's own file there, the default is no longer a mistake.
+    expect(cli(dir, "accounts", ["add", "bo", "--role", "viewer", "--password-stdin"], { input: "another password that is long\n" }).code).toBe(0);
+  });
+
   it("audit verify names both of the demo's files in the command for it", () => {
     const dir = checkout({ demo: true });
     const r = cli(dir, "audit", ["verify", "--expect-head"]);
