@@ -9,6 +9,7 @@ import { formatAge } from "@/lib/text/format";
 import { formatSigned } from "@/lib/text/signed";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
+import { eventRuns } from "@/lib/journal/event-runs";
 
 function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   switch (check.kind) {
@@ -67,6 +68,58 @@ function MayExplain({ botId, self, link }: { botId: string; self: string; link: 
   );
 }
 
+/**
+ * The events a lookup writes: found, proved absent, or failed (an `error` whose detail says
+ * `"during": "lookup"`, as the shipped writers write it).
+ */
+function isLookup(e: { kind: string; detail: string }): boolean {
+  if (e.kind === "lookup_found" || e.kind === "lookup_absent") return true;
+  if (e.kind !== "error") return false;
+  try {
+    return (JSON.parse(e.detail) as { during?: unknown } | null)?.during === "lookup";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The order's history, runs of the same event folded into one line ("×60, 03:01:10–03:16:05"), and
+ * said plainly when the journal holds more than the latest events the page was sent.
+ */
+function OrderHistory({ order }: { order: DoubtfulOrder }) {
+  const runs = eventRuns(order.events);
+  const cut = order.eventsTotal - order.events.length;
+  return (
+    <details className="mt-3 text-sm" data-testid="order-history">
+      <summary className="cursor-pointer font-semibold">
+        History ({cut > 0 ? `the latest ${order.events.length} of ${order.eventsTotal.toLocaleString("en-US")} events` : `${order.eventsTotal} events`}
+        {runs.length < order.events.length ? `, in ${runs.length} line${runs.length === 1 ? "" : "s"}` : ""})
+      </summary>
+      {cut > 0 && (
+        <p className="mt-2 text-slate-600 dark:text-slate-300" data-testid="order-history-cut">
+          {cut.toLocaleString("en-US")} earlier event{cut === 1 ? " is" : "s are"} not listed here, the intent of <UtcTime iso={order.createdAt} /> first: the
+          journal keeps them (<code>order_events</code>).
+        </p>
+      )}
+      <ol className="mt-2 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
+        {runs.map(({ event: e, count, lastAt }) => (
+          <li key={e.id} data-testid="order-event" className="break-words">
+            <UtcTime iso={e.at} className="font-mono" />
+            {count > 1 && (
+              <>
+                –<UtcTime iso={lastAt} className="font-mono" />
+              </>
+            )}{" "}
+            · <strong>{e.kind}</strong> · {e.actor}
+            {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
+            {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
 export function DoubtfulOrderCard({
   order,
   canAct,
@@ -87,6 +140,7 @@ export function DoubtfulOrderCard({
   onDismiss?: (clientOrderId: string) => void;
 }) {
   const age = useLiveAge(order.ageMs, receivedAt);
+  const lookups = order.events.filter(isLookup).length;
   return (
     <article
       data-testid="doubtful-order"
@@ -125,8 +179,17 @@ export function DoubtfulOrderCard({
         <dd className="break-words">
           <span className="[overflow-wrap:anywhere]">{order.strategy}</span> · bar <span className="font-mono">{order.bar}</span>
         </dd>
-        <dt className="text-slate-600 dark:text-slate-300">Attempts</dt>
-        <dd>{order.attempts}</dd>
+        {/* `attempts` counts sends (docs/journal.md); the lookups after a timeout are in the history. */}
+        <dt className="text-slate-600 dark:text-slate-300">Sends</dt>
+        <dd data-testid="order-sends">
+          {order.attempts}
+          {lookups > 0 && (
+            <span className="text-slate-600 dark:text-slate-300">
+              , then {order.eventsTotal > order.events.length ? "at least " : ""}
+              {lookups} lookup{lookups === 1 ? "" : "s"} (in the history)
+            </span>
+          )}
+        </dd>
         <dt className="text-slate-600 dark:text-slate-300">Last error</dt>
         <dd className="break-words">{order.lastError ? <WrappingText text={order.lastError} /> : "none recorded"}</dd>
         <dt className="text-slate-600 dark:text-slate-300">Exchange id</dt>
@@ -142,17 +205,7 @@ export function DoubtfulOrderCard({
           <UtcTime iso={order.updatedAt} /> (version {order.version})
         </dd>
       </dl>
-      <details className="mt-3 text-sm">
-        <summary className="cursor-pointer font-semibold">History ({order.events.length} events)</summary>
-        <ol className="mt-2 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
-          {order.events.map((e) => (
-            <li key={e.id} data-testid="order-event" className="break-words">
-              <UtcTime iso={e.at} className="font-mono" /> · <strong>{e.kind}</strong> · {e.actor}
-              {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
-            </li>
-          ))}
-        </ol>
-      </details>
+      <OrderHistory order={order} />
       <ResolveOrderActions
         clientOrderId={order.clientOrderId}
         version={order.version}

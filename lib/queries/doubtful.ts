@@ -31,7 +31,10 @@ export interface DoubtfulOrder extends Pick<
   /** Why it is doubtful, in words. */
   why: string;
   idCheck: ClientOrderIdCheck | { kind: "no_bot_row" };
+  /** Its latest events (at most EVENTS_PER_ORDER), oldest first. */
   events: DoubtfulOrderEvent[];
+  /** How many events it has in all: more than `events` holds when the history was cut. */
+  eventsTotal: number;
   /** The drift on its symbol that this order's fill (with the others named) would explain, if any. */
   mayExplain: DriftItMayExplain | null;
 }
@@ -41,7 +44,7 @@ const doubtfulWhere = (dialect: Dialect, oneBot: boolean) =>
   `${doubtfulOrderSql({ state: "o.state", updatedAt: "o.updated_at", cutoffParam: "?", dialect })}${oneBot ? " AND o.bot_id = ?" : ""}`;
 /** A bot that piles up doubt is itself the incident; the list shows this many, newest first. */
 export const DOUBTFUL_LIMIT = 200;
-const EVENTS_PER_ORDER = 50;
+export const EVENTS_PER_ORDER = 50;
 
 /**
  * Orders nobody can vouch for: `unknown`, and `created`/`sent` not updated within the grace
@@ -64,6 +67,8 @@ const SQL = {
   postgres: { all: doubtfulSql("postgres", false), one: doubtfulSql("postgres", true) },
 };
 const EVENTS_SQL = `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT ${EVENTS_PER_ORDER}`;
+/** Asked only of an order whose latest events filled the page: the index on (client_order_id, id) counts them. */
+const EVENTS_COUNT_SQL = `SELECT count(*) AS n FROM order_events WHERE client_order_id = ?`;
 
 export async function listDoubtfulOrders(params: {
   db: JournalDb | JournalQuery;
@@ -78,13 +83,22 @@ export async function listDoubtfulOrders(params: {
   const binds = params.botId ? [cutoff, params.botId] : [cutoff];
   const [totalRow, rows] = await Promise.all([
     q.get<{ n: number }>(sql.total, binds),
-    q.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "mayExplain"> & { prefix: string | null }>(sql.rows, binds),
+    q.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "eventsTotal" | "mayExplain"> & { prefix: string | null }>(sql.rows, binds),
   ]);
   const total = totalRow?.n ?? 0;
 
   const [explains, events] = await Promise.all([
     rows.length > 0 ? getDriftsDoubtfulOrdersMayExplain({ db: q, now, graceMs: params.graceMs, botId: params.botId }) : new Map<string, DriftItMayExplain>(),
-    Promise.all(rows.map(async (o) => (await q.all<DoubtfulOrderEvent>(EVENTS_SQL, [o.clientOrderId])).reverse())),
+    Promise.all(
+      rows.map(async (o) => {
+        const latest = (await q.all<DoubtfulOrderEvent>(EVENTS_SQL, [o.clientOrderId])).reverse();
+        const total =
+          latest.length < EVENTS_PER_ORDER
+            ? latest.length
+            : Number((await q.get<{ n: number | string }>(EVENTS_COUNT_SQL, [o.clientOrderId]))?.n ?? latest.length);
+        return { latest, total };
+      }),
+    ),
   ]);
   const orders = rows.map(({ prefix, ...o }, i) => {
     const created = Date.parse(o.createdAt);
@@ -98,7 +112,8 @@ export async function listDoubtfulOrders(params: {
       ageMs: Number.isNaN(created) ? null : now.getTime() - created,
       why,
       idCheck: prefix === null ? ({ kind: "no_bot_row" } as const) : checkClientOrderId(o.clientOrderId, prefix, o),
-      events: events[i]!,
+      events: events[i]!.latest,
+      eventsTotal: events[i]!.total,
       mayExplain: explains.get(o.clientOrderId) ?? null,
     };
   });

@@ -7,6 +7,7 @@
  * the price is right; the price recorded is then in the answer and in the audit entry.
  */
 import type http from "node:http";
+import Database from "better-sqlite3";
 import path from "node:path";
 import { expect, test, type Locator } from "@playwright/test";
 import type { ExchangeAdapter } from "@/lib/exchange/adapter";
@@ -147,6 +148,32 @@ test.describe("a doubtful order of a lost reply", () => {
     await expect.poll(() => ageSeconds(age), { timeout: 30_000 }).toBeGreaterThanOrEqual(stoppedAt + 5);
     await page.unroute("**/api/doubtful*");
     await page.unroute("**/api/live*");
+  });
+
+  test("folds a bot's repeated failed lookups into one line, and says the history was cut and what it counts", async ({ page }) => {
+    // The bot kept asking the venue: 60 failed lookups, written as the shipped writers write them.
+    const db = new Database(journal.file);
+    const id = db.prepare(`SELECT client_order_id FROM orders WHERE bot_id = 'beta' AND state = 'unknown'`).pluck().get() as string;
+    const start = Date.now() - 60 * 15_000;
+    const add = db.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, 'error', 'bot', ?)`);
+    db.transaction(() => {
+      for (let i = 0; i < 60; i++) add.run(id, new Date(start + i * 15_000).toISOString(), '{"during":"lookup","error":"lookup failed: venue timed out"}');
+    })();
+    const total = db.prepare(`SELECT count(*) FROM order_events WHERE client_order_id = ?`).pluck().get(id) as number;
+    db.close();
+
+    await page.goto(`${server.url}/doubtful`);
+    const card = page.locator(`[data-testid="doubtful-order"][data-order="${id}"]`);
+    await expect(card.getByTestId("order-sends")).toHaveText(/^\d+, then at least 50 lookups \(in the history\)$/);
+    const history = card.getByTestId("order-history");
+    await history.locator("summary").click();
+    await expect(history.locator("summary")).toHaveText(`History (the latest 50 of ${total} events, in 1 line)`);
+    await expect(card.getByTestId("order-history-cut")).toContainText(`${total - 50} earlier events are not listed here, the intent of`);
+    await expect(card.getByTestId("order-event")).toHaveCount(1);
+    await expect(card.getByTestId("order-event-count")).toHaveText("×50");
+    // The buttons stay within reach on a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
   });
 
   test("a check the gateway cannot answer says what to do next once, then when it failed again", async ({ page }) => {

@@ -128,3 +128,35 @@ describe("the doubtful-order SQL agrees with classifyOrder", () => {
     );
   });
 });
+
+describe("a doubtful order's history on the list", () => {
+  it("sends its latest events, oldest first, and how many it has in all when that is more", async () => {
+    const now = new Date("2026-12-04T03:30:00.000Z");
+    writeOrders(
+      [
+        { state: "unknown", agoMs: 60_000 },
+        { state: "unknown", agoMs: 120_000 },
+      ],
+      now,
+    );
+    sqlite.prepare(`DELETE FROM order_events`).run();
+    const event = sqlite.prepare(`INSERT INTO order_events (client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, 'bot', ?)`);
+    sqlite.transaction(() => {
+      event.run("o0", "2026-12-04T03:00:00.000Z", "intent", "{}");
+      for (let i = 0; i < 60; i++)
+        event.run("o0", new Date(Date.parse("2026-12-04T03:00:01.000Z") + i * 15_000).toISOString(), "error", `{"during":"lookup","n":${i}}`);
+      event.run("o1", "2026-12-04T03:00:00.000Z", "intent", "{}");
+      event.run("o1", "2026-12-04T03:00:01.000Z", "timeout", "{}");
+    })();
+    const { orders } = await listDoubtfulOrders({ db: drizzle(sqlite, { schema }), now, graceMs: 30_000 });
+    const long = orders.find((o) => o.clientOrderId === "o0")!;
+    expect(long.events).toHaveLength(50);
+    expect(long.eventsTotal).toBe(61);
+    // The latest 50: the intent and the first ten lookups are the ones left out.
+    expect(JSON.parse(long.events[0]!.detail)).toEqual({ during: "lookup", n: 10 });
+    expect(JSON.parse(long.events.at(-1)!.detail)).toEqual({ during: "lookup", n: 59 });
+    const short = orders.find((o) => o.clientOrderId === "o1")!;
+    expect(short.events.map((e) => e.kind)).toEqual(["intent", "timeout"]);
+    expect(short.eventsTotal).toBe(2);
+  });
+});
