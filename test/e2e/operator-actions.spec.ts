@@ -133,6 +133,9 @@ test.describe("operator actions on a lost reply", () => {
     await row.getByRole("button", { name: "Acknowledge ETHUSDT" }).click();
     await expect(row.getByTestId("action-ok")).toContainText("Acknowledged until");
     await expect(row.getByTestId("ack-cell")).toContainText("yes, by operator:ana");
+    // Done: the form closes under its answer, no empty one left open as if it still had to be done.
+    await expect(row.getByLabel("What you checked")).toBeHidden();
+    await expect(row.getByText("Acknowledge again", { exact: true })).toBeVisible();
 
     // A drift that comes and goes while the bot is halted (a fill landing between two cycles):
     // nobody saw it live, and no overview row offers to acknowledge it any more.
