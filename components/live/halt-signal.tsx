@@ -138,62 +138,64 @@ function LiveHaltSignal() {
   return (
     <div data-testid="halt-signal" data-state={state} className={banner ? "mx-auto max-w-6xl px-4 pt-3" : undefined}>
       {!banner ? null : state === "halted" ? (
-        <p data-testid="halt-banner" className="rounded bg-red-700 px-3 py-1 text-sm font-semibold text-white">
-          HALTED:{" "}
-          {/* One sentence per bot, its cause after a dash: the cause is the journal's own text, which
+        <div data-testid="halt-banner" className="space-y-1">
+          <p className="rounded bg-red-700 px-3 py-1 text-sm font-semibold text-white">
+            HALTED:{" "}
+            {/* One sentence per bot, its cause after a dash: the cause is the journal's own text, which
               may hold brackets of its own, so it is never set in brackets beside the last-read aside. */}
-          {halted.slice(0, BOTS_WITH_CAUSE).map((b, i) => (
-            <span key={b.botId} data-testid="halted-bot">
-              {i > 0 && " "}
-              <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
-                {b.botId}
-              </Link>
-              <LastKnownHalt bot={b} />{" "}
-              <span className="break-words font-normal">
-                —{" "}
-                {asSentence(
-                  visibleText(
-                    haltCauseText({
-                      reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, pathname === `/bots/${encodeURIComponent(b.botId)}`),
-                      inSyncSince: b.breaker?.causeInSyncSince ?? null,
-                      ordersSettled: b.breaker?.causeOrdersSettled ?? null,
-                      changedBy: b.breaker?.changedBy,
-                      changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
-                    }),
-                  ),
-                )}
-              </span>
-            </span>
-          ))}
-          {halted.length > BOTS_WITH_CAUSE && (
-            // Every halted bot is named on every page; past the first ones, by name alone.
-            <span data-testid="halted-more">
-              {" "}
-              Also halted:{" "}
-              {halted.slice(BOTS_WITH_CAUSE).map((b, i) => (
-                <span key={b.botId} data-testid="halted-bot">
-                  {i > 0 && ", "}
-                  <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
-                    {b.botId}
-                  </Link>
-                </span>
-              ))}{" "}
-              <span className="font-normal">
-                (their causes on their pages and the{" "}
-                <Link href="/" className="underline">
-                  overview
+            {halted.slice(0, BOTS_WITH_CAUSE).map((b, i) => (
+              <span key={b.botId} data-testid="halted-bot">
+                {i > 0 && " "}
+                <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
+                  {b.botId}
                 </Link>
-                ).
+                <LastKnownHalt bot={b} />{" "}
+                <span className="break-words font-normal">
+                  —{" "}
+                  {asSentence(
+                    visibleText(
+                      haltCauseText({
+                        reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, pathname === `/bots/${encodeURIComponent(b.botId)}`),
+                        inSyncSince: b.breaker?.causeInSyncSince ?? null,
+                        ordersSettled: b.breaker?.causeOrdersSettled ?? null,
+                        changedBy: b.breaker?.changedBy,
+                        changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
+                      }),
+                    ),
+                  )}
+                </span>
               </span>
-            </span>
-          )}
+            ))}
+            {halted.length > BOTS_WITH_CAUSE && (
+              // Every halted bot is named on every page; past the first ones, by name alone.
+              <span data-testid="halted-more">
+                {" "}
+                Also halted:{" "}
+                {halted.slice(BOTS_WITH_CAUSE).map((b, i) => (
+                  <span key={b.botId} data-testid="halted-bot">
+                    {i > 0 && ", "}
+                    <Link href={`/bots/${encodeURIComponent(b.botId)}`} className="inline-block break-all py-1 font-mono underline">
+                      {b.botId}
+                    </Link>
+                  </span>
+                ))}{" "}
+                <span className="font-normal">
+                  (their causes on their pages and the{" "}
+                  <Link href="/" className="underline">
+                    overview
+                  </Link>
+                  ).
+                </span>
+              </span>
+            )}
+          </p>
+          {/* Its own line: at the end of the red one, after the halts' causes, it went unread (a try-out). */}
           {causes.length > 0 && (
-            <span className="font-normal">
-              {" "}
-              Not current: <Causes causes={causes} />
-            </span>
+            <p data-testid="halt-banner-not-current" className="rounded bg-amber-700 px-3 py-1 text-sm text-white">
+              <span className="font-semibold">Not current:</span> <Causes causes={causes} />
+            </p>
           )}
-        </p>
+        </div>
       ) : (
         <p data-testid="halt-banner" className="rounded bg-amber-700 px-3 py-1 text-sm font-semibold text-white">
           UNKNOWN: the console cannot tell whether any bot is halted:{" "}
