@@ -99,11 +99,16 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
         <ol className="flex flex-wrap gap-1">
           <li>
             <Link href="/" className="underline">
-              Bots
+              Overview
             </Link>{" "}
             /
           </li>
-          <li className="break-all font-mono">{botId} /</li>
+          <li className="break-all">
+            <Link href={`/bots/${encodeURIComponent(botId)}`} className="font-mono underline">
+              {botId}
+            </Link>{" "}
+            /
+          </li>
           <li aria-current="page" className="break-all font-mono">
             {symbol}
           </li>

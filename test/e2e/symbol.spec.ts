@@ -34,6 +34,10 @@ test.describe("the symbol page of a bot trading now", () => {
   test("draws ours against theirs, shades the drifts, marks the trips and lists the orders", async ({ page }) => {
     const chart = await openChart(page, server.url + AAPL);
     await expect(page.getByRole("heading", { level: 1 })).toContainText("AAPL");
+    // The way back: to the overview, and to the bot's own page.
+    const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+    await expect(crumbs.getByRole("link", { name: "Overview" })).toHaveAttribute("href", "/");
+    await expect(crumbs.getByRole("link", { name: "bot-a" })).toHaveAttribute("href", "/bots/bot-a");
     await expect(chart.locator("path.recharts-line-curve").first()).toHaveAttribute("d", /^M[\d.]+,[\d.]+.*L/);
     // Both AAPL drifts (ten cycles, and one cycle) are shaded.
     await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
