@@ -227,7 +227,11 @@ export function ClearHaltPanel({
             {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} viewer={viewer} />}
             {/* Only someone who may clear is offered the form: a viewer or a visitor reads the checklist and the note above. */}
             {canAct && (
-              <form key={clear.key} action={action} className="space-y-2">
+              <form key={clear.key} action={action} className="space-y-2" aria-labelledby={`${id}-clear-heading`}>
+                {/* Below the checklist and the drifts, a heading says where the clear itself starts. */}
+                <h3 id={`${id}-clear-heading`} className="font-semibold">
+                  {view.twoPersonClear ? "Request the clear" : "Clear the halt"}
+                </h3>
                 <input type="hidden" name="botId" value={botId} />
                 <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
                 <div>

@@ -163,6 +163,8 @@ test.describe("operator actions on a lost reply", () => {
     await expect(checklist.locator('li[data-met="false"]')).toHaveCount(0);
 
     // 4. Clear: a reason, and the bot id typed out.
+    // The clear has a heading of its own under the checklist, and names its form.
+    await expect(page.getByRole("form", { name: "Clear the halt" }).getByRole("heading", { name: "Clear the halt" })).toBeVisible();
     await page.getByLabel("Why it is safe to resume").fill("doubtful order settled by lookup, drift explained, clean cycle since");
     await page.getByLabel(/Type the bot id to confirm/).fill("beta");
     await page.getByRole("button", { name: "Clear halt" }).click();
