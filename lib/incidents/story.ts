@@ -289,7 +289,11 @@ function auditStep(a: AuditFact, corrections: readonly CorrectionFact[]): Incide
     case "correct_book": {
       const kind = str(d.kind) ?? correction?.kind ?? null;
       const delta = typeof d.delta === "number" ? d.delta : correction?.delta;
-      what = `corrected the book of ${symbol}${kind === "flattened_on_venue" ? " (flattened on the venue)" : kind === "adopt_exchange" ? " to the exchange's size" : ""}${delta !== undefined ? `, ${signedQty(delta)}` : ""}`;
+      // The book's sizes before and after when the correction's row is at hand; the change alone read
+      // as the size ("to the exchange's size, -20" of a book that went from +20 to 0).
+      const how = kind === "flattened_on_venue" ? " (flattened on the venue)" : kind === "adopt_exchange" ? " to the exchange's size" : "";
+      const sizes = correction && delta !== undefined ? `: from ${signedQty(correction.ours)} to ${signedQty(correction.ours + delta)}` : "";
+      what = `corrected the book of ${symbol}${how}${sizes}${delta !== undefined ? ` (by ${signedQty(delta)})` : ""}`;
       mark = "correction";
       break;
     }

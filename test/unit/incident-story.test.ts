@@ -165,7 +165,7 @@ describe("telling an incident", () => {
     expect(s.durations).toEqual({ toFirstActionMs: 0, toSettleMs: null, toClearMs: 600_000 });
     expect(s.steps.map((x) => [x.actor, x.what, x.note])).toEqual([
       ["operator:ana", "halted alpha by hand", "venue maintenance at 15:00"],
-      ["operator:ana", "corrected the book of AAPL to the exchange's size, -40", "40 closed by hand"],
+      ["operator:ana", "corrected the book of AAPL to the exchange's size: from +100 to +60 (by -40)", "40 closed by hand"],
       ["operator:ben", "cleared the halt", "maintenance over"],
     ]);
     expect(s.steps.map((x) => x.mark)).toEqual(["halt", "correction", "clear"]);
