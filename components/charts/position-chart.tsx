@@ -44,23 +44,25 @@ const theme =
 const qty = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 const compact = (n: number) => n.toLocaleString("en-US", { notation: "compact", maximumFractionDigits: 3 });
 
-/** Room a "clear" label takes, in pixels. */
-const LABEL_PX = 44;
+/** Room a label takes, in pixels: "clear" 44, "correction" 73 (the axis's 12 px font, with its gap). */
+const labelPx = (kind: ChartMarker["kind"]) => 11 + 6.2 * MARK_LABEL[kind].length;
 const Y_AXIS_PX = 56;
 
 /**
- * Which markers get a text label: neighbours closer than a label's width would print over each
- * other, so only the first of a cluster is labelled (every line is still drawn, and the list under
- * the chart names them all).
+ * Which markers get a text label: a neighbour closer than the labelled one's label is wide would
+ * print over it ("correctionclear"), so only the first of a cluster is labelled (every line is
+ * still drawn, and the list under the chart names them all).
  */
 function labelled(markers: ChartMarker[], span: number, plotPx: number): Set<number> {
   const out = new Set<number>();
-  const minGap = (span * LABEL_PX) / Math.max(1, plotPx);
+  const perPx = span / Math.max(1, plotPx);
   let last = -Infinity;
-  for (const m of markers) {
-    if (m.t - last >= minGap) {
+  let lastWidth = 0;
+  for (const m of [...markers].sort((a, b) => a.t - b.t)) {
+    if (m.t - last >= lastWidth * perPx) {
       out.add(m.id);
       last = m.t;
+      lastWidth = labelPx(m.kind);
     }
   }
   return out;

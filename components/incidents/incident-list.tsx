@@ -94,8 +94,9 @@ export function IncidentList({
                   className="py-2"
                 >
                   <div className="flex flex-wrap items-baseline gap-x-2">
-                    <Link href={incidentStoryHref(i.id, i.journal)} className="font-semibold underline">
-                      <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>
+                    {/* The bot and when it tripped, together: a bot's many incidents were links all named "alpha". */}
+                    <Link href={incidentStoryHref(i.id, i.journal)} className="font-semibold underline" data-testid="incident-link">
+                      <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>, halted <UtcTime iso={i.startedAt} className="font-mono" />
                     </Link>
                     {i.journal && (
                       <span className="text-xs text-slate-700 dark:text-slate-200" data-testid="row-journal">
@@ -114,7 +115,6 @@ export function IncidentList({
                         cycles pruned
                       </span>
                     )}
-                    <UtcTime iso={i.startedAt} className="font-mono" />
                   </div>
                   <p data-testid="incident-row-cause">
                     {isOperator(i.haltedBy) && (

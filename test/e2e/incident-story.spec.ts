@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { ACK_NOTE, CLEAR_NOTE, LONG_STORY, RESOLVE_NOTE, writeIncidentScenario, type IncidentScenario } from "../helpers/incident-journal";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { markerLabelsApart } from "../helpers/e2e/chart";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 test.describe("the incident as a story", () => {
@@ -81,6 +82,7 @@ test.describe("the incident as a story", () => {
     await expect(chart.locator(".recharts-reference-line.breaker-trip")).toHaveCount(1);
     await expect(chart.locator(".recharts-reference-line.mark-acknowledge")).toHaveCount(1);
     await expect(chart.locator(".recharts-reference-line.breaker-clear")).toHaveCount(1);
+    await markerLabelsApart(chart);
 
     // The timeline: open on a wide screen, the failed lookups one row with a count and first–last time.
     const timeline = main.getByTestId("story-timeline");

@@ -253,6 +253,8 @@ test.describe("the incidents of three journals", () => {
     await page.screenshot({ path: test.info().outputPath("incidents-several-journals-phone.png"), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
 
+    // Each link says which bot and when, so a bot's several incidents are told apart.
+    await expect(rows.nth(1).getByTestId("incident-link")).toHaveText(/^east, halted .*\d\d:\d\d:\d\d UTC$/);
     await rows.nth(1).getByRole("link", { name: "east" }).click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${east}-1$`));
     await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${east}-1: east`);

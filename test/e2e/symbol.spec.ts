@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect as baseExpect, test, type Page } from "@playwright/test";
 import { BUY_500_ID, writeDriftScenario } from "../helpers/drift-scenario";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { markerLabelsApart } from "../helpers/e2e/chart";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 // A production server rendering per request, on machines shared with other test runs: give page
@@ -47,6 +48,7 @@ test.describe("the symbol page of a bot trading now", () => {
     await expect(chart.locator(".recharts-reference-line")).toHaveCount(7);
     await expect(chart.locator(".recharts-reference-line.breaker-trip")).toHaveCount(4);
     await expect(chart.locator("text", { hasText: /^trip$/ }).first()).toBeVisible();
+    expect(await markerLabelsApart(chart)).toBeGreaterThan(0);
 
     await expect(page.getByTestId("book-ours")).toHaveText("+400");
     await expect(page.getByTestId("book-theirs")).toHaveText("+400");
@@ -85,6 +87,8 @@ test.describe("the symbol page of a bot trading now", () => {
     const chart = await openChart(page, server.url + AAPL);
     await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
     await noHorizontalScroll(page);
+    // Seven marks on a 300 px plot: fewer labels, none printed over another.
+    expect(await markerLabelsApart(chart)).toBeGreaterThan(0);
     const box = await page.getByTestId("position-chart").boundingBox();
     expect(box?.width).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(shots, "symbol-phone.png"), fullPage: true });
