@@ -4,7 +4,7 @@ import { connection } from "next/server";
 import { NoBots } from "@/components/bot/no-bots";
 import { JournalUnavailable } from "@/components/journal/journal-unavailable";
 import { OverviewLive } from "@/components/overview/overview-live";
-import { canAct, getActor } from "@/lib/auth/session";
+import { canAct, getActor, signedInViewer } from "@/lib/auth/session";
 import { overviewQuery } from "@/lib/query-options/overview";
 import { readOverview } from "@/lib/queries/screens";
 import { DeskNotifyToggle } from "@/components/live/desk-notify-toggle";
@@ -24,11 +24,12 @@ export default async function OverviewPage() {
   // The server's read seeds the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();
   client.setQueryData(overviewQuery().queryKey, overview);
+  const actor = await getActor();
   return (
     <div className="space-y-4">
       {/* The journal's notices are in the overview's data (OverviewLive shows them), so they stay current. */}
       <HydrationBoundary state={dehydrate(client)}>
-        <OverviewLive canAct={canAct(await getActor())} />
+        <OverviewLive canAct={canAct(actor)} viewer={signedInViewer(actor) !== null} />
       </HydrationBoundary>
       <DeskNotifyToggle />
     </div>

@@ -10,7 +10,7 @@ import { parseBreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/query-options/breakers";
 import { readBreakerBoard } from "@/lib/queries/screens";
 import { CanActProvider } from "@/components/auth/can-act";
-import { canAct, getActor } from "@/lib/auth/session";
+import { canAct, getActor, signedInViewer } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Breakers · driftwatch" };
 
@@ -54,10 +54,11 @@ export default async function BreakersPage({ searchParams }: PageProps<"/breaker
   // The server's read seeds the client's cache, so the first paint is data, not a spinner.
   const client = new QueryClient();
   client.setQueryData(breakersQuery(view).queryKey, board);
+  const actor = await getActor();
   return (
     <div className="space-y-4">
       <HydrationBoundary state={dehydrate(client)}>
-        <CanActProvider canAct={canAct(await getActor())}>
+        <CanActProvider canAct={canAct(actor)} viewer={signedInViewer(actor) !== null}>
           <BreakersLive view={view} />
         </CanActProvider>
       </HydrationBoundary>

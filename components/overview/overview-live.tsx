@@ -30,7 +30,7 @@ const sortLabels: Record<(typeof SORTS)[number], string> = {
   age: "drifting longest",
 };
 
-export function OverviewLive({ canAct }: { canAct: boolean }) {
+export function OverviewLive({ canAct, viewer = false }: { canAct: boolean; viewer?: boolean }) {
   const options = overviewQuery();
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
@@ -116,7 +116,7 @@ export function OverviewLive({ canAct }: { canAct: boolean }) {
       <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3" aria-label="Bots in this journal">
         {orderBotsForOverview(data.bots).map((bot) => (
           <li key={bot.botId}>
-            <CanActProvider canAct={canAct}>
+            <CanActProvider canAct={canAct} viewer={viewer}>
               <BotCard bot={bot} unsure={unsure} receivedAt={query.dataUpdatedAt} />
             </CanActProvider>
           </li>

@@ -78,6 +78,9 @@ test.describe("operator actions on a lost reply", () => {
     await expect(row.getByTestId("ack-cell")).toHaveText("no");
     await expect(page.getByText("Acknowledge", { exact: true })).toHaveCount(0);
     await expect(page.getByRole("button", { name: "Acknowledge ETHUSDT" })).toHaveCount(0);
+    // The halted bot's card: review it; a viewer is not sent to "sign in" again.
+    const card = page.locator('[data-testid="bot-card"][data-bot="beta"]');
+    await expect(card.getByTestId("sign-in-to-clear")).toHaveText("Review · only an operator can clear it");
     await page.goto(`${server.url}/bots/beta`);
     // The checklist, and no clear form: only an operator may clear.
     await expect(page.getByTestId("checklist")).toBeVisible();

@@ -37,7 +37,7 @@ export default async function BotPage({ params }: { params: Promise<{ botId: str
     <HydrationBoundary state={dehydrate(client)}>
       {/* The card inside shows "Halt now" to operators: it reads canAct from this provider. */}
       <BotJournalNotices botId={botId} />
-      <CanActProvider canAct={operator}>
+      <CanActProvider canAct={operator} viewer={signedInViewer(actor) !== null}>
         <ClearHaltPanel
           botId={botId}
           loadedBreakerVersion={view.bot.breaker?.version ?? null}
