@@ -49,21 +49,24 @@ const labelPx = (kind: ChartMarker["kind"]) => 11 + 6.2 * MARK_LABEL[kind].lengt
 const Y_AXIS_PX = 56;
 
 /**
- * Which markers get a text label: a neighbour closer than the labelled one's label is wide would
- * print over it ("correctionclear"), so only the first of a cluster is labelled (every line is
- * still drawn, and the list under the chart names them all).
+ * Which markers get a text label, and on which side of its line: to the right, or to the left near
+ * the right edge, where a label set to the right would be cut off. A label that would print over
+ * one already placed ("correctionclear", or a "trip" set left onto a "clear" set right) is left
+ * out, so only the first of a cluster is labelled (every line is still drawn, and the list under
+ * the chart names them all).
  */
-function labelled(markers: ChartMarker[], span: number, plotPx: number): Set<number> {
-  const out = new Set<number>();
+function labelled(markers: ChartMarker[], from: number, span: number, plotPx: number): Map<number, "insideTopLeft" | "insideTopRight"> {
+  const out = new Map<number, "insideTopLeft" | "insideTopRight">();
   const perPx = span / Math.max(1, plotPx);
-  let last = -Infinity;
-  let lastWidth = 0;
+  const placed: [number, number][] = [];
   for (const m of [...markers].sort((a, b) => a.t - b.t)) {
-    if (m.t - last >= lastWidth * perPx) {
-      out.add(m.id);
-      last = m.t;
-      lastWidth = labelPx(m.kind);
-    }
+    const left = m.t > from + span * 0.85;
+    const width = labelPx(m.kind) * perPx;
+    const box: [number, number] = left ? [m.t - width, m.t] : [m.t, m.t + width];
+    if (placed.some(([a, b]) => box[0] < b && a < box[1])) continue;
+    placed.push(box);
+    // "insideTopRight" sets the label inside the line's top right corner, that is, to its left.
+    out.set(m.id, left ? "insideTopRight" : "insideTopLeft");
   }
   return out;
 }
@@ -93,7 +96,7 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
   const ticks = utcTicks(from, to, 6);
   const dots = points.length <= 60;
   const [width, setWidth] = useState(320);
-  const withLabel = labelled(markers, span, width - Y_AXIS_PX - 12);
+  const withLabel = labelled(markers, from, span, width - Y_AXIS_PX - 12);
   let lo = Infinity;
   let hi = -Infinity;
   for (const p of points) {
@@ -155,8 +158,7 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
                 withLabel.has(m.id)
                   ? {
                       value: MARK_LABEL[m.kind],
-                      // Near the right edge a label set to the line's right would be cut off: it goes to the left.
-                      position: m.t > from + span * 0.85 ? "insideTopRight" : "insideTopLeft",
+                      position: withLabel.get(m.id),
                       fill: MARK_COLOUR[m.kind],
                       fontSize: 12,
                       fontWeight: 700,
