@@ -27,7 +27,15 @@ import { boundHost, env } from "./lib/env";
 import { hostAllowed } from "./lib/http/allowed-host";
 import { LimitedLog } from "./lib/http/rate-window";
 import { builtActionIds } from "./lib/http/action-ids";
-import { rejectActionForm, rejectActionHeaders, rejectActionText, rejectCrossSitePost, rejectRequest, rejectUnknownAction } from "./lib/http/request-limits";
+import {
+  formActionIds,
+  rejectActionForm,
+  rejectActionHeaders,
+  rejectActionText,
+  rejectCrossSitePost,
+  rejectRequest,
+  rejectUnknownAction,
+} from "./lib/http/request-limits";
 
 const HOST_LOG = new LimitedLog({
   linesPerWindow: 10,
@@ -127,14 +135,16 @@ export async function proxy(request: NextRequest) {
     }
     const headerFault = rejectActionHeaders(request.headers);
     if (headerFault) return refusal(request, headerFault.status, headerFault.message);
-    const type = (request.headers.get("content-type") ?? "").toLowerCase();
+    const type = request.headers.get("content-type") ?? "";
+    const form = type.startsWith("multipart/form-data") ? await readForm(request) : null;
+    const actionHeader = request.headers.get("next-action");
     const bodyFault = type.startsWith("multipart/form-data")
-      ? rejectActionForm(await readForm(request), request.headers.has("next-action"))
+      ? rejectActionForm(form, actionHeader !== null)
       : type.startsWith("text/plain")
         ? rejectActionText(await request.clone().text())
         : null;
     if (bodyFault) return refusal(request, bodyFault.status, bodyFault.message);
-    const unknown = rejectUnknownAction(request.headers.get("next-action"), builtActionIds());
+    const unknown = rejectUnknownAction(actionHeader ?? (form ? formActionIds(form) : null), builtActionIds());
     if (unknown) return refusal(request, unknown.status, unknown.message);
   }
 

@@ -47,6 +47,9 @@ const field = (form: FormData, key: string) => {
 const SIGN_IN_LOG = new LimitedLog({ linesPerWindow: 30, windowMs: 60_000, maxLineChars: 300, what: "failed sign-ins", write: (line) => console.error(line) });
 
 export async function loginAction(_previous: LoginState, form: FormData): Promise<LoginState> {
+  // A post that brought no form (its arguments made up): refused in words, not a TypeError and a stack.
+  if (!(form instanceof FormData))
+    return { ok: false, code: "invalid", message: "The sign-in did not receive a form. Reload the page and try again.", name: "" };
   const typedName = field(form, "name") ?? "";
   const parsed = loginSchema.safeParse({ name: typedName, password: field(form, "password") ?? "", next: field(form, "next") });
   if (!parsed.success) {

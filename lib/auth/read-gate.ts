@@ -33,7 +33,9 @@ export function readGate(req: {
   if (!req.required || req.signedIn) return { kind: "pass" };
   if (req.pathname === METRICS_PATH && (req.method === "GET" || req.method === "HEAD"))
     return req.metricsToken ? { kind: "pass" } : { kind: "unauthorized", message: METRICS_NEED_TOKEN_MESSAGE };
-  if (OPEN_PATHS.includes(req.pathname) || req.pathname.startsWith("/_next/")) return { kind: "pass" };
+  // Open to read; of posts, only the sign-in itself (a post under /_next/ reached an action anonymously).
+  const reads = req.method === "GET" || req.method === "HEAD";
+  if ((OPEN_PATHS.includes(req.pathname) || req.pathname.startsWith("/_next/")) && (reads || req.pathname === "/login")) return { kind: "pass" };
   if (req.pathname.startsWith("/api/") || (req.method !== "GET" && req.method !== "HEAD")) return { kind: "unauthorized", message: SIGN_IN_REQUIRED_MESSAGE };
   const back = `${req.pathname}${req.search}`;
   return { kind: "sign_in", location: back === "/" ? "/login" : `/login?next=${encodeURIComponent(back)}` };

@@ -41,7 +41,8 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
   if (req.pathname === "/_next/image") return { status: 404, message: "this console serves no images" };
   // A post to a JSON route, or to a public file, went on to Next's server-action handling (a 500
   // and a stack in the log for a made-up action id): they are read, never posted to.
-  if (req.method !== "GET" && req.method !== "HEAD" && (req.pathname.startsWith("/api/") || PUBLIC_FILE.test(req.pathname))) {
+  // The file's name as Next's file server reads it: `/%66avicon.svg` is the favicon too.
+  if (req.method !== "GET" && req.method !== "HEAD" && (req.pathname.startsWith("/api/") || PUBLIC_FILE.test(decodeURIComponent(req.pathname)))) {
     return {
       status: 405,
       allow: "GET, HEAD",
@@ -105,8 +106,10 @@ export function rejectCrossSitePost(headers: Headers): { status: 403; message: s
  * else is a client's mistake. Headers only: call it after rejectRequest, on POSTs.
  */
 export function rejectActionHeaders(headers: Headers): { status: 400; message: string } | null {
-  const type = (headers.get("content-type") ?? "").toLowerCase();
-  const multipart = /^multipart\/form-data\s*;/.test(type) && /;\s*boundary=("?)[^";]{1,70}\1\s*(;|$)/.test(type);
+  // As written, not lowercased: Next tells a multipart body by its exact lowercase prefix, and read
+  // "MULTIPART/FORM-DATA" as JSON (a 500), while this check would have parsed it as a form.
+  const type = headers.get("content-type") ?? "";
+  const multipart = /^multipart\/form-data\s*;/.test(type) && /;\s*boundary=("?)[^";]{1,70}\1\s*(;|$)/i.test(type);
   if (multipart) return null;
   if (headers.has("next-action") && /^text\/plain\s*(;|$)/.test(type)) return null;
   // A plain form posted without JavaScript to a page that has no action: Next renders the page.
@@ -119,11 +122,12 @@ export function rejectActionHeaders(headers: Headers): { status: 400; message: s
  * before the console was updated (its forms carry the old build's ids), or a made-up id. Next
  * answers both with a 400 or 409 and a stack in the log, for anyone who asks; here it is a 409 that
  * tells the person with the old page what to do. `known`: the build's action ids, or null when
- * they cannot be read (then Next decides). The id is the Next-Action header's: a form posted
- * without JavaScript names its action in the body, and Next checks those ids itself, quietly.
+ * they cannot be read (then Next decides). The ids are the Next-Action header's, or, for a form
+ * posted without JavaScript, those its fields name (formActionIds): Next logged a stack for those too.
  */
-export function rejectUnknownAction(id: string | null, known: ReadonlySet<string> | null): { status: 409; message: string } | null {
-  if (id === null || known === null || known.has(id)) return null;
+export function rejectUnknownAction(ids: string | readonly string[] | null, known: ReadonlySet<string> | null): { status: 409; message: string } | null {
+  if (ids === null || known === null) return null;
+  if ((typeof ids === "string" ? [ids] : ids).every((id) => known.has(id))) return null;
   return {
     status: 409,
     message: "this page is from an earlier version of the console, or the form was not one of its own: reload the page and do it again. Nothing was changed",
@@ -136,7 +140,7 @@ const MALFORMED =
 /** The text/plain body of an action post with a Next-Action header: React's JSON of its arguments. */
 export function rejectActionText(text: string): { status: 400; message: string } | null {
   try {
-    return onlyInlineValues(JSON.parse(text), 0) ? null : { status: 400, message: MALFORMED };
+    return argumentsRoot(JSON.parse(text)) ? null : { status: 400, message: MALFORMED };
   } catch {
     return { status: 400, message: MALFORMED };
   }
@@ -150,17 +154,47 @@ export function rejectActionText(text: string): { status: 400; message: string }
 export function rejectActionForm(form: FormData | null, hasActionHeader: boolean): { status: 400; message: string } | null {
   const malformed = { status: 400 as const, message: MALFORMED };
   if (form === null) return malformed;
-  if (!hasActionHeader) return null;
-  const root = form.get("0");
-  if (typeof root !== "string") return malformed;
+  // Without JavaScript the form names its action in its fields; one that names none is no form of
+  // the console's (Next logged "Invalid Server Actions request" for each).
+  if (!hasActionHeader) return formActionIds(form) === null ? malformed : null;
+  // One root, the arguments' array: a second field "0" or another root made Next throw (a 500).
+  const roots = form.getAll("0");
+  if (roots.length !== 1 || typeof roots[0] !== "string") return malformed;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(root);
+    parsed = JSON.parse(roots[0]);
   } catch {
     return malformed;
   }
-  return onlyInlineValues(parsed, 0) ? null : malformed;
+  return argumentsRoot(parsed) ? null : malformed;
 }
+
+/**
+ * The action ids a multipart form posted without JavaScript names, as React's decodeAction reads
+ * them: a `$ACTION_ID_<id>` field, or a `$ACTION_REF_<n>` field whose `$ACTION_<n>:0` holds
+ * `{"id": …}`. Null when it names none, or names one in a way React cannot read.
+ */
+export function formActionIds(form: FormData): string[] | null {
+  const ids: string[] = [];
+  for (const key of new Set(form.keys())) {
+    if (key.startsWith("$ACTION_ID_")) ids.push(key.slice("$ACTION_ID_".length));
+    else if (key.startsWith("$ACTION_REF_")) {
+      const descriptors = form.getAll(`$ACTION_${key.slice("$ACTION_REF_".length)}:0`);
+      if (descriptors.length !== 1 || typeof descriptors[0] !== "string") return null;
+      try {
+        const id = (JSON.parse(descriptors[0]) as { id?: unknown } | null)?.id;
+        if (typeof id !== "string") return null;
+        ids.push(id);
+      } catch {
+        return null;
+      }
+    }
+  }
+  return ids.length > 0 ? ids : null;
+}
+
+/** React writes an action's arguments as one JSON array (sign-out's is `[]`); anything else made Next throw. */
+const argumentsRoot = (parsed: unknown) => Array.isArray(parsed) && onlyInlineValues(parsed, 0);
 
 /**
  * A root field string starting with "$" is a React reference. The console's forms send only a
@@ -169,7 +203,7 @@ export function rejectActionForm(form: FormData | null, hasActionHeader: boolean
  * field) points at parts of the body, and one that points nowhere makes Next answer 500
  * ("Invalid forward reference").
  */
-const INLINE_REFERENCE = /^\$(?:K[0-9a-f]{1,8}|undefined|\$[\s\S]*|-0|Infinity|-Infinity|NaN|D[0-9TZ:.+-]{0,40}|n-?[0-9]{1,400})$/;
+const INLINE_REFERENCE = /^\$(?:K[0-9a-f]{1,8}|undefined|\$[\s\S]*|-0|Infinity|-Infinity|NaN|D[0-9TZ:.+-]{0,40}|n-?[0-9]{1,300})$/;
 
 function onlyInlineValues(v: unknown, depth: number): boolean {
   if (depth > 32) return false;

@@ -252,6 +252,73 @@ test.describe("the proxy in front of every route", () => {
     );
   });
 
+  test("what still reached Next's decoder and logged a stack is refused first, and the sign-in without its form says so", async () => {
+    const before = server.output().length;
+    const login = actionId(repoRoot, "loginAction");
+    const B = "----driftwatchE2E";
+    const part = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const multipart = `multipart/form-data; boundary=${B}`;
+    const posts: { what: string; headers: Record<string, string>; body: string; status: number; message: RegExp }[] = [
+      {
+        what: "a form without JavaScript naming a made-up action",
+        headers: { "content-type": multipart },
+        body: `${part(`$ACTION_ID_7f${"ab".repeat(20)}`, "")}--${B}--\r\n`,
+        status: 409,
+        message: /earlier version of the console/,
+      },
+      {
+        what: "a form without JavaScript naming one through a descriptor",
+        headers: { "content-type": multipart },
+        body: `${part("$ACTION_REF_1", "")}${part("$ACTION_1:0", `{"id":"7f${"ab".repeat(20)}","bound":"$@1"}`)}--${B}--\r\n`,
+        status: 409,
+        message: /earlier version of the console/,
+      },
+      {
+        what: "a multipart post naming no action",
+        headers: { "content-type": multipart },
+        body: `${part("x", "1")}--${B}--\r\n`,
+        status: 400,
+        message: /could not be read/,
+      },
+      {
+        what: "a root that is not an array",
+        headers: { "content-type": "text/plain;charset=UTF-8", "next-action": login },
+        body: "null",
+        status: 400,
+        message: /could not be read/,
+      },
+      {
+        what: "two roots",
+        headers: { "content-type": multipart, "next-action": login },
+        body: `${part("0", "[]")}${part("0", "[]")}--${B}--\r\n`,
+        status: 400,
+        message: /could not be read/,
+      },
+      {
+        what: "a capitalised multipart type",
+        headers: { "content-type": `MULTIPART/FORM-DATA; BOUNDARY=${B}`, "next-action": login },
+        body: `${part("0", "[]")}--${B}--\r\n`,
+        status: 400,
+        message: /multipart\/form-data with a boundary/,
+      },
+    ];
+    for (const p of posts) {
+      const r = await send(server.url, { path: "/", method: "POST", headers: { origin: server.url, ...p.headers }, body: p.body });
+      expect(r.status, p.what).toBe(p.status);
+      expect(r.body, p.what).toMatch(p.message);
+    }
+    expect((await send(server.url, { path: "/%66avicon.svg", method: "PUT", headers: { "content-type": "image/svg+xml" }, body: "<svg/>" })).status).toBe(405);
+    // The sign-in given no form: its own sentence, not a TypeError.
+    const empty = await send(server.url, {
+      path: "/login",
+      headers: { origin: server.url, "next-action": login, "content-type": "text/plain;charset=UTF-8" },
+      body: "[]",
+    });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toContain("The sign-in did not receive a form");
+    expect(server.output().slice(before)).not.toMatch(/Failed to find Server Action|Invalid Server Actions request|TypeError|SyntaxError|\n\s+at /);
+  });
+
   // Last: it spends the anonymous allowance of 127.0.0.1 for a minute.
   test("40 spoofed X-Forwarded-For values still count as one client, and are limited", async () => {
     const form = actionForm({ clientOrderId: "be1-x", version: "1", status: "filled", note: "spoofed address test" });

@@ -33,6 +33,11 @@ describe("reading a console that requires sign-in", () => {
     expect(readGate(req({ pathname: "/_next/static/chunks/app.js" }))).toEqual({ kind: "pass" });
   });
 
+  it("keeps them open to read only: a post under /_next/ or to an icon is refused like any other", () => {
+    for (const pathname of ["/_next/x", "/_next/static/chunks/app.js", "/favicon.svg"])
+      expect(readGate(req({ method: "POST", pathname })), pathname).toEqual({ kind: "unauthorized", message: SIGN_IN_REQUIRED_MESSAGE });
+  });
+
   it("does not take a look-alike of an open path for it", () => {
     expect(readGate(req({ pathname: "/login/../audit" })).kind).not.toBe("pass");
     expect(readGate(req({ pathname: "/loginx" })).kind).toBe("sign_in");

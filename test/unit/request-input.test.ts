@@ -8,6 +8,7 @@ import {
   rejectCrossSitePost,
   rejectRequest,
   rejectUnknownAction,
+  formActionIds,
 } from "@/lib/http/request-limits";
 import { BOT_ID_MAX, SYMBOL_MAX } from "@/lib/journal/ids";
 import { parseBotFilter, parsePathId } from "@/lib/url-state/path-ids";
@@ -81,6 +82,9 @@ describe("requests refused before Next's router", () => {
       }
       for (const method of ["GET", "HEAD"]) expect(rejectRequest(req({ method, pathname }))).toBeNull();
     }
+    // By the name Next's file server reads: a %-escaped favicon is the favicon.
+    for (const pathname of ["/%66avicon.svg", "/favicon%2Esvg"])
+      expect(rejectRequest(req({ method: "PUT", pathname, headers: { "content-length": "2" } }))?.status, pathname).toBe(405);
     // A page takes its own actions' posts; a name that only starts like a favicon is a page (a 404).
     expect(rejectRequest(req({ method: "POST", pathname: "/doubtful", headers: { "content-length": "2" } }))).toBeNull();
     expect(rejectRequest(req({ method: "POST", pathname: "/favicon.svgx", headers: { "content-length": "2" } }))).toBeNull();
@@ -188,5 +192,71 @@ describe("server-action posts Next would answer with a 500", () => {
     ).toBeNull();
     // Without Next-Action (a form posted without JavaScript) Next reads its own $ACTION_ fields.
     expect(rejectActionForm(form({ $ACTION_ID_60ab: "" }), false)).toBeNull();
+    expect(rejectActionForm(form({ $ACTION_REF_1: "", "$ACTION_1:0": '{"id":"60ab","bound":"$@1"}', "1_note": "x" }), false)).toBeNull();
+  });
+
+  it("refuses what Next threw on: a root that is not the arguments' array, two roots, a number past React's 300 digits, a capitalised multipart", () => {
+    for (const root of ["null", "1", '"x"', "true", '{"a":1}']) expect(rejectActionText(root), root).toMatchObject({ status: 400 });
+    expect(rejectActionForm(form({ "0": "null" }), true)?.status).toBe(400);
+    const twice = new FormData();
+    twice.append("0", "[]");
+    twice.append("0", "[]");
+    expect(rejectActionForm(twice, true)?.status).toBe(400);
+    expect(rejectActionText(JSON.stringify([`$n${"9".repeat(300)}`]))).toBeNull();
+    expect(rejectActionText(JSON.stringify([`$n${"9".repeat(301)}`]))?.status).toBe(400);
+    expect(rejectActionHeaders(headers({ "content-type": "MULTIPART/FORM-DATA; BOUNDARY=----x", "next-action": "60ab" }))?.status).toBe(400);
+    expect(rejectActionHeaders(headers({ "content-type": "multipart/form-data; BOUNDARY=----x", "next-action": "60ab" }))).toBeNull();
+  });
+
+  it("refuses a form posted without JavaScript that names no action, or names one React cannot read", () => {
+    expect(rejectActionForm(form({ x: "1" }), false)?.status).toBe(400);
+    expect(rejectActionForm(form({ $ACTION_REF_1: "" }), false)?.status).toBe(400);
+    expect(rejectActionForm(form({ $ACTION_REF_1: "", "$ACTION_1:0": "not json" }), false)?.status).toBe(400);
+    expect(rejectActionForm(form({ $ACTION_REF_1: "", "$ACTION_1:0": '{"bound":null}' }), false)?.status).toBe(400);
+  });
+});
+
+describe("the action ids a form names", () => {
+  const form = (fields: [string, string][]) => {
+    const f = new FormData();
+    for (const [k, v] of fields) f.append(k, v);
+    return f;
+  };
+  const known = new Set(["60ab", "00cd"]);
+
+  it("reads $ACTION_ID_ fields and $ACTION_REF_ descriptors, and refuses a form naming one this build lacks", () => {
+    expect(formActionIds(form([["$ACTION_ID_60ab", ""]]))).toEqual(["60ab"]);
+    expect(
+      formActionIds(
+        form([
+          ["$ACTION_REF_1", ""],
+          ["$ACTION_1:0", '{"id":"00cd","bound":"$@1"}'],
+        ]),
+      ),
+    ).toEqual(["00cd"]);
+    expect(formActionIds(form([["1_note", "x"]]))).toBeNull();
+    expect(rejectUnknownAction(formActionIds(form([["$ACTION_ID_7fff", ""]])), known)?.status).toBe(409);
+    expect(
+      rejectUnknownAction(
+        formActionIds(
+          form([
+            ["$ACTION_ID_60ab", ""],
+            ["$ACTION_ID_7fff", ""],
+          ]),
+        ),
+        known,
+      )?.status,
+    ).toBe(409);
+    expect(
+      rejectUnknownAction(
+        formActionIds(
+          form([
+            ["$ACTION_REF_1", ""],
+            ["$ACTION_1:0", '{"id":"00cd"}'],
+          ]),
+        ),
+        known,
+      ),
+    ).toBeNull();
   });
 });
