@@ -230,7 +230,7 @@ export function ClearHaltPanel({
               <form key={clear.key} action={action} className="space-y-2" aria-labelledby={`${id}-clear-heading`}>
                 {/* Below the checklist and the drifts, a heading says where the clear itself starts. */}
                 <h3 id={`${id}-clear-heading`} className="font-semibold">
-                  {view.twoPersonClear ? "Request the clear" : "Clear the halt"}
+                  {view.twoPersonClear ? "Confirm the request" : "Confirm the clear"}
                 </h3>
                 <input type="hidden" name="botId" value={botId} />
                 <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />

@@ -52,14 +52,16 @@ const Y_AXIS_PX = 56;
  * Which markers get a text label, and on which side of its line: to the right, or to the left near
  * the right edge, where a label set to the right would be cut off. A label that would print over
  * one already placed ("correctionclear", or a "trip" set left onto a "clear" set right) is left
- * out, so only the first of a cluster is labelled (every line is still drawn, and the list under
- * the chart names them all).
+ * out (every line is still drawn, and the list under the chart names them all); trips are placed
+ * first, newest first.
  */
 function labelled(markers: ChartMarker[], from: number, span: number, plotPx: number): Map<number, "insideTopLeft" | "insideTopRight"> {
   const out = new Map<number, "insideTopLeft" | "insideTopRight">();
   const perPx = span / Math.max(1, plotPx);
   const placed: [number, number][] = [];
-  for (const m of [...markers].sort((a, b) => a.t - b.t)) {
+  // Trips first, then the rest, each newest first: the trip of the halt in force keeps its label
+  // when its neighbours cannot all have one.
+  for (const m of [...markers].sort((a, b) => Number(b.kind === "trip") - Number(a.kind === "trip") || b.t - a.t)) {
     const left = m.t > from + span * 0.85;
     const width = labelPx(m.kind) * perPx;
     const box: [number, number] = left ? [m.t - width, m.t] : [m.t, m.t + width];

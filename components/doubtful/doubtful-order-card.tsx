@@ -87,34 +87,40 @@ function isLookup(e: { kind: string; detail: string }): boolean {
  * said plainly when the journal holds more than the latest events the page was sent.
  */
 function OrderHistory({ order }: { order: DoubtfulOrder }) {
-  const runs = eventRuns(order.events);
-  const cut = order.eventsTotal - order.events.length;
+  const cutAt = order.eventsCutAfter;
+  const before = eventRuns(cutAt === null ? order.events : order.events.slice(0, cutAt));
+  const after = cutAt === null ? [] : eventRuns(order.events.slice(cutAt));
+  const lines = before.length + after.length;
+  const left = order.eventsTotal - order.events.length;
+  const list = (runs: typeof before) =>
+    runs.map(({ event: e, count, lastAt }) => (
+      <li key={e.id} data-testid="order-event" className="break-words">
+        <UtcTime iso={e.at} className="font-mono" />
+        {count > 1 && (
+          <>
+            –<UtcTime iso={lastAt} className="font-mono" />
+          </>
+        )}{" "}
+        · <strong>{e.kind}</strong> · {e.actor}
+        {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
+        {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
+      </li>
+    ));
   return (
     <details className="mt-3 text-sm" data-testid="order-history">
       <summary className="cursor-pointer font-semibold">
-        History ({cut > 0 ? `the latest ${order.events.length} of ${order.eventsTotal.toLocaleString("en-US")} events` : `${order.eventsTotal} events`}
-        {runs.length < order.events.length ? `, in ${runs.length} line${runs.length === 1 ? "" : "s"}` : ""})
+        History (
+        {left > 0 ? `${order.events.length} of ${order.eventsTotal.toLocaleString("en-US")} events: the first and the latest` : `${order.eventsTotal} events`}
+        {lines < order.events.length ? `, in ${lines} line${lines === 1 ? "" : "s"}` : ""})
       </summary>
-      {cut > 0 && (
-        <p className="mt-2 text-slate-600 dark:text-slate-300" data-testid="order-history-cut">
-          {cut.toLocaleString("en-US")} earlier event{cut === 1 ? " is" : "s are"} not listed here, the intent of <UtcTime iso={order.createdAt} /> first: the
-          journal keeps them (<code>order_events</code>).
-        </p>
-      )}
       <ol className="mt-2 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
-        {runs.map(({ event: e, count, lastAt }) => (
-          <li key={e.id} data-testid="order-event" className="break-words">
-            <UtcTime iso={e.at} className="font-mono" />
-            {count > 1 && (
-              <>
-                –<UtcTime iso={lastAt} className="font-mono" />
-              </>
-            )}{" "}
-            · <strong>{e.kind}</strong> · {e.actor}
-            {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
-            {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
+        {list(before)}
+        {left > 0 && (
+          <li data-testid="order-history-cut" className="italic text-slate-600 dark:text-slate-300">
+            … {left.toLocaleString("en-US")} event{left === 1 ? "" : "s"} between these not listed here: the journal keeps them (<code>order_events</code>).
           </li>
-        ))}
+        )}
+        {list(after)}
       </ol>
     </details>
   );

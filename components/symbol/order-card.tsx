@@ -2,6 +2,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import type { SymbolOrder } from "@/lib/queries/symbol";
 import { visibleText } from "@/lib/text/visible-text";
+import { eventRuns } from "@/lib/journal/event-runs";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
@@ -14,6 +15,7 @@ const stateTone: Record<SymbolOrder["class"], string> = {
 /** One order: its decision, what the exchange made of it, and its history on demand. */
 export function OrderCard({ order }: { order: SymbolOrder }) {
   const doubtful = order.class === "doubtful";
+  const runs = eventRuns(order.events);
   return (
     <article
       aria-label={`${order.side} ${num(order.qty)}, ${order.state}, ${order.clientOrderId}`}
@@ -64,11 +66,22 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
         )}
       </dl>
       <details className="mt-2" data-testid="order-events">
-        <summary className="cursor-pointer font-semibold focus-visible:outline-2">Events ({order.events.length})</summary>
+        <summary className="cursor-pointer font-semibold focus-visible:outline-2">
+          Events ({order.events.length}
+          {runs.length < order.events.length ? `, in ${runs.length} line${runs.length === 1 ? "" : "s"}` : ""})
+        </summary>
+        {/* Runs of the same event folded, as on /doubtful: 90 identical lookups made a phone page 12,000 px tall. */}
         <ol className="mt-1 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
-          {order.events.map((e) => (
+          {runs.map(({ event: e, count, lastAt }) => (
             <li key={e.id} data-testid="order-event" data-kind={e.kind}>
-              <UtcTime iso={e.at} className="font-mono text-xs" /> <strong>{e.kind}</strong> by {e.actor}
+              <UtcTime iso={e.at} className="font-mono text-xs" />
+              {count > 1 && (
+                <>
+                  –<UtcTime iso={lastAt} className="font-mono text-xs" />
+                </>
+              )}{" "}
+              <strong>{e.kind}</strong> by {e.actor}
+              {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
               {e.detail !== "{}" && <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(e.detail)}</code>}
             </li>
           ))}

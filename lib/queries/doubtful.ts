@@ -31,10 +31,15 @@ export interface DoubtfulOrder extends Pick<
   /** Why it is doubtful, in words. */
   why: string;
   idCheck: ClientOrderIdCheck | { kind: "no_bot_row" };
-  /** Its latest events (at most EVENTS_PER_ORDER), oldest first. */
+  /**
+   * Its events, oldest first: all of them, or, past EVENTS_PER_ORDER, its first EVENTS_HEAD (the
+   * intent, the send, the timeout: how it became doubtful) and its latest, the cut between them.
+   */
   events: DoubtfulOrderEvent[];
   /** How many events it has in all: more than `events` holds when the history was cut. */
   eventsTotal: number;
+  /** When cut: how many of `events` come before the cut (the first ones); null when none was cut. */
+  eventsCutAfter: number | null;
   /** The drift on its symbol that this order's fill (with the others named) would explain, if any. */
   mayExplain: DriftItMayExplain | null;
 }
@@ -69,6 +74,9 @@ const SQL = {
 const EVENTS_SQL = `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id DESC LIMIT ${EVENTS_PER_ORDER}`;
 /** Asked only of an order whose latest events filled the page: the index on (client_order_id, id) counts them. */
 const EVENTS_COUNT_SQL = `SELECT count(*) AS n FROM order_events WHERE client_order_id = ?`;
+/** The first events of a long history, kept beside its latest: they tell how the order became doubtful. */
+const EVENTS_HEAD = 10;
+const EVENTS_HEAD_SQL = `SELECT id, at, kind, actor, detail FROM order_events WHERE client_order_id = ? ORDER BY id LIMIT ${EVENTS_HEAD}`;
 
 export async function listDoubtfulOrders(params: {
   db: JournalDb | JournalQuery;
@@ -83,7 +91,10 @@ export async function listDoubtfulOrders(params: {
   const binds = params.botId ? [cutoff, params.botId] : [cutoff];
   const [totalRow, rows] = await Promise.all([
     q.get<{ n: number }>(sql.total, binds),
-    q.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "eventsTotal" | "mayExplain"> & { prefix: string | null }>(sql.rows, binds),
+    q.all<Omit<DoubtfulOrder, "ageMs" | "why" | "idCheck" | "events" | "eventsTotal" | "eventsCutAfter" | "mayExplain"> & { prefix: string | null }>(
+      sql.rows,
+      binds,
+    ),
   ]);
   const total = totalRow?.n ?? 0;
 
@@ -92,11 +103,11 @@ export async function listDoubtfulOrders(params: {
     Promise.all(
       rows.map(async (o) => {
         const latest = (await q.all<DoubtfulOrderEvent>(EVENTS_SQL, [o.clientOrderId])).reverse();
-        const total =
-          latest.length < EVENTS_PER_ORDER
-            ? latest.length
-            : Number((await q.get<{ n: number | string }>(EVENTS_COUNT_SQL, [o.clientOrderId]))?.n ?? latest.length);
-        return { latest, total };
+        if (latest.length < EVENTS_PER_ORDER) return { latest, total: latest.length, cutAfter: null };
+        const total = Number((await q.get<{ n: number | string }>(EVENTS_COUNT_SQL, [o.clientOrderId]))?.n ?? latest.length);
+        if (total <= latest.length) return { latest, total, cutAfter: null };
+        const head = (await q.all<DoubtfulOrderEvent>(EVENTS_HEAD_SQL, [o.clientOrderId])).filter((e) => e.id < latest[0]!.id);
+        return { latest: [...head, ...latest], total, cutAfter: head.length };
       }),
     ),
   ]);
@@ -114,6 +125,7 @@ export async function listDoubtfulOrders(params: {
       idCheck: prefix === null ? ({ kind: "no_bot_row" } as const) : checkClientOrderId(o.clientOrderId, prefix, o),
       events: events[i]!.latest,
       eventsTotal: events[i]!.total,
+      eventsCutAfter: events[i]!.cutAfter,
       mayExplain: explains.get(o.clientOrderId) ?? null,
     };
   });

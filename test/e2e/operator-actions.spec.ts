@@ -167,7 +167,7 @@ test.describe("operator actions on a lost reply", () => {
 
     // 4. Clear: a reason, and the bot id typed out.
     // The clear has a heading of its own under the checklist, and names its form.
-    await expect(page.getByRole("form", { name: "Clear the halt" }).getByRole("heading", { name: "Clear the halt" })).toBeVisible();
+    await expect(page.getByRole("form", { name: "Confirm the clear" }).getByRole("heading", { name: "Confirm the clear" })).toBeVisible();
     await page.getByLabel("Why it is safe to resume").fill("doubtful order settled by lookup, drift explained, clean cycle since");
     await page.getByLabel(/Type the bot id to confirm/).fill("beta");
     await page.getByRole("button", { name: "Clear halt" }).click();

@@ -130,7 +130,7 @@ describe("the doubtful-order SQL agrees with classifyOrder", () => {
 });
 
 describe("a doubtful order's history on the list", () => {
-  it("sends its latest events, oldest first, and how many it has in all when that is more", async () => {
+  it("sends its first events and its latest, oldest first, where the cut is, and how many it has in all", async () => {
     const now = new Date("2026-12-04T03:30:00.000Z");
     writeOrders(
       [
@@ -150,13 +150,17 @@ describe("a doubtful order's history on the list", () => {
     })();
     const { orders } = await listDoubtfulOrders({ db: drizzle(sqlite, { schema }), now, graceMs: 30_000 });
     const long = orders.find((o) => o.clientOrderId === "o0")!;
-    expect(long.events).toHaveLength(50);
+    // Its first ten (the intent, how it became doubtful) and its latest 50: one event left out between them.
+    expect(long.events).toHaveLength(60);
     expect(long.eventsTotal).toBe(61);
-    // The latest 50: the intent and the first ten lookups are the ones left out.
-    expect(JSON.parse(long.events[0]!.detail)).toEqual({ during: "lookup", n: 10 });
+    expect(long.eventsCutAfter).toBe(10);
+    expect(long.events[0]!.kind).toBe("intent");
+    expect(JSON.parse(long.events[9]!.detail)).toEqual({ during: "lookup", n: 8 });
+    expect(JSON.parse(long.events[10]!.detail)).toEqual({ during: "lookup", n: 10 });
     expect(JSON.parse(long.events.at(-1)!.detail)).toEqual({ during: "lookup", n: 59 });
     const short = orders.find((o) => o.clientOrderId === "o1")!;
     expect(short.events.map((e) => e.kind)).toEqual(["intent", "timeout"]);
     expect(short.eventsTotal).toBe(2);
+    expect(short.eventsCutAfter).toBeNull();
   });
 });
