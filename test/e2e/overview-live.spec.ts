@@ -101,7 +101,7 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await expect(order).toHaveCount(1);
     await expect(order).toContainText("unknown");
     await expect(order).toContainText("the bot's own id (it recomputes from the decision)");
-    await order.getByText(/History \(\d+ events\)/).click();
+    await order.getByText(/^History \(\d+ events(, in \d+ lines?)?\)$/).click();
     await expect(order.getByTestId("order-event").first()).toContainText("intent");
   });
 
