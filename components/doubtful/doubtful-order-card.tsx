@@ -10,6 +10,7 @@ import { formatSigned } from "@/lib/text/signed";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
 import { eventRuns } from "@/lib/journal/event-runs";
+import { RunCount, RunTime } from "@/components/ui/event-run";
 
 function IdCheck({ check }: { check: DoubtfulOrder["idCheck"] }) {
   switch (check.kind) {
@@ -93,17 +94,11 @@ function OrderHistory({ order }: { order: DoubtfulOrder }) {
   const lines = before.length + after.length;
   const left = order.eventsTotal - order.events.length;
   const list = (runs: typeof before) =>
-    runs.map(({ event: e, count, lastAt }) => (
-      <li key={e.id} data-testid="order-event" className="break-words">
-        <UtcTime iso={e.at} className="font-mono" />
-        {count > 1 && (
-          <>
-            –<UtcTime iso={lastAt} className="font-mono" />
-          </>
-        )}{" "}
-        · <strong>{e.kind}</strong> · {e.actor}
-        {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
-        {e.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(e.detail)}</code>}
+    runs.map((run) => (
+      <li key={run.event.id} data-testid="order-event" className="break-words">
+        <RunTime run={run} className="font-mono" /> · <strong>{run.event.kind}</strong> · {run.event.actor}
+        <RunCount run={run} />
+        {run.event.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(run.event.detail)}</code>}
       </li>
     ));
   return (

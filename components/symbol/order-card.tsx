@@ -3,6 +3,7 @@ import { WrappingText } from "@/components/ui/wrapping-text";
 import type { SymbolOrder } from "@/lib/queries/symbol";
 import { visibleText } from "@/lib/text/visible-text";
 import { eventRuns } from "@/lib/journal/event-runs";
+import { RunCount, RunTime } from "@/components/ui/event-run";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
@@ -72,17 +73,13 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
         </summary>
         {/* Runs of the same event folded, as on /doubtful: 90 identical lookups made a phone page 12,000 px tall. */}
         <ol className="mt-1 space-y-1 border-l-2 border-slate-300 pl-3 dark:border-slate-600">
-          {runs.map(({ event: e, count, lastAt }) => (
-            <li key={e.id} data-testid="order-event" data-kind={e.kind}>
-              <UtcTime iso={e.at} className="font-mono text-xs" />
-              {count > 1 && (
-                <>
-                  –<UtcTime iso={lastAt} className="font-mono text-xs" />
-                </>
-              )}{" "}
-              <strong>{e.kind}</strong> by {e.actor}
-              {count > 1 && <strong data-testid="order-event-count"> ×{count}</strong>}
-              {e.detail !== "{}" && <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(e.detail)}</code>}
+          {runs.map((run) => (
+            <li key={run.event.id} data-testid="order-event" data-kind={run.event.kind}>
+              <RunTime run={run} className="font-mono text-xs" /> <strong>{run.event.kind}</strong> by {run.event.actor}
+              <RunCount run={run} />
+              {run.event.detail !== "{}" && (
+                <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(run.event.detail)}</code>
+              )}
             </li>
           ))}
         </ol>
