@@ -71,11 +71,17 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   }
   const aheadTolerance = Math.min(CLOCK_AHEAD_TOLERANCE_MS, input.heartbeatStaleMs);
   const moved = input.heartbeatMovedAgoMs ?? null;
+  // How far the heartbeat's time must lag the console's sight of it to be a clock behind, not the
+  // time the console took to look (a read a second, at most a few while pages load).
+  const behindMargin = Math.min(CLOCK_AHEAD_TOLERANCE_MS, input.heartbeatStaleMs / 2);
   if (heartbeatAgeMs === null) {
     unknown = true;
     reasons.push(input.heartbeatAt === null ? "no heartbeat yet" : `unreadable heartbeat time ${input.heartbeatAt}`);
-  } else if (heartbeatAgeMs > input.heartbeatStaleMs && moved !== null && moved <= input.heartbeatStaleMs) {
+  } else if (heartbeatAgeMs > input.heartbeatStaleMs && moved !== null && moved <= input.heartbeatStaleMs && heartbeatAgeMs - moved > behindMargin) {
     // The bot is alive (its heartbeat changed lately) but stamps old times: its clock is behind.
+    // A bot that just stopped is not: its last beat was seen a moment after it was written, so its
+    // age and the console's "moved" differ by that moment alone (it read "clock behind" for a
+    // second or so before STALE, every time a bot stopped).
     unknown = true;
     reasons.push(`bot clock behind the console's: its heartbeat keeps moving but reads ${seconds(heartbeatAgeMs)} old, so its times cannot be trusted`);
   } else if (heartbeatAgeMs > input.heartbeatStaleMs) {

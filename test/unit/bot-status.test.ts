@@ -79,6 +79,17 @@ describe("botStatus", () => {
       expect(r.reasons[0]).toBe("bot clock behind the console's: its heartbeat keeps moving but reads 300 s old, so its times cannot be trusted");
     });
 
+    it("calls a bot that just stopped stale, not clock behind: its last beat was seen a moment after it was written", () => {
+      // Beat 60.5 s ago by its clock, seen by the console 0.7 s later: just past the limit.
+      const r = botStatus({ ...base, heartbeatAt: ago(60_500), heartbeatMovedAgoMs: 59_800 });
+      expect(r.status).toBe("stale");
+      expect(r.reasons).toContain("heartbeat is stale");
+      // A clock behind by 20 s is still named, whatever the limit.
+      expect(botStatus({ ...base, heartbeatAt: ago(61_000), heartbeatMovedAgoMs: 41_000 }).reasons[0]).toMatch(/^bot clock behind/);
+      expect(botStatus({ ...base, heartbeatStaleMs: 12_000, heartbeatAt: ago(12_400), heartbeatMovedAgoMs: 11_600 }).status).toBe("stale");
+      expect(botStatus({ ...base, heartbeatStaleMs: 12_000, heartbeatAt: ago(20_000), heartbeatMovedAgoMs: 1_000 }).reasons[0]).toMatch(/^bot clock behind/);
+    });
+
     it("calls an old heartbeat that has not moved lately stale, as before", () => {
       expect(botStatus({ ...base, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 120_000 }).reasons).toContain("heartbeat is stale");
       expect(botStatus({ ...base, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: null }).status).toBe("stale");
