@@ -189,7 +189,7 @@ export function OverviewLive({ canAct, viewer = false }: { canAct: boolean; view
         ) : lines.length === 0 ? (
           <p className="text-sm">No symbol matches these filters.</p>
         ) : (
-          <SymbolTable lines={lines} unsure={unsure} readAt={updatedAt} oldBots={oldBots} canAct={canAct} />
+          <SymbolTable lines={lines} unsure={unsure} readAt={updatedAt} oldBots={oldBots} canAct={canAct} receivedAt={query.dataUpdatedAt} />
         )}
       </section>
     </div>

@@ -7,7 +7,7 @@ import { DriftExplained } from "./drift-explained";
 import { driftSize, signedQty } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
-import { DurationText } from "@/components/ui/duration-text";
+import { DriftingFor } from "./drifting-for";
 
 /**
  * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
@@ -68,6 +68,7 @@ function AckCell({ line, canAct }: { line: OverviewLine; canAct: boolean }) {
 /**
  * `unsure`: the page's data is not current; `readAt` is then when it was last confirmed (ms).
  * `oldBots`: the bots nothing vouches for now, whose lines are as of their last cycle.
+ * `receivedAt`: when the data arrived (the query's dataUpdatedAt), from which a drift's age keeps counting.
  */
 export function SymbolTable({
   lines,
@@ -75,12 +76,14 @@ export function SymbolTable({
   readAt,
   oldBots,
   canAct,
+  receivedAt,
 }: {
   lines: OverviewLine[];
   unsure: boolean;
   readAt: number;
   oldBots: ReadonlySet<string>;
   canAct: boolean;
+  receivedAt: number | undefined;
 }) {
   return (
     <table className="block w-full text-sm sm:table" data-testid="symbol-table">
@@ -167,7 +170,7 @@ export function SymbolTable({
                 )}
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Drifting for">
-                {inSync ? "—" : <DurationText ms={l.driftForMs} />}
+                {inSync ? "—" : <DriftingFor line={l} receivedAt={receivedAt} unsure={unsure} botOld={oldBots.has(l.botId)} />}
               </td>
               <td className={`${inSync ? syncHidden : cell}`} data-label="Acknowledged">
                 <AckCell line={l} canAct={canAct} />

@@ -3,7 +3,7 @@ import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
 import { driftSize, signedQty } from "@/lib/text/format";
 import type { SymbolLine } from "@/lib/queries/symbol";
-import { DurationText } from "@/components/ui/duration-text";
+import { DriftingFor } from "@/components/overview/drifting-for";
 
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
@@ -20,7 +20,20 @@ const driftBadge = {
  * `unsure`: the page's data is not current. `botOld`: nothing vouches for the bot now (STALE or
  * UNKNOWN), so the line is its last cycle's, however current the page is.
  */
-export function BookLine({ line, symbol, unsure, botOld = false }: { line: SymbolLine | null; symbol: string; unsure: boolean; botOld?: boolean }) {
+export function BookLine({
+  line,
+  symbol,
+  unsure,
+  botOld = false,
+  receivedAt,
+}: {
+  line: SymbolLine | null;
+  symbol: string;
+  unsure: boolean;
+  botOld?: boolean;
+  /** When the data arrived (the query's dataUpdatedAt): a drift's age keeps counting from it. */
+  receivedAt?: number;
+}) {
   if (!line) {
     return (
       <p className="rounded border border-dashed border-slate-400 p-3 text-sm" data-testid="book-line">
@@ -86,7 +99,7 @@ export function BookLine({ line, symbol, unsure, botOld = false }: { line: Symbo
         {line.driftSince && (
           <>
             {" "}
-            · drifting for <DurationText ms={line.driftForMs} />, since <UtcTime iso={line.driftSince} />
+            · drifting for <DriftingFor line={line} receivedAt={receivedAt} unsure={unsure} botOld={botOld} />, since <UtcTime iso={line.driftSince} />
           </>
         )}{" "}
         · step {num(line.qtyStep)}

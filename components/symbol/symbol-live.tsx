@@ -150,7 +150,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           )}
         </p>
       )}
-      <BookLine line={data.line} symbol={data.symbol} unsure={unsure} botOld={factsAreOld(data.bot)} />
+      <BookLine line={data.line} symbol={data.symbol} unsure={unsure} botOld={factsAreOld(data.bot)} receivedAt={state.dataUpdatedAt} />
 
       <section
         aria-labelledby="chart-title"

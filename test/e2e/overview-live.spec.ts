@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { healthyJournal, incidentJournal } from "../helpers/e2e/journals";
+import { healthyJournal, incidentJournal, lostReplyJournal } from "../helpers/e2e/journals";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
@@ -167,6 +167,31 @@ test.describe("when the heartbeat stops", () => {
       await page.goto(server.url);
       await expect(card.locator("[data-status]")).toHaveText("running");
       await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]')).toHaveCount(0);
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+
+  test("a drift's age counts on while the bot is quiet, and is its last cycle's once the bot is stale", async ({ page }) => {
+    const j = await lostReplyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "12000" } });
+    try {
+      await page.goto(server.url);
+      const age = page.locator('[data-testid="symbol-row"][data-bot="beta"][data-symbol="ETHUSDT"]').getByTestId("drifting-for");
+      await expect(age).toHaveAttribute("data-as-of", "now");
+      // Nothing is written, so no view is resent: the age still counts on this clock (it used to stand still until the next cycle).
+      const first = await age.textContent();
+      await expect(age).not.toHaveText(first ?? "", { timeout: 4_000 });
+      // Stale (its heartbeat 12 s old): how long it had drifted at the bot's last cycle, said so, and it no longer counts.
+      await expect(age).toHaveAttribute("data-as-of", "last-cycle", { timeout: 20_000 });
+      await expect(age).toHaveText(/^\d+ (s|min \d+ s) at its last cycle$/);
+      const atStale = await age.textContent();
+      await page.waitForTimeout(2_000);
+      await expect(age).toHaveText(atStale ?? "");
+      // The symbol page says the same of its book.
+      await page.goto(`${server.url}/bots/beta/symbols/ETHUSDT`);
+      await expect(page.getByTestId("book-line").getByTestId("drifting-for")).toHaveText(atStale ?? "");
     } finally {
       await server.stop();
       j.close();
