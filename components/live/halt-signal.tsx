@@ -102,7 +102,10 @@ function LiveHaltSignal() {
   const now = useNow();
   const problemShown = useJournalProblemShown();
   const data = active ? query.data : undefined;
-  const halted = bannerHalts(data?.bots ?? []);
+  // On a bot's own pages its halt and its causes come first: behind the others', past the first
+  // three, they were behind "1 more on the overview" on the one page about that bot (a try-out).
+  const pageBot = botOfPath(pathname);
+  const halted = ownFirst(bannerHalts(data?.bots ?? []), (b) => b.botId === pageBot);
   const causes: string[] = [];
   if (active && query.error) {
     // The page says the problem and its fix already (its problem box): name it, do not repeat it.
@@ -114,7 +117,7 @@ function LiveHaltSignal() {
   } else if (active && dataAge(updatedAt, now).notCurrent) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
-  if (data) causes.push(...data.alarms);
+  if (data) causes.push(...ownFirst(data.alarms, (a) => pageBot !== null && a.startsWith(`${pageBot}: `)));
   useDeskNotifications(data);
   const state = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
 
@@ -232,6 +235,22 @@ function shortCause(text: string | null, onItsPage: boolean): string | null {
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */
 const CAUSES_SHOWN = 3;
+
+/** The bot a page is about (`/bots/<id>` and the pages under it), or null. */
+function botOfPath(pathname: string): string | null {
+  const m = /^\/bots\/([^/]+)/.exec(pathname);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return null;
+  }
+}
+
+/** The items `first` picks, then the others, each in their own order. */
+function ownFirst<T>(items: readonly T[], first: (item: T) => boolean): T[] {
+  return [...items.filter(first), ...items.filter((i) => !first(i))];
+}
 
 function Causes({ causes }: { causes: string[] }) {
   if (causes.length <= CAUSES_SHOWN) return <>{causes.join("; ")}</>;

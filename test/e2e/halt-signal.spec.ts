@@ -173,6 +173,12 @@ test("a page's banner shows the first three causes and counts the rest, linked t
     await expect(page).toHaveURL(`${server.url}/`);
     // The overview names every one of them.
     for (const bot of ["north", "south", "east", "west"]) await expect(page.getByText(`${bot}: heartbeat is stale`).first()).toBeVisible();
+    // On a bot's own page, its causes come first: the last bot's were behind "more on the overview".
+    await page.goto(`${server.url}/bots/west`);
+    await signalSettled(page, "unknown");
+    await expect(page.getByTestId("halt-banner")).toContainText(
+      /^UNKNOWN: the console cannot tell whether any bot is halted: west: heartbeat is stale; west: /,
+    );
   } finally {
     await server.stop();
   }
@@ -213,6 +219,12 @@ test("a page's banner tells the first three halted bots with their causes, cut w
     // On the bot's own page its whole reason is on the card below.
     await page.goto(`${server.url}/bots/north`);
     await expect(page.getByTestId("halt-banner")).toContainText("(cut; whole below).");
+    // The last bot's own page tells its halt first, with its cause, and names the others after.
+    await page.goto(`${server.url}/bots/zeta`);
+    await signalSettled(page, "halted");
+    await expect(page.getByTestId("halted-bot").first()).toHaveText(/^zeta.*— halted zeta in a test\.$/);
+    await expect(page.getByTestId("halted-more")).toHaveText(/^ ?Also halted: \w+, \w+ \(/);
+    await expect(page.getByTestId("halted-more")).not.toContainText("zeta");
   } finally {
     await server.stop();
   }
