@@ -4,14 +4,15 @@
  * another client (40 spoofed values still count as one and are limited); every answer the proxy
  * makes carries a CSP; and the malformed server-action posts that Next answered with a 500 are a
  * 400 with a plain sentence, a post from another site's page a 403, an action this build does not
- * have a 409, a post to a JSON route or a favicon a 405, with nothing written and nothing logged.
+ * have a 409, a post to a JSON route or a favicon a 405, TRACE a 405 and a WebSocket upgrade a
+ * 400 (lib/http/before-next.ts), with nothing written and nothing logged.
  */
 import Database from "better-sqlite3";
 import { expect, test } from "@playwright/test";
 import { repoRoot } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { lostReplyJournal } from "../helpers/e2e/journals";
-import { actionForm, actionId, send, type Reply } from "../helpers/e2e/raw-http";
+import { actionForm, actionId, rawExchange, send, type Reply } from "../helpers/e2e/raw-http";
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
@@ -250,6 +251,31 @@ test.describe("the proxy in front of every route", () => {
     expect(logged).not.toMatch(
       /internal image response failed|Failed to find Server Action|did not match the expected format|Invalid Server Actions request|ECONNRESET|\n\s+at /,
     );
+  });
+
+  test("TRACE is a 405 and a WebSocket upgrade a 400 that closes the socket, whatever the Host, and neither writes to the log", async () => {
+    const before = server.output().length;
+    for (const host of [new URL(server.url).host, "evil.example"]) {
+      for (const path of ["/", "/api/overview", "/bots/beta"]) {
+        const r = await send(server.url, { path, method: "TRACE", headers: { host } });
+        expect(r.status).toBe(405);
+        expect(r.headers.allow).toBe("GET, HEAD, POST");
+        expect(r.headers["content-security-policy"]).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(r.headers["x-content-type-options"]).toBe("nosniff");
+        expect(r.body).toBe("This console does not answer TRACE requests: only GET, HEAD and POST. Nothing was changed.\n");
+      }
+      // Before, Next took the upgrade through the proxy and never answered: the socket stayed open.
+      const answer = await rawExchange(
+        server.url,
+        `GET /api/live HTTP/1.1\r\nHost: ${host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      );
+      expect(answer.closed).toBe(true);
+      expect(answer.text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[\s\S]*\r\n\r\nThis console serves no WebSocket/);
+    }
+    // The pages still answer, and the log holds neither a stack nor a 421 line for them.
+    expect((await send(server.url, { path: "/api/overview" })).status).toBe(200);
+    const logged = server.output().slice(before);
+    expect(logged).not.toMatch(/TRACE|unsupported|answered 421|\n\s+at /);
   });
 
   test("what still reached Next's decoder and logged a stack is refused first, and the sign-in without its form says so", async () => {

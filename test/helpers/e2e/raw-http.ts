@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import path from "node:path";
 
 export interface Reply {
@@ -61,4 +62,29 @@ export function actionForm(fields: Record<string, string>, boundary = "----drift
     part("0", '[null,"$K1"]') +
     `--${boundary}--\r\n`;
   return { body: Buffer.from(text, "utf8"), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * Bytes written as they are to a fresh socket, and what comes back until the server closes it or
+ * `timeoutMs` passes (`closed` false: the server left the socket open).
+ */
+export function rawExchange(base: string, request: string, timeoutMs = 5_000): Promise<{ text: string; closed: boolean }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = net.connect(Number(port), hostname, () => socket.write(request));
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text: Buffer.concat(chunks).toString("utf8"), closed });
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("end", () => done(true));
+    socket.on("close", () => done(true));
+    socket.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
 }

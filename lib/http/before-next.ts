@@ -1,0 +1,61 @@
+/**
+ * Two kinds of request that never reach proxy.ts, answered on the server's own event before Next
+ * sees them (installed once, from instrumentation.ts, in the Node runtime):
+ *
+ * - TRACE and TRACK: the fetch standard forbids them in a Request, and Next builds one for every
+ *   request, so it answered 500 and logged a five-line stack for each, whatever the Host: a
+ *   stranger could write the log without limit. Now a 405 that logs nothing.
+ * - A WebSocket upgrade (production only: `next dev` keeps its own for hot reload): the console
+ *   serves none (its live pages use server-sent events). Next took the upgrade through the proxy,
+ *   which logged its 421 for a foreign Host, and then left the socket open with no answer. Now a
+ *   400 and the socket closed.
+ *
+ * Node's http.Server emits "request" and "upgrade"; the hook answers these and hands every other
+ * event, and every other request, to the server's own emit unchanged.
+ */
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "../auth/security-headers";
+
+const UNFETCHABLE = new Set(["TRACE", "TRACK"]);
+const INSTALLED = Symbol.for("driftwatch.beforeNext");
+
+export function methodRefusal(method: string): string {
+  return `This console does not answer ${method.slice(0, 20)} requests: only GET, HEAD and POST. Nothing was changed.\n`;
+}
+
+export const UPGRADE_REFUSAL = "This console serves no WebSocket: its live pages use server-sent events over plain HTTP. Nothing was changed.\n";
+
+export function installBeforeNext(opts: { refuseUpgrades: boolean }): void {
+  const proto = http.Server.prototype as http.Server & { [INSTALLED]?: boolean };
+  if (proto[INSTALLED]) return;
+  proto[INSTALLED] = true;
+  const emit = proto.emit;
+  proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "request") {
+      const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+      if (req.method && UNFETCHABLE.has(req.method)) {
+        // The headers every answer of the console carries (next.config.ts), since Next adds none here.
+        for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);
+        res.writeHead(405, {
+          Allow: "GET, HEAD, POST",
+          "Content-Type": "text/plain; charset=utf-8",
+          "Content-Security-Policy": API_CONTENT_SECURITY_POLICY,
+          "Cache-Control": "no-store",
+          Connection: "close",
+        });
+        res.end(methodRefusal(req.method));
+        return true;
+      }
+    } else if (event === "upgrade" && opts.refuseUpgrades) {
+      const socket = args[1] as Duplex;
+      const body = Buffer.from(UPGRADE_REFUSAL);
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${body.length}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${UPGRADE_REFUSAL}`,
+      );
+      socket.on("error", () => {});
+      return true;
+    }
+    return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
+  } as typeof proto.emit;
+}
