@@ -8,8 +8,9 @@
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // TRACE and WebSocket upgrades are answered before Next, which logged stacks or hung on them.
-  const { installBeforeNext } = await import("./lib/http/before-next");
+  const { installBeforeNext, quietClientAborts } = await import("./lib/http/before-next");
   installBeforeNext({ refuseUpgrades: process.env.NODE_ENV === "production" });
+  quietClientAborts();
   const { checkJournalsOrStop } = await import("./lib/db/startup-check");
   await checkJournalsOrStop();
   const { startSilenceLoop } = await import("./lib/alerting/silence-loop");

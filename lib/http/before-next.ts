@@ -12,10 +12,17 @@
  *
  * Node's http.Server emits "request" and "upgrade"; the hook answers these and hands every other
  * event, and every other request, to the server's own emit unchanged.
+ *
+ * And one kind of log line: a client that leaves before sending the body it announced (a
+ * Content-Length larger than what it sent, then a closed socket) made Next log `Error: aborted`
+ * with its stack, four lines a request for any Host, without limit. Those errors, and only those
+ * (the message "aborted" with the code ECONNRESET, as Node's http module makes them), are counted in
+ * lines of their own, at most ten a minute (quietClientAborts).
  */
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS } from "../auth/security-headers";
+import { LimitedLog } from "./rate-window";
 
 const UNFETCHABLE = new Set(["TRACE", "TRACK"]);
 const INSTALLED = Symbol.for("driftwatch.beforeNext");
@@ -58,4 +65,36 @@ export function installBeforeNext(opts: { refuseUpgrades: boolean }): void {
     }
     return emit.apply(this, [event, ...args] as Parameters<typeof emit>);
   } as typeof proto.emit;
+}
+
+/** An error Node's http module raises when the client closes the socket before the whole body came. */
+export function isClientAbort(value: unknown): boolean {
+  return value instanceof Error && value.message === "aborted" && (value as NodeJS.ErrnoException).code === "ECONNRESET";
+}
+
+const QUIETED = Symbol.for("driftwatch.quietClientAborts");
+
+/**
+ * console.error, except that a call whose arguments are a client abort and words alone (Next's
+ * `uncaughtException` label) becomes one bounded line. Every other call is passed on unchanged.
+ */
+export function quietClientAborts(): void {
+  const target = console as Console & { [QUIETED]?: boolean };
+  if (target[QUIETED]) return;
+  target[QUIETED] = true;
+  const original = console.error.bind(console);
+  const log = new LimitedLog({
+    linesPerWindow: 10,
+    windowMs: 60_000,
+    maxLineChars: 300,
+    what: "requests whose client left before sending their body",
+    write: (line) => original(line),
+  });
+  console.error = (...args: unknown[]) => {
+    if (args.some(isClientAbort) && args.every((a) => typeof a === "string" || isClientAbort(a))) {
+      log.line("driftwatch: a client closed its connection before sending the body it announced (ECONNRESET): nothing was read or changed");
+      return;
+    }
+    original(...args);
+  };
 }

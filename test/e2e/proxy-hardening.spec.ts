@@ -278,6 +278,28 @@ test.describe("the proxy in front of every route", () => {
     expect(logged).not.toMatch(/TRACE|unsupported|answered 421|\n\s+at /);
   });
 
+  test("a client that leaves before sending its body costs at most ten log lines a minute, whatever the Host, and changes nothing", async () => {
+    const audits = auditCount();
+    const before = server.output().length;
+    const own = new URL(server.url).host;
+    for (let i = 0; i < 14; i++) {
+      const host = i % 2 === 0 ? own : "evil.example";
+      // A body announced as 5,000 bytes, three sent, then the socket closed.
+      const answer = await rawExchange(
+        server.url,
+        `POST /doubtful HTTP/1.1\r\nHost: ${host}\r\nOrigin: http://${host}\r\nContent-Type: text/plain;charset=UTF-8\r\nContent-Length: 5000\r\n\r\nabc`,
+        300,
+      );
+      expect(answer.closed).toBe(false);
+    }
+    await expect.poll(() => server.output().slice(before).split("client closed its connection").length - 1).toBe(10);
+    const logged = server.output().slice(before);
+    // Before: "Error: aborted" and its stack, four lines for each of the 14.
+    expect(logged).not.toMatch(/Error: aborted|ECONNRESET'|\n\s+at /);
+    expect(auditCount()).toBe(audits);
+    expect((await send(server.url, { path: "/api/overview" })).status).toBe(200);
+  });
+
   test("what still reached Next's decoder and logged a stack is refused first, and the sign-in without its form says so", async () => {
     const before = server.output().length;
     const login = actionId(repoRoot, "loginAction");
