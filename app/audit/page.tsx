@@ -35,6 +35,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   // tell them whether that account acted.
   const names = await readerSeesNames();
   const actor = p.actor ? (names ? p.actor : actorRole(p.actor)) : null;
+  const readAt = new Date().toISOString();
   const read = await readAudit({ names, actor, action: p.action || null, before: p.before ?? null, source: p.source || null });
   if (!read.ok)
     return (
@@ -53,7 +54,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={read.journal.warnings} />
-      <h1 className="text-2xl font-bold">Audit log</h1>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="text-2xl font-bold">Audit log</h1>
+        {/* Not a live page: it says when it was read, so an entry made since is not assumed absent. */}
+        <p className="text-sm text-slate-600 dark:text-slate-300" data-testid="audit-read-at">
+          as of <UtcTime iso={readAt} />: reload for newer entries
+        </p>
+      </div>
       <p className="text-sm">
         Every operator action, applied or refused, newest first. Append-only and chained by a keyed hash
         {chains ? (

@@ -117,6 +117,8 @@ test.describe("who and what a reader sees of operators' actions", () => {
     await signIn(page);
     await page.goto(`${server.url}/audit`);
     await expect(page.getByTestId("audit-entry").first()).toContainText("operator:ben");
+    // Not live: it says when it was read.
+    await expect(page.getByTestId("audit-read-at")).toHaveText(/^as of \d\d:\d\d:\d\d UTC: reload for newer entries$/);
     expect(await page.locator("#audit-actor option").allTextContents()).toEqual(["everyone", "operator:ana", "operator:ben"]);
     const breakers = await (await page.request.get(`${server.url}/api/breakers`)).text();
     expect(breakers).toContain("operator:ana");
