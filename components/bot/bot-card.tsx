@@ -4,6 +4,7 @@ import Link from "next/link";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
+import { cutAtWord } from "@/lib/text/sentence";
 import { factsAreOld, type BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
@@ -22,6 +23,9 @@ type CardBot = BotSummary & {
   lastReadAt?: string;
   journalUnread?: true;
 };
+
+/** A halt's reason on the overview's card, at most about this long (whole on the bot's page). */
+const CARD_REASON_CHARS = 200;
 
 /** What a card says of a fact its unreadable journal holds: unknown, never "never" or "none". */
 const UNREAD = "unknown (its journal cannot be read)";
@@ -97,7 +101,12 @@ export function BotCard({
           <strong>Halted:</strong>{" "}
           <WrappingText
             text={haltCauseText({
-              reason: bot.breaker.reason,
+              // The overview's card keeps a long reason to a few lines (a runbook pasted into a halt
+              // filled a phone's screen); the bot's own page (haltStory given) tells it whole.
+              reason:
+                haltStory === undefined && bot.breaker.reason !== null
+                  ? cutAtWord(bot.breaker.reason, CARD_REASON_CHARS, "whole on its page")
+                  : bot.breaker.reason,
               inSyncSince: bot.breaker.causeInSyncSince,
               ordersSettled: bot.breaker.causeOrdersSettled,
               changedBy: bot.breaker.changedBy,

@@ -11,7 +11,7 @@ import { useJournalProblemShown } from "@/components/journal/journal-problem-sho
 import { LiveReadError, withFix } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
-import { asSentence } from "@/lib/text/sentence";
+import { asSentence, cutAtWord } from "@/lib/text/sentence";
 import { visibleText } from "@/lib/text/visible-text";
 import { bannerHalts, LastKnownHalt } from "./last-known-halt";
 import { useChainedPoll } from "./use-chained-poll";
@@ -226,11 +226,8 @@ const CAUSE_CHARS = 140;
  * "settled at …: filled") is what the reader most needs now, and is never cut off.
  */
 function shortCause(text: string | null, onItsPage: boolean): string | null {
-  if (text === null || text.length <= CAUSE_CHARS) return text;
-  const cut = text.slice(0, CAUSE_CHARS);
-  const space = cut.lastIndexOf(" ");
   // On the bot's own page the whole reason is on the card below, not a link away.
-  return `${(space > CAUSE_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; ${onItsPage ? "whole below" : "whole on its page"})`;
+  return text === null ? null : cutAtWord(text, CAUSE_CHARS, onItsPage ? "whole below" : "whole on its page");
 }
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */

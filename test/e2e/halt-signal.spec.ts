@@ -216,9 +216,16 @@ test("a page's banner tells the first three halted bots with their causes, cut w
     const box = await banner.boundingBox();
     expect(box!.height).toBeLessThan(260);
     await expect(page.getByRole("heading", { level: 1 })).toBeInViewport();
+    // The overview's card keeps it to a few lines too, and says where it is whole.
+    await page.goto(server.url);
+    const card = page.locator('[data-testid="bot-card"][data-bot="north"]').getByTestId("halt-reason");
+    await expect(card).toContainText("(cut; whole on its page)");
+    expect((await card.boundingBox())!.height).toBeLessThan(200);
     // On the bot's own page its whole reason is on the card below.
     await page.goto(`${server.url}/bots/north`);
     await expect(page.getByTestId("halt-banner")).toContainText("(cut; whole below).");
+    await expect(page.getByTestId("halt-reason")).toContainText("runbooks/drift the exchange");
+    await expect(page.getByTestId("halt-reason")).not.toContainText("(cut;");
     // The last bot's own page tells its halt first, with its cause, and names the others after.
     await page.goto(`${server.url}/bots/zeta`);
     await signalSettled(page, "halted");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asSentence } from "@/lib/text/sentence";
+import { asSentence, cutAtWord } from "@/lib/text/sentence";
 
 describe("a reason closed as a sentence", () => {
   it("adds a full stop to a reason without one", () => {
@@ -18,5 +18,20 @@ describe("a reason closed as a sentence", () => {
 
   it("ends a reason in brackets after the bracket", () => {
     expect(asSentence("2 order(s) unknown (after restart)")).toBe("2 order(s) unknown (after restart).");
+  });
+});
+
+describe("cutAtWord", () => {
+  it("leaves a text within the limit as it is", () => {
+    expect(cutAtWord("size drift BTCUSDT", 20, "whole on its page")).toBe("size drift BTCUSDT");
+  });
+
+  it("cuts a long text at a word, drops the punctuation before the cut, and says where the rest is", () => {
+    const text = "size drift BTCUSDT: the exchange reported a position, see the runbook at https://wiki.example/desk";
+    expect(cutAtWord(text, 55, "whole below")).toBe("size drift BTCUSDT: the exchange reported a position… (cut; whole below)");
+  });
+
+  it("cuts inside a word when the text has no space in its second half", () => {
+    expect(cutAtWord(`ab ${"x".repeat(50)}`, 20, "w")).toBe(`ab ${"x".repeat(17)}… (cut; w)`);
   });
 });
