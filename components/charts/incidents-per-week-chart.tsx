@@ -48,10 +48,11 @@ export function IncidentsPerWeekChart({ weeks, label }: { weeks: IncidentWeekPoi
             // Keeps the domain given even when no value is bound to the axis (else recharts draws no tick).
             allowDataOverflow
             ticks={minuteTicks}
-            width={56}
+            width={64}
             stroke="var(--c-axis)"
             tick={tick}
-            unit="m"
+            // " min", not "m": "1.5m" read as a million or metres in a try-out.
+            unit=" min"
             label={axisTitle("median to clear", "right")}
           />
           <Bar yAxisId="n" dataKey="incidents" name="incidents" fill="var(--c-bar)" maxBarSize={48} isAnimationActive={false} />

@@ -56,6 +56,10 @@ test.describe("the incidents-per-week chart", () => {
     expect(phone[0]).toBe(labels[0]);
     expect(phone.at(-1)).toBe(labels.at(-1));
     await chart.screenshot({ path: test.info().outputPath("incidents-per-week-390.png") });
+    // The minutes axis says minutes ("2 min", never "2m", read as a million).
+    const minutes = await chart.locator('.recharts-cartesian-axis-tick-value[orientation="right"]').allTextContents();
+    expect(minutes.length).toBeGreaterThan(1);
+    for (const t of minutes) expect(t).toMatch(/^\d+(\.\d+)? min$/);
 
     await page.setViewportSize({ width: 1280, height: 900 });
     await expect.poll(() => axisLabels(page)).toEqual(labels);
