@@ -5,7 +5,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
 import { cutAtWord } from "@/lib/text/sentence";
-import { factsAreOld, type BotStatus } from "@/lib/breaker/bot-status";
+import { factsAreOld, haltedAlso, type BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import type { OverviewBot } from "@/lib/queries/overview";
@@ -74,7 +74,7 @@ export function BotCard({
             {bot.botId}
           </Link>
         </h2>
-        <StatusBadge status={status} />
+        <StatusBadge status={status} also={haltedAlso({ status, reasons: bot.reasons })} />
       </header>
       {/* With several journals, which one the bot writes (what to check when it goes wrong); a bot
           whose journal cannot be read has no exchange or id prefix to show. */}
@@ -142,7 +142,10 @@ export function BotCard({
         <dd data-testid="heartbeat-age" suppressHydrationWarning>
           {bot.heartbeatAt ? (
             <>
-              {formatAgo(heartbeatAge)} · <UtcTime iso={bot.heartbeatAt} />
+              <span className="whitespace-nowrap" suppressHydrationWarning>
+                {formatAgo(heartbeatAge)}
+              </span>{" "}
+              · <UtcTime iso={bot.heartbeatAt} />
             </>
           ) : bot.journalUnread ? (
             UNREAD
@@ -187,12 +190,18 @@ export function BotCard({
             asOfThen ? (
               // Not vouched for now: the outcome is a fact of its cycle's time, never of the present.
               <>
-                {bot.lastReconciliation.outcome} as of <UtcTime iso={bot.lastReconciliation.at} />, {formatAgo(reconciledAge)}
+                {bot.lastReconciliation.outcome} as of <UtcTime iso={bot.lastReconciliation.at} />,{" "}
+                <span className="whitespace-nowrap" suppressHydrationWarning>
+                  {formatAgo(reconciledAge)}
+                </span>
                 {unsure ? " (when last read; not current)" : ""}
               </>
             ) : (
               <>
-                {bot.lastReconciliation.outcome}, {formatAgo(reconciledAge)}
+                {bot.lastReconciliation.outcome},{" "}
+                <span className="whitespace-nowrap" suppressHydrationWarning>
+                  {formatAgo(reconciledAge)}
+                </span>
               </>
             )
           ) : bot.journalUnread ? (

@@ -16,10 +16,21 @@ const labels: Record<BotStatus, string> = {
   running: "running",
 };
 
-export function StatusBadge({ status }: { status: BotStatus }) {
+/**
+ * A bot's status in one word. `also`: what a halted bot also is (haltedAlso in
+ * lib/breaker/bot-status.ts), as a second badge beside HALTED ("HALTED STALE").
+ */
+export function StatusBadge({ status, also = null }: { status: BotStatus; also?: "stale" | "unknown" | null }) {
   return (
-    <span data-status={status} className={`inline-block rounded px-2 py-0.5 text-sm font-bold tracking-wide ${styles[status]}`}>
-      {labels[status]}
+    <span className="inline-flex flex-wrap items-center gap-1">
+      <span data-status={status} className={`inline-block rounded px-2 py-0.5 text-sm font-bold tracking-wide ${styles[status]}`}>
+        {labels[status]}
+      </span>
+      {also && (
+        <span data-also-status={also} className={`inline-block rounded px-2 py-0.5 text-sm font-bold tracking-wide ${styles[also]}`}>
+          {labels[also]}
+        </span>
+      )}
     </span>
   );
 }

@@ -18,6 +18,24 @@ const staleByReasons = (reasons: readonly string[]) => reasons.includes(HEARTBEA
 export const factsAreOld = (bot: { status: BotStatus; reasons: readonly string[] }) =>
   bot.status === "stale" || bot.status === "unknown" || staleByReasons(bot.reasons);
 
+/**
+ * What a halted bot also is: its HALTED badge wins, but a halted bot that stopped writing is dead as
+ * well as halted, and a reader must see both at a glance (a try-out saw only HALTED on a bot whose
+ * process had stopped). "stale" when its heartbeat or cycles are stale, "unknown" when its times
+ * cannot be trusted or are missing; null for a bot that is not halted or is otherwise well.
+ */
+export function haltedAlso(bot: { status: BotStatus; reasons: readonly string[] }): "stale" | "unknown" | null {
+  if (bot.status !== "halted") return null;
+  if (staleByReasons(bot.reasons)) return "stale";
+  if (
+    bot.reasons.some((r) =>
+      /^(no heartbeat yet|unreadable |bot clock behind|heartbeat is .* in the future|no reconciliation yet|last reconciliation is .* in the future)/.test(r),
+    )
+  )
+    return "unknown";
+  return null;
+}
+
 export type BotStatus = "halted" | "stale" | "unknown" | "drift" | "running";
 
 export interface BotStatusInput {

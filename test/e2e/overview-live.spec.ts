@@ -185,6 +185,10 @@ test.describe("when the heartbeat stops", () => {
       await expect(age).not.toHaveText(first ?? "", { timeout: 4_000 });
       // Stale (its heartbeat 12 s old): how long it had drifted at the bot's last cycle, said so, and it no longer counts.
       await expect(age).toHaveAttribute("data-as-of", "last-cycle", { timeout: 20_000 });
+      // Halted and stopped: its card says both, side by side.
+      const badges = page.locator('[data-testid="bot-card"][data-bot="beta"]');
+      await expect(badges.locator("[data-status]")).toHaveText("HALTED");
+      await expect(badges.locator("[data-also-status]")).toHaveText("STALE");
       await expect(age).toHaveText(/^\d+ (s|min \d+ s) at its last cycle$/);
       const atStale = await age.textContent();
       await page.waitForTimeout(2_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { botStatus, type BotStatusInput } from "@/lib/breaker/bot-status";
+import { botStatus, haltedAlso, type BotStatusInput } from "@/lib/breaker/bot-status";
 
 const now = new Date("2026-08-10T15:31:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -98,5 +98,25 @@ describe("botStatus", () => {
 
   it("treats an unreadable time as unknown, not fresh", () => {
     expect(botStatus({ ...base, heartbeatAt: "soon" }).status).toBe("unknown");
+  });
+});
+
+describe("haltedAlso", () => {
+  const halted = { ...base, breaker: { halted: true } };
+  it("names a halted bot that stopped writing as stale too, and one whose times cannot be trusted as unknown", () => {
+    expect(haltedAlso(botStatus(halted))).toBeNull();
+    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(120_000) }))).toBe("stale");
+    expect(haltedAlso(botStatus({ ...halted, lastReconciliation: { at: ago(600_000), outcome: "clean" } }))).toBe("stale");
+    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(-60_000) }))).toBe("unknown");
+    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: null }))).toBe("unknown");
+    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 1_000 }))).toBe("unknown");
+  });
+
+  it("says nothing of a bot that is not halted: its own badge already is STALE or UNKNOWN", () => {
+    expect(haltedAlso(botStatus({ ...base, heartbeatAt: ago(120_000) }))).toBeNull();
+  });
+
+  it("does not call a halted bot's skipped or failed cycle unknown: its badge and its reasons say that", () => {
+    expect(haltedAlso(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 1 } }))).toBeNull();
   });
 });
