@@ -178,7 +178,9 @@ export function DoubtfulOrderCard({
       <dl className="mt-3 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600 dark:text-slate-300">Decision</dt>
         <dd className="break-words">
-          <span className="[overflow-wrap:anywhere]">{order.strategy}</span> · bar <span className="font-mono">{order.bar}</span>
+          <span className="[overflow-wrap:anywhere]">{order.strategy}</span> · bar{" "}
+          {/* As stored (it is part of the id): a line of its own on a phone rather than broken at "2026-12-". */}
+          <span className="inline-block max-w-full break-all font-mono">{order.bar}</span>
         </dd>
         {/* `attempts` counts sends (docs/journal.md); the lookups after a timeout are in the history. */}
         <dt className="text-slate-600 dark:text-slate-300">Sends</dt>

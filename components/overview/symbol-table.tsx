@@ -155,7 +155,7 @@ export function SymbolTable({
                 {signedQty(l.theirs)}
               </td>
               <td className={`${inSync ? syncHidden : cell} font-mono sm:text-right`} data-label="Difference">
-                {inSync ? "0" : driftSize(l.difference, l.steps)}
+                {inSync ? "0" : <span className="whitespace-nowrap">{driftSize(l.difference, l.steps)}</span>}
               </td>
               <td className={`${inSync ? syncHidden : cell} font-mono sm:text-right`} data-label="Notional">
                 {inSync ? "—" : <Notional size={l.difference} symbol={l.symbol} mark={l.markPrice} markAt={l.markAt} />}

@@ -83,7 +83,7 @@ export function BookLine({
         <div>
           <dt className="text-slate-600 dark:text-slate-300">Difference</dt>
           <dd className="font-mono" data-testid="book-difference">
-            {line.drift === "none" ? "0" : driftSize(line.difference, line.steps)}
+            {line.drift === "none" ? "0" : <span className="whitespace-nowrap">{driftSize(line.difference, line.steps)}</span>}
           </dd>
         </div>
         <div>
