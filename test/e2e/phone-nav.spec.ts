@@ -81,7 +81,11 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
     const box = await page.locator("header").first().boundingBox();
     expect(box?.height).toBeLessThanOrEqual(80);
     await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
+    // The role is shown, not only read out: a viewer must see why there is nothing to press.
+    await expect(page.getByTestId("signed-in-role")).toBeVisible();
+    await expect(page.getByTestId("signed-in-role")).toHaveText("operator", { useInnerText: true });
     await noHorizontalScroll(page);
+    await page.screenshot({ path: test.info().outputPath("phone-header-signed-in.png"), clip: { x: 0, y: 0, width: 390, height: 90 } });
   });
 
   test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
