@@ -189,7 +189,7 @@ export function checkApprovable(input: z.infer<typeof approveSchema>, req: Clear
   if (!req || req.botId !== input.botId) throw new Refusal("refused", `No request #${input.requestId} to clear ${input.botId}.`);
   if (req.status !== "pending") throw new Refusal("conflict", `Request #${req.id} was already ${req.status}.`);
   if (Date.parse(req.expiresAt) <= now.getTime()) throw new Refusal("refused", `Request #${req.id} expired at ${req.expiresAt}; a new request is needed.`);
-  if (req.requestedBy === actor) throw new Refusal("refused", "You requested this clear: a second operator must approve it.", ["requester cannot approve"]);
+  if (req.requestedBy === actor) throw new Refusal("refused", "You requested this clear: a second operator must approve it.");
   if (req.breakerVersion !== input.breakerVersion) throw new Refusal("conflict", "The breaker changed since the request was made. Look again.");
   return req;
 }

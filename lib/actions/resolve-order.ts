@@ -261,7 +261,10 @@ export function manualResolution(
 ): Resolution {
   const filled =
     input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
-  if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}.`, ["filled above quantity"]);
+  if (filled > order.qty + 1e-12) {
+    const words = `Filled quantity ${filled} is more than the order's ${order.qty}.`;
+    throw new Refusal("refused", `${words} Nothing was changed.`, [], {}, { filledQty: [`At most the order's ${order.qty}.`] });
+  }
   if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
     throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
   if (mark && input.avgPrice !== undefined && farFromMark(input.avgPrice, mark.markPrice)) {

@@ -131,6 +131,19 @@ describe("resolve a doubtful order by hand", () => {
     expect(r.ok ? null : Object.keys(r.fieldErrors ?? {}).sort()).toEqual(["note", "status", "version"]);
   });
 
+  it("refuses a filled quantity above the order's, said at the field, changing nothing", async () => {
+    const { bot, db, order } = await lostReply();
+    const before = snapshotExceptAudit(bot.file);
+    const r = await act(db, spec, ana, { ...input(order), status: "partially_filled", filledQty: "501" }, bot.sim.now());
+    expectRefusedAndUnchanged(bot.file, before, r, "refused", "resolve_order_manual");
+    expect(r).toMatchObject({
+      message: "Filled quantity 501 is more than the order's 500. Nothing was changed.",
+      fieldErrors: { filledQty: ["At most the order's 500."] },
+    });
+    // No code-like reason under the sentence (a try-out read "• filled above quantity").
+    expect(r.ok ? null : (r.reasons ?? [])).toEqual([]);
+  });
+
   it("refuses a stale version, and a double submit is that same harmless refusal", async () => {
     const { bot, db, order } = await lostReply();
     expect((await act(db, spec, ana, input(order), bot.sim.now())).ok).toBe(true);
