@@ -84,6 +84,11 @@ export function IncidentList({
             <h2 id="list" className="font-bold">
               {items.length} incident{items.length === 1 ? "" : "s"}, newest first{capped ? " (the oldest are left out)" : ""}
             </h2>
+            {/* A try-out read 1, 2, 4 under "3 incidents" and wondered what was hidden. */}
+            <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="incident-numbering">
+              Each incident is numbered by its trip&apos;s breaker event in the journal, so the numbers skip the clears and other breaker events between trips:
+              none is hidden.
+            </p>
             <ul className="divide-y divide-slate-300 text-sm dark:divide-slate-600">
               {items.map((i) => (
                 <li

@@ -29,6 +29,8 @@ test.describe("the incident as a story", () => {
     await expect(page.getByRole("heading", { name: "Incidents", level: 1 })).toBeVisible();
     const rows = page.locator("main").getByTestId("incident-row");
     await expect(rows).toHaveCount(2);
+    // The numbers are the trips' breaker events: the list says why they skip.
+    await expect(page.getByTestId("incident-numbering")).toContainText("so the numbers skip the clears");
     const ids = await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-incident"))));
     expect(ids).toEqual([scenario.botA.tripId, scenario.botB.tripId].sort((a, b) => b - a));
     const b = page.locator(`[data-testid="incident-row"][data-incident="${scenario.botB.tripId}"]`);
