@@ -202,9 +202,10 @@ export async function getOverview(params: {
   const alarms: string[] = [];
   const enriched = bots.map((b) => {
     const mine = lines.filter((l) => l.botId === b.botId);
-    for (const reason of b.reasons) {
-      if (/stale|no heartbeat|no reconciliation|future|clock|unreadable|no breaker/.test(reason)) alarms.push(`${b.botId}: ${reason}`);
-    }
+    // One alarm per bot, its causes together: a stopped bot's "heartbeat is stale" and "last
+    // reconciliation is stale" were two, and pushed other bots' past the banner's first three.
+    const causes = b.reasons.filter((reason) => /stale|no heartbeat|no reconciliation|future|clock|unreadable|no breaker/.test(reason));
+    if (causes.length > 0) alarms.push(`${b.botId}: ${causes.join(", ")}`);
     return {
       ...b,
       doubtfulOrders: doubtful.get(b.botId)?.n ?? 0,
