@@ -158,7 +158,7 @@ function LiveHaltSignal() {
                   {asSentence(
                     visibleText(
                       haltCauseText({
-                        reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, pathname === `/bots/${encodeURIComponent(b.botId)}`),
+                        reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, b.botId === pageBot),
                         inSyncSince: b.breaker?.causeInSyncSince ?? null,
                         ordersSettled: b.breaker?.causeOrdersSettled ?? null,
                         changedBy: b.breaker?.changedBy,
@@ -219,6 +219,7 @@ function LiveHaltSignal() {
  */
 const BOTS_WITH_CAUSE = 3;
 const CAUSE_CHARS = 140;
+const OWN_CAUSE_CHARS = 60;
 
 /**
  * A halt's recorded reason cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's
@@ -226,8 +227,10 @@ const CAUSE_CHARS = 140;
  * "settled at …: filled") is what the reader most needs now, and is never cut off.
  */
 function shortCause(text: string | null, onItsPage: boolean): string | null {
-  // On the bot's own page the whole reason is on the card below, not a link away.
-  return text === null ? null : cutAtWord(text, CAUSE_CHARS, onItsPage ? "whole below" : "whole on its page");
+  // On the bot's own pages (its page, its symbols') the whole reason is on the page below, not a
+  // link away: the banner keeps to its first words (a phone showed the same long error twice, the
+  // first 600 px of the page, before anything else).
+  return text === null ? null : onItsPage ? cutAtWord(text, OWN_CAUSE_CHARS, "whole below") : cutAtWord(text, CAUSE_CHARS, "whole on its page");
 }
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */
