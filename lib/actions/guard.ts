@@ -42,8 +42,6 @@ export class Refusal extends Error {
     message: string,
     readonly reasons: string[] = [],
     readonly detail: Record<string, unknown> = {},
-    /** A refusal that is about one field's value (known only against the journal): said at that field too. */
-    readonly fieldErrors?: Record<string, string[]>,
   ) {
     super(message);
   }
@@ -444,14 +442,7 @@ export async function runGuardedOn<S extends z.ZodType, P, T>(
     if (!spec.followUp) return { ok: true, data };
     return { ok: true, data: await followUp(spec.followUp, { input, data, detail, user, now: clock() }) };
   } catch (error) {
-    if (error instanceof Refusal)
-      return refuse(
-        error.code,
-        error.message,
-        target,
-        { reasons: error.reasons, ...(error.fieldErrors ? { fieldErrors: error.fieldErrors } : {}) },
-        error.detail,
-      );
+    if (error instanceof Refusal) return refuse(error.code, error.message, target, { reasons: error.reasons }, error.detail);
     const fault = engine.writeFault(error);
     if (fault) {
       console.error(`driftwatch: action ${spec.action} stopped by the journal:`, (error as Error).message);

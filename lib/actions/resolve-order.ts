@@ -261,10 +261,9 @@ export function manualResolution(
 ): Resolution {
   const filled =
     input.status === "filled" ? (input.filledQty ?? order.qty) : input.status === "absent" || input.status === "rejected" ? 0 : (input.filledQty ?? 0);
-  if (filled > order.qty + 1e-12) {
-    const words = `Filled quantity ${filled} is more than the order's ${order.qty}.`;
-    throw new Refusal("refused", `${words} Nothing was changed.`, [], {}, { filledQty: [`At most the order's ${order.qty}.`] });
-  }
+  // The sentence alone: field errors go with "invalid" refusals only (the input's shape), and this
+  // one is known only against the journal.
+  if (filled > order.qty + 1e-12) throw new Refusal("refused", `Filled quantity ${filled} is more than the order's ${order.qty}. Nothing was changed.`);
   if (input.status === "filled" && Math.abs(filled - order.qty) > 1e-12)
     throw new Refusal("refused", `A filled order fills its whole quantity (${order.qty}); use "partially filled" for ${filled}.`);
   if (mark && input.avgPrice !== undefined && farFromMark(input.avgPrice, mark.markPrice)) {
