@@ -6,6 +6,7 @@ import { ackCovers } from "../reconcile/ack-coverage";
 import { latestComparedCycleSql, lineAsOfLatestCycle } from "../reconcile/current-line";
 import { diffLine, type DriftClass } from "../reconcile/diff";
 import { listBots, type BotSummary } from "./bots";
+import { HEARTBEAT_STALE, RECONCILIATION_STALE } from "../breaker/bot-status";
 import { markOfLine } from "./last-mark";
 import type { DriftExplainedBy } from "./drift-explained";
 import type { SourceHealth } from "./fleet";
@@ -202,10 +203,14 @@ export async function getOverview(params: {
   const alarms: string[] = [];
   const enriched = bots.map((b) => {
     const mine = lines.filter((l) => l.botId === b.botId);
-    // One alarm per bot, its causes together: a stopped bot's "heartbeat is stale" and "last
-    // reconciliation is stale" were two, and pushed other bots' past the banner's first three.
+    // A stopped bot's "heartbeat is stale" and "last reconciliation is stale" are one alarm: as two
+    // they pushed other bots' causes past the banner's first three.
     const causes = b.reasons.filter((reason) => /stale|no heartbeat|no reconciliation|future|clock|unreadable|no breaker/.test(reason));
-    if (causes.length > 0) alarms.push(`${b.botId}: ${causes.join(", ")}`);
+    const bothStale = causes.includes(HEARTBEAT_STALE) && causes.includes(RECONCILIATION_STALE);
+    for (const reason of causes) {
+      if (bothStale && reason === RECONCILIATION_STALE) continue;
+      alarms.push(`${b.botId}: ${bothStale && reason === HEARTBEAT_STALE ? `${HEARTBEAT_STALE}, and so is its last reconciliation` : reason}`);
+    }
     return {
       ...b,
       doubtfulOrders: doubtful.get(b.botId)?.n ?? 0,

@@ -177,7 +177,7 @@ test("a page's banner shows the first three causes and counts the rest, linked t
     await page.goto(`${server.url}/bots/west`);
     await signalSettled(page, "unknown");
     await expect(page.getByTestId("halt-banner")).toContainText(
-      /^UNKNOWN: the console cannot tell whether any bot is halted: west: heartbeat is stale, last reconciliation is stale; /,
+      /^UNKNOWN: the console cannot tell whether any bot is halted: west: heartbeat is stale, and so is its last reconciliation; /,
     );
   } finally {
     await server.stop();

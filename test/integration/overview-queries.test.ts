@@ -102,7 +102,7 @@ describe("getOverview", () => {
     expect(o.bots[0]!.status).toBe("stale");
     expect(o.alarms).toEqual(expect.arrayContaining([expect.stringMatching(/^bot-a: heartbeat is stale/)]));
     // One alarm per bot, its causes together.
-    expect(o.alarms.filter((a) => a.startsWith("bot-a: "))).toEqual(["bot-a: heartbeat is stale, last reconciliation is stale"]);
+    expect(o.alarms.filter((a) => a.startsWith("bot-a: "))).toEqual(["bot-a: heartbeat is stale, and so is its last reconciliation"]);
   });
 
   it("shows a symbol the latest cycle left out as flat on both sides, not as its old drift", async () => {
