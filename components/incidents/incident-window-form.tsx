@@ -65,7 +65,7 @@ export function IncidentWindowForm({
         </label>
       </div>
       <p id="window-hint" className="text-xs text-slate-700 dark:text-slate-200">
-        ISO times such as 2026-08-10T15:30:00Z or 2026-08-10T15:30:00.250Z; at most 7 days. Leave both empty for the last hour; give one and the window is the
+        UTC times such as 2026-08-10 15:30:00 or 2026-08-10T15:30:00Z (as on a symbol page); at most 7 days. Leave both empty for the last hour; give one and the window is the
         hour from or up to it.
       </p>
       <div className="flex flex-wrap items-end justify-between gap-3">

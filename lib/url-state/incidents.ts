@@ -11,6 +11,7 @@ import { formatAge } from "../text/format";
 import { CONTROL } from "./path-ids";
 import { oneSearchParam } from "./search-param-fields";
 import { searchParamsRecord, type SearchParamsInput } from "./search-params";
+import { parseUtcTime } from "./symbol";
 
 export const INCIDENT_KINDS = ["order", "reconciliation", "breaker", "operator"] as const;
 export type IncidentKind = (typeof INCIDENT_KINDS)[number];
@@ -39,13 +40,25 @@ export type IncidentQuery =
   | ({ ok: true; from: string | null; to: string | null } & IncidentFilters)
   | { ok: false; message: string; fieldErrors: Record<string, string[]>; raw: { from: string; to: string } & IncidentFilters };
 
-const TIME_HINT = "must be a UTC time such as 2026-08-10T15:30:00Z (seconds required; milliseconds and +hh:mm offsets allowed)";
+const TIME_HINT = "must be a UTC time such as 2026-08-10 15:30:00 or 2026-08-10T15:30:00Z (milliseconds and +hh:mm offsets allowed)";
 
+/**
+ * A time as the symbol page's range takes it (parseUtcTime): ISO-8601, or typed with a space and no
+ * zone, read as UTC like every time the console shows. The two forms differed between the pages
+ * and a try-out met the refusal of one on the other.
+ */
 const instant = (name: string) =>
   oneSearchParam(name).pipe(
-    z.iso
-      .datetime({ offset: true, error: TIME_HINT })
-      .transform((s) => new Date(s).toISOString())
+    z
+      .string()
+      .transform((s, ctx) => {
+        const t = parseUtcTime(s);
+        if (Number.isNaN(t)) {
+          ctx.addIssue({ code: "custom", message: TIME_HINT });
+          return z.NEVER;
+        }
+        return new Date(t).toISOString();
+      })
       .optional(),
   );
 

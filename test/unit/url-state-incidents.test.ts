@@ -30,8 +30,12 @@ describe("parseIncidentQuery", () => {
     expect(q(`from=2026-08-01T00:00:00Z&to=${new Date(Date.parse("2026-08-01T00:00:00Z") + MAX_WINDOW_MS).toISOString()}`).ok).toBe(true);
   });
 
-  it("refuses a time it cannot read, a date without a time, and a time without a zone, without throwing", () => {
-    for (const bad of ["yesterday", "2026-08-10", "2026-08-10T15:30:00", "2026-02-30T10:00:00Z", "2026-08-10T15:30:00Z'; DROP TABLE orders"]) {
+  it("reads a time typed as on the symbol page, with a space and no zone, as UTC", () => {
+    expect(q("from=2026-08-10+15:30:00&to=2026-08-10T16:30")).toMatchObject({ ok: true, from: "2026-08-10T15:30:00.000Z", to: "2026-08-10T16:30:00.000Z" });
+  });
+
+  it("refuses a time it cannot read, a date without a time and an impossible date, without throwing", () => {
+    for (const bad of ["yesterday", "2026-08-10", "2026-08-10T15", "2026-02-30T10:00:00Z", "2026-08-10T25:30:00Z", "2026-08-10T15:30:00Z'; DROP TABLE orders"]) {
       const r = q(`from=${encodeURIComponent(bad)}`);
       expect(r, bad).toMatchObject({ ok: false, message: expect.stringMatching(/^from must be a UTC time such as/) });
     }
