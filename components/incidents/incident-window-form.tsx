@@ -65,8 +65,8 @@ export function IncidentWindowForm({
         </label>
       </div>
       <p id="window-hint" className="text-xs text-slate-700 dark:text-slate-200">
-        UTC times such as 2026-08-10 15:30:00 or 2026-08-10T15:30:00Z (as on a symbol page); at most 7 days. Leave both empty for the last hour; give one and the window is the
-        hour from or up to it.
+        UTC times such as 2026-08-10 15:30:00 or 2026-08-10T15:30:00Z (as on a symbol page); at most 7 days. Leave both empty for the last hour; give one and
+        the window is the hour from or up to it.
       </p>
       <div className="flex flex-wrap items-end justify-between gap-3">
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1 text-sm">

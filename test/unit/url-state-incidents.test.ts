@@ -35,7 +35,14 @@ describe("parseIncidentQuery", () => {
   });
 
   it("refuses a time it cannot read, a date without a time and an impossible date, without throwing", () => {
-    for (const bad of ["yesterday", "2026-08-10", "2026-08-10T15", "2026-02-30T10:00:00Z", "2026-08-10T25:30:00Z", "2026-08-10T15:30:00Z'; DROP TABLE orders"]) {
+    for (const bad of [
+      "yesterday",
+      "2026-08-10",
+      "2026-08-10T15",
+      "2026-02-30T10:00:00Z",
+      "2026-08-10T25:30:00Z",
+      "2026-08-10T15:30:00Z'; DROP TABLE orders",
+    ]) {
       const r = q(`from=${encodeURIComponent(bad)}`);
       expect(r, bad).toMatchObject({ ok: false, message: expect.stringMatching(/^from must be a UTC time such as/) });
     }
