@@ -154,7 +154,7 @@ test.describe("Halt now", () => {
     const ticks = (side: "left" | "right") => chart.locator(`.recharts-cartesian-axis-tick-value[orientation="${side}"]`);
     await expect(ticks("left")).toHaveText(["0", "1"]);
     // No incident cleared yet, so no median: the minutes axis keeps a scale all the same.
-    await expect(ticks("right").first()).toHaveText("0m");
+    await expect(ticks("right").first()).toHaveText("0 min");
     expect(await ticks("right").count()).toBeGreaterThanOrEqual(2);
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
