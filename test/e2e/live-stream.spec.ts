@@ -203,8 +203,13 @@ test("a stranger's streams of made-up views are refused past the console's limit
   // The stranger gone, the page's stream is let in at its next try.
   for (const res of held) res.destroy();
   await streaming(page);
-  const again = await page.evaluate(
-    async () => (await fetch("/api/live?views=breakers:gamma:201", { signal: AbortSignal.timeout(2_000) }).catch(() => null))?.status ?? 0,
-  );
-  expect(again).toBe(200);
+  // The server learns that a socket closed when it next writes to it (a ping, at most a second
+  // apart): under a loaded CI run the second stream's views were still counted at the first try.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => (await fetch("/api/live?views=breakers:gamma:201", { signal: AbortSignal.timeout(2_000) }).catch(() => null))?.status ?? 0),
+      { timeout: 10_000 },
+    )
+    .toBe(200);
 });
