@@ -143,18 +143,18 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             >
               <p className="font-semibold" data-testid="audit-action-label">
                 {visibleText(actionLabel(e.action))}:{" "}
-                <span className={e.outcome === "refused" ? "text-amber-800 dark:text-amber-300" : undefined}>{e.outcome}</span>
+                <span className={e.outcome === "refused" ? "text-amber-800 dark:text-amber-300" : undefined}>
+                  {e.outcome}
+                  {/* A refusal coded "refused" (a rule said no) would read "refused (refused)". */}
+                  {e.code && e.code !== e.outcome ? ` (${e.code})` : ""}
+                </span>
               </p>
               <p>
                 {"source" in e && e.source && <span className="font-semibold">{e.source} </span>}
                 <span className="font-mono">#{e.id}</span> · <UtcTime iso={e.at} /> · <strong>{visibleText(e.actor)}</strong> ·{" "}
                 <code className="font-mono text-xs">{visibleText(e.action)}</code> ·{" "}
-                <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code> ·{" "}
-                <span className={e.outcome === "refused" ? "font-bold text-amber-800 dark:text-amber-300" : "font-bold"}>
-                  {e.outcome}
-                  {/* A refusal coded "refused" (a rule said no) would read "refused (refused)". */}
-                  {e.code && e.code !== e.outcome ? ` (${e.code})` : ""}
-                </span>
+                {/* The outcome is on the line above, once: a try-out read it twice on every entry. */}
+                <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code>
               </p>
               <details className="mt-1">
                 <summary className="cursor-pointer">Detail</summary>

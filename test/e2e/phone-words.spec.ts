@@ -161,7 +161,7 @@ test.describe("numbers and words on a phone", () => {
     await page.goto(`${server.url}/audit`);
     const entries = page.getByTestId("audit-entry");
     await expect(entries).toHaveCount(2);
-    await expect(entries.nth(0).getByTestId("audit-action-label")).toHaveText("Correct a bot's book: refused");
+    await expect(entries.nth(0).getByTestId("audit-action-label")).toHaveText("Correct a bot's book: refused (conflict)");
     await expect(entries.nth(1).getByTestId("audit-action-label")).toHaveText("Acknowledge a drift: applied");
     for (const d of await page.locator("main details").all()) await d.locator("summary").click();
     const correction = entries.nth(0).getByTestId("audit-detail");
