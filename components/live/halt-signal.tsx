@@ -222,8 +222,8 @@ const CAUSE_CHARS = 140;
 const OWN_CAUSE_CHARS = 60;
 
 /**
- * A halt's recorded reason cut at a word to about CAUSE_CHARS, said to be cut; whole on the bot's
- * page and the overview. Only the reason: what the console adds after it ("in sync since …",
+ * A halt's recorded reason cut at a word to about CAUSE_CHARS (OWN_CAUSE_CHARS on the bot's own
+ * pages, which tell it whole below), said to be cut; whole on the bot's page and the overview. Only the reason: what the console adds after it ("in sync since …",
  * "settled at …: filled") is what the reader most needs now, and is never cut off.
  */
 function shortCause(text: string | null, onItsPage: boolean): string | null {
