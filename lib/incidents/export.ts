@@ -2,7 +2,7 @@
  * An incident window as a file: JSON for tools, CSV for spreadsheets. Pure builders over the
  * timeline the page shows, so both hold exactly its events, in its order, in its words.
  */
-import { csvRecords, toCsv, type CsvCell } from "../text/csv";
+import { csvLine, toCsv, type CsvCell } from "../text/csv";
 import type { IncidentEvent } from "./events";
 import type { IncidentFilters, IncidentWindow } from "../url-state/incidents";
 
@@ -93,25 +93,51 @@ function csvCells(e: IncidentEvent): CsvCell[] {
 /** Events serialised by one JSON.stringify in the JSON export. */
 const EXPORT_JSON_BATCH = 256;
 
+type ExportHead = Omit<IncidentExport, "events">;
+
 /**
  * The export's text, piece by piece, exactly `JSON.stringify(incidentJson(…))` plus a newline, or
  * incidentCsv: the route streams it (lib/http/text-stream.ts), so a 50,000-event file is never one
  * string and its first bytes leave before the last event is written.
  */
-export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
+export function incidentExportText(exp: ExportHead & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
+  const { events, ...head } = exp;
+  return incidentExportPieces(head, [exportEventText(events, format)], format) as Generator<string>;
+}
+
+/**
+ * incidentExportText of a window written in runs: each run its events' text (exportEventText),
+ * worded here or already written as bytes by the export thread (lib/incidents/export-thread.ts),
+ * in window order. The same text as one run of all their events: only the commas between two runs
+ * are added here.
+ */
+export function* incidentExportPieces(head: ExportHead, runs: Iterable<Iterable<string | Uint8Array>>, format: "json" | "csv"): Generator<string | Uint8Array> {
+  if (format === "csv") yield csvLine(INCIDENT_CSV_COLUMNS);
+  // `events` is the last key, so the head's JSON ends in `[]}`: open the array there.
+  else yield JSON.stringify({ ...head, events: [] }).slice(0, -2);
+  let written = false;
+  for (const run of runs) {
+    let first = true;
+    for (const piece of run) {
+      if (first && written && format === "json") yield ",";
+      first = false;
+      written = true;
+      yield piece;
+    }
+  }
+  if (format === "json") yield "]}\n";
+}
+
+/**
+ * Events as the file writes them, without the head: CSV records, or the JSON array's elements
+ * separated by commas (none before the first). Nothing at all for no events.
+ */
+export function* exportEventText(events: Iterable<IncidentEvent>, format: "json" | "csv"): Generator<string> {
   if (format === "csv") {
     // Lazily: a row's cells are built only when the stream asks for it.
-    yield* csvRecords(
-      INCIDENT_CSV_COLUMNS,
-      (function* () {
-        for (const e of exp.events) yield csvCells(e);
-      })(),
-    );
+    for (const e of events) yield csvLine(csvCells(e));
     return;
   }
-  const { events, ...head } = exp;
-  // `events` is the last key, so the head's JSON ends in `[]}`: open the array there.
-  yield JSON.stringify({ ...head, events: [] }).slice(0, -2);
   // Serialised a few hundred at a time: one JSON.stringify of an array took a third of the time of
   // one per event (17 against 6 ms for a busy hour's 6,500, docs/performance.md), and a batch is
   // still a small piece of the stream.
@@ -129,7 +155,6 @@ export function* incidentExportText(exp: Omit<IncidentExport, "events"> & { even
     if (batch.length === EXPORT_JSON_BATCH) yield flush();
   }
   if (batch.length > 0) yield flush();
-  yield "]}\n";
 }
 
 /**

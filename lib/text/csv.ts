@@ -35,11 +35,14 @@ export function toCsv(header: readonly string[], rows: Iterable<readonly CsvCell
   return [...csvRecords(header, rows)].join("");
 }
 
+/** One record with its CRLF. */
+export const csvLine = (cells: readonly CsvCell[]) => `${cells.map(csvField).join(",")}\r\n`;
+
 /** toCsv one record at a time, each with its CRLF: for a download streamed as it is written. */
 export function* csvRecords(header: readonly string[], rows: Iterable<readonly CsvCell[]>): Generator<string> {
-  yield `${header.map(csvField).join(",")}\r\n`;
+  yield csvLine(header);
   for (const row of rows) {
     if (row.length !== header.length) throw new RangeError(`a CSV row has ${row.length} fields, the header ${header.length}`);
-    yield `${row.map(csvField).join(",")}\r\n`;
+    yield csvLine(row);
   }
 }
