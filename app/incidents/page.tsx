@@ -21,6 +21,7 @@ import {
 import { IncidentList } from "@/components/incidents/incident-list";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
 import { readIncidentBots, readIncidentList, readIncidentWindow } from "@/lib/queries/screens";
+import { warmExportThread } from "@/lib/incidents/export-thread";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
@@ -103,6 +104,8 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
   }
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
+  // The window's download link is on this page: its export thread loads now, not at the click.
+  warmExportThread();
   const names = await readerSeesNames();
   const found = await readIncidentWindow({ names, from: query.from, to: query.to, filters });
   if (!found.ok) {

@@ -16,12 +16,13 @@ import "server-only";
  * With one journal the scrape is what it always was, without the label.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { Gauge, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
 import { KEYED_PREFIX } from "../audit/chain";
 import { env } from "../env";
 import { getMetrics, type MetricsView } from "../queries/metrics";
 import { consoleSources, type SourceSet } from "../db/console";
 import { readScreen } from "../queries/read";
+import { exportThreadCounts } from "../incidents/export-thread";
 
 /** What the scrape reads: the journal's metrics, or why the journal could not be read. */
 export type MetricsRead = { ok: true; data: MetricsView } | { ok: false; reason: string };
@@ -91,6 +92,14 @@ export async function metricsText(input: MetricsRead | SourceMetrics[]): Promise
 
   const readable = gauge("driftwatch_journal_readable", "1 when the console could read the journal; reason says why not.", ["reason", ...journalLabels]);
   for (const r of reads) readable.set({ reason: r.read.ok ? "" : r.read.reason, ...from(r) }, r.read.ok ? 1 : 0);
+  // The console's own: whether downloads still get their second core (lib/incidents/export-thread.ts).
+  const stretches = new Counter({
+    name: "driftwatch_export_thread_stretches_total",
+    help: "Halves of incident exports, since the console started: written by the export thread, refused by it (it could not read the journal), or unavailable (busy, failed or timed out), the last two written by the console's own thread instead.",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  for (const [outcome, n] of Object.entries(exportThreadCounts())) stretches.inc({ outcome }, n);
   const ok = reads.filter((r): r is SourceMetrics & { read: { ok: true; data: MetricsView } } => r.read.ok);
   if (ok.length === 0) return { contentType: registry.contentType, body: await registry.metrics() };
 

@@ -64,7 +64,17 @@ describe("one loader per screen, shared by its page and its route", () => {
   }
 
   it("the incident export reads through readIncidentExport, which chooses the window as the page's reader does", () => {
-    expect(callsLoader(read("app/api/incidents/export/route.ts"), "readIncidentExport")).toBe(true);
+    const route = read("app/api/incidents/export/route.ts");
+    expect(route).toMatch(/import \{ readIncidentExportRuns \} from "@\/lib\/queries\/incident-export";/);
+    expect(route).toMatch(/\breadIncidentExportRuns\(/);
+    // Which reads the window, or each half of it, through readIncidentExport and no other loader
+    // (the export thread's half is the same timeline read, lib/incidents/export-worker.ts).
+    const runs = read("lib/queries/incident-export.ts");
+    expect(runs.match(/readIncidentExport\(/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(runs).not.toMatch(/\bload[A-Z]\w*\(|\bquery[A-Z]\w*\(/);
+    expect(read("lib/incidents/export-worker.ts")).toMatch(
+      /readIncidentTimeline\(\{ db, window: job\.window, filters: job\.filters, limit: job\.limit, names: job\.names \}\)/,
+    );
     // Both loaders are the one window reader over a different timeline read: the window cannot differ.
     const screens = read("lib/queries/screens.ts");
     // The page folds the same timeline (its routine order events counted in SQL on SQLite, lib/queries/incidents.ts).
