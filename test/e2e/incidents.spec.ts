@@ -117,6 +117,14 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     expect(records).toHaveLength(shown);
     expect(records.map((r) => r.id)).toEqual(json.events.map((e) => e.id));
     expect(records.find((r) => r.kind === "clear")!.reason).toBe(OPERATOR_REASON);
+
+    // The built console's export thread wrote the second half of both (the production bundle's
+    // worker, not a fallback to the route's own thread).
+    const scrape = await (await request.get(`${server.url}/api/metrics`)).text();
+    const stretches = (outcome: string) =>
+      Number(new RegExp(`^driftwatch_export_thread_stretches_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(scrape)?.[1]);
+    expect(stretches("written")).toBeGreaterThanOrEqual(2);
+    expect(stretches("refused")).toBe(0);
   });
 
   test("a bad window says what is wrong, on the page and from the export route, never a 500", async ({ page, request }) => {
