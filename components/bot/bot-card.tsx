@@ -5,7 +5,7 @@ import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
 import { formatAgo } from "@/lib/text/format";
 import { cutAtWord } from "@/lib/text/sentence";
-import { factsAreOld, haltedAlso, type BotStatus } from "@/lib/breaker/bot-status";
+import { factsAreOld, type BotStatus } from "@/lib/breaker/bot-status";
 import { changedByOperator, haltCauseText } from "@/lib/breaker/halt-cause";
 import type { BotSummary } from "@/lib/queries/bots";
 import type { OverviewBot } from "@/lib/queries/overview";
@@ -58,7 +58,7 @@ export function BotCard({
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
   // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
   // A halted bot keeps its HALTED badge when its heartbeat goes stale: its facts are as old all the same.
-  const asOfThen = unsure || factsAreOld({ status, reasons: bot.reasons });
+  const asOfThen = unsure || factsAreOld({ status, haltedAlso: bot.haltedAlso });
   /** " (when last read)" after a fact that is not known now. */
   const then = asOfThen ? " (when last read)" : "";
   return (
@@ -74,7 +74,7 @@ export function BotCard({
             {bot.botId}
           </Link>
         </h2>
-        <StatusBadge status={status} also={haltedAlso({ status, reasons: bot.reasons })} />
+        <StatusBadge status={status} also={bot.haltedAlso} />
       </header>
       {/* With several journals, which one the bot writes (what to check when it goes wrong); a bot
           whose journal cannot be read has no exchange or id prefix to show. */}

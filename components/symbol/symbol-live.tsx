@@ -12,7 +12,7 @@ import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
 import { useNow } from "@/components/live/use-now";
 import { StatusBadge } from "@/components/ui/status-badge";
 import { UtcTime } from "@/components/ui/utc-time";
-import { factsAreOld, haltedAlso } from "@/lib/breaker/bot-status";
+import { factsAreOld } from "@/lib/breaker/bot-status";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 import { sameUtcDay } from "@/lib/text/format";
 import { asLiveReadError, liveFailureTitle, problemText, type LiveReadError } from "@/lib/query-options/fetch-api";
@@ -120,7 +120,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
           <span className="text-base font-normal text-slate-600 dark:text-slate-300">
             on <span className="break-all font-mono">{botId}</span>
           </span>
-          <StatusBadge status={status} also={haltedAlso({ status, reasons: data.bot.reasons })} />
+          <StatusBadge status={status} also={data.bot.haltedAlso} />
         </h1>
         {hydrated ? <LiveStatus updatedAt={updatedAt} failing={unsure} /> : <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>}
       </div>

@@ -17,7 +17,7 @@ const labels: Record<BotStatus, string> = {
 };
 
 /**
- * A bot's status in one word. `also`: what a halted bot also is (haltedAlso in
+ * A bot's status in one word. `also`: what a halted bot also is (botStatus's haltedAlso in
  * lib/breaker/bot-status.ts), as a second badge beside HALTED ("HALTED STALE").
  */
 export function StatusBadge({ status, also = null }: { status: BotStatus; also?: "stale" | "unknown" | null }) {

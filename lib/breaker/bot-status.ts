@@ -4,37 +4,17 @@
  * console cannot vouch for is "stale" or "unknown", never green.
  */
 
-/** The reasons a bot is stale, as its card lists them: a halted bot keeps its HALTED badge, and its card reads these to say its facts are as of then. */
+/** The reasons a bot is stale, as its card lists them (the overview makes the two one alarm). */
 export const HEARTBEAT_STALE = "heartbeat is stale";
 export const RECONCILIATION_STALE = "last reconciliation is stale";
-/** Whether a bot's reasons say its journal facts are old: stale, whatever its badge says. */
-const staleByReasons = (reasons: readonly string[]) => reasons.includes(HEARTBEAT_STALE) || reasons.includes(RECONCILIATION_STALE);
 
 /**
- * Whether nothing vouches for a bot's journal facts now (its badge is STALE or UNKNOWN, or a halted
- * bot's reasons say it is stale): its last cycle's outcome, "in sync" above all, is then a fact of
- * that cycle's time, and every screen dates it instead of stating it.
+ * Whether nothing vouches for a bot's journal facts now: its badge is STALE or UNKNOWN, or a halted
+ * bot is also one of them (haltedAlso). Its last cycle's outcome, "in sync" above all, is then a
+ * fact of that cycle's time, and every screen dates it instead of stating it.
  */
-export const factsAreOld = (bot: { status: BotStatus; reasons: readonly string[] }) =>
-  bot.status === "stale" || bot.status === "unknown" || staleByReasons(bot.reasons);
-
-/**
- * What a halted bot also is: its HALTED badge wins, but a halted bot that stopped writing is dead as
- * well as halted, and a reader must see both at a glance (a try-out saw only HALTED on a bot whose
- * process had stopped). "stale" when its heartbeat or cycles are stale, "unknown" when its times
- * cannot be trusted or are missing; null for a bot that is not halted or is otherwise well.
- */
-export function haltedAlso(bot: { status: BotStatus; reasons: readonly string[] }): "stale" | "unknown" | null {
-  if (bot.status !== "halted") return null;
-  if (staleByReasons(bot.reasons)) return "stale";
-  if (
-    bot.reasons.some((r) =>
-      /^(no heartbeat yet|unreadable |bot clock behind|heartbeat is .* in the future|no reconciliation yet|last reconciliation is .* in the future)/.test(r),
-    )
-  )
-    return "unknown";
-  return null;
-}
+export const factsAreOld = (bot: { status: BotStatus; haltedAlso: "stale" | "unknown" | null }) =>
+  bot.status === "stale" || bot.status === "unknown" || bot.haltedAlso !== null;
 
 export type BotStatus = "halted" | "stale" | "unknown" | "drift" | "running";
 
@@ -66,6 +46,18 @@ export interface BotStatusResult {
   status: BotStatus;
   /** Why it is not "running", in words for the card. Empty when running. */
   reasons: string[];
+  /**
+   * Those of `reasons` that say nothing vouches for the bot now (stale, or its times missing or
+   * untrusted), in their order: the overview's alarms. Not a skipped or failed cycle's note.
+   */
+  alarms: string[];
+  /**
+   * What a halted bot also is: its HALTED badge wins, but a halted bot that stopped writing is dead
+   * as well as halted, and a reader must see both at a glance (a try-out saw only HALTED on a bot
+   * whose process had stopped). "stale" when its heartbeat or cycles are stale, "unknown" when its
+   * times cannot be trusted or are missing; null for a bot that is not halted or is otherwise well.
+   */
+  haltedAlso: "stale" | "unknown" | null;
   heartbeatAgeMs: number | null;
   reconciliationAgeMs: number | null;
 }
@@ -80,12 +72,22 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   const heartbeatAgeMs = age(input.now, input.heartbeatAt);
   const reconciliationAgeMs = age(input.now, input.lastReconciliation?.at ?? null);
   const reasons: string[] = [];
+  const alarms: string[] = [];
   let stale = false;
   let unknown = false;
+  const isStale = (reason: string) => {
+    stale = true;
+    reasons.push(reason);
+    alarms.push(reason);
+  };
+  const isUnknown = (reason: string) => {
+    unknown = true;
+    reasons.push(reason);
+    alarms.push(reason);
+  };
 
   if (input.breaker === null) {
-    unknown = true;
-    reasons.push("no breaker row for this bot");
+    isUnknown("no breaker row for this bot");
   }
   const aheadTolerance = Math.min(CLOCK_AHEAD_TOLERANCE_MS, input.heartbeatStaleMs);
   const moved = input.heartbeatMovedAgoMs ?? null;
@@ -93,37 +95,29 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   // time the console took to look (a read a second, at most a few while pages load).
   const behindMargin = Math.min(CLOCK_AHEAD_TOLERANCE_MS, input.heartbeatStaleMs / 2);
   if (heartbeatAgeMs === null) {
-    unknown = true;
-    reasons.push(input.heartbeatAt === null ? "no heartbeat yet" : `unreadable heartbeat time ${input.heartbeatAt}`);
+    isUnknown(input.heartbeatAt === null ? "no heartbeat yet" : `unreadable heartbeat time ${input.heartbeatAt}`);
   } else if (heartbeatAgeMs > input.heartbeatStaleMs && moved !== null && moved <= input.heartbeatStaleMs && heartbeatAgeMs - moved > behindMargin) {
     // The bot is alive (its heartbeat changed lately) but stamps old times: its clock is behind.
     // A bot that just stopped is not: its last beat was seen a moment after it was written, so its
     // age and the console's "moved" differ by that moment alone (it read "clock behind" for a
     // second or so before STALE, every time a bot stopped).
-    unknown = true;
-    reasons.push(`bot clock behind the console's: its heartbeat keeps moving but reads ${seconds(heartbeatAgeMs)} old, so its times cannot be trusted`);
+    isUnknown(`bot clock behind the console's: its heartbeat keeps moving but reads ${seconds(heartbeatAgeMs)} old, so its times cannot be trusted`);
   } else if (heartbeatAgeMs > input.heartbeatStaleMs) {
-    stale = true;
-    reasons.push(HEARTBEAT_STALE);
+    isStale(HEARTBEAT_STALE);
   } else if (heartbeatAgeMs < -aheadTolerance) {
     // A heartbeat in the future means the bot's clock is off: its times cannot be trusted, and a
     // dead bot would look alive for as long as its clock is ahead.
-    unknown = true;
-    reasons.push(`heartbeat is ${seconds(-heartbeatAgeMs)} in the future: bot clock ahead of the console's, so its times cannot be trusted`);
+    isUnknown(`heartbeat is ${seconds(-heartbeatAgeMs)} in the future: bot clock ahead of the console's, so its times cannot be trusted`);
   }
   const last = input.lastReconciliation;
   if (last === null) {
-    unknown = true;
-    reasons.push("no reconciliation yet");
+    isUnknown("no reconciliation yet");
   } else if (reconciliationAgeMs === null) {
-    unknown = true;
-    reasons.push(`unreadable reconciliation time ${last.at}`);
+    isUnknown(`unreadable reconciliation time ${last.at}`);
   } else if (reconciliationAgeMs > input.reconciliationStaleMs) {
-    stale = true;
-    reasons.push(RECONCILIATION_STALE);
+    isStale(RECONCILIATION_STALE);
   } else if (reconciliationAgeMs < -aheadTolerance) {
-    unknown = true;
-    reasons.push(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);
+    isUnknown(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);
   } else if (last.outcome === "skipped") {
     // Not a fault: the bot waits for its fills to settle. But the books were not compared, so say why.
     const n = last.ordersInFlight ?? 0;
@@ -145,5 +139,6 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   else if (last?.outcome === "drift") status = "drift";
   else if (last?.outcome === "clean") status = "running";
   else status = "unknown"; // skipped or error: the books were not compared
-  return { status, reasons: status === "running" ? [] : reasons, heartbeatAgeMs, reconciliationAgeMs };
+  const haltedAlso = status !== "halted" ? null : stale ? "stale" : unknown ? "unknown" : null;
+  return { status, reasons: status === "running" ? [] : reasons, alarms: status === "running" ? [] : alarms, haltedAlso, heartbeatAgeMs, reconciliationAgeMs };
 }

@@ -13,6 +13,10 @@ export interface BotSummary {
   clientIdPrefix: string;
   status: BotStatus;
   reasons: string[];
+  /** Those reasons that nothing vouches for the bot now (botStatus): the overview's alarms. */
+  alarms: string[];
+  /** What a halted bot also is, STALE or UNKNOWN (botStatus); null otherwise. */
+  haltedAlso: "stale" | "unknown" | null;
   heartbeatAt: string | null;
   heartbeatAgeMs: number | null;
   breaker: {
@@ -103,6 +107,8 @@ export async function listBots(params: {
       clientIdPrefix: r.clientIdPrefix,
       status: s.status,
       reasons: s.reasons,
+      alarms: s.alarms,
+      haltedAlso: s.haltedAlso,
       heartbeatAt: r.heartbeatAt,
       heartbeatAgeMs: s.heartbeatAgeMs,
       breaker,

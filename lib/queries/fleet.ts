@@ -58,6 +58,9 @@ function unknownBot(
           cannot,
         ]
       : [cannot],
+    // The journal's own notice says it cannot be read; the bot adds no alarm of its own.
+    alarms: [],
+    haltedAlso: null,
     ...(lastHalt ? { lastKnownHalt: lastHalt } : lastReadAt ? { lastReadAt } : {}),
     journalUnread: true,
     heartbeatAt: null,

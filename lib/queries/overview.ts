@@ -205,7 +205,7 @@ export async function getOverview(params: {
     const mine = lines.filter((l) => l.botId === b.botId);
     // A stopped bot's "heartbeat is stale" and "last reconciliation is stale" are one alarm: as two
     // they pushed other bots' causes past the banner's first three.
-    const causes = b.reasons.filter((reason) => /stale|no heartbeat|no reconciliation|future|clock|unreadable|no breaker/.test(reason));
+    const causes = b.alarms;
     const bothStale = causes.includes(HEARTBEAT_STALE) && causes.includes(RECONCILIATION_STALE);
     for (const reason of causes) {
       if (bothStale && reason === RECONCILIATION_STALE) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { botStatus, haltedAlso, type BotStatusInput } from "@/lib/breaker/bot-status";
+import { botStatus, factsAreOld, type BotStatusInput } from "@/lib/breaker/bot-status";
 
 const now = new Date("2026-08-10T15:31:00.000Z");
 const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
@@ -104,19 +104,49 @@ describe("botStatus", () => {
 describe("haltedAlso", () => {
   const halted = { ...base, breaker: { halted: true } };
   it("names a halted bot that stopped writing as stale too, and one whose times cannot be trusted as unknown", () => {
-    expect(haltedAlso(botStatus(halted))).toBeNull();
-    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(120_000) }))).toBe("stale");
-    expect(haltedAlso(botStatus({ ...halted, lastReconciliation: { at: ago(600_000), outcome: "clean" } }))).toBe("stale");
-    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(-60_000) }))).toBe("unknown");
-    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: null }))).toBe("unknown");
-    expect(haltedAlso(botStatus({ ...halted, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 1_000 }))).toBe("unknown");
+    expect(botStatus(halted).haltedAlso).toBeNull();
+    expect(botStatus({ ...halted, heartbeatAt: ago(120_000) }).haltedAlso).toBe("stale");
+    expect(botStatus({ ...halted, lastReconciliation: { at: ago(600_000), outcome: "clean" } }).haltedAlso).toBe("stale");
+    expect(botStatus({ ...halted, heartbeatAt: ago(-60_000) }).haltedAlso).toBe("unknown");
+    expect(botStatus({ ...halted, heartbeatAt: null }).haltedAlso).toBe("unknown");
+    expect(botStatus({ ...halted, heartbeatAt: ago(300_000), heartbeatMovedAgoMs: 1_000 }).haltedAlso).toBe("unknown");
   });
 
   it("says nothing of a bot that is not halted: its own badge already is STALE or UNKNOWN", () => {
-    expect(haltedAlso(botStatus({ ...base, heartbeatAt: ago(120_000) }))).toBeNull();
+    expect(botStatus({ ...base, heartbeatAt: ago(120_000) }).haltedAlso).toBeNull();
   });
 
   it("does not call a halted bot's skipped or failed cycle unknown: its badge and its reasons say that", () => {
-    expect(haltedAlso(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 1 } }))).toBeNull();
+    expect(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "error", error: "exchange clock skew: stale nonce" } }).haltedAlso).toBeNull();
+    expect(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 1 } }).haltedAlso).toBeNull();
+  });
+});
+
+describe("alarms", () => {
+  it("are the reasons that nothing vouches for the bot now, in their order", () => {
+    const s = botStatus({ ...base, heartbeatAt: ago(120_000), lastReconciliation: { at: ago(600_000), outcome: "clean" } });
+    expect(s.alarms).toEqual(["heartbeat is stale", "last reconciliation is stale"]);
+    expect(botStatus({ ...base, heartbeatAt: null, breaker: null }).alarms).toEqual(["no breaker row for this bot", "no heartbeat yet"]);
+    expect(botStatus({ ...base, heartbeatAt: ago(-60_000) }).alarms).toEqual([expect.stringMatching(/^heartbeat is 60 s in the future/)]);
+  });
+
+  it("leave out a skipped or failed cycle's note, whatever words its error holds", () => {
+    // The overview matched words before: an exchange error that said "stale" or "clock" became an alarm.
+    const failed = botStatus({ ...base, lastReconciliation: { at: ago(5_000), outcome: "error", error: "exchange clock skew: stale nonce in the future" } });
+    expect(failed.reasons).toEqual([expect.stringMatching(/^last reconciliation failed: exchange clock skew/)]);
+    expect(failed.alarms).toEqual([]);
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 2 } }).alarms).toEqual([]);
+    expect(botStatus(base).alarms).toEqual([]);
+  });
+});
+
+describe("factsAreOld", () => {
+  const halted = { ...base, breaker: { halted: true } };
+  it("holds for STALE and UNKNOWN, and for a halted bot that is also either", () => {
+    expect(factsAreOld(botStatus(base))).toBe(false);
+    expect(factsAreOld(botStatus(halted))).toBe(false);
+    expect(factsAreOld(botStatus({ ...base, heartbeatAt: ago(120_000) }))).toBe(true);
+    expect(factsAreOld(botStatus({ ...halted, heartbeatAt: ago(120_000) }))).toBe(true);
+    expect(factsAreOld(botStatus({ ...halted, heartbeatAt: ago(-60_000) }))).toBe(true);
   });
 });

@@ -10,6 +10,8 @@ const bot = (botId: string): OverviewBot => ({
   clientIdPrefix: "x",
   status: "running",
   reasons: [],
+  alarms: [],
+  haltedAlso: null,
   heartbeatAt: "2026-12-01T10:00:00.000Z",
   heartbeatAgeMs: 1000,
   breaker: null,
