@@ -49,6 +49,15 @@ export const TRIP_SQL = `SELECT id, bot_id AS botId, at, reason, actor, reconcil
 export const CLEAR_SQL = `SELECT id, at, reason, actor FROM breaker_events
   WHERE bot_id = ? AND at >= ? AND kind = 'clear' AND (at > ? OR id > ?) ORDER BY at, id LIMIT 1`;
 
+/**
+ * A clear, and the trip it ended: the bot's last trip before it (a bot cannot trip twice without a
+ * clear between, as CLEAR_SQL reads the other way). For an incident id that is a clear's number.
+ */
+export const CLEAR_OF_SQL = `SELECT c.id AS "clearId", c.bot_id AS "botId", c.at AS "clearedAt",
+    (SELECT t.id FROM breaker_events t WHERE t.bot_id = c.bot_id AND t.at <= c.at AND t.kind = 'trip' AND (t.at < c.at OR t.id < c.id)
+     ORDER BY t.at DESC, t.id DESC LIMIT 1) AS "tripId"
+  FROM breaker_events c WHERE c.id = ? AND c.kind = 'clear'`;
+
 /** The bot's clear before this trip, and its trip after this clear: the neighbours a story's margins must not reach into. */
 export const PREVIOUS_CLEAR_SQL = `SELECT at FROM breaker_events
   WHERE bot_id = ? AND at <= ? AND kind = 'clear' AND (at < ? OR id < ?) ORDER BY at DESC, id DESC LIMIT 1`;

@@ -14,7 +14,7 @@ import { getBreakerBoard } from "./breakers";
 import { listDoubtfulOrders } from "./doubtful";
 import { DoubtfulSizes } from "./drift-explained";
 import type { JournalQuery } from "../db/query";
-import { TRIP_SQL, queryIncidentList, queryIncidentStory } from "./incident-story";
+import { CLEAR_OF_SQL, TRIP_SQL, queryIncidentList, queryIncidentStory } from "./incident-story";
 import type { TripFact } from "../incidents/story";
 import {
   chooseIncidentWindow,
@@ -378,6 +378,47 @@ export interface IncidentChoice {
   cause: string;
 }
 
+/** An incident id that is a clear's number: the clear, and the incident (trip) it ended, in its journal (null: the one journal). */
+export interface ClearPointer {
+  journal: string | null;
+  clearId: number;
+  botId: string;
+  clearedAt: string;
+  /** Null when no trip of the bot precedes the clear (a journal that lost it, or a clear written by hand). */
+  tripId: number | null;
+}
+
+type StoryRead = ScreenRead<{
+  view: Awaited<ReturnType<typeof loadIncidentStory>> | null;
+  choices: IncidentChoice[];
+  unread: SourceHealth[];
+  clears: ClearPointer[];
+}>;
+
+/**
+ * `/incidents/[id]`: one incident, as readIncidentStoryOf reads it; and where no trip has the
+ * number but a clear does (breaker events share one numbering, and an export names them
+ * `breaker-<n>`), the clear and the incident it ended, so the page points there instead of saying
+ * only "no such incident".
+ */
+export async function readIncidentStory(args: { names: boolean; ref: IncidentRef; set?: SourceSet }): Promise<StoryRead> {
+  const read = await readIncidentStoryOf(args);
+  if (!read.ok) return read;
+  if (read.data.view !== null || read.data.choices.length > 0) return { ...read, data: { ...read.data, clears: [] } };
+  const all = args.set ?? consoleSources();
+  const sources = all.sources.filter((s) => args.ref.journal === null || s.name === args.ref.journal);
+  const clears: ClearPointer[] = [];
+  for (const source of sources) {
+    const found = await readScreen(
+      anyEngine(({ q }) => q.get<Omit<ClearPointer, "journal">>(CLEAR_OF_SQL, [args.ref.trip])),
+      source.journal,
+    );
+    // A journal that cannot be read is already named (unread) or is the page's error.
+    if (found.ok && found.data) clears.push({ ...found.data, journal: all.several ? source.name : null });
+  }
+  return { ...read, data: { ...read.data, clears } };
+}
+
 /**
  * `/incidents/[id]`: one incident. With several journals its id names the journal (`alpha-12`); a
  * bare number is looked up in every journal, and names the one incident that has it, or a choice
@@ -385,7 +426,7 @@ export interface IncidentChoice {
  * `unread`: for a bare number, the journals that could not be read, any of which may hold an
  * incident of that number too (so the one found is not known to be the only one).
  */
-export async function readIncidentStory({
+async function readIncidentStoryOf({
   names,
   ref,
   set,

@@ -159,6 +159,21 @@ test.describe("the incident as a story", () => {
     expect((await request.get(`${server.url}/api/incidents/abc/postmortem`)).status()).toBe(400);
   });
 
+  test("a clear's number is no incident: the page says so and opens the incident that clear ended", async ({ page }) => {
+    // An export names a clear `breaker-<n>`, as it names a trip; a reviewer who types that number means the incident it ended.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/incidents/${scenario.botA.clearId}`);
+    const here = page.getByTestId("clear-not-incident");
+    await expect(here.getByRole("heading", { level: 1 })).toHaveText(`No incident ${scenario.botA.clearId}: that number is a clear`);
+    await expect(here).toContainText(`Breaker event ${scenario.botA.clearId} cleared bot-a at`);
+    await noHorizontalScroll(page);
+    fs.mkdirSync("test-results/screenshots", { recursive: true });
+    await page.screenshot({ path: "test-results/screenshots/incident-clear-number-phone.png", fullPage: true });
+    await here.getByTestId("cleared-incident").click();
+    await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${scenario.botA.tripId}: bot-a`);
+  });
+
   test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {
     expect((await page.goto(`${server.url}/incidents/999999`))?.status()).toBe(404);
     await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");

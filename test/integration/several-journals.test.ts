@@ -448,7 +448,15 @@ describe("several journals in one console", () => {
     const bare = await readIncidentStory({ names: true, ref: { journal: null, trip: 1 }, set });
     expect(bare.ok && bare.data.choices.map((c) => `${c.journal}:${c.botId}`)).toEqual(["alpha:alpha-1", "beta:beta-1", "gamma:gamma-1"]);
     const none = await readIncidentStory({ names: true, ref: { journal: "delta", trip: 1 }, set });
-    expect(none.ok && none.data).toEqual({ view: null, choices: [], unread: [] });
+    expect(none.ok && none.data).toEqual({ view: null, choices: [], unread: [], clears: [] });
+    // A clear's number is no incident: the page is pointed at the incident it ended, in its journal.
+    const clearOf = { journal: "beta", clearId: 2, botId: "beta-1", clearedAt: t(20), tripId: 1 };
+    const clear = await readIncidentStory({ names: true, ref: { journal: "beta", trip: 2 }, set });
+    expect(clear.ok && clear.data).toEqual({ view: null, choices: [], unread: [], clears: [clearOf] });
+    const bareClear = await readIncidentStory({ names: true, ref: { journal: null, trip: 2 }, set });
+    expect(bareClear.ok && bareClear.data.clears).toEqual([clearOf]);
+    const noClear = await readIncidentStory({ names: true, ref: { journal: "alpha", trip: 2 }, set });
+    expect(noClear.ok && noClear.data).toEqual({ view: null, choices: [], unread: [], clears: [] });
 
     // The export merges them as the page does.
     const exported = await readIncidentExport(hour);

@@ -50,7 +50,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
         <JournalUnavailable error={read.error} source={read.source} />
       </div>
     );
-  const { view, choices, unread } = read.data;
+  const { view, choices, unread, clears } = read.data;
   if (choices.length > 0) {
     // A bare number that several journals' trips have (or one has, and an unreadable one may): which one is meant is not ours to guess.
     return (
@@ -79,6 +79,39 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
           ))}
         </ul>
       </div>
+    );
+  }
+  if (!view && clears.length > 0) {
+    // The number of a clear, not of a trip (an export names both `breaker-<n>`): the incident it ended is what is meant.
+    return (
+      <section className="space-y-3" data-testid="clear-not-incident">
+        <BackToList />
+        <h1 className="text-2xl font-bold">No incident {incidentIdText(ref.trip, ref.journal)}: that number is a clear</h1>
+        <p className="text-sm">
+          An incident&apos;s id is the number of its trip. Breaker events share one numbering, and this one is the clear that ended an incident:
+        </p>
+        <ul className="space-y-2 text-sm">
+          {clears.map((c) => (
+            <li key={`${c.journal ?? ""}-${c.clearId}`} className="rounded border border-slate-300 p-2 dark:border-slate-600">
+              Breaker event <span className="font-mono">{c.clearId}</span>
+              {c.journal ? (
+                <>
+                  {" "}
+                  of journal <span className="font-mono">{c.journal}</span>
+                </>
+              ) : null}{" "}
+              cleared <span className="font-mono [overflow-wrap:anywhere]">{c.botId}</span> at <UtcTime iso={c.clearedAt} className="font-mono" />.{" "}
+              {c.tripId === null ? (
+                <>No trip of this bot before it is in the journal, so there is no incident to open.</>
+              ) : (
+                <Link href={incidentStoryHref(c.tripId, c.journal)} className="font-semibold underline" data-testid="cleared-incident">
+                  Open incident {incidentIdText(c.tripId, c.journal)}, the one it cleared
+                </Link>
+              )}
+            </li>
+          ))}
+        </ul>
+      </section>
     );
   }
   if (!view) notFound();
