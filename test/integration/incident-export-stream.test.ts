@@ -7,6 +7,7 @@ import { INCIDENT_KINDS } from "@/lib/url-state/incidents";
 import { writeReferenceJournal } from "@/tools/bench/reference-journal";
 import { consoleDb } from "../helpers/console-db";
 import { migrationsDir, tempDir } from "../helpers/journal";
+import { readStream } from "../helpers/stream";
 
 // A busy journal: two bots trading about 2,500 orders an hour each, drifting and tripping often.
 const end = new Date("2026-08-12T00:00:00.000Z");
@@ -27,17 +28,6 @@ afterAll(() => {
   c?.close();
   raw?.close();
 });
-
-async function read(stream: ReadableStream<Uint8Array>) {
-  const chunks: Uint8Array[] = [];
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  return { chunks, text: Buffer.concat(chunks).toString("utf8") };
-}
 
 describe("the incident timeline over a busy hour", () => {
   it("gives every order event its order's bot, symbol, side, size and strategy, as a join per event would", () => {
@@ -63,7 +53,7 @@ describe("the incident export, streamed", () => {
   });
 
   it("writes a large JSON export in many chunks that together are exactly the one-string export", async () => {
-    const { chunks, text } = await read(textStream(incidentExportText(incidentJson(t), "json")));
+    const { chunks, text } = await readStream(textStream(incidentExportText(incidentJson(t), "json")));
     const whole = `${JSON.stringify(incidentJson(t))}\n`;
     expect(whole.length).toBeGreaterThan(2_000_000);
     expect(chunks.length).toBeGreaterThan(20);
@@ -72,7 +62,7 @@ describe("the incident export, streamed", () => {
   });
 
   it("writes the CSV the same way, record for record", async () => {
-    const { chunks, text } = await read(textStream(incidentExportText(incidentJson(t), "csv")));
+    const { chunks, text } = await readStream(textStream(incidentExportText(incidentJson(t), "csv")));
     expect(chunks.length).toBeGreaterThan(20);
     expect(text).toBe(incidentCsv(t.events));
   });
@@ -102,7 +92,7 @@ describe("the incident export, streamed", () => {
 
   it("an empty window streams the empty export", async () => {
     const empty = getIncidentTimeline({ db: c.db, window: { from: "2020-01-01T00:00:00.000Z", to: "2020-01-01T01:00:00.000Z" }, filters: ALL });
-    expect((await read(textStream(incidentExportText(incidentJson(empty), "json")))).text).toBe(`${JSON.stringify(incidentJson(empty))}\n`);
-    expect((await read(textStream(incidentExportText(incidentJson(empty), "csv")))).text).toBe(incidentCsv([]));
+    expect((await readStream(textStream(incidentExportText(incidentJson(empty), "json")))).text).toBe(`${JSON.stringify(incidentJson(empty))}\n`);
+    expect((await readStream(textStream(incidentExportText(incidentJson(empty), "csv")))).text).toBe(incidentCsv([]));
   });
 });

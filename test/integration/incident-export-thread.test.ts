@@ -11,6 +11,7 @@ import { INCIDENT_KINDS, type IncidentFilters } from "@/lib/url-state/incidents"
 import { writeReferenceJournal } from "@/tools/bench/reference-journal";
 import { consoleDb } from "../helpers/console-db";
 import { migrationsDir, tempDir } from "../helpers/journal";
+import { readStream } from "../helpers/stream";
 
 // The export of a window in two halves, the second written by the export thread (a real worker
 // thread on its own connection), must be the file one read of the whole window gives, byte for
@@ -35,17 +36,6 @@ afterAll(() => {
   set?.close();
 });
 
-async function text(stream: ReadableStream<Uint8Array>) {
-  const chunks: Uint8Array[] = [];
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** The file as one read of the whole window writes it. */
 function oneRead(window: { from: string; to: string }, filters: IncidentFilters, limit: number, names: boolean, format: "json" | "csv") {
   const t = getIncidentTimeline({ db: c.db, window, filters, limit, names });
@@ -58,7 +48,7 @@ async function inRuns(window: { from: string; to: string }, filters: IncidentFil
   if (!read.ok) throw new Error(read.error.message);
   const { timeline, runs } = read.data;
   const { events: _, ...head } = incidentJson({ ...timeline, events: [] });
-  return { text: await text(textStream(incidentExportPieces(head, runs, format))), count: timeline.count, capped: timeline.capped };
+  return { text: (await readStream(textStream(incidentExportPieces(head, runs, format)))).text, count: timeline.count, capped: timeline.capped };
 }
 
 const halves = (filters: IncidentFilters) => {
@@ -140,7 +130,7 @@ describe("the incident export written on two threads", () => {
       expect(exportThreadCounts().refused).toBe(before.refused + 1);
       expect(exportThreadCounts().written).toBe(before.written);
       const { events: _, ...head } = incidentJson({ ...read.data.timeline, events: [] });
-      const got = await text(textStream(incidentExportPieces(head, read.data.runs, "json")));
+      const got = (await readStream(textStream(incidentExportPieces(head, read.data.runs, "json")))).text;
       expect(got === oneRead(HOUR, ALL, 50_000, false, "json").text).toBe(true);
     } finally {
       away.close();
