@@ -102,6 +102,7 @@ type ExportHead = Omit<IncidentExport, "events">;
  */
 export function incidentExportText(exp: ExportHead & { events: Iterable<IncidentEvent> }, format: "json" | "csv"): Generator<string> {
   const { events, ...head } = exp;
+  // Its one run is text, so every piece is.
   return incidentExportPieces(head, [exportEventText(events, format)], format) as Generator<string>;
 }
 

@@ -32,8 +32,9 @@ export async function GET(request: NextRequest) {
     ({ window, timeline, runs }) => {
       // Compact: a busy hour is 6,500 events, and indenting them made the file 45 % bigger and the
       // answer 10 to 40 ms slower (docs/performance.md). `jq .` indents it for a reader. Streamed:
-      // the journal is read above, each event here is worded and written as the socket takes it,
-      // and let go; the export thread's half follows as the bytes it wrote.
+      // the journal is read above; a window read whole here is worded and written as the socket
+      // takes it, and let go. Beside the export thread, this thread's half is written while the
+      // thread writes the other, and the thread's bytes follow.
       // With several journals, one that cannot be read is named in the file and its headers: a file
       // without its events must not read as a quiet hour there.
       const unreadJournals = (timeline.sources ?? []).flatMap((s) => (s.ok || !s.problem ? [] : [{ journal: s.name, problem: s.problem.problem }]));
