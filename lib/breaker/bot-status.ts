@@ -27,9 +27,10 @@ export interface BotStatusInput {
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
   /**
-   * How long ago, on the console's clock, the console last saw heartbeat_at change; null when it
-   * has not seen it change. A heartbeat that keeps moving yet reads old means the bot's clock is
-   * behind, not that the bot stopped.
+   * How long ago, on the console's clock, heartbeat_at last changed, at most (from the read before
+   * the one that saw it change; lib/queries/heartbeat-motion.ts); null when the console has not
+   * seen it change. A heartbeat that keeps moving yet reads old means the bot's clock is behind,
+   * not that the bot stopped.
    */
   heartbeatMovedAgoMs?: number | null;
 }

@@ -60,3 +60,31 @@ describe("a bot clock behind the console's", () => {
     expect(second.alarms).toContain("behind: bot clock behind the console's: its heartbeat keeps moving but reads 300 s old, so its times cannot be trusted");
   });
 });
+
+describe("a bot that stopped while nobody read the journal", () => {
+  it("is stale at the next read, not a clock behind: its last beat was written long before the console saw it", async () => {
+    const { file, read } = journalWith("quiet", -1_000, -5_000);
+    expect((await read(now)).bots[0]!.status).toBe("running");
+    // One more beat a second later, then the process stops; nobody opens the console for 90 s.
+    sqliteCli(file, `UPDATE bots SET heartbeat_at = '${at(1_000)}';`);
+    const later = new Date(now.getTime() + 90_000);
+    const o = await read(later);
+    expect(o.bots[0]).toMatchObject({ status: "stale", haltedAlso: null });
+    expect(o.alarms).toEqual(["quiet: heartbeat is stale"]);
+    expect(o.alarms.join(" ")).not.toMatch(/clock/);
+  });
+
+  it("stays a clock behind for a bot that keeps beating old times while the console reads", async () => {
+    const { file, read } = journalWith("behind", -300_000, -301_000);
+    await read(now);
+    for (let s = 1; s <= 3; s++) {
+      const when = new Date(now.getTime() + s * 1_000);
+      sqliteCli(file, `UPDATE bots SET heartbeat_at = '${at(-300_000, when)}';`);
+      const o = await read(when);
+      expect(
+        o.alarms.some((a) => a.startsWith("behind: bot clock behind the console's")),
+        `read ${s}`,
+      ).toBe(true);
+    }
+  });
+});
