@@ -9,13 +9,28 @@ import { HaltedFor } from "./halted-for";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 import { DurationText } from "@/components/ui/duration-text";
 
+/** A breaker event's number, as exports name it (`breaker-<n>`); a trip's is its incident's. */
+function EventNumber({ id }: { id: number }) {
+  return (
+    <span className="font-mono text-xs" data-testid="breaker-event-number">
+      <span className="sr-only">breaker event </span>#{id}
+    </span>
+  );
+}
+
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
 export function BreakerEventItem({ event }: { event: BreakerEventView }) {
   if (event.kind === "clear") {
     return (
-      <article data-testid="breaker-event" data-kind="clear" className="rounded border-l-4 border-emerald-700 bg-white p-3 text-sm shadow-sm dark:bg-slate-900">
+      <article
+        id={`breaker-${event.id}`}
+        data-testid="breaker-event"
+        data-kind="clear"
+        className="rounded border-l-4 border-emerald-700 bg-white p-3 text-sm shadow-sm dark:bg-slate-900"
+      >
         <header className="flex flex-wrap items-center gap-x-3 gap-y-1">
           <span className="rounded bg-emerald-800 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Clear</span>
+          <EventNumber id={event.id} />
           <UtcTime iso={event.at} className="font-mono" />
           <span>
             by <span className="font-mono">{event.actor}</span>
@@ -29,7 +44,16 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
             "No trip recorded before this clear."
           ) : (
             <>
-              Ended a halt of <DurationText ms={event.durationMs} />.
+              Ended a halt of <DurationText ms={event.durationMs} />
+              {event.storyHref && event.tripId !== null ? (
+                <>
+                  :{" "}
+                  <Link href={event.storyHref} className="font-semibold underline" data-testid="cleared-incident">
+                    incident {event.tripId}
+                  </Link>
+                </>
+              ) : null}
+              .
             </>
           )}
         </p>
@@ -48,6 +72,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
     >
       <header className="flex flex-wrap items-center gap-x-3 gap-y-1">
         <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Trip</span>
+        <EventNumber id={event.id} />
         <UtcTime iso={event.at} className="font-mono" />
         <span>
           by <span className="font-mono">{event.actor}</span>

@@ -65,6 +65,9 @@ export interface BreakerClearView {
   actor: string;
   /** The trip this clear ended; null when none is recorded before it. */
   tripAt: string | null;
+  /** That trip's id, which is its incident's number, and the incident's story. */
+  tripId: number | null;
+  storyHref: string | null;
   durationMs: number | null;
 }
 
@@ -91,7 +94,8 @@ export interface BreakerBoard {
 
 type EventRow = Pick<BreakerEventRow, "id" | "at" | "kind" | "reason" | "actor" | "reconciliationId"> & {
   nextClear: string | null;
-  prevTripAt: string | null;
+  /** A clear's trip, as JSON `{ at, id }`: the bot's last trip before it. */
+  prevTrip: string | null;
 };
 
 /**
@@ -109,9 +113,12 @@ const pageSql = (dialect: Dialect, paged: boolean, pageSize: number) => `
       WHERE c.bot_id = b.bot_id AND c.kind = 'clear' AND (c.at, c.id) > (b.at, b.id)
       ORDER BY c.at, c.id LIMIT 1) END AS nextClear,
     CASE WHEN b.kind = 'clear' THEN (
-      SELECT t.at FROM breaker_events t
+      SELECT ${jsonObjectSql(dialect, [
+        ["at", "t.at"],
+        ["id", "t.id"],
+      ])} FROM breaker_events t
       WHERE t.bot_id = b.bot_id AND t.kind = 'trip' AND (t.at, t.id) < (b.at, b.id)
-      ORDER BY t.at DESC, t.id DESC LIMIT 1) END AS prevTripAt
+      ORDER BY t.at DESC, t.id DESC LIMIT 1) END AS prevTrip
   FROM breaker_events b
   WHERE b.bot_id = ?
     ${paged ? "AND (b.at, b.id) < (SELECT at, id FROM breaker_events WHERE id = ?)" : ""}
@@ -202,14 +209,17 @@ export async function getBreakerBoard(params: {
             };
       const events = rows.map((r): BreakerEventView => {
         if (r.kind === "clear") {
-          const since = r.prevTripAt === null ? NaN : Date.parse(r.prevTripAt);
+          const trip = r.prevTrip === null ? null : (JSON.parse(r.prevTrip) as { at: string; id: number });
+          const since = trip === null ? NaN : Date.parse(trip.at);
           return {
             kind: "clear",
             id: r.id,
             at: r.at,
             reason: r.reason,
             actor: r.actor,
-            tripAt: r.prevTripAt,
+            tripAt: trip?.at ?? null,
+            tripId: trip?.id ?? null,
+            storyHref: trip === null ? null : incidentStoryHref(trip.id),
             durationMs: Number.isNaN(since) ? null : Date.parse(r.at) - since,
           };
         }

@@ -141,7 +141,7 @@ export function mergeBreakerBoards(parts: SourcePart<BreakerBoard>[], set: Sourc
 }
 
 /**
- * A bot's trips with their review links pointing at the event of its own journal: with several
+ * A bot's trips with their review links, and its clears with their incident's, pointing at the event of its own journal: with several
  * journals the incident window names each event after its journal (`alpha/breaker-12`), and the
  * story's id names it too (`/incidents/alpha-12`), since every journal numbers its own rows.
  */
@@ -156,7 +156,7 @@ function reviewedIn(bot: BreakerBoard["bots"][number], journal: string): Breaker
             incident: { ...e.incident, href: anchor(e.incident.href), storyHref: incidentStoryHref(e.id, journal) },
             cause: e.cause && { ...e.cause, href: anchor(e.cause.href) },
           }
-        : e,
+        : { ...e, storyHref: e.tripId === null ? null : incidentStoryHref(e.tripId, journal) },
     ),
   };
 }

@@ -35,7 +35,11 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     const clear = a.locator('[data-testid="breaker-event"][data-kind="clear"]');
     await expect(clear).toContainText("by operator");
     await expect(clear).not.toContainText("operator:ana");
-    await expect(clear).toContainText("Ended a halt of 2 min 0 s");
+    await expect(clear).toContainText(`Ended a halt of 2 min 0 s: incident ${scenario.botA.tripId}.`);
+    // Its number, as an export names it (breaker-<n>), and the incident it ended.
+    await expect(clear.getByTestId("breaker-event-number")).toHaveText(`breaker event #${scenario.botA.clearId}`);
+    await expect(clear.getByTestId("cleared-incident")).toHaveAttribute("href", `/incidents/${scenario.botA.tripId}`);
+    await expect(trip.getByTestId("breaker-event-number")).toHaveText(`breaker event #${scenario.botA.tripId}`);
 
     const b = page.locator('[data-testid="bot-breakers"][data-bot="bot-b"]');
     await expect(b.getByTestId("breaker-now")).toHaveText("HALTED");

@@ -32,7 +32,14 @@ describe("getBreakerBoard", () => {
     expect(a.breaker).toMatchObject({ halted: false, changedBy: "operator:ana", reason: OPERATOR_REASON });
     expect(a.events.map((e) => e.kind)).toEqual(["clear", "trip"]);
     const [clear, trip] = a.events as [BreakerClearView, BreakerTripView];
-    expect(clear).toMatchObject({ actor: "operator:ana", reason: OPERATOR_REASON, tripAt: s.botA.tripAt, durationMs: 2 * MIN });
+    expect(clear).toMatchObject({
+      actor: "operator:ana",
+      reason: OPERATOR_REASON,
+      tripAt: s.botA.tripAt,
+      tripId: s.botA.tripId,
+      storyHref: `/incidents/${s.botA.tripId}`,
+      durationMs: 2 * MIN,
+    });
     expect(trip).toMatchObject({
       actor: "bot",
       reason: "unknown position ETHUSDT +3",

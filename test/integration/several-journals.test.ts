@@ -455,6 +455,10 @@ describe("several journals in one console", () => {
     expect(clear.ok && clear.data).toEqual({ view: null, choices: [], unread: [], clears: [clearOf] });
     const bareClear = await readIncidentStory({ names: true, ref: { journal: null, trip: 2 }, set });
     expect(bareClear.ok && bareClear.data.clears).toEqual([clearOf]);
+    // The breakers page's clear links to that incident by its journal's name too.
+    const betaBoard = await readBreakerBoard({ names: true, bot: null, before: null, set });
+    const betaClear = betaBoard.ok ? betaBoard.data.bots.find((b) => b.botId === "beta-1")!.events.find((e) => e.kind === "clear") : undefined;
+    expect(betaClear).toMatchObject({ id: 2, tripId: 1, storyHref: "/incidents/beta-1" });
     const noClear = await readIncidentStory({ names: true, ref: { journal: "alpha", trip: 2 }, set });
     expect(noClear.ok && noClear.data).toEqual({ view: null, choices: [], unread: [], clears: [] });
 
