@@ -112,6 +112,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
     return <JournalUnavailable error={found.error} source={found.source} />;
   }
   const { window, timeline } = found.data;
+  const readAt = new Date();
   const { count } = timeline;
   const { trips, unknownPositions: unknown, unknownPositionsFound, unknownOrders, operatorActions } = timeline.tallies;
   const width = Date.parse(window.to) - Date.parse(window.from);
@@ -154,6 +155,17 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
           )}
           {allKinds ? "" : `, ${filters.kinds.join(", ")} only`}.{window.defaulted ? ` ${defaultedWords[window.defaulted]}` : ""}
         </p>
+        {Date.parse(window.to) > readAt.getTime() && (
+          // A review page is read once, not watched: a window that runs past now says what it lacks.
+          <p className="rounded border border-amber-600 bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50" data-testid="window-open">
+            <strong>This window is not over yet:</strong> it shows the journal as read at <UtcTime iso={readAt.toISOString()} className="font-mono" />; anything
+            written since is not here.{" "}
+            <Link href={incidentHref(window, filters)} className="font-semibold underline">
+              Read it again
+            </Link>{" "}
+            (a download reads it afresh).
+          </p>
+        )}
         <p className="text-sm" data-testid="window-counts">
           <strong>{count.toLocaleString("en-US")}</strong> event{count === 1 ? "" : "s"}
           {trips > 0 && (

@@ -176,6 +176,10 @@ test.describe("the incident as a story", () => {
 
   test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {
     expect((await page.goto(`${server.url}/incidents/999999`))?.status()).toBe(404);
+    await expect(page).toHaveTitle(/(^|· )Incident 999999 · driftwatch$/);
+    expect((await page.goto(`${server.url}/incidents/abc`))?.status()).toBe(404);
+    // An id that cannot name an incident is not echoed as one.
+    await expect(page).toHaveTitle(/(^|· )No such incident · driftwatch$/);
     await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");
     for (const bad of ["12abc", "-1", "0", "1e3", "%00", "9".repeat(40)]) {
       expect((await page.goto(`${server.url}/incidents/${bad}`))?.status(), bad).toBe(404);
@@ -183,8 +187,10 @@ test.describe("the incident as a story", () => {
     }
     await page.goto(`${server.url}/incidents/${scenario.botA.tripId}`);
     await page.locator("main").getByTestId("minute-by-minute").click();
-    await expect(page).toHaveURL(/\/incidents\?from=.*&bot=bot-a$/);
+    // At the trip: on a phone the window's form alone fills the first screen.
+    await expect(page).toHaveURL(new RegExp(`/incidents\\?from=.*&bot=bot-a#breaker-${scenario.botA.tripId}$`));
     await expect(page.locator(`#breaker-${scenario.botA.tripId}`)).toContainText("BREAKER TRIPPED by bot: unknown position ETHUSDT +3");
+    await expect(page.locator(`#breaker-${scenario.botA.tripId}`)).toBeInViewport();
     // And back: the trip in the window links to its story.
     await page.locator(`#breaker-${scenario.botA.tripId}`).getByTestId("incident-story-link").click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));

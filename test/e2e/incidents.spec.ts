@@ -103,6 +103,8 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await page.goto(`${server.url}/incidents?view=window`);
     const shown = await page.getByTestId("incident-event").count();
     expect(shown).toBeGreaterThan(0);
+    // The last hour runs to the next minute: the page says it is a reading, not the whole window.
+    await expect(page.getByTestId("window-open")).toContainText(/This window is not over yet: it shows the journal as read at \d\d:\d\d:\d\d/);
 
     const jsonHref = await page.getByTestId("export-json").getAttribute("href");
     const res = await request.get(server.url + jsonHref);
@@ -129,6 +131,12 @@ test.describe("breakers and the incident review, after an unknown position, a lo
       Number(new RegExp(`^driftwatch_export_thread_stretches_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(scrape)?.[1]);
     expect(stretches("written")).toBeGreaterThanOrEqual(2);
     expect(stretches("refused")).toBe(0);
+  });
+
+  test("a window that is over says nothing of the kind", async ({ page }) => {
+    await page.goto(`${server.url}/incidents?from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z`);
+    await expect(page.getByTestId("window-counts")).toBeVisible();
+    await expect(page.getByTestId("window-open")).toHaveCount(0);
   });
 
   test("a bad window says what is wrong, on the page and from the export route, never a 500", async ({ page, request }) => {

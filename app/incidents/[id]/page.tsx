@@ -34,7 +34,9 @@ function BackToList() {
 }
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
-  return { title: `Incident ${(await params).id.slice(0, 16)} · driftwatch` };
+  const ref = parseIncidentId((await params).id);
+  // Not "Incident abc": an id that cannot name an incident is not echoed as one.
+  return { title: ref === null ? "No such incident · driftwatch" : `Incident ${incidentIdText(ref.trip, ref.journal)} · driftwatch` };
 }
 
 export default async function IncidentPage({ params }: { params: Promise<{ id: string }> }) {
@@ -104,7 +106,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
               {c.tripId === null ? (
                 <>No trip of this bot before it is in the journal, so there is no incident to open.</>
               ) : (
-                <Link href={incidentStoryHref(c.tripId, c.journal)} className="font-semibold underline" data-testid="cleared-incident">
+                <Link href={incidentStoryHref(c.tripId, c.journal)} className="inline-block py-2 font-semibold underline" data-testid="cleared-incident">
                   Open incident {incidentIdText(c.tripId, c.journal)}, the one it cleared
                 </Link>
               )}
@@ -163,7 +165,12 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             Post-mortem (Markdown)
           </a>
           {" · "}
-          <Link href={incidentHref(reviewable(window), { bot: story.botId })} className="underline" data-testid="minute-by-minute">
+          {/* At the trip, as the breakers page's link is: on a phone the window's form alone fills the first screen. */}
+          <Link
+            href={incidentHref(reviewable(window), { bot: story.botId }, view.journal ? `${view.journal}/breaker-${story.id}` : `breaker-${story.id}`)}
+            className="underline"
+            data-testid="minute-by-minute"
+          >
             Minute by minute
           </Link>
         </p>
