@@ -101,6 +101,8 @@ test.describe("a long incident, a halt by hand, at desk and phone width", () => 
     await page.goto(`${server.url}/incidents/${longTrip.id}`);
     const main = page.locator("main");
     await expect(main.getByTestId("incident-status")).toHaveText("OPEN");
+    // Still being written: the story says when it was read.
+    await expect(main).toContainText(/This story is a reading at \d\d:\d\d:\d\d UTC: what happened since is not in it until the page is read again\./);
     await expect(main.getByTestId("position-chart").locator(".recharts-line")).toHaveCount(2, { timeout: 20_000 });
     const note = main.getByTestId("chart-span");
     await expect(note).toContainText("The chart shows the trip and what led to it, not the whole incident");

@@ -67,7 +67,7 @@ test.describe("the incident as a story", () => {
     await page.locator(`[data-testid="incident-row"][data-incident="${scenario.botB.tripId}"] a`).first().click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botB.tripId}$`));
     const main = page.locator("main");
-    await expect(main.getByTestId("incident-status")).toHaveText("cleared");
+    await expect(main.getByTestId("incident-status")).toHaveText("CLEARED");
     await expect(main.getByTestId("incident-cause")).toContainText(`order ${scenario.botB.clientOrderId} unknown`);
     await expect(main.getByTestId("incident-order")).toContainText("settled as filled by operator");
     await expect(main.getByTestId("time-to-first-action")).toHaveText("5 min 0 s");
@@ -180,7 +180,7 @@ test.describe("the incident as a story", () => {
     expect((await page.goto(`${server.url}/incidents/abc`))?.status()).toBe(404);
     // An id that cannot name an incident is not echoed as one.
     await expect(page).toHaveTitle(/(^|· )No such incident · driftwatch$/);
-    await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");
+    await expect(page.getByTestId("no-such-incident")).toContainText("No incident has this id: no trip of any bot has that number");
     for (const bad of ["12abc", "-1", "0", "1e3", "%00", "9".repeat(40)]) {
       expect((await page.goto(`${server.url}/incidents/${bad}`))?.status(), bad).toBe(404);
       expect((await page.request.get(`${server.url}/api/incidents/${bad}/postmortem`)).status(), bad).toBe(400);

@@ -293,7 +293,7 @@ test.describe("the incidents of three journals", () => {
     await expect(page.locator(`[id="${harbour}/breaker-1"]`)).toBeInViewport();
     // An id no journal has: said as such.
     expect((await page.goto(`${server.url}/incidents/${east}-9`))?.status()).toBe(404);
-    await expect(page.getByTestId("no-such-incident")).toContainText("No trip of any bot has this id");
+    await expect(page.getByTestId("no-such-incident")).toContainText("No incident has this id: no trip of any bot has that number");
 
     // Harbour's journal moved away: its banner on the list and the window, east's incident still there.
     const file = journals[1]!.file;

@@ -7,8 +7,8 @@ export default function IncidentNotFound() {
     <section className="space-y-2" data-testid="no-such-incident">
       <h1 className="text-xl font-bold">No such incident</h1>
       <p>
-        No trip of any bot has this id. An incident&apos;s id is the number of its trip (as in <code>/incidents/12</code>); with several journals, the
-        journal&apos;s name, a dash and the number (as in <code>/incidents/desk-a-12</code>).{" "}
+        No incident has this id: no trip of any bot has that number. An incident&apos;s id is the number of its trip (as in <code>/incidents/12</code>); with
+        several journals, the journal&apos;s name, a dash and the number (as in <code>/incidents/desk-a-12</code>).{" "}
         <Link href={incidentListHref(null)} className="font-semibold underline">
           The list of incidents
         </Link>{" "}

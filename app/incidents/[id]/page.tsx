@@ -118,6 +118,8 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
   }
   if (!view) notFound();
   const { story, window, timeline, chart } = view;
+  // An open incident is still being written: the page says when it was read, not watched.
+  const readAt = new Date().toISOString();
   const marks = story.steps.filter((s) => s.mark === "acknowledge" || s.mark === "correction");
   const markers: ChartMarker[] = [
     { id: 0, t: Date.parse(story.startedAt), kind: "trip", reason: story.cause.reason },
@@ -142,7 +144,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             </span>
           ) : (
             <span className="rounded bg-emerald-800 px-2 text-white" data-testid="incident-status">
-              cleared
+              CLEARED
             </span>
           )}
         </h1>
@@ -158,6 +160,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
               <Link href={`/bots/${encodeURIComponent(story.botId)}`} className="font-semibold underline">
                 review and clear it
               </Link>
+              . This story is a reading at <UtcTime iso={readAt} className="font-mono" />: what happened since is not in it until the page is read again
             </>
           )}
           .{" "}
