@@ -27,8 +27,8 @@ export interface IncidentExportRuns {
  * Otherwise, or when the thread cannot, the whole window here, as one run.
  *
  * Each half is one read of the journal; the two are two snapshots, a few milliseconds apart. A
- * half-hour that lies in the past does not change between them; the bot's new rows land at its
- * present, in the second half, which is read last or at the same time.
+ * first half that lies in the past does not change between them; the bot's new rows land at its
+ * present, in the second half, which is read at the same time or later.
  *
  * The cap is the whole window's: the first `limit` events in window order, `capped` when there
  * were more. Where the second half would cross it, that half is read here, cut to what is left.
