@@ -15,17 +15,23 @@ export function quantile(values: number[], q: number): number {
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** One GET on a keep-alive socket; latency in ms from the request to the last byte. */
-export function get(url: string): Promise<{ status: number; ms: number; body: string }> {
+/**
+ * One GET on a keep-alive socket; latency in ms from the request to the last byte. `body` is the
+ * bytes as sent, decoded as UTF-8 (a compressed body is not decompressed: ask without
+ * Accept-Encoding for its text); `bytes` their number, and `encoding` the Content-Encoding.
+ */
+export function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; ms: number; body: string; bytes: number; encoding: string }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     http
-      .get(url, { agent }, (res) => {
+      .get(url, { agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6, body: Buffer.concat(chunks).toString("utf8") }),
-        );
+        res.on("end", () => {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          const raw = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, ms, body: raw.toString("utf8"), bytes: raw.length, encoding: res.headers["content-encoding"] ?? "identity" });
+        });
         res.on("error", reject);
       })
       .on("error", reject);
@@ -69,16 +75,25 @@ export async function poll(urls: string[], clients: number, intervalMs: number, 
 }
 
 /** Sequential requests, after a few warm-up ones: the latency of one person's click. */
-export async function timeRequests(url: string, times: number, warmUps = 3): Promise<{ latencies: number[]; last: string; errors: number }> {
-  for (let i = 0; i < warmUps; i++) await get(url);
+export async function timeRequests(
+  url: string,
+  times: number,
+  warmUps = 3,
+  headers: Record<string, string> = {},
+): Promise<{ latencies: number[]; last: string; lastBytes: number; lastEncoding: string; errors: number }> {
+  for (let i = 0; i < warmUps; i++) await get(url, headers);
   const latencies: number[] = [];
   let last = "";
+  let lastBytes = 0;
+  let lastEncoding = "identity";
   let errors = 0;
   for (let i = 0; i < times; i++) {
-    const r = await get(url);
+    const r = await get(url, headers);
     if (r.status !== 200) errors += 1;
     latencies.push(r.ms);
     last = r.body;
+    lastBytes = r.bytes;
+    lastEncoding = r.encoding;
   }
-  return { latencies, last, errors };
+  return { latencies, last, lastBytes, lastEncoding, errors };
 }
