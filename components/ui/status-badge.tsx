@@ -1,11 +1,13 @@
 import type { BotStatus } from "@/lib/breaker/bot-status";
 
+// UNKNOWN (the books were not compared: a failed or skipped cycle, or nothing read yet) is as loud
+// as STALE, and dashed: the console cannot vouch for the bot, which is not a quiet grey.
 const styles: Record<BotStatus, string> = {
-  halted: "bg-red-700 text-white",
-  drift: "bg-orange-700 text-white",
-  stale: "bg-amber-300 text-amber-950",
-  unknown: "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white",
-  running: "bg-emerald-700 text-white",
+  halted: "px-2 py-0.5 bg-red-700 text-white",
+  drift: "px-2 py-0.5 bg-orange-700 text-white",
+  stale: "px-2 py-0.5 bg-amber-300 text-amber-950",
+  unknown: "px-1.5 border-2 border-dashed border-amber-700 bg-amber-100 text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100",
+  running: "px-2 py-0.5 bg-emerald-700 text-white",
 };
 
 const labels: Record<BotStatus, string> = {
@@ -23,11 +25,11 @@ const labels: Record<BotStatus, string> = {
 export function StatusBadge({ status, also = null }: { status: BotStatus; also?: "stale" | "unknown" | null }) {
   return (
     <span className="inline-flex flex-wrap items-center gap-1">
-      <span data-status={status} className={`inline-block rounded px-2 py-0.5 text-sm font-bold tracking-wide ${styles[status]}`}>
+      <span data-status={status} className={`inline-block rounded text-sm font-bold tracking-wide ${styles[status]}`}>
         {labels[status]}
       </span>
       {also && (
-        <span data-also-status={also} className={`inline-block rounded px-2 py-0.5 text-sm font-bold tracking-wide ${styles[also]}`}>
+        <span data-also-status={also} className={`inline-block rounded text-sm font-bold tracking-wide ${styles[also]}`}>
           {labels[also]}
         </span>
       )}

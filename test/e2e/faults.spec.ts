@@ -215,6 +215,8 @@ test("bot clocks ahead of and behind the console's are named, and neither bot sh
     await expect(banner).toContainText(/fast-bot: heartbeat is \d+ s in the future: bot clock ahead of the console's/);
     await expect(banner).toContainText(/slow-bot: bot clock behind the console's: its heartbeat keeps moving but reads \d+ s old/, { timeout: 15_000 });
     await expect(card(page, "fast-bot").locator("[data-status]")).toHaveText(/unknown/i);
+    // Amber and dashed, as loud as STALE: in a quiet grey it read as nothing to look at.
+    await expect(card(page, "fast-bot").locator("[data-status]")).toHaveCSS("border-top-style", "dashed");
     await expectNothingRunning(page);
   } finally {
     clearInterval(beating);
