@@ -1,7 +1,8 @@
 import type { BotStatus } from "@/lib/breaker/bot-status";
 
-// UNKNOWN (the books were not compared: a failed or skipped cycle, or nothing read yet) is as loud
-// as STALE, and dashed: the console cannot vouch for the bot, which is not a quiet grey.
+// UNKNOWN (times missing or untrusted, or a cycle that did not compare the books) is amber and
+// dashed: the console cannot vouch for the bot, which a quiet grey did not say. Softer than STALE
+// (the bot may have stopped), which is solid.
 const styles: Record<BotStatus, string> = {
   halted: "px-2 py-0.5 bg-red-700 text-white",
   drift: "px-2 py-0.5 bg-orange-700 text-white",

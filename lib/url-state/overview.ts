@@ -55,15 +55,30 @@ export function applyOverviewView(lines: readonly OverviewLine[], view: Overview
   return [...kept].sort(cmp[view.sort]);
 }
 
-const botGroup = (b: { status: BotStatus; breaker: { halted: boolean } | null }) =>
-  b.status === "halted" || b.breaker?.halted ? 0 : b.status === "stale" || b.status === "unknown" ? 1 : 2;
+interface OverviewCardBot {
+  status: BotStatus;
+  breaker: { halted: boolean } | null;
+  /** botStatus's alarms: what says nothing vouches for the bot now (not a skipped or failed cycle). */
+  alarms: readonly string[];
+}
+
+function botGroup(b: OverviewCardBot): number {
+  if (b.status === "halted" || b.breaker?.halted) return 0;
+  if (b.status === "drift") return 1;
+  if (b.status === "stale" || (b.status === "unknown" && b.alarms.length > 0)) return 2;
+  return 3;
+}
 
 /**
  * The order of the overview's bot cards: halted first, so on a phone a halted card is above the
- * fold; then the ones the console cannot vouch for (stale, unknown); then the rest. Each group
- * keeps the order it came in (by bot id from the journal). The symbol table's URL sort is separate.
+ * fold; then a drift (a disagreement the books show); then the bots nothing vouches for (stale, or
+ * unknown for an alarm: times missing or untrusted); then the rest. A bot UNKNOWN only because its
+ * last cycle was skipped or failed (the books were not compared: a fill settling, most often, for
+ * 15 to 90 s) stays among the rest: its card swapped places every time an order was in flight, and
+ * it sorted above a bot with a real drift. Each group keeps the order it came in (by bot id from
+ * the journal). The symbol table's URL sort is separate.
  */
-export function orderBotsForOverview<T extends { status: BotStatus; breaker: { halted: boolean } | null }>(bots: readonly T[]): T[] {
+export function orderBotsForOverview<T extends OverviewCardBot>(bots: readonly T[]): T[] {
   return bots
     .map((b, i) => ({ b, i, g: botGroup(b) }))
     .sort((x, y) => x.g - y.g || x.i - y.i)

@@ -54,15 +54,31 @@ describe("overview view", () => {
 });
 
 describe("orderBotsForOverview", () => {
-  const bot = (botId: string, status: BotStatus, halted = status === "halted") => ({ botId, status, breaker: { halted } });
+  const bot = (botId: string, status: BotStatus, halted = status === "halted", alarms: string[] = status === "stale" ? ["heartbeat is stale"] : []) => ({
+    botId,
+    status,
+    breaker: { halted },
+    alarms,
+  });
 
-  it("puts a halted bot first even when its id sorts last, then stale and unknown, then the rest, each group in the order given", () => {
-    const given = [bot("alpha", "running"), bot("beta", "drift"), bot("delta", "unknown"), bot("gamma", "stale"), bot("zulu", "halted")];
-    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "delta", "gamma", "alpha", "beta"]);
+  it("puts a halted bot first even when its id sorts last, then a drift, then stale and unknown, then the rest, each group in the order given", () => {
+    const given = [
+      bot("alpha", "running"),
+      bot("beta", "drift"),
+      bot("delta", "unknown", false, ["no heartbeat yet"]),
+      bot("gamma", "stale"),
+      bot("zulu", "halted"),
+    ];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "beta", "delta", "gamma", "alpha"]);
+  });
+
+  it("leaves a bot UNKNOWN only for a skipped or failed cycle (no alarm) among the running ones, below a drift", () => {
+    const given = [bot("alpha", "running"), bot("beta", "unknown"), bot("gamma", "running"), bot("zulu", "drift")];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "alpha", "beta", "gamma"]);
   });
 
   it("counts a halted breaker as halted whatever the status word, and a bot without a breaker row by its status", () => {
-    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null }, bot("b", "stale", true)];
+    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null, alarms: [] }, bot("b", "stale", true)];
     expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["b", "a"]);
   });
 
