@@ -1,6 +1,7 @@
 import type { BookCorrectionsView } from "@/lib/queries/book-corrections";
 import { BookCorrectionForm } from "./book-correction-form";
 import { BookCorrectionsList } from "./book-corrections-list";
+import { UtcTime } from "@/components/ui/utc-time";
 
 /**
  * The bot's book against the exchange's: every symbol that drifts in the latest cycle, with the
@@ -14,9 +15,7 @@ export function BookSection({ botId, book, canAct, notCurrent }: { botId: string
         The bot&apos;s book
       </h2>
       {book.drifting.length === 0 ? (
-        <p data-testid="book-in-sync" className="text-sm">
-          Every symbol agrees with the exchange in the bot&apos;s latest cycle: nothing to correct.
-        </p>
+        <InSync book={book} />
       ) : (
         <>
           <p className="text-sm">
@@ -33,5 +32,33 @@ export function BookSection({ botId, book, canAct, notCurrent }: { botId: string
       <h3 className="font-semibold">Corrections</h3>
       <BookCorrectionsList corrections={book.corrections} />
     </section>
+  );
+}
+
+/**
+ * No symbol drifts in the latest compared cycle. Said as of that cycle: when the bot's latest
+ * cycle was skipped (a fill settling) or failed, the books were not compared then, and "agrees"
+ * would be a claim about now that nobody checked (a try-out saw it under an UNKNOWN badge).
+ */
+function InSync({ book }: { book: BookCorrectionsView }) {
+  const { compared, latest } = book;
+  if (compared === null)
+    return (
+      <p data-testid="book-in-sync" data-state="never-compared" className="text-sm">
+        The bot has not compared its book with the exchange yet: nothing to correct.
+      </p>
+    );
+  if (latest === null || latest.id === compared.id)
+    return (
+      <p data-testid="book-in-sync" data-state="in-sync" className="text-sm">
+        Every symbol agrees with the exchange in the bot&apos;s latest cycle, at <UtcTime iso={compared.at} />: nothing to correct.
+      </p>
+    );
+  const why = latest.outcome === "skipped" ? "was skipped" : latest.outcome === "error" ? "failed" : `ended ${latest.outcome}`;
+  return (
+    <p data-testid="book-in-sync" data-state="not-compared-since" className="text-sm">
+      Every symbol agreed with the exchange when the bot last compared them, at <UtcTime iso={compared.at} />: nothing to correct. Its latest cycle, at{" "}
+      <UtcTime iso={latest.at} />, {why} and did not compare the books, so that is not known now.
+    </p>
   );
 }

@@ -96,11 +96,23 @@ export interface CorrectionView extends CorrectionRow {
 
 export interface BookCorrectionsView {
   drifting: DriftingLine[];
+  /**
+   * When the bot last compared its book with the exchange's (its latest compared cycle, which
+   * `drifting` comes from), and its latest cycle of any outcome: when that one is skipped or
+   * failed, "every symbol agrees" is only known as of `compared`. Null: no such cycle yet.
+   */
+  compared: { id: number; at: string } | null;
+  latest: { id: number; at: string; outcome: string } | null;
   /** The bot's corrections, newest first (at most `limit`). */
   corrections: CorrectionView[];
 }
 
 function* bookCorrectionsReads(dialect: Dialect, botId: string, limit: number): Reads<BookCorrectionsView> {
+  const compared = (yield* one<{ id: number; at: string }>(`SELECT id, at FROM reconciliations WHERE id = ${latestComparedCycleSql("?")}`, [botId])) ?? null;
+  const latest =
+    (yield* one<{ id: number; at: string; outcome: string }>(`SELECT id, at, outcome FROM reconciliations WHERE bot_id = ? ORDER BY at DESC, id DESC LIMIT 1`, [
+      botId,
+    ])) ?? null;
   const lines = yield* all<Omit<DriftingLine, "drift" | "pending">>(driftingNowSql(dialect), [botId]);
   const drifting: DriftingLine[] = [];
   for (const l of lines) {
@@ -123,7 +135,7 @@ function* bookCorrectionsReads(dialect: Dialect, botId: string, limit: number): 
     const status: CorrectionStatus = inSync !== undefined ? { state: "in_sync", since: inSync } : pending ? { state: "pending" } : { state: "still_drifting" };
     corrections.push({ ...c, after: c.ours + c.delta, status });
   }
-  return { drifting, corrections };
+  return { drifting, compared, latest, corrections };
 }
 
 /** The bot page's book: the symbols that drift now, each with any pending correction, and the bot's corrections with what became of each. */

@@ -112,7 +112,7 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     // The bot's next cycle counts the correction: clean.
     expect((await bot.cycle()).outcome).toBe("clean");
     await expect(correction.getByTestId("correction-status")).toContainText("Applied: in sync since");
-    await expect(main.getByTestId("book-in-sync")).toBeVisible();
+    await expect(main.getByTestId("book-in-sync")).toHaveAttribute("data-state", "in-sync");
     await expect(checklist.locator('li[data-met="false"]')).toHaveCount(0);
 
     await main.getByLabel("Why it is safe to resume").fill("book corrected to the venue's 89 AAPL; clean cycle since");
@@ -125,5 +125,11 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     const next = await bot.writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.01, bar: new Date().toISOString() });
     expect(next.kind).toBe("placed");
     expect((await bot.cycle()).outcome).toBe("clean");
+
+    // A cycle that cannot read the venue's positions compares nothing: the book is not said to agree now.
+    bot.sim.inject({ on: "positions", fault: "fetch_fail" });
+    expect((await bot.cycle()).outcome).toBe("error");
+    await expect(main.getByTestId("book-in-sync")).toHaveAttribute("data-state", "not-compared-since");
+    await expect(main.getByTestId("book-in-sync")).toContainText("failed and did not compare the books, so that is not known now");
   });
 });

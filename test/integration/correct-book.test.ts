@@ -141,6 +141,8 @@ describe("correct the bot's book", () => {
           pending: null,
         },
       ],
+      compared: { id: Number(adopt.reconciliationId), at: bot.sim.now().toISOString() },
+      latest: { id: Number(adopt.reconciliationId), at: bot.sim.now().toISOString(), outcome: "drift" },
       corrections: [],
     });
     await act(db, spec, ana, adopt, bot.sim.now());
@@ -152,6 +154,31 @@ describe("correct the bot's book", () => {
     const view = await getBookCorrections({ db, botId: "bot-a" });
     expect(view.drifting).toEqual([expect.objectContaining({ symbol: "AAPL", ours: 300, theirs: 200, pending: null })]);
     expect(view.corrections).toEqual([expect.objectContaining({ symbol: "AAPL", after: 300, status: { state: "still_drifting" } })]);
+  });
+
+  it("the book view says when the bot last compared the books, and when its latest cycle did not compare them", async () => {
+    const bot = botOnSim();
+    const db = consoleWriter(bot.file);
+    cleanup.push(() => db.close(), bot.close);
+    expect(await getBookCorrections({ db, botId: "bot-a" })).toMatchObject({ drifting: [], compared: null, latest: null });
+
+    const clean = await nextCycle(bot);
+    expect(clean.outcome).toBe("clean");
+    const cleanAt = bot.sim.now().toISOString();
+    expect(await getBookCorrections({ db, botId: "bot-a" })).toMatchObject({
+      compared: { id: clean.reconciliationId, at: cleanAt },
+      latest: { id: clean.reconciliationId, at: cleanAt, outcome: "clean" },
+    });
+
+    // The exchange's positions cannot be read: the cycle fails, and "every symbol agrees" is only known as of the clean one.
+    bot.sim.inject({ on: "positions", fault: "fetch_fail" });
+    const failed = await nextCycle(bot);
+    expect(failed.outcome).toBe("error");
+    expect(await getBookCorrections({ db, botId: "bot-a" })).toMatchObject({
+      drifting: [],
+      compared: { id: clean.reconciliationId, at: cleanAt },
+      latest: { id: failed.reconciliationId, at: bot.sim.now().toISOString(), outcome: "error" },
+    });
   });
 
   it("flattened on the venue takes the bot's book to 0; with the venue flat too, the next cycle is clean", async () => {
