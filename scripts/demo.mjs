@@ -1,4 +1,4 @@
-// npm run demo [-- --speed N] [-- --seed S] [-- --on-call] [-- --dev]
+// npm run demo [-- --port P] [-- --speed N] [-- --seed S] [-- --on-call] [-- --dev]
 //
 // The console and two demo bots, together, on a fresh journal. In this order, so that nothing of the
 // previous run is erased before the demo can start: the ports are checked (the console's and the
@@ -152,12 +152,12 @@ async function checkPorts() {
     [
       port,
       "for the console",
-      `DRIFTWATCH_DEMO_PORT=${other(port)} npm run demo (the venue gateway then takes ${other(port) + 1} unless DRIFTWATCH_DEMO_VENUE_PORT is set)`,
+      `npm run demo -- --port ${other(port)} (the venue gateway then takes ${other(port) + 1} unless DRIFTWATCH_DEMO_VENUE_PORT is set)`,
     ],
     [
       venuePort,
       `for the venue gateway${process.env.DRIFTWATCH_DEMO_VENUE_PORT ? "" : ", the console's port + 1"}`,
-      `DRIFTWATCH_DEMO_VENUE_PORT=${other(venuePort)} npm run demo, or DRIFTWATCH_DEMO_PORT=${other(port)} to move both`,
+      `DRIFTWATCH_DEMO_VENUE_PORT=${other(venuePort)} npm run demo, or npm run demo -- --port ${other(port)} to move both`,
     ],
   ]) {
     if (await portFree(p)) continue;

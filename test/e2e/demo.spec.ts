@@ -193,7 +193,7 @@ test.describe("npm run demo", () => {
         const named = `port ${held} (for the ${which === "console" ? "console" : "venue gateway, the console's port + 1"}) is taken by process ${process.pid} (`;
         expect(out).toContain(`demo: ${named}`);
         expect(out).toContain("nothing was changed. Choose another: ");
-        expect(out).toContain(which === "console" ? "DRIFTWATCH_DEMO_PORT=" : "DRIFTWATCH_DEMO_VENUE_PORT=");
+        expect(out).toContain(which === "console" ? "npm run demo -- --port " : "DRIFTWATCH_DEMO_VENUE_PORT=");
         expect(out).not.toContain("demo: open");
         expect(out).not.toContain("stopped unexpectedly");
         expect(fs.readFileSync(journal, "utf8")).toBe("the previous run's journal\n");
