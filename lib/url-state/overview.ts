@@ -60,12 +60,20 @@ interface OverviewCardBot {
   breaker: { halted: boolean } | null;
   /** botStatus's alarms: what says nothing vouches for the bot now (not a skipped or failed cycle). */
   alarms: readonly string[];
+  lastReconciliation: { outcome: string } | null;
+  /** Its journal cannot be read now, and it was halted when last read (lib/queries/fleet.ts). */
+  lastKnownHalt?: unknown;
 }
 
+/** UNKNOWN for nothing but its last cycle, which was skipped or failed: the books were not compared this once. */
+const onlyNotCompared = (b: OverviewCardBot) =>
+  b.status === "unknown" && b.alarms.length === 0 && (b.lastReconciliation?.outcome === "skipped" || b.lastReconciliation?.outcome === "error");
+
 function botGroup(b: OverviewCardBot): number {
-  if (b.status === "halted" || b.breaker?.halted) return 0;
+  // A bot halted when its unreadable journal was last read is as good as halted.
+  if (b.status === "halted" || b.breaker?.halted || b.lastKnownHalt !== undefined) return 0;
   if (b.status === "drift") return 1;
-  if (b.status === "stale" || (b.status === "unknown" && b.alarms.length > 0)) return 2;
+  if ((b.status === "stale" || b.status === "unknown") && !onlyNotCompared(b)) return 2;
   return 3;
 }
 

@@ -54,12 +54,13 @@ describe("overview view", () => {
 });
 
 describe("orderBotsForOverview", () => {
-  const bot = (botId: string, status: BotStatus, halted = status === "halted", alarms: string[] = status === "stale" ? ["heartbeat is stale"] : []) => ({
-    botId,
-    status,
-    breaker: { halted },
-    alarms,
-  });
+  const bot = (
+    botId: string,
+    status: BotStatus,
+    halted = status === "halted",
+    alarms: string[] = status === "stale" ? ["heartbeat is stale"] : [],
+    outcome = status === "drift" ? "drift" : status === "unknown" && alarms.length === 0 ? "skipped" : "clean",
+  ) => ({ botId, status, breaker: { halted }, alarms, lastReconciliation: { outcome } });
 
   it("puts a halted bot first even when its id sorts last, then a drift, then stale and unknown, then the rest, each group in the order given", () => {
     const given = [
@@ -73,12 +74,30 @@ describe("orderBotsForOverview", () => {
   });
 
   it("leaves a bot UNKNOWN only for a skipped or failed cycle (no alarm) among the running ones, below a drift", () => {
-    const given = [bot("alpha", "running"), bot("beta", "unknown"), bot("gamma", "running"), bot("zulu", "drift")];
-    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "alpha", "beta", "gamma"]);
+    const given = [bot("alpha", "running"), bot("beta", "unknown"), bot("gamma", "running"), bot("omega", "unknown", false, [], "error"), bot("zulu", "drift")];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "alpha", "beta", "gamma", "omega"]);
+  });
+
+  it("puts a bot of an unreadable journal with the ones nothing vouches for, or with the halted ones when it was halted when last read", () => {
+    // As lib/queries/fleet.ts names them: UNKNOWN, no alarm of their own (the journal's notice says it), no cycle.
+    const unread = (botId: string, lastKnownHalt?: object) => ({
+      botId,
+      status: "unknown" as BotStatus,
+      breaker: null,
+      alarms: [],
+      lastReconciliation: null,
+      ...(lastKnownHalt ? { lastKnownHalt } : {}),
+    });
+    const given = [
+      bot("alpha", "running"),
+      unread("beta"),
+      unread("gamma", { since: "2026-12-05T01:00:00.000Z", reason: "drift", readAt: "2026-12-05T01:10:00.000Z" }),
+    ];
+    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["gamma", "beta", "alpha"]);
   });
 
   it("counts a halted breaker as halted whatever the status word, and a bot without a breaker row by its status", () => {
-    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null, alarms: [] }, bot("b", "stale", true)];
+    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null, alarms: [], lastReconciliation: null }, bot("b", "stale", true)];
     expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["b", "a"]);
   });
 
