@@ -55,10 +55,14 @@ function InSync({ book }: { book: BookCorrectionsView }) {
       </p>
     );
   const why = latest.outcome === "skipped" ? "was skipped" : latest.outcome === "error" ? "failed" : `ended ${latest.outcome}`;
+  // The state now first: a reader who stops after the first sentence must not take it for "in sync".
   return (
     <p data-testid="book-in-sync" data-state="not-compared-since" className="text-sm">
-      Every symbol agreed with the exchange when the bot last compared them, at <UtcTime iso={compared.at} />: nothing to correct. Its latest cycle, at{" "}
-      <UtcTime iso={latest.at} />, {why} and did not compare the books, so that is not known now.
+      <strong>
+        Not compared since <UtcTime iso={compared.at} />:
+      </strong>{" "}
+      the bot&apos;s latest cycle, at <UtcTime iso={latest.at} />, {why} and did not compare the books, so whether they agree now is not known. At{" "}
+      <UtcTime iso={compared.at} /> every symbol agreed with the exchange, so there is nothing to correct yet; the bot compares them again at its next cycle.
     </p>
   );
 }
