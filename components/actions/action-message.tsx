@@ -20,7 +20,7 @@ export function ActionMessage({ result, success }: { result: ActionResult<unknow
     >
       <p>{result.message}</p>
       {result.reasons && result.reasons.length > 0 && (
-        <ul className="mt-1 list-inside list-disc">
+        <ul className="mt-1 list-outside list-disc pl-5">
           {result.reasons.map((r) => (
             <li key={r}>{r}</li>
           ))}

@@ -241,7 +241,7 @@ export function BotCard({
       </dl>
 
       {bot.reasons.length > 0 && (
-        <ul className="mt-3 list-inside list-disc text-sm text-slate-700 dark:text-slate-200" aria-label={`Why ${bot.botId} is not shown as running`}>
+        <ul className="mt-3 list-outside list-disc pl-5 text-sm text-slate-700 dark:text-slate-200" aria-label={`Why ${bot.botId} is not shown as running`}>
           {bot.reasons.map((r) => (
             <li key={r}>{r}</li>
           ))}

@@ -9,7 +9,7 @@ export function AlarmBanner({ title, causes, fix }: { title: string; causes: str
       className="rounded-lg border-2 border-amber-600 bg-amber-50 p-3 text-amber-950 dark:bg-amber-950 dark:text-amber-50"
     >
       <h2 className="font-bold">{title}</h2>
-      <ul className="mt-1 list-inside list-disc text-sm">
+      <ul className="mt-1 list-outside list-disc pl-5 text-sm">
         {causes.map((c) => (
           <li key={c}>{c}</li>
         ))}
