@@ -11,6 +11,8 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateJournal } from "@/lib/db/journal-file";
+import { readDriftsByReconciliation } from "@/lib/queries/drifts";
+import { journalDbOf } from "../helpers/console-db";
 import { classifyDrift, driftSql, isDrift } from "@/lib/reconcile/diff";
 
 let dir: string;
@@ -93,5 +95,47 @@ describe("the drift rule in SQL agrees with isDrift and classifyDrift", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+// The incident timeline, the breakers page and a trip's story read a cycle's drifting lines only
+// (readDriftsByReconciliation filters with driftSql); classifyDrift still names each.
+describe("the drifting lines of a cycle, as the incident pages read them", () => {
+  const drifts = async (id: number) => (await readDriftsByReconciliation({ db: journalDbOf(sqlite), reconciliationIds: [id] })).get(id) ?? [];
+  const expected = (lines: readonly Line[]) =>
+    lines.flatMap((l, i) => {
+      const drift = l.qtyStep > 0 ? classifyDrift(l) : "size_drift";
+      return drift === "none" ? [] : [{ symbol: `s${i}`, ours: l.ours, theirs: l.theirs, qtyStep: l.qtyStep, drift }];
+    });
+
+  it("are every line classifyDrift calls a drift, at and around the half-step edge, and no other", async () => {
+    const step = fc.constantFrom(1, 0.5, 0.01, 1e-8);
+    const size = (s: number) =>
+      fc.oneof(
+        fc.integer({ min: -50, max: 50 }).map((n) => n * s),
+        fc.integer({ min: -50, max: 50 }).map((n) => n * s + s / 2),
+      );
+    const line = step.chain((qtyStep) => fc.record({ ours: size(qtyStep), theirs: size(qtyStep), qtyStep: fc.constant(qtyStep) }));
+    // At most ten lines, so the symbols' byte order (s0 … s9) is the order they were written in.
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 10 }), async (lines) => {
+        writeCycle(lines);
+        expect(await drifts(cycle)).toEqual(expected(lines));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("keep a line whose step a journal written around the schema left at zero, as a size drift", async () => {
+    sqlite.pragma("ignore_check_constraints = ON");
+    try {
+      writeCycle([
+        { ours: 1, theirs: 1, qtyStep: 0 },
+        { ours: 1, theirs: 1, qtyStep: 1 },
+      ]);
+    } finally {
+      sqlite.pragma("ignore_check_constraints = OFF");
+    }
+    expect(await drifts(cycle)).toEqual([{ symbol: "s0", ours: 1, theirs: 1, qtyStep: 0, drift: "size_drift" }]);
   });
 });
