@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { appendAudit } from "@/lib/audit/log";
 import { INCIDENT_KINDS, type IncidentKind } from "@/lib/url-state/incidents";
@@ -151,6 +152,57 @@ describe("getIncidentTimeline", () => {
     expect(cut).toMatchObject({ capped: true, limit: 5 });
     expect(cut.events.map((e) => e.id)).toEqual(full.slice(0, 5).map((e) => e.id));
     expect(getIncidentTimeline({ db, window: HOUR, filters: ALL, limit: full.length })).toMatchObject({ capped: false });
+  });
+
+  // A bot whose clock stepped back, or whose events were written late, still reads in time order.
+  it("orders the order events by time, then id, however the bot wrote them", () => {
+    const file = migratedJournal("rowid-order");
+    const w = new Database(file);
+    const ids = new Map<number, string>();
+    const event = (id: number, at: string, kind = "intent") => {
+      const cid = `b-${id}`;
+      w.prepare(
+        `INSERT INTO orders (client_order_id, bot_id, strategy, symbol, side, qty, bar, created_at, updated_at) VALUES (?, 'b', 's', 'BTCUSDT', 'buy', 1, ?, ?, ?)`,
+      ).run(cid, at, at, at);
+      w.prepare(`INSERT INTO order_events (id, client_order_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, 'bot', '{}')`).run(id, cid, at, kind);
+      ids.set(id, at);
+    };
+    const minute = (m: number, ms = 0) => `2026-08-10T15:${String(m).padStart(2, "0")}:00.${String(ms).padStart(3, "0")}Z`;
+    // In time order, then written late: two rows whose times are earlier than rows before them, a
+    // tie broken by id, and rows outside the window between the window's ids.
+    for (let i = 0; i < 30; i++) event(100 + i, minute(10 + i));
+    event(130, minute(12, 500));
+    event(131, minute(11));
+    event(132, "2026-08-10T14:59:59.999Z");
+    event(133, "2026-08-10T16:00:00.000Z");
+    event(134, minute(45));
+    // A clock that jumped back far: ids spread far wider than the window's rows.
+    event(900_000, minute(5));
+    const c = consoleDb(file);
+    cleanup.push(c.close, () => w.close());
+    const expected = (from: string, to: string) =>
+      [...ids]
+        .filter(([, at]) => at >= from && at < to)
+        .sort(([a, at], [b, bt]) => (at < bt ? -1 : at > bt ? 1 : a - b))
+        .map(([id]) => `order-${id}`);
+    const read = (from: string, to: string, limit?: number) =>
+      getIncidentTimeline({ db: c.db, window: { from, to }, filters: { bot: null, kinds: ["order"] }, limit });
+
+    // Late rows among rows written in time order.
+    const dense = read(minute(10), HOUR.to);
+    expect(dense.events.map((e) => e.id)).toEqual(expected(minute(10), HOUR.to));
+    expect(dense.events.map((e) => e.id).slice(0, 4)).toEqual(["order-100", "order-101", "order-131", "order-102"]);
+    // A row whose id is far from the others'.
+    const wide = read(HOUR.from, HOUR.to);
+    expect(wide.events.map((e) => e.id)).toEqual(expected(HOUR.from, HOUR.to));
+    expect(wide.events[0]!.id).toBe("order-900000");
+    // Over the cap: the earliest events in time order, not the lowest ids.
+    const cut = read(minute(10), HOUR.to, 3);
+    expect(cut).toMatchObject({ capped: true });
+    expect(cut.events.map((e) => e.id)).toEqual(["order-100", "order-101", "order-131"]);
+    expect(read(minute(10), HOUR.to, 33)).toMatchObject({ capped: false });
+    // Every event once, each with its order's facts.
+    expect(dense.events.every((e) => e.symbol === "BTCUSDT" && e.botId === "b")).toBe(true);
   });
 });
 
