@@ -390,12 +390,15 @@ async function incidentHourRow(server: Server, last: string) {
   row(
     "incident timeline, 1 h",
     "≤ 50 ms",
-    `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events; the console's CPU ${ms(incident.cpuMs)} a request)`,
+    `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events; the console's CPU ${ms(incident.cpuMs)} a request)${failed(incident.errors, 40)}`,
     quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
   );
   await browserDownloadFigure(url);
   return { hourFrom, hourTo };
 }
+
+/** A row's failed requests, said in its figures: a page that answered 500 is fast, and not a page. */
+const failed = (errors: number, of: number) => (errors > 0 ? `; ${errors} of ${of} requests failed (not 200)` : "");
 
 /** What a browser asks for (Chrome's Accept-Encoding over HTTPS). */
 const BROWSER_ACCEPT_ENCODING = "gzip, deflate, br, zstd";
@@ -440,7 +443,7 @@ async function incidentPageRow(server: Server, { hourFrom, hourTo }: { hourFrom:
   row(
     "incident page, 1 h (the HTML a reviewer opens; busy minutes folded)",
     "≤ 50 ms",
-    `p50 ${ms(page.p50)}, p95 ${ms(page.p95)} (${counts} events, ${(page.bytes / 1024).toFixed(0)} KB of HTML; the console's CPU ${ms(t.cpuMs)} a request)`,
+    `p50 ${ms(page.p50)}, p95 ${ms(page.p95)} (${counts} events, ${(page.bytes / 1024).toFixed(0)} KB of HTML; the console's CPU ${ms(t.cpuMs)} a request)${failed(t.errors, 40)}`,
     page.p95 <= 50 && t.errors === 0,
   );
 }
