@@ -84,6 +84,224 @@ export function ClearHaltPanel({
   const drifts = [...view.drifts, ...[...sent.values()].filter((d) => !view.drifts.some((v) => v.symbol === d.symbol) && !acknowledged.has(d.symbol))].sort(
     (a, b) => (a.symbol < b.symbol ? -1 : 1),
   );
+  const clearSection = (
+    <section aria-labelledby="clear-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
+      <h2 id="clear-title" className="text-xl font-bold">
+        Clear the halt
+      </h2>
+      {/* Outside the halted branch: once cleared, the next poll shows "not halted" and the outcome must stay. */}
+      <ActionMessage
+        result={result}
+        success={
+          result?.ok ? (
+            result.data.cleared ? (
+              <>
+                Cleared. The bot may open new positions on its next cycle.
+                <ClearedSilencesNote silences={result.data.silences} />
+              </>
+            ) : (
+              <>
+                Requested (#{result.data.requestId}); a second operator must approve before <UtcTime iso={result.data.expiresAt} />.
+              </>
+            )
+          ) : (
+            ""
+          )
+        }
+      />
+      <ActionMessage
+        result={approval.result}
+        success={
+          <>
+            Approved and cleared.
+            {approval.result?.ok && <ClearedSilencesNote silences={approval.result.data.silences} />}
+          </>
+        }
+      />
+      {!halted ? (
+        <p data-testid="not-halted">
+          {unsure ? (
+            // Not current: "not halted" was true when last read, and may not be now.
+            <>
+              Unknown: this bot was not halted when last read, at <UtcTime iso={new Date(query.dataUpdatedAt).toISOString()} /> (not current). Nothing to clear
+              then; look again once this page updates.
+            </>
+          ) : (
+            "This bot is not halted. Nothing to clear."
+          )}
+        </p>
+      ) : (
+        <>
+          <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
+            {items.map((item) => (
+              <li key={item.key} data-item={item.key} data-met={item.met} className="flex gap-2 text-sm">
+                <span aria-hidden className={`font-bold ${item.met ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
+                  {item.met ? "✓" : "✗"}
+                </span>
+                <span>
+                  <strong>{item.label}</strong>
+                  <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> —{" "}
+                  {/* The heartbeat's age: the server renders its own now; the browser's differs by the load time. */}
+                  <span suppressHydrationWarning>
+                    <DurationWords text={visibleText(item.detail)} />
+                  </span>
+                  {item.fix && " "}
+                  {item.fix && (
+                    <span className="block" data-testid="checklist-fix">
+                      {fixOf(item)}
+                      {item.link && (
+                        <>
+                          {" "}
+                          <Link href={item.link.href} className="font-semibold underline">
+                            {item.link.text}
+                          </Link>
+                        </>
+                      )}
+                    </span>
+                  )}
+                </span>
+              </li>
+            ))}
+          </ul>
+          {drifts.length > 0 && (
+            <div className="space-y-2">
+              <h3 className="font-semibold">Drifts since the trip that nobody acknowledged</h3>
+              <ul className="space-y-2">
+                {drifts.map((d) => (
+                  <EndedDriftForm
+                    key={d.symbol}
+                    botId={botId}
+                    drift={d}
+                    canAct={canAct}
+                    notCurrent={unsure}
+                    onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))}
+                  />
+                ))}
+              </ul>
+            </div>
+          )}
+          {view.acknowledged.length > 0 && (
+            <div className="space-y-2">
+              <h3 className="font-semibold">Acknowledged since the trip</h3>
+              <ul className="space-y-2">
+                {view.acknowledged.map((a) => (
+                  <li
+                    key={a.symbol}
+                    data-testid="acknowledged-drift"
+                    data-symbol={a.symbol}
+                    className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600"
+                  >
+                    <p>
+                      <span className="font-mono font-semibold">{a.symbol}</span>:{" "}
+                      {a.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
+                      <span className="font-mono">{signedQty(a.ours)}</span> / theirs <span className="font-mono">{signedQty(a.theirs)}</span>.
+                    </p>
+                    <p>
+                      Acknowledged by <span className="break-all">{a.by}</span> at <UtcTime iso={a.at} />: “{visibleText(a.note)}”
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+          {moved && (
+            <p role="alert" className="rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
+              The breaker changed since this page was loaded (version {seen.version} → {currentVersion}). Reload before clearing.
+            </p>
+          )}
+          {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} viewer={viewer} />}
+          {/* Only someone who may clear is offered the form: a viewer or a visitor reads the checklist and the note above. */}
+          {canAct && (
+            <form key={clear.key} action={action} className="space-y-2" aria-labelledby={`${id}-clear-heading`}>
+              {/* Below the checklist and the drifts, a heading says where the clear itself starts. */}
+              <h3 id={`${id}-clear-heading`} className="font-semibold">
+                {view.twoPersonClear ? "Confirm the request" : "Confirm the clear"}
+              </h3>
+              <input type="hidden" name="botId" value={botId} />
+              <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
+              <div>
+                <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
+                  Why it is safe to resume
+                </label>
+                <textarea
+                  id={`${id}-reason`}
+                  name="reason"
+                  defaultValue={clear.value("reason")}
+                  rows={2}
+                  className={inputClass}
+                  aria-invalid={!!fieldErrors(result, "reason")}
+                  aria-describedby={`${id}-reason-err`}
+                />
+                <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
+              </div>
+              <div>
+                <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
+                  Type the bot id to confirm: <span className="font-mono">{botId}</span>
+                </label>
+                <input
+                  id={`${id}-confirm`}
+                  name="confirmBotId"
+                  defaultValue={clear.value("confirmBotId")}
+                  autoComplete="off"
+                  className={inputClass}
+                  aria-invalid={!!fieldErrors(result, "confirmBotId")}
+                  aria-describedby={`${id}-confirm-err`}
+                />
+                <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
+              </div>
+              <button
+                type="submit"
+                // Not current: the breaker and the checklist may have moved since they were read (the server checks the version, but the operator must see what they clear).
+                disabled={pending || missing.length > 0 || unsure}
+                className={`${buttonClass} bg-red-800 hover:bg-red-900`}
+                aria-describedby={unsure ? `${id}-not-current ${id}-why-disabled` : `${id}-why-disabled`}
+              >
+                {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
+              </button>
+              {unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
+              {missing.length > 0 && (
+                <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
+                  Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
+                </p>
+              )}
+            </form>
+          )}
+          {view.pending.length > 0 && (
+            <div className="space-y-2">
+              <h3 className="font-semibold">Waiting for a second operator</h3>
+              {view.pending.map((p) => (
+                <form key={`${p.id}-${approval.key}`} action={approval.action} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
+                  <p>
+                    #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{visibleText(p.reason)}” (until <UtcTime iso={p.expiresAt} />)
+                  </p>
+                  {canAct && (
+                    <>
+                      <input type="hidden" name="requestId" value={p.id} />
+                      <input type="hidden" name="botId" value={botId} />
+                      <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
+                      <button
+                        type="submit"
+                        disabled={approval.pending || unsure}
+                        className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}
+                        aria-describedby={unsure ? `${id}-approve-not-current-${p.id}` : undefined}
+                      >
+                        Approve and clear
+                      </button>
+                      {unsure && <NotCurrentNote id={`${id}-approve-not-current-${p.id}`} action="approve" />}
+                    </>
+                  )}
+                </form>
+              ))}
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+  // While the bot runs there is nothing to clear, and the book is what a reader came for: the box
+  // goes below it (on a phone it pushed the book a screen down). A halt brings it above the book,
+  // and so does the outcome of a clear made here, which stays where the operator clicked.
+  const clearFirst = halted || Boolean(result) || Boolean(approval.result);
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -100,219 +318,9 @@ export function ClearHaltPanel({
         }
       />
 
-      <section aria-labelledby="clear-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
-        <h2 id="clear-title" className="text-xl font-bold">
-          Clear the halt
-        </h2>
-        {/* Outside the halted branch: once cleared, the next poll shows "not halted" and the outcome must stay. */}
-        <ActionMessage
-          result={result}
-          success={
-            result?.ok ? (
-              result.data.cleared ? (
-                <>
-                  Cleared. The bot may open new positions on its next cycle.
-                  <ClearedSilencesNote silences={result.data.silences} />
-                </>
-              ) : (
-                <>
-                  Requested (#{result.data.requestId}); a second operator must approve before <UtcTime iso={result.data.expiresAt} />.
-                </>
-              )
-            ) : (
-              ""
-            )
-          }
-        />
-        <ActionMessage
-          result={approval.result}
-          success={
-            <>
-              Approved and cleared.
-              {approval.result?.ok && <ClearedSilencesNote silences={approval.result.data.silences} />}
-            </>
-          }
-        />
-        {!halted ? (
-          <p data-testid="not-halted">
-            {unsure ? (
-              // Not current: "not halted" was true when last read, and may not be now.
-              <>
-                Unknown: this bot was not halted when last read, at <UtcTime iso={new Date(query.dataUpdatedAt).toISOString()} /> (not current). Nothing to
-                clear then; look again once this page updates.
-              </>
-            ) : (
-              "This bot is not halted. Nothing to clear."
-            )}
-          </p>
-        ) : (
-          <>
-            <ul className="space-y-1" aria-label="Before clearing" data-testid="checklist">
-              {items.map((item) => (
-                <li key={item.key} data-item={item.key} data-met={item.met} className="flex gap-2 text-sm">
-                  <span aria-hidden className={`font-bold ${item.met ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}>
-                    {item.met ? "✓" : "✗"}
-                  </span>
-                  <span>
-                    <strong>{item.label}</strong>
-                    <span className="sr-only">{item.met ? " (met)" : " (not met)"}</span> —{" "}
-                    {/* The heartbeat's age: the server renders its own now; the browser's differs by the load time. */}
-                    <span suppressHydrationWarning>
-                      <DurationWords text={visibleText(item.detail)} />
-                    </span>
-                    {item.fix && " "}
-                    {item.fix && (
-                      <span className="block" data-testid="checklist-fix">
-                        {fixOf(item)}
-                        {item.link && (
-                          <>
-                            {" "}
-                            <Link href={item.link.href} className="font-semibold underline">
-                              {item.link.text}
-                            </Link>
-                          </>
-                        )}
-                      </span>
-                    )}
-                  </span>
-                </li>
-              ))}
-            </ul>
-            {drifts.length > 0 && (
-              <div className="space-y-2">
-                <h3 className="font-semibold">Drifts since the trip that nobody acknowledged</h3>
-                <ul className="space-y-2">
-                  {drifts.map((d) => (
-                    <EndedDriftForm
-                      key={d.symbol}
-                      botId={botId}
-                      drift={d}
-                      canAct={canAct}
-                      notCurrent={unsure}
-                      onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))}
-                    />
-                  ))}
-                </ul>
-              </div>
-            )}
-            {view.acknowledged.length > 0 && (
-              <div className="space-y-2">
-                <h3 className="font-semibold">Acknowledged since the trip</h3>
-                <ul className="space-y-2">
-                  {view.acknowledged.map((a) => (
-                    <li
-                      key={a.symbol}
-                      data-testid="acknowledged-drift"
-                      data-symbol={a.symbol}
-                      className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600"
-                    >
-                      <p>
-                        <span className="font-mono font-semibold">{a.symbol}</span>:{" "}
-                        {a.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
-                        <span className="font-mono">{signedQty(a.ours)}</span> / theirs <span className="font-mono">{signedQty(a.theirs)}</span>.
-                      </p>
-                      <p>
-                        Acknowledged by <span className="break-all">{a.by}</span> at <UtcTime iso={a.at} />: “{visibleText(a.note)}”
-                      </p>
-                    </li>
-                  ))}
-                </ul>
-              </div>
-            )}
-            {moved && (
-              <p role="alert" className="rounded bg-amber-50 p-2 text-sm text-amber-950 dark:bg-amber-950 dark:text-amber-50">
-                The breaker changed since this page was loaded (version {seen.version} → {currentVersion}). Reload before clearing.
-              </p>
-            )}
-            {!canAct && <ViewerNote next={`/bots/${encodeURIComponent(botId)}`} viewer={viewer} />}
-            {/* Only someone who may clear is offered the form: a viewer or a visitor reads the checklist and the note above. */}
-            {canAct && (
-              <form key={clear.key} action={action} className="space-y-2" aria-labelledby={`${id}-clear-heading`}>
-                {/* Below the checklist and the drifts, a heading says where the clear itself starts. */}
-                <h3 id={`${id}-clear-heading`} className="font-semibold">
-                  {view.twoPersonClear ? "Confirm the request" : "Confirm the clear"}
-                </h3>
-                <input type="hidden" name="botId" value={botId} />
-                <input type="hidden" name="breakerVersion" value={seen.version ?? ""} />
-                <div>
-                  <label htmlFor={`${id}-reason`} className="text-sm font-semibold">
-                    Why it is safe to resume
-                  </label>
-                  <textarea
-                    id={`${id}-reason`}
-                    name="reason"
-                    defaultValue={clear.value("reason")}
-                    rows={2}
-                    className={inputClass}
-                    aria-invalid={!!fieldErrors(result, "reason")}
-                    aria-describedby={`${id}-reason-err`}
-                  />
-                  <FieldError id={`${id}-reason-err`} errors={fieldErrors(result, "reason")} />
-                </div>
-                <div>
-                  <label htmlFor={`${id}-confirm`} className="text-sm font-semibold">
-                    Type the bot id to confirm: <span className="font-mono">{botId}</span>
-                  </label>
-                  <input
-                    id={`${id}-confirm`}
-                    name="confirmBotId"
-                    defaultValue={clear.value("confirmBotId")}
-                    autoComplete="off"
-                    className={inputClass}
-                    aria-invalid={!!fieldErrors(result, "confirmBotId")}
-                    aria-describedby={`${id}-confirm-err`}
-                  />
-                  <FieldError id={`${id}-confirm-err`} errors={fieldErrors(result, "confirmBotId")} />
-                </div>
-                <button
-                  type="submit"
-                  // Not current: the breaker and the checklist may have moved since they were read (the server checks the version, but the operator must see what they clear).
-                  disabled={pending || missing.length > 0 || unsure}
-                  className={`${buttonClass} bg-red-800 hover:bg-red-900`}
-                  aria-describedby={unsure ? `${id}-not-current ${id}-why-disabled` : `${id}-why-disabled`}
-                >
-                  {view.twoPersonClear ? "Request clear (needs a second operator)" : "Clear halt"}
-                </button>
-                {unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
-                {missing.length > 0 && (
-                  <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
-                    Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
-                  </p>
-                )}
-              </form>
-            )}
-            {view.pending.length > 0 && (
-              <div className="space-y-2">
-                <h3 className="font-semibold">Waiting for a second operator</h3>
-                {view.pending.map((p) => (
-                  <form key={`${p.id}-${approval.key}`} action={approval.action} className="rounded border border-slate-300 p-2 text-sm dark:border-slate-600">
-                    <p>
-                      #{p.id} by {p.requestedBy} at <UtcTime iso={p.requestedAt} />: “{visibleText(p.reason)}” (until <UtcTime iso={p.expiresAt} />)
-                    </p>
-                    {canAct && (
-                      <>
-                        <input type="hidden" name="requestId" value={p.id} />
-                        <input type="hidden" name="botId" value={botId} />
-                        <input type="hidden" name="breakerVersion" value={p.breakerVersion} />
-                        <button
-                          type="submit"
-                          disabled={approval.pending || unsure}
-                          className={`${buttonClass} mt-1 bg-red-800 hover:bg-red-900`}
-                          aria-describedby={unsure ? `${id}-approve-not-current-${p.id}` : undefined}
-                        >
-                          Approve and clear
-                        </button>
-                        {unsure && <NotCurrentNote id={`${id}-approve-not-current-${p.id}`} action="approve" />}
-                      </>
-                    )}
-                  </form>
-                ))}
-              </div>
-            )}
-          </>
-        )}
-      </section>
+      {clearFirst && clearSection}
       <BookSection botId={botId} book={view.book} canAct={canAct} notCurrent={unsure} />
+      {!clearFirst && clearSection}
     </div>
   );
 }
