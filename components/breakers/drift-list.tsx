@@ -1,3 +1,4 @@
+import { DriftBadge } from "@/components/ui/drift-badge";
 import type { IncidentDrift } from "@/lib/incidents/events";
 import { signedQty } from "@/lib/text/format";
 
@@ -13,11 +14,7 @@ export function DriftList({ drifts, label }: { drifts: IncidentDrift[]; label: s
           <span className="font-mono">
             ours {signedQty(d.ours)} · theirs {signedQty(d.theirs)}
           </span>
-          {d.drift === "unknown_position" ? (
-            <span className="rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>
-          ) : (
-            <span className="rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>
-          )}
+          <DriftBadge drift={d.drift} />
         </li>
       ))}
     </ul>

@@ -1,4 +1,5 @@
 "use client";
+import { DriftBadge } from "@/components/ui/drift-badge";
 import Link from "next/link";
 import { AcknowledgeDriftForm } from "@/components/actions/acknowledge-drift-form";
 import { Notional } from "@/components/ui/notional";
@@ -16,10 +17,7 @@ import { DriftingFor } from "./drifting-for";
  * its last cycle's "in sync" is dated by that cycle, however current the page is.
  */
 function DriftCell({ line, readAt, botOld }: { line: OverviewLine; readAt: number | null; botOld: boolean }) {
-  if (line.drift === "unknown_position")
-    return <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>;
-  if (line.drift === "size_drift")
-    return <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>;
+  if (line.drift !== "none") return <DriftBadge drift={line.drift} />;
   if (readAt !== null)
     return (
       <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">

@@ -1,3 +1,4 @@
+import { DriftBadge } from "@/components/ui/drift-badge";
 import { Notional } from "@/components/ui/notional";
 import { DriftExplained } from "@/components/overview/drift-explained";
 import { UtcTime } from "@/components/ui/utc-time";
@@ -8,8 +9,8 @@ import { DriftingFor } from "@/components/overview/drifting-for";
 const num = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 8 });
 
 const driftBadge = {
-  unknown_position: <span className="inline-block rounded bg-red-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Unknown position</span>,
-  size_drift: <span className="inline-block rounded bg-orange-700 px-1.5 py-0.5 text-xs font-bold uppercase text-white">Size drift</span>,
+  unknown_position: <DriftBadge drift="unknown_position" />,
+  size_drift: <DriftBadge drift="size_drift" />,
   none: (
     <span className="inline-block rounded bg-slate-200 px-1.5 py-0.5 text-xs font-semibold text-slate-800 dark:bg-slate-700 dark:text-slate-100">in sync</span>
   ),

@@ -75,6 +75,10 @@ test.describe("overview after an unknown position and a lost reply", () => {
     expect(syncBox.height).toBeLessThan(60);
     expect(driftBox.height).toBeGreaterThan(4 * syncBox.height);
     await expect(page.locator('main [data-testid="symbol-row"][data-drift="unknown_position"]').first().locator('[data-label="Theirs"]')).toBeVisible();
+    // The drift's badge is as wide as its words, not stretched across the card by the cell's grid.
+    const drift = page.locator('main [data-testid="symbol-row"][data-drift="unknown_position"]').first();
+    const badge = (await drift.getByText("Unknown position", { exact: true }).boundingBox())!;
+    expect(badge.width).toBeLessThan(0.5 * driftBox.width);
     await noHorizontalScroll(page);
   });
 
