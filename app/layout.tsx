@@ -1,3 +1,4 @@
+import { SkipLink } from "@/components/nav/skip-link";
 import type { Metadata, Viewport } from "next";
 import Link from "next/link";
 import { MainLinks } from "@/components/nav/main-links";
@@ -25,12 +26,7 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
     <html lang="en">
       <body className="min-h-dvh bg-slate-50 font-sans text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
         <Favicon />
-        <a
-          href="#main"
-          className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:text-slate-900"
-        >
-          Skip to content
-        </a>
+        <SkipLink />
         <Providers>
           <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
             <nav aria-label="Main" className="relative mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-2 px-4 py-3 sm:gap-x-6">
@@ -57,7 +53,8 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
             </p>
           </noscript>
           <HaltSignal />
-          <main id="main" className="mx-auto max-w-6xl px-4 py-6">
+          {/* Focusable by the skip link alone (tabIndex -1), so "Skip to content" lands here. */}
+          <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-4 py-6 focus:outline-none">
             {children}
           </main>
         </Providers>

@@ -98,10 +98,10 @@ export function OverviewLive({ canAct, viewer = false }: { canAct: boolean; view
           . No new entries until someone clears {halted.length === 1 ? "it" : "them"}
           {drifting > 0 && (
             <>
-              ;{" "}
-              <a href="#books" className="inline-block py-1 underline">
+              ; {/* Next's Link: a bare hash link made a history entry its router does not know (components/nav/skip-link.tsx). */}
+              <Link href="#books" className="inline-block py-1 underline">
                 {drifting} symbol{drifting === 1 ? "" : "s"} drifting
-              </a>
+              </Link>
             </>
           )}
           .

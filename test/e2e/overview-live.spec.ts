@@ -82,6 +82,30 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await noHorizontalScroll(page);
   });
 
+  // A bare `#…` link made a history entry Next's router does not know: Back from the page opened
+  // next showed that page's content under the overview's address.
+  test("in-page links: skip to content moves focus, the drifting symbols' link scrolls to them, and Back shows each page again", async ({ page }) => {
+    await page.goto(server.url);
+    await expect(page.getByTestId("halted-summary")).toBeVisible();
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(page.locator("main")).toBeFocused();
+    await expect(page).toHaveURL(server.url + "/");
+
+    await page
+      .getByTestId("halted-summary")
+      .getByRole("link", { name: /symbols? drifting/ })
+      .click();
+    await expect(page).toHaveURL(server.url + "/#books");
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Breakers" }).click();
+    await expect(page.getByRole("heading", { name: "Breakers", level: 1 })).toBeVisible();
+    await page.goBack();
+    await expect(page).toHaveURL(server.url + "/#books");
+    await expect(page.getByTestId("halted-summary")).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Breakers", level: 1 })).toHaveCount(0);
+  });
+
   test("keeps sorting and filters in the URL", async ({ page }) => {
     await page.goto(server.url);
     await page.getByLabel("drifting only").check();
