@@ -10,13 +10,19 @@ import { ReviewAndClearLink } from "@/components/bot/review-and-clear-link";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
 
+/** A bot's breaker now, in one word, as its card's badge and the page's list of bots say it. */
+export const breakerWord = (b: BreakerBotView["breaker"]) => (b === null ? "NO BREAKER ROW" : b.halted ? "HALTED" : "not halted");
+
+/** The id of a bot's heading on /breakers, which the list of bots at the top links to. */
+export const breakersHeadingId = (botId: string) => `breakers-${botId}`;
+
 /**
  * One bot: its breaker now (a halt counting up), then its trips and clears, newest first. Memoised:
  * a poll that changed nothing for this bot (the query keeps unchanged data's identity) renders nothing.
  */
 export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { bot: BreakerBotView; unsure: boolean; paged: boolean }) {
   const b = bot.breaker;
-  const headingId = `breakers-${bot.botId}`;
+  const headingId = breakersHeadingId(bot.botId);
   const canAct = useCanAct();
   return (
     <section aria-labelledby={headingId} data-testid="bot-breakers" data-bot={bot.botId} className="space-y-3">
@@ -34,7 +40,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
               b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
             }`}
           >
-            {b === null ? "NO BREAKER ROW" : b.halted ? "HALTED" : "not halted"}
+            {breakerWord(b)}
           </span>
         </div>
         {b === null ? (

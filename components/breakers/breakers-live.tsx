@@ -11,7 +11,7 @@ import { useNotCurrent } from "@/components/live/use-not-current";
 import { notUpdatedWords } from "@/lib/live/not-current";
 import type { BreakersView } from "@/lib/url-state/breakers";
 import { breakersQuery } from "@/lib/query-options/breakers";
-import { BotBreakers } from "./bot-breakers";
+import { BotBreakers, breakersHeadingId, breakerWord } from "./bot-breakers";
 
 export function BreakersLive({ view }: { view: BreakersView }) {
   const options = breakersQuery(view);
@@ -53,6 +53,21 @@ export function BreakersLive({ view }: { view: BreakersView }) {
       </p>
       <SourceProblems sources={data?.sources} />
       <AlarmBanner title="These breakers may be out of date" causes={causes} fix="Until this clears, treat every bot as possibly halted." />
+      {data && data.bots.length > 1 && (
+        // Each bot's history runs to twenty events: on a phone the second bot's breaker was a
+        // thousand pixels down (a try-out). Every bot's state first, each a link to its card.
+        <nav aria-label="Bots on this page" data-testid="breakers-contents" className="flex flex-wrap gap-x-4 text-sm">
+          {unsure && <span className="py-1">When last read:</span>}
+          {data.bots.map((b) => (
+            // Through Next's router, not a bare <a>: a hash change the router did not make left Back,
+            // from a page opened afterwards, on that page's content under this page's address.
+            <Link key={b.botId} href={`#${encodeURIComponent(breakersHeadingId(b.botId))}`} className="inline-block py-1.5 underline">
+              <span className="break-all font-mono">{b.botId}</span>{" "}
+              <span className={b.breaker?.halted ? "font-bold text-red-700 dark:text-red-400" : ""}>{breakerWord(b.breaker)}</span>
+            </Link>
+          ))}
+        </nav>
+      )}
       {data && (
         <div className="grid gap-8 lg:grid-cols-2">
           {data.bots.map((b) => (

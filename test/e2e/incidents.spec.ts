@@ -50,6 +50,15 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await expect(b.locator('[data-kind="trip"]')).toHaveAttribute("data-status", "halted");
     await expect(b.locator('[data-kind="trip"]').getByTestId("breaker-duration")).toContainText("Still halted");
 
+    // Every bot's breaker at the top, each a link to its card: on a phone the second bot's card is
+    // below the first one's history.
+    const contents = page.getByTestId("breakers-contents");
+    await expect(contents.getByRole("link")).toHaveText(["bot-a not halted", "bot-b HALTED"]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await contents.getByRole("link", { name: "bot-b HALTED" }).click();
+    await expect(b.getByRole("heading", { name: "bot-b" })).toBeInViewport();
+    await expect(a.getByTestId("breaker-now")).not.toBeInViewport();
+
     fs.mkdirSync("test-results/screenshots", { recursive: true });
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.screenshot({ path: "test-results/screenshots/breakers.png", fullPage: true });
@@ -58,7 +67,9 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await trip.getByTestId("review-incident").click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));
     await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${scenario.botA.tripId}: bot-a`);
+    // Back after the jump to bot-b's card: the breakers page again, not the story under its address.
     await page.goBack();
+    await expect(page.getByRole("heading", { name: "Breakers", level: 1 })).toBeVisible();
     await trip.getByTestId("review-minutes").click();
     await expect(page).toHaveURL(new RegExp(`/incidents\\?from=.*&bot=bot-a#breaker-${scenario.botA.tripId}$`));
     const target = page.locator(`#breaker-${scenario.botA.tripId}`);
