@@ -59,8 +59,12 @@ export function BotCard({
   // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
   // A halted bot keeps its HALTED badge when its heartbeat goes stale: its facts are as old all the same.
   const asOfThen = unsure || factsAreOld({ status, haltedAlso: bot.haltedAlso });
-  /** " (when last read)" after a fact that is not known now. */
-  const then = asOfThen ? " (when last read)" : "";
+  /**
+   * After a fact that is not known now: " (when last read)" while the page is not current; " (at its
+   * last cycle)" when the page is current but nothing vouches for the bot, as its symbols' rows say
+   * ("unknown: in sync at its last cycle"). "when last read" on a current page read as a stale page.
+   */
+  const then = unsure ? " (when last read)" : asOfThen ? " (at its last cycle)" : "";
   return (
     <article
       aria-labelledby={`bot-${bot.botId}`}
@@ -190,7 +194,7 @@ export function BotCard({
             asOfThen ? (
               // Not vouched for now: the outcome is a fact of its cycle's time, never of the present.
               <>
-                {bot.lastReconciliation.outcome} as of <UtcTime iso={bot.lastReconciliation.at} />,{" "}
+                {bot.lastReconciliation.outcome} at <UtcTime iso={bot.lastReconciliation.at} />,{" "}
                 <span className="whitespace-nowrap" suppressHydrationWarning>
                   {formatAgo(reconciledAge)}
                 </span>

@@ -108,7 +108,7 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
     await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
       /^unknown: in sync when last read, at \d\d:\d\d:\d\d UTC$/,
     );
-    await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
+    await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean at \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
     // Its counts too: none doubtful, no symbol in drift, when last read.
     await expect(card(page, "gamma").getByTestId("doubtful-count")).toHaveText("none (when last read)");
     await expect(card(page, "gamma").getByTestId("drift-count")).toHaveText("no symbol (when last read)");

@@ -183,7 +183,9 @@ test.describe("when the heartbeat stops", () => {
       await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
         /^unknown: in sync at its last cycle, at \d\d:\d\d:\d\d UTC$/,
       );
-      await expect(card.getByTestId("reconciled")).toHaveText(/^clean as of \d\d:\d\d:\d\d UTC, \d+ s ago$/);
+      await expect(card.getByTestId("reconciled")).toHaveText(/^clean at \d\d:\d\d:\d\d UTC, \d+ s ago$/);
+      // Dated by the bot's last cycle, not "when last read": the page itself is current.
+      await expect(card.getByTestId("drift-count")).toHaveText(/ \(at its last cycle\)$/);
       await page.goto(`${server.url}/bots/gamma/symbols/AAPL`);
       const book = page.getByTestId("book-line");
       await expect(book.getByRole("heading")).toHaveText("Book at the bot's last cycle (not current)");
