@@ -105,7 +105,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
 
   const filters: IncidentFilters = { bot: query.bot, kinds: query.kinds };
   // The window's download link is on this page: its export thread loads now, not at the click.
-  warmExportThread();
+  void warmExportThread();
   const names = await readerSeesNames();
   const found = await readIncidentWindow({ names, from: query.from, to: query.to, filters });
   if (!found.ok) {

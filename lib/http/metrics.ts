@@ -95,7 +95,7 @@ export async function metricsText(input: MetricsRead | SourceMetrics[]): Promise
   // The console's own: whether downloads still get their second core (lib/incidents/export-thread.ts).
   const stretches = new Counter({
     name: "driftwatch_export_thread_stretches_total",
-    help: "Halves of incident exports, since the console started: written by the export thread, refused by it (it could not read the journal), or unavailable (busy, failed or timed out), the last two written by the console's own thread instead.",
+    help: "Halves of incident exports, since the console started: written by the export thread, refused by it (it could not read the journal), or unavailable (starting, busy, failed or timed out), the last two written by the console's own thread instead.",
     labelNames: ["outcome"],
     registers: [registry],
   });

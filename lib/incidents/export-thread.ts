@@ -12,9 +12,11 @@ import type { ExportJob, ExportReply } from "./export-worker";
  * every live view, is busy for about half as long.
  *
  * One thread, started at the first export (or when the incidents page is opened), and stopped
- * after IDLE_MS without one: it holds 20 to 40 MB while it runs. It is only ever a shortcut: busy,
- * failed, slow or absent, the route writes that half itself, in the same words (the reply is
- * null). Nothing here decides what the file says.
+ * after IDLE_MS without one: it holds 20 to 40 MB while it runs. It is only ever a shortcut:
+ * starting, busy, failed, slow or absent, the route writes that half itself, in the same words
+ * (the reply is null). Nothing here decides what the file says. A thread still loading (about
+ * 250 ms) is not waited for: the whole window on one thread takes less than that, and a tool that
+ * exports once an hour met a stopped thread, and that wait, every time.
  */
 
 /** Longer than any honest half (50,000 events take about 300 ms): past it the route writes the half itself. */
@@ -27,6 +29,10 @@ const IDLE_MS = 120_000;
 
 interface Thread {
   worker: Worker;
+  /** Its module loaded (it said so): until then, jobs are written by the route. */
+  ready: boolean;
+  /** Who waits for it to be ready (warmExportThread): true once it is, false if it failed first. */
+  onReady: ((ready: boolean) => void)[];
   waiting: Map<number, (reply: ExportReply | null) => void>;
   idle: NodeJS.Timeout | null;
   /** Stopped for being idle, not failed. */
@@ -63,8 +69,13 @@ function start(): Thread | null {
   }
   // It never keeps the console running by itself.
   worker.unref();
-  const t: Thread = { worker, waiting: new Map(), idle: null, stopped: false };
-  worker.on("message", (reply: ExportReply) => {
+  const t: Thread = { worker, ready: false, onReady: [], waiting: new Map(), idle: null, stopped: false };
+  worker.on("message", (reply: ExportReply | { ready: true }) => {
+    if ("ready" in reply) {
+      t.ready = true;
+      for (const f of t.onReady.splice(0)) f(true);
+      return;
+    }
     const done = t.waiting.get(reply.id);
     t.waiting.delete(reply.id);
     done?.(reply);
@@ -94,25 +105,46 @@ function failed(t: Thread | null, error: unknown) {
   if (t === null) return;
   t.stopped = true;
   if (t.idle) clearTimeout(t.idle);
+  for (const f of t.onReady.splice(0)) f(false);
   for (const done of t.waiting.values()) done(null);
   t.waiting.clear();
   if (thread === t) thread = null;
   void t.worker.terminate();
 }
 
-/** Starts the thread if it is not running, so the first export does not wait for it to load. */
-export function warmExportThread(): void {
+/**
+ * Starts the thread if it is not running, so that the next export finds it loaded. Resolves true
+ * once it is ready, false if it cannot be (failed lately, or failed while loading).
+ */
+export function warmExportThread(): Promise<boolean> {
   if (thread === null && Date.now() - failedAt >= RETRY_AFTER_MS) thread = start();
+  const t = thread;
+  if (t === null) return Promise.resolve(false);
+  if (t.ready) return Promise.resolve(true);
+  return new Promise((resolve) => t.onReady.push(resolve));
 }
 
 /**
- * One stretch of a window, written by the thread; null when the thread is busy with another
- * export, failed, or did not answer in time: the caller then writes it itself.
+ * Whether the thread can take a stretch now: loaded and not busy. If not, it is started (for the
+ * next export) and the stretch counted as written on the console's thread: the caller then writes
+ * the whole window itself, in one read.
+ */
+export function exportThreadFree(): boolean {
+  void warmExportThread();
+  const free = thread !== null && thread.ready && thread.waiting.size === 0;
+  if (!free) counts.unavailable += 1;
+  return free;
+}
+
+/**
+ * One stretch of a window, written by the thread; null when the thread is still loading (it is
+ * started then, for the next export), busy with another export, failed, or did not answer in
+ * time: the caller then writes it itself.
  */
 export function writeInThread(job: Omit<ExportJob, "id">): Promise<ExportReply | null> {
-  warmExportThread();
+  void warmExportThread();
   const t = thread;
-  if (t === null || t.waiting.size > 0) {
+  if (t === null || !t.ready || t.waiting.size > 0) {
     counts.unavailable += 1;
     return Promise.resolve(null);
   }
@@ -142,5 +174,5 @@ export function writeInThread(job: Omit<ExportJob, "id">): Promise<ExportReply |
   });
 }
 
-/** How many stretches the thread wrote, could not read (`refused`), or were written on the console's thread instead (`unavailable`). */
+/** How many stretches the thread wrote, could not read (`refused`), or were written on the console's thread instead (`unavailable`: starting, busy, failed or slow). */
 export const exportThreadCounts = () => ({ ...counts });

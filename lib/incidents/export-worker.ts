@@ -67,3 +67,6 @@ parentPort?.on("message", (job: ExportJob) => {
   // The chunks' memory is handed over, not copied.
   parentPort!.postMessage(reply, reply.ok ? reply.chunks.map((c) => c.buffer as ArrayBuffer) : []);
 });
+
+// Loaded: jobs may come (until now the route wrote them itself rather than wait).
+parentPort?.postMessage({ ready: true });

@@ -2,7 +2,7 @@ import "server-only";
 import { consoleSources, type SourceSet } from "../db/console";
 import { encodedChunks } from "../http/text-stream";
 import { exportEventText } from "../incidents/export";
-import { writeInThread } from "../incidents/export-thread";
+import { exportThreadFree, writeInThread } from "../incidents/export-thread";
 import type { IncidentFilters } from "../url-state/incidents";
 import type { ScreenRead } from "./read";
 import { readIncidentExport } from "./screens";
@@ -24,7 +24,7 @@ export interface IncidentExportRuns {
  * GET /api/incidents/export's read: readIncidentExport in runs. With one SQLite journal and a
  * window the URL gives, the window's second half is read, worded and written by the export thread
  * (lib/incidents/export-thread.ts) while this thread does the first: the same file, on two cores.
- * Otherwise, or when the thread cannot, the whole window here, as one run.
+ * Otherwise, or when the thread cannot (loading, busy, failed), the whole window here, as one run.
  *
  * Each half is one read of the journal; the two are two snapshots, a few milliseconds apart. A
  * first half that lies in the past does not change between them; the bot's new rows land at its
@@ -41,8 +41,9 @@ export async function readIncidentExportRuns(
   const source = all.several ? null : all.sources[0]!;
   const from = args.from === null ? NaN : Date.parse(args.from);
   const to = args.to === null ? NaN : Date.parse(args.to);
-  // Whole here: several journals (merged event by event), PostgreSQL, a window the journal chooses, or one too narrow to halve.
-  if (source?.kind !== "sqlite" || !(to - from >= 2)) return runsOf(await readIncidentExport(args), format);
+  // Whole here: several journals (merged event by event), PostgreSQL, a window the journal chooses,
+  // one too narrow to halve, or the thread still loading or busy with another export.
+  if (source?.kind !== "sqlite" || !(to - from >= 2) || !exportThreadFree()) return runsOf(await readIncidentExport(args), format);
 
   const mid = new Date(Math.floor((from + to) / 2)).toISOString();
   const second = writeInThread({ file: source.file, window: { from: mid, to: args.to! }, filters: args.filters, limit: args.limit, names: args.names, format });

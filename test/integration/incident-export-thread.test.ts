@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { JournalSource, SourceSet } from "@/lib/db/console";
 import { textStream } from "@/lib/http/text-stream";
 import { incidentExportPieces, incidentExportText, incidentJson } from "@/lib/incidents/export";
-import { exportThreadCounts } from "@/lib/incidents/export-thread";
+import { exportThreadCounts, warmExportThread } from "@/lib/incidents/export-thread";
 import { readIncidentExportRuns } from "@/lib/queries/incident-export";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { INCIDENT_KINDS, type IncidentFilters } from "@/lib/url-state/incidents";
@@ -58,6 +58,25 @@ const halves = (filters: IncidentFilters) => {
 };
 
 describe("the incident export written on two threads", () => {
+  // First in this file: the thread is not started yet.
+  it("does not wait for a thread still loading, nor for one busy with another export: the route writes the whole window, the same file", async () => {
+    const want = oneRead(HOUR, ALL, 50_000, false, "json");
+    const before = exportThreadCounts();
+    const started = Date.now();
+    const cold = await inRuns(HOUR, ALL, 50_000, false, "json");
+    expect(cold.text === want.text).toBe(true);
+    expect(exportThreadCounts()).toEqual({ ...before, unavailable: before.unavailable + 1 });
+    // Started by that export, for the next one; it loads meanwhile.
+    expect(await warmExportThread()).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    // Two at once: the first gets the thread, the second is written whole here.
+    const both = exportThreadCounts();
+    const [a, b] = await Promise.all([inRuns(HOUR, ALL, 50_000, false, "json"), inRuns(HOUR, ALL, 50_000, false, "json")]);
+    expect(a.text === want.text && b.text === want.text).toBe(true);
+    expect(exportThreadCounts()).toEqual({ ...both, written: both.written + 1, unavailable: both.unavailable + 1 });
+  });
+
   it("is the file of one read, and its second half was written by the thread", async () => {
     const { before, after } = halves(ALL);
     expect(before).toBeGreaterThan(2_000);
