@@ -88,7 +88,13 @@ test.describe("overview after an unknown position and a lost reply", () => {
     await page.goto(server.url);
     await expect(page.getByTestId("halted-summary")).toBeVisible();
     await page.keyboard.press("Tab");
-    await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    await expect(skip).toBeFocused();
+    // Shown above the header, not under its "driftwatch" link.
+    const box = (await skip.boundingBox())!;
+    expect(await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.textContent, [box.x + box.width / 2, box.y + box.height / 2])).toBe(
+      "Skip to content",
+    );
     await page.keyboard.press("Enter");
     await expect(page.locator("main")).toBeFocused();
     await expect(page).toHaveURL(server.url + "/");
