@@ -261,7 +261,7 @@ export function ClearHaltPanel({
               {unsure && <NotCurrentNote id={`${id}-not-current`} action="clear" />}
               {missing.length > 0 && (
                 <p id={`${id}-why-disabled`} className="text-sm" data-testid="unmet">
-                  Not yet: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
+                  Needed first: {missing.map((m) => m.label.toLowerCase()).join("; ")}.
                 </p>
               )}
             </form>
@@ -299,9 +299,10 @@ export function ClearHaltPanel({
     </section>
   );
   // While the bot runs there is nothing to clear, and the book is what a reader came for: the box
-  // goes below it (on a phone it pushed the book a screen down). A halt brings it above the book,
-  // and so does the outcome of a clear made here, which stays where the operator clicked.
-  const clearFirst = halted || Boolean(result) || Boolean(approval.result);
+  // goes below it (on a phone it pushed the book a screen down); above it for a bot halted when the
+  // page loaded. Decided once: a halt cleared or tripped while someone reads moved the book by
+  // 650 to 750 px under their eyes (a try-out); the bot card above says the new state at once.
+  const clearFirst = loadedHalted;
   return (
     <div className="space-y-5">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
