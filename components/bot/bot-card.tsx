@@ -109,7 +109,7 @@ export function BotCard({
               // filled a phone's screen); the bot's own page (haltStory given) tells it whole.
               reason:
                 haltStory === undefined && bot.breaker.reason !== null
-                  ? cutAtWord(bot.breaker.reason, CARD_REASON_CHARS, "whole on its page")
+                  ? cutAtWord(bot.breaker.reason, CARD_REASON_CHARS, "in full on its page")
                   : bot.breaker.reason,
               inSyncSince: bot.breaker.causeInSyncSince,
               ordersSettled: bot.breaker.causeOrdersSettled,

@@ -230,7 +230,7 @@ function shortCause(text: string | null, onItsPage: boolean): string | null {
   // On the bot's own pages (its page, its symbols') the whole reason is on the page below, not a
   // link away: the banner keeps to its first words (a phone showed the same long error twice, the
   // first 600 px of the page, before anything else).
-  return text === null ? null : onItsPage ? cutAtWord(text, OWN_CAUSE_CHARS, "whole below") : cutAtWord(text, CAUSE_CHARS, "whole on its page");
+  return text === null ? null : onItsPage ? cutAtWord(text, OWN_CAUSE_CHARS, "in full below") : cutAtWord(text, CAUSE_CHARS, "in full on its page");
 }
 
 /** Shown on every page: the first causes (the console's own trouble comes first), the rest counted, at length on the overview. */

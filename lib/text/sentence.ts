@@ -11,11 +11,11 @@ export function asSentence(text: string): string {
 
 /**
  * A long text cut to about `max` characters at a word, its trailing punctuation dropped, and
- * `… (cut; <where>)` after it, so the reader knows there is more and where; a short one unchanged.
+ * `… (shortened; <where>)` after it, so the reader knows there is more and where; a short one unchanged.
  */
 export function cutAtWord(text: string, max: number, where: string): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(" ");
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (cut; ${where})`;
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (shortened; ${where})`;
 }

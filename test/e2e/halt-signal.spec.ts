@@ -210,7 +210,7 @@ test("a page's banner tells the first three halted bots with their causes, cut w
     // Every halted bot is named, each a link to its page.
     for (const bot of ["north", "south", "east", "west", "zeta"]) await expect(banner.getByRole("link", { name: bot, exact: true })).toBeVisible();
     await expect(banner.getByTestId("halted-more")).toHaveText(/^ ?Also halted: west, zeta \(their causes on their pages and the overview\)\.$/);
-    await expect(banner).toContainText("(cut; whole on its page).");
+    await expect(banner).toContainText("(shortened; in full on its page).");
     await expect(banner).not.toContainText("runbooks/drift the exchange");
     // The page's own heading still shows on a phone's first screen.
     const box = await banner.boundingBox();
@@ -219,11 +219,11 @@ test("a page's banner tells the first three halted bots with their causes, cut w
     // The overview's card keeps it to a few lines too, and says where it is whole.
     await page.goto(server.url);
     const card = page.locator('[data-testid="bot-card"][data-bot="north"]').getByTestId("halt-reason");
-    await expect(card).toContainText("(cut; whole on its page)");
+    await expect(card).toContainText("(shortened; in full on its page)");
     expect((await card.boundingBox())!.height).toBeLessThan(200);
     // On the bot's own page its whole reason is on the card below.
     await page.goto(`${server.url}/bots/north`);
-    await expect(page.getByTestId("halt-banner")).toContainText("(cut; whole below).");
+    await expect(page.getByTestId("halt-banner")).toContainText("(shortened; in full below).");
     await expect(page.getByTestId("halt-reason")).toContainText("runbooks/drift the exchange");
     await expect(page.getByTestId("halt-reason")).not.toContainText("(cut;");
     // The last bot's own page tells its halt first, with its cause, and names the others after.

@@ -23,15 +23,15 @@ describe("a reason closed as a sentence", () => {
 
 describe("cutAtWord", () => {
   it("leaves a text within the limit as it is", () => {
-    expect(cutAtWord("size drift BTCUSDT", 20, "whole on its page")).toBe("size drift BTCUSDT");
+    expect(cutAtWord("size drift BTCUSDT", 20, "in full on its page")).toBe("size drift BTCUSDT");
   });
 
   it("cuts a long text at a word, drops the punctuation before the cut, and says where the rest is", () => {
     const text = "size drift BTCUSDT: the exchange reported a position, see the runbook at https://wiki.example/desk";
-    expect(cutAtWord(text, 55, "whole below")).toBe("size drift BTCUSDT: the exchange reported a position… (cut; whole below)");
+    expect(cutAtWord(text, 55, "in full below")).toBe("size drift BTCUSDT: the exchange reported a position… (shortened; in full below)");
   });
 
   it("cuts inside a word when the text has no space in its second half", () => {
-    expect(cutAtWord(`ab ${"x".repeat(50)}`, 20, "w")).toBe(`ab ${"x".repeat(17)}… (cut; w)`);
+    expect(cutAtWord(`ab ${"x".repeat(50)}`, 20, "w")).toBe(`ab ${"x".repeat(17)}… (shortened; w)`);
   });
 });
