@@ -71,7 +71,7 @@ export function rejectRequest(req: { method: string; pathname: string; headers: 
 /**
  * A page post (a server action, the sign-in form) that another site's page sent: its Origin names
  * a host other than the one it was sent to (X-Forwarded-Host when a proxy set it, else Host), the
- * rule Next applies to server actions, or another scheme than X-Forwarded-Proto says. Next refuses those too, but with a 500 and a stack's worth
+ * rule Next applies to server actions. Next refuses those too, but with a 500 and a stack's worth
  * of log; here it is a 403 that says why. A post without an Origin (no browser page sent it: curl,
  * a script) passes here as it does in Next: the action's own checks (a session, a role) still
  * apply, and a session cookie is SameSite=Strict, so no other site's page can carry one anyway.
@@ -81,29 +81,21 @@ export function rejectCrossSitePost(headers: Headers): { status: 403; message: s
   const origin = headers.get("origin");
   if (origin === null) return null;
   let originHost = origin;
-  let originScheme = "";
   if (origin !== "null") {
     try {
-      const url = new URL(origin);
-      originHost = url.host;
-      originScheme = url.protocol.slice(0, -1);
+      originHost = new URL(origin).host;
     } catch {
       originHost = "";
     }
   }
   const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host") || "";
-  // The scheme too, where a proxy says which one the browser used: a page on http:// of the same
-  // host (anyone on the network path can write one) is not the console's https:// page. Without
-  // X-Forwarded-Proto the console cannot know (a TLS proxy in front sends it plain HTTP), and
-  // its SameSite=Strict cookie, which current browsers hold per scheme, is the guard.
-  const scheme = headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase() || null;
-  if (host !== "" && originHost === host && (scheme === null || originScheme === scheme)) return null;
+  if (host !== "" && originHost === host) return null;
   return {
     status: 403,
     origin,
     host,
     message:
-      "this form was sent from a page that is not this console's, so it is refused: the console takes actions only from its own pages. Nothing was changed. If you did open the console's own page, it was through a proxy that does not pass on the host name you used: have it keep the Host header or set X-Forwarded-Host (and X-Forwarded-Proto, when it sets one, to the scheme the browser used)",
+      "this form was sent from a page that is not this console's, so it is refused: the console takes actions only from its own pages. Nothing was changed. If you did open the console's own page, it was through a proxy that does not pass on the host name you used: have it keep the Host header or set X-Forwarded-Host",
   };
 }
 
