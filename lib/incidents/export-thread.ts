@@ -125,28 +125,17 @@ export function warmExportThread(): Promise<boolean> {
 }
 
 /**
- * Whether the thread can take a stretch now: loaded and not busy. If not, it is started (for the
- * next export) and the stretch counted as written on the console's thread: the caller then writes
- * the whole window itself, in one read.
+ * One stretch of a window, written by the thread. Null at once when the thread cannot take it now
+ * (still loading: it is started then, for the next export; busy with another export; failed): the
+ * caller then writes the whole window itself, in one read. A reply of null when the thread failed
+ * or did not answer in time: the caller writes that stretch itself.
  */
-export function exportThreadFree(): boolean {
-  void warmExportThread();
-  const free = thread !== null && thread.ready && thread.waiting.size === 0;
-  if (!free) counts.unavailable += 1;
-  return free;
-}
-
-/**
- * One stretch of a window, written by the thread; null when the thread is still loading (it is
- * started then, for the next export), busy with another export, failed, or did not answer in
- * time: the caller then writes it itself.
- */
-export function writeInThread(job: Omit<ExportJob, "id">): Promise<ExportReply | null> {
+export function writeInThread(job: Omit<ExportJob, "id">): Promise<ExportReply | null> | null {
   void warmExportThread();
   const t = thread;
   if (t === null || !t.ready || t.waiting.size > 0) {
     counts.unavailable += 1;
-    return Promise.resolve(null);
+    return null;
   }
   const id = nextId++;
   return new Promise((resolve) => {

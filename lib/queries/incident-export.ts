@@ -2,7 +2,7 @@ import "server-only";
 import { consoleSources, type SourceSet } from "../db/console";
 import { encodedChunks } from "../http/text-stream";
 import { exportEventText } from "../incidents/export";
-import { exportThreadFree, writeInThread } from "../incidents/export-thread";
+import { writeInThread } from "../incidents/export-thread";
 import type { IncidentFilters } from "../url-state/incidents";
 import type { ScreenRead } from "./read";
 import { readIncidentExport } from "./screens";
@@ -43,10 +43,11 @@ export async function readIncidentExportRuns(
   const to = args.to === null ? NaN : Date.parse(args.to);
   // Whole here: several journals (merged event by event), PostgreSQL, a window the journal chooses,
   // one too narrow to halve, or the thread still loading or busy with another export.
-  if (source?.kind !== "sqlite" || !(to - from >= 2) || !exportThreadFree()) return runsOf(await readIncidentExport(args), format);
-
+  if (source?.kind !== "sqlite" || !(to - from >= 2)) return runsOf(await readIncidentExport(args), format);
   const mid = new Date(Math.floor((from + to) / 2)).toISOString();
   const second = writeInThread({ file: source.file, window: { from: mid, to: args.to! }, filters: args.filters, limit: args.limit, names: args.names, format });
+  if (second === null) return runsOf(await readIncidentExport(args), format);
+
   const first = await readIncidentExport({ ...args, to: mid });
   if (!first.ok) return first;
   const { events, ...head } = first.data.timeline;
