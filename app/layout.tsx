@@ -5,6 +5,10 @@ import { MainLinks } from "@/components/nav/main-links";
 import { AccountNav } from "@/components/auth/account-nav";
 import { Favicon, HaltSignal } from "@/components/live/halt-signal";
 import { Providers } from "@/components/providers";
+import { connection } from "next/server";
+import { getActor } from "@/lib/auth/session";
+import { env } from "@/lib/env";
+import { readHaltSignalStart } from "@/lib/queries/screens";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -21,11 +25,23 @@ export const viewport: Viewport = {
   ],
 };
 
-export default function RootLayout({ children }: Readonly<{ children: React.ReactNode }>) {
+/**
+ * The halt signal's first read, so the banner and the favicon are in the page's HTML. Nothing for a
+ * reader the console would not let read (with sign-in required, only the sign-in page gets here).
+ */
+async function haltSignalStart() {
+  await connection();
+  const actor = await getActor();
+  if (actor === null && env().requireSignIn) return null;
+  return readHaltSignalStart({ names: actor !== null });
+}
+
+export default async function RootLayout({ children }: Readonly<{ children: React.ReactNode }>) {
+  const start = await haltSignalStart();
   return (
     <html lang="en">
       <body className="min-h-dvh bg-slate-50 font-sans text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
-        <Favicon />
+        <Favicon start={start} />
         <SkipLink />
         <Providers>
           <header className="border-b border-slate-200 bg-white dark:border-slate-800 dark:bg-slate-900">
@@ -52,7 +68,7 @@ export default function RootLayout({ children }: Readonly<{ children: React.Reac
               operators&apos; actions need JavaScript.
             </p>
           </noscript>
-          <HaltSignal />
+          <HaltSignal start={start} />
           {/* Focusable by the skip link alone (tabIndex -1), so "Skip to content" lands here. */}
           <main id="main" tabIndex={-1} className="mx-auto max-w-6xl px-4 py-6 focus:outline-none">
             {children}

@@ -13,7 +13,8 @@ import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { asSentence, cutAtWord } from "@/lib/text/sentence";
 import { visibleText } from "@/lib/text/visible-text";
-import { bannerHalts, LastKnownHalt } from "./last-known-halt";
+import { LastKnownHalt } from "./last-known-halt";
+import { bannerHalts, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
 import { useChainedPoll } from "./use-chained-poll";
 import { useLiveUpdatedAt } from "./use-live-updated-at";
 import { useDeskNotifications } from "./use-desk-notifications";
@@ -44,7 +45,8 @@ const HALTED = "/favicon-halted.svg";
 const UNKNOWN = "/favicon-unknown.svg";
 const PREFIX = /^(HALTED · |\? · )+/;
 
-let wanted = PLAIN;
+/** The icon some signal asked for; null until the live signal first says (the server's start holds till then). */
+let wanted: string | null = null;
 const listeners = new Set<() => void>();
 function want(icon: string) {
   if (icon === wanted) return;
@@ -56,28 +58,53 @@ function subscribe(l: () => void) {
   return () => listeners.delete(l);
 }
 
-export function Favicon() {
+const iconOf = (state: SignalState) => (state === "halted" ? HALTED : state === "unknown" ? UNKNOWN : PLAIN);
+
+export function Favicon({ start }: { start: HaltSignalData | null }) {
+  // The server's read decides the first icon (in the HTML, for a tab opened in the background too).
+  const first = iconOf(firstSignal(start, usePathname()).state);
   const href = useSyncExternalStore(
     subscribe,
-    () => wanted,
-    () => PLAIN,
+    () => wanted ?? first,
+    () => first,
   );
   // React 19 hoists a <link> into <head>, on the server and in the browser.
   return <link rel="icon" type="image/svg+xml" href={href} />;
 }
 
+type SignalState = "off" | "waiting" | "halted" | "unknown" | "plain";
+
 /**
- * The halt signal of the whole console: title, favicon and banner. Rendered once, in the root layout.
- * Nothing is known before hydration (the server's HTML shows no state), and it asks for the
- * overview only after: a query made while the server renders exists before the overview page puts
- * its own read in the cache, and TanStack Query then hydrates that read only after the page's first
- * render, so the overview's HTML said "No data yet" (a reader without JavaScript saw nothing else).
+ * The signal as the server's read (lib/live/halt-signal.ts) tells it, before any script runs and
+ * until the live query first answers: halts and the overview's alarms, nothing the reader's clock
+ * decides (so the server's HTML and the browser's first render agree).
  */
-export function HaltSignal() {
-  return useHydrated() ? <LiveHaltSignal /> : <div data-testid="halt-signal" data-state="off" />;
+function firstSignal(start: HaltSignalData | null, pathname: string) {
+  const active = pathname !== "/login";
+  const pageBot = botOfPath(pathname);
+  const data = active ? start : null;
+  const halted = ownFirst(bannerHalts(data?.bots ?? []), (b) => b.botId === pageBot);
+  const causes = data ? ownFirst(data.alarms, (a) => pageBot !== null && a.startsWith(`${pageBot}: `)) : [];
+  const state: SignalState = !active ? "off" : !data ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
+  return { state, halted, causes, pageBot };
 }
 
-function LiveHaltSignal() {
+/**
+ * The halt signal of the whole console: title, favicon and banner. Rendered once, in the root layout,
+ * which reads the journal for it (`start`): the banner is in the page's HTML, so it does not arrive
+ * after hydration and push the page down, and a reader without JavaScript sees it. The live query
+ * starts only after hydration: a query made while the server renders exists before the overview page
+ * puts its own read in the cache, and TanStack Query then hydrates that read only after the page's
+ * first render, so the overview's HTML said "No data yet" (a reader without JavaScript saw nothing else).
+ */
+export function HaltSignal({ start }: { start: HaltSignalData | null }) {
+  const pathname = usePathname();
+  if (useHydrated()) return <LiveHaltSignal start={start} />;
+  const { state, halted, causes, pageBot } = firstSignal(start, pathname);
+  return <SignalView state={state} halted={halted} causes={causes} pathname={pathname} pageBot={pageBot} />;
+}
+
+function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
   const pathname = usePathname();
   // The sign-in page reads nothing: it must not poll, nor alarm a reader who is not signed in yet.
   const active = pathname !== "/login";
@@ -85,7 +112,9 @@ function LiveHaltSignal() {
   const query = useQuery({ ...options, enabled: active });
   // Fed by the tab's live stream while it is healthy (its heartbeat counts as an answer); polls
   // itself only when neither the stream nor the page's own poll answered within the interval.
-  const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt, active);
+  // Until the query first answers, the server's read (in the page's HTML) is the data, as old as it is.
+  const fromStart = query.data === undefined && !query.error && start !== null;
+  const updatedAt = useLiveUpdatedAt(options, fromStart ? Date.parse(start.readAt) : query.dataUpdatedAt, active);
   // Joins a fetch already on its way (the overview page's own poll) rather than cancelling it, and
   // asks nothing when that poll answered within the interval: on the overview, in front, the page's
   // own 1 s poll already keeps the signal fresh, and a second request every 2 s would only add load.
@@ -101,11 +130,10 @@ function LiveHaltSignal() {
   );
   const now = useNow();
   const problemShown = useJournalProblemShown();
-  const data = active ? query.data : undefined;
+  const data = !active ? undefined : fromStart ? start : query.data;
   // On a bot's own pages its halt and its causes come first: behind the others', past the first
   // three, they were behind "1 more on the overview" on the one page about that bot (a try-out).
-  const pageBot = botOfPath(pathname);
-  const halted = ownFirst(bannerHalts(data?.bots ?? []), (b) => b.botId === pageBot);
+  const { halted, causes: alarms, pageBot } = firstSignal(data ?? null, pathname);
   const causes: string[] = [];
   if (active && query.error) {
     // The page says the problem and its fix already (its problem box): name it, do not repeat it.
@@ -117,12 +145,13 @@ function LiveHaltSignal() {
   } else if (active && dataAge(updatedAt, now).notCurrent) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
-  if (data) causes.push(...ownFirst(data.alarms, (a) => pageBot !== null && a.startsWith(`${pageBot}: `)));
-  useDeskNotifications(data);
-  const state = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
+  causes.push(...alarms);
+  // Notifications are for what changed while the tab was open: the live query's answers alone.
+  useDeskNotifications(active ? query.data : undefined);
+  const state: SignalState = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
 
   useEffect(() => {
-    want(state === "halted" ? HALTED : state === "unknown" ? UNKNOWN : PLAIN);
+    want(iconOf(state));
     const prefix = state === "halted" ? "HALTED · " : state === "unknown" ? "? · " : "";
     // The title belongs to Next's metadata, which may arrive (streamed) or change with the page after
     // this runs: keep putting the prefix back on whatever title the page has whenever the head changes.
@@ -136,6 +165,22 @@ function LiveHaltSignal() {
     return () => observer.disconnect();
   }, [state]);
 
+  return <SignalView state={state} halted={halted} causes={causes} pathname={pathname} pageBot={pageBot} />;
+}
+
+function SignalView({
+  state,
+  halted,
+  causes,
+  pathname,
+  pageBot,
+}: {
+  state: SignalState;
+  halted: readonly BannerBot[];
+  causes: readonly string[];
+  pathname: string;
+  pageBot: string | null;
+}) {
   // The overview shows the same, at length, in its own summary and alarm banner.
   const banner = (state === "halted" || state === "unknown") && pathname !== "/";
   return (
@@ -252,7 +297,7 @@ function ownFirst<T>(items: readonly T[], first: (item: T) => boolean): T[] {
   return [...items.filter(first), ...items.filter((i) => !first(i))];
 }
 
-function Causes({ causes }: { causes: string[] }) {
+function Causes({ causes }: { causes: readonly string[] }) {
   if (causes.length <= CAUSES_SHOWN) return <>{causes.join("; ")}</>;
   return (
     <>

@@ -1,13 +1,6 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { OverviewBot } from "@/lib/queries/overview";
 
-/**
- * The bots a HALTED banner names: halted now, or halted when their journal was last read and
- * unreadable since (lib/queries/fleet.ts). A journal that went away never takes a halt off the banner.
- */
-export const bannerHalts = <B extends Pick<OverviewBot, "breaker" | "lastKnownHalt">>(bots: readonly B[]): B[] =>
-  bots.filter((b) => b.breaker?.halted === true || b.lastKnownHalt !== undefined);
-
 /** What the banner says of a halt it can no longer see: when it was last seen, and why not now. */
 export function LastKnownHalt({ bot }: { bot: Pick<OverviewBot, "lastKnownHalt" | "source"> }) {
   if (!bot.lastKnownHalt) return null;

@@ -28,6 +28,7 @@ import {
   type TimelineOptions,
 } from "./incidents";
 import { getOverview } from "./overview";
+import { haltSignalStart, type HaltSignalData } from "../live/halt-signal";
 import { clashError, consoleSources, type ConsoleSource, type SourceSet } from "../db/console";
 import {
   mergeAudits,
@@ -172,6 +173,15 @@ export function readOverview({ names, set }: { names: boolean; set?: SourceSet }
     (parts, s) => mergeOverviews(parts, s, names),
     set,
   ).then((read) => withNotices(read));
+}
+
+/**
+ * The halt signal's first read, rendered into every page's HTML by the root layout (lib/live/halt-signal.ts):
+ * null when the journal cannot be read (the page says why; the signal learns it from its own poll).
+ */
+export async function readHaltSignalStart({ names }: { names: boolean }): Promise<HaltSignalData | null> {
+  const read = await readOverview({ names });
+  return read.ok ? haltSignalStart(read.data) : null;
 }
 
 export function readDoubtfulOrders({ names, botId, set }: { names: boolean; botId: string | null; set?: SourceSet }) {

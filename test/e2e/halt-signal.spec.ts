@@ -43,6 +43,44 @@ test.describe("with halted bots", () => {
     });
   }
 
+  test("the banner and the halted favicon are in the page's HTML: there without JavaScript, and no page moves when scripts start", async ({
+    browser,
+    page,
+  }) => {
+    // Rendered after hydration, the banner arrived 0.5-1 s after the page and pushed it ~100 px down (a try-out).
+    const still = await browser.newContext({ javaScriptEnabled: false });
+    try {
+      const bare = await still.newPage();
+      for (const path of PAGES) {
+        await bare.goto(server.url + path);
+        await expect(bare.getByTestId("halt-banner")).toHaveText(/^HALTED: alpha — unknown position ETHUSDT \+3\. beta — order be1-\w+ unknown: .+[^.]\.$/);
+        await expect(bare.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+      }
+      // The overview tells it at length in its own summary, without the banner.
+      await bare.goto(server.url + "/");
+      await expect(bare.getByTestId("halted-summary")).toBeVisible();
+      await expect(bare.getByTestId("halt-banner")).toHaveCount(0);
+      await expect(bare.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+    } finally {
+      await still.close();
+    }
+    // With scripts: where the page's content starts when the HTML is parsed is where it stays.
+    await page.addInitScript(() => {
+      document.addEventListener("DOMContentLoaded", () => {
+        (window as unknown as { mainTop: number }).mainTop = document.getElementById("main")!.getBoundingClientRect().top;
+      });
+    });
+    for (const path of ["/bots/alpha", "/breakers"]) {
+      await page.goto(server.url + path);
+      await expect(page.getByTestId("halt-banner")).toBeVisible();
+      const first = await page.evaluate(() => (window as unknown as { mainTop: number }).mainTop);
+      await expect(page).toHaveTitle(/^HALTED · /);
+      await signalSettled(page, "halted");
+      expect(await page.locator("#main").evaluate((m) => m.getBoundingClientRect().top), path).toBe(first);
+      expect(first, path).toBeGreaterThan(60);
+    }
+  });
+
   test("the banner's link leads to the halted bot's page, which keeps the signal", async ({ page }) => {
     await page.goto(`${server.url}/audit`);
     await page.getByTestId("halt-banner").getByRole("link", { name: "beta" }).click();

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { expect, test } from "@playwright/test";
-import { tempDir } from "../helpers/journal";
+import { sqliteCli, tempDir } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { healthyJournal } from "../helpers/e2e/journals";
 import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
@@ -116,5 +116,32 @@ test.describe("a console that requires sign-in to read", () => {
     await expect(page).toHaveURL(`${server.url}/bots/gamma`);
     await expect(page.getByTestId("signed-in-as")).toBeVisible();
     expect((await page.request.get(`${server.url}/api/overview`)).status()).toBe(200);
+  });
+
+  test("the sign-in page's HTML tells a stranger nothing of the journal, not even a halt; a reader signed in gets the halt in the page's HTML", async ({
+    page,
+    request,
+  }) => {
+    // The root layout reads the halt signal for every page's HTML (components/live/halt-signal.tsx); behind the gate, not for a stranger.
+    sqliteCli(
+      journal.file,
+      `UPDATE breakers SET halted = 1, reason = 'halted by hand: drill', changed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), changed_by = 'operator:ana', version = version + 1 WHERE bot_id = 'gamma';`,
+    );
+    try {
+      const login = await request.get(`${server.url}/login`);
+      expect(login.status()).toBe(200);
+      const html = await login.text();
+      expect(html).toContain("Sign in");
+      expect(html).not.toContain("gamma");
+      expect(html).not.toContain("HALTED");
+      expect(html).not.toContain("favicon-halted");
+
+      await signIn(page, server.url, VIEWER);
+      const signedIn = await (await page.request.get(`${server.url}/doubtful`)).text();
+      expect(signedIn).toContain('data-testid="halt-banner"');
+      expect(signedIn).toContain("favicon-halted.svg");
+    } finally {
+      sqliteCli(journal.file, `UPDATE breakers SET halted = 0, reason = NULL, version = version + 1 WHERE bot_id = 'gamma';`);
+    }
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * What the halt signal (components/live/halt-signal.tsx) needs of the overview, and the part of it
+ * the server renders into every page's first HTML: the banner is then there before any script
+ * runs, instead of arriving after hydration and pushing the page 100 px down under the reader's
+ * eyes (a try-out measured it on /bots/* and /breakers), and a reader without JavaScript sees it.
+ */
+import type { Overview, OverviewBot } from "../queries/overview";
+
+/** The fields of a bot the banner words. */
+export type BannerBot = Pick<OverviewBot, "botId" | "breaker" | "lastKnownHalt" | "source">;
+
+/** The overview as far as the signal reads it. */
+export interface HaltSignalData {
+  readAt: string;
+  bots: readonly BannerBot[];
+  alarms: readonly string[];
+}
+
+/**
+ * The bots a HALTED banner names: halted now, or halted when their journal was last read and
+ * unreadable since (lib/queries/fleet.ts). A journal that went away never takes a halt off the banner.
+ */
+export const bannerHalts = <B extends Pick<OverviewBot, "breaker" | "lastKnownHalt">>(bots: readonly B[]): B[] =>
+  bots.filter((b) => b.breaker?.halted === true || b.lastKnownHalt !== undefined);
+
+/** The server's first read for the signal: the halted bots' banner fields and the alarms, nothing else (it is in every page's HTML). */
+export function haltSignalStart(overview: Pick<Overview, "readAt" | "bots" | "alarms">): HaltSignalData {
+  return {
+    readAt: overview.readAt,
+    bots: bannerHalts(overview.bots).map(({ botId, breaker, lastKnownHalt, source }) => ({
+      botId,
+      breaker,
+      ...(lastKnownHalt ? { lastKnownHalt } : {}),
+      ...(source !== undefined ? { source } : {}),
+    })),
+    alarms: overview.alarms,
+  };
+}
