@@ -24,6 +24,8 @@ export interface BotStatusInput {
   heartbeatAt: string | null;
   /** `ordersInFlight` and `error` say why a cycle was skipped or failed, where the journal has them. */
   lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null } | null;
+  /** The bot's latest cycle that compared the books (`clean` or `drift`); null when it has none. */
+  lastCompared: { at: string; outcome: string } | null;
   heartbeatStaleMs: number;
   reconciliationStaleMs: number;
   /**
@@ -61,6 +63,8 @@ export interface BotStatusResult {
   haltedAlso: "stale" | "unknown" | null;
   heartbeatAgeMs: number | null;
   reconciliationAgeMs: number | null;
+  /** The age of the latest cycle that compared the books (lastCompared); null when none. */
+  comparedAgeMs: number | null;
 }
 
 const age = (now: Date, at: string | null) => {
@@ -72,6 +76,7 @@ const age = (now: Date, at: string | null) => {
 export function botStatus(input: BotStatusInput): BotStatusResult {
   const heartbeatAgeMs = age(input.now, input.heartbeatAt);
   const reconciliationAgeMs = age(input.now, input.lastReconciliation?.at ?? null);
+  const comparedAgeMs = age(input.now, input.lastCompared?.at ?? null);
   const reasons: string[] = [];
   const alarms: string[] = [];
   let stale = false;
@@ -111,6 +116,8 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     isUnknown(`heartbeat is ${seconds(-heartbeatAgeMs)} in the future: bot clock ahead of the console's, so its times cannot be trusted`);
   }
   const last = input.lastReconciliation;
+  // The outcome that says whether the books agree: the latest cycle's, or the latest compared one's.
+  let comparedOutcome = last?.outcome ?? null;
   if (last === null) {
     isUnknown("no reconciliation yet");
   } else if (reconciliationAgeMs === null) {
@@ -119,17 +126,26 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     isStale(RECONCILIATION_STALE);
   } else if (reconciliationAgeMs < -aheadTolerance) {
     isUnknown(`last reconciliation is ${seconds(-reconciliationAgeMs)} in the future: bot clock ahead of the console's`);
-  } else if (last.outcome === "skipped") {
-    // Not a fault: the bot waits for its fills to settle. But the books were not compared, so say why.
+  } else if (last.outcome === "skipped" || last.outcome === "error") {
+    // The books were not compared this cycle: a fill settling (the bot waits for it) or a failed
+    // read. Whether they agree is known as of the latest cycle that compared them, for as long as
+    // that cycle is as fresh as any cycle must be: a bot that trades skips a cycle every few
+    // minutes, and one failed read is a blip, neither news. Past that, nothing vouches for the books.
     const n = last.ordersInFlight ?? 0;
-    reasons.push(
-      n > 0
-        ? `last reconciliation skipped: ${n} order${n === 1 ? "" : "s"} in flight, so the books were not compared (the bot compares once they settle)`
-        : "last reconciliation skipped: the books were not compared",
-    );
-  } else if (last.outcome === "error") {
-    reasons.push(`last reconciliation failed${last.error ? `: ${last.error}` : ""}, so the books were not compared`);
-  } else if (last.outcome !== "clean") {
+    const why =
+      last.outcome === "skipped"
+        ? n > 0
+          ? `last reconciliation skipped: ${n} order${n === 1 ? "" : "s"} in flight, so the books were not compared (the bot compares once they settle)`
+          : "last reconciliation skipped: the books were not compared"
+        : `last reconciliation failed${last.error ? `: ${last.error}` : ""}, so the books were not compared`;
+    const compared = input.lastCompared;
+    if (compared !== null && comparedAgeMs !== null && comparedAgeMs <= input.reconciliationStaleMs && comparedAgeMs >= -aheadTolerance) {
+      reasons.push(why);
+      comparedOutcome = compared.outcome;
+    } else {
+      isUnknown(compared === null || comparedAgeMs === null ? `books never compared: ${why}` : `books not compared for ${seconds(comparedAgeMs)}: ${why}`);
+    }
+  } else if (last.outcome !== "clean" && last.outcome !== "drift") {
     reasons.push(`last reconciliation: ${last.outcome}`);
   }
 
@@ -137,9 +153,17 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   if (input.breaker?.halted) status = "halted";
   else if (stale) status = "stale";
   else if (unknown) status = "unknown";
-  else if (last?.outcome === "drift") status = "drift";
-  else if (last?.outcome === "clean") status = "running";
-  else status = "unknown"; // skipped or error: the books were not compared
+  else if (comparedOutcome === "drift") status = "drift";
+  else if (comparedOutcome === "clean") status = "running";
+  else status = "unknown"; // an outcome the contract does not name
   const haltedAlso = status !== "halted" ? null : stale ? "stale" : unknown ? "unknown" : null;
-  return { status, reasons: status === "running" ? [] : reasons, alarms: status === "running" ? [] : alarms, haltedAlso, heartbeatAgeMs, reconciliationAgeMs };
+  return {
+    status,
+    reasons: status === "running" ? [] : reasons,
+    alarms: status === "running" ? [] : alarms,
+    haltedAlso,
+    heartbeatAgeMs,
+    reconciliationAgeMs,
+    comparedAgeMs,
+  };
 }

@@ -107,6 +107,11 @@ export async function metricsText(input: MetricsRead | SourceMetrics[]): Promise
   const haltedSince = gauge("driftwatch_bot_halted_since_timestamp_seconds", "When the breaker tripped (only while halted).", ["bot"]);
   const heartbeat = gauge("driftwatch_bot_heartbeat_age_seconds", "Seconds since the bot's heartbeat (+Inf: none readable).", ["bot"]);
   const reconciliation = gauge("driftwatch_bot_reconciliation_age_seconds", "Seconds since the bot's last reconciliation (+Inf: none yet).", ["bot"]);
+  const compared = gauge(
+    "driftwatch_bot_compared_age_seconds",
+    "Seconds since the bot's last cycle that compared the books, clean or drift (+Inf: none yet); skipped and failed cycles do not count.",
+    ["bot"],
+  );
   const outcome = gauge("driftwatch_bot_last_reconciliation", "1 for the outcome of the bot's last reconciliation, 0 for the others.", ["bot", "outcome"]);
   const doubtful = gauge("driftwatch_bot_doubtful_orders", "Orders nobody can vouch for (unknown, or created/sent past the grace).", ["bot"]);
   const oldest = gauge("driftwatch_bot_oldest_doubtful_age_seconds", "Seconds since the oldest doubtful order was written (0 when none).", ["bot"]);
@@ -128,6 +133,7 @@ export async function metricsText(input: MetricsRead | SourceMetrics[]): Promise
       if (b.haltedSince !== null) haltedSince.set(bot, b.haltedSince);
       heartbeat.set(bot, b.heartbeatAgeSeconds);
       reconciliation.set(bot, b.reconciliationAgeSeconds);
+      compared.set(bot, b.comparedAgeSeconds);
       for (const o of ["clean", "drift", "skipped", "error"] as const) outcome.set({ ...bot, outcome: o }, b.lastOutcome === o ? 1 : 0);
       doubtful.set(bot, b.doubtfulOrders);
       oldest.set(bot, b.oldestDoubtfulAgeSeconds);

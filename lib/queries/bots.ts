@@ -6,6 +6,7 @@ import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { CauseOrderSettled } from "../breaker/halt-cause";
 import { getCauseInSyncSince, getCauseOrdersSettled } from "./halt-cause";
 import { observeHeartbeat } from "./heartbeat-motion";
+import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
 
 export interface BotSummary {
   botId: string;
@@ -31,9 +32,14 @@ export interface BotSummary {
     causeOrdersSettled: CauseOrderSettled[] | null;
   } | null;
   lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null; ageMs: number | null } | null;
+  /** The latest cycle that compared the books (clean or drift): the last one, or an earlier one while cycles are skipped or fail. */
+  lastCompared: { at: string; outcome: string; ageMs: number | null } | null;
 }
 
-/** Bots with their breaker and last cycle; the last cycle is one backward step down (bot_id, at). */
+/**
+ * Bots with their breaker, last cycle and last cycle that compared the books (the same as the last
+ * but while a fill settles or after a failed read); each one backward step down (bot_id, at).
+ */
 export const botsSql = (dialect: Dialect) => `
   SELECT b.bot_id AS "botId", b.exchange, b.client_id_prefix AS "clientIdPrefix", b.heartbeat_at AS "heartbeatAt",
          k.halted, k.reason, k.changed_at AS "changedAt", k.changed_by AS "changedBy", k.version AS "breakerVersion",
@@ -43,7 +49,12 @@ export const botsSql = (dialect: Dialect) => `
            ["ordersInFlight", "r.orders_in_flight"],
            ["error", "r.error"],
          ])} FROM reconciliations r
-           WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastReconciliation"
+           WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastReconciliation",
+         (SELECT ${jsonObjectSql(dialect, [
+           ["at", "r.at"],
+           ["outcome", "r.outcome"],
+         ])} FROM reconciliations r
+           WHERE r.bot_id = b.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL} ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastCompared"
   FROM bots b LEFT JOIN breakers k ON k.bot_id = b.bot_id
   ORDER BY b.bot_id`;
 const BOTS_SQL = { sqlite: botsSql("sqlite"), postgres: botsSql("postgres") };
@@ -71,6 +82,7 @@ export async function listBots(params: {
     changedBy: string | null;
     breakerVersion: number | null;
     lastReconciliation: string | null;
+    lastCompared: string | null;
   }>(BOTS_SQL[q.dialect]);
 
   // The halted bots' causes, all at once (one round trip each on PostgreSQL, overlapping).
@@ -92,11 +104,13 @@ export async function listBots(params: {
     const lastRec = r.lastReconciliation
       ? (JSON.parse(r.lastReconciliation) as { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null })
       : null;
+    const lastCompared = r.lastCompared ? (JSON.parse(r.lastCompared) as { at: string; outcome: string }) : null;
     const s = botStatus({
       now,
       breaker,
       heartbeatAt: r.heartbeatAt,
       lastReconciliation: lastRec,
+      lastCompared,
       heartbeatStaleMs: params.heartbeatStaleMs,
       reconciliationStaleMs: params.reconciliationStaleMs,
       heartbeatMovedAgoMs: observeHeartbeat(q.key, r.botId, r.heartbeatAt, now),
@@ -113,6 +127,7 @@ export async function listBots(params: {
       heartbeatAgeMs: s.heartbeatAgeMs,
       breaker,
       lastReconciliation: lastRec ? { ...lastRec, ageMs: s.reconciliationAgeMs } : null,
+      lastCompared: lastCompared ? { ...lastCompared, ageMs: s.comparedAgeMs } : null,
     };
   });
 }

@@ -67,6 +67,7 @@ function unknownBot(
     heartbeatAgeMs: null,
     breaker: null,
     lastReconciliation: null,
+    lastCompared: null,
     doubtfulOrders: 0,
     oldestDoubtfulAt: null,
     newestDoubtful: [],

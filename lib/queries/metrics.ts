@@ -22,6 +22,8 @@ export interface BotMetrics {
   heartbeatAgeSeconds: number;
   /** +Inf when there is no readable reconciliation yet. */
   reconciliationAgeSeconds: number;
+  /** Since the last cycle that compared the books (clean or drift); +Inf when none has. */
+  comparedAgeSeconds: number;
   lastOutcome: ReconciliationOutcome | null;
   doubtfulOrders: number;
   /** Since the oldest doubtful order was written (as the doubtful list counts it); 0 when none. */
@@ -64,6 +66,7 @@ export const getMetrics = anyEngine(async ({ q, config, now }: QueryContext): Pr
       haltedSince: halted && b.breaker ? Date.parse(b.breaker.changedAt) / 1000 : null,
       heartbeatAgeSeconds: seconds(b.heartbeatAgeMs),
       reconciliationAgeSeconds: seconds(b.lastReconciliation?.ageMs ?? null),
+      comparedAgeSeconds: seconds(b.lastCompared?.ageMs ?? null),
       lastOutcome: RECONCILIATION_OUTCOMES.find((o) => o === outcome) ?? null,
       doubtfulOrders: b.doubtfulOrders,
       oldestDoubtfulAgeSeconds: Number.isNaN(oldest) ? 0 : Math.max(0, (now.getTime() - oldest) / 1000),

@@ -58,33 +58,27 @@ export function applyOverviewView(lines: readonly OverviewLine[], view: Overview
 interface OverviewCardBot {
   status: BotStatus;
   breaker: { halted: boolean } | null;
-  /** botStatus's alarms: what says nothing vouches for the bot now (not a skipped or failed cycle). */
+  /** botStatus's alarms: what says nothing vouches for the bot now. */
   alarms: readonly string[];
-  lastReconciliation: { outcome: string } | null;
   /** Its journal cannot be read now, and it was halted when last read (lib/queries/fleet.ts). */
   lastKnownHalt?: unknown;
 }
-
-/** UNKNOWN for nothing but its last cycle, which was skipped or failed: the books were not compared this once. */
-const onlyNotCompared = (b: OverviewCardBot) =>
-  b.status === "unknown" && b.alarms.length === 0 && (b.lastReconciliation?.outcome === "skipped" || b.lastReconciliation?.outcome === "error");
 
 function botGroup(b: OverviewCardBot): number {
   // A bot halted when its unreadable journal was last read is as good as halted.
   if (b.status === "halted" || b.breaker?.halted || b.lastKnownHalt !== undefined) return 0;
   if (b.status === "drift") return 1;
-  if ((b.status === "stale" || b.status === "unknown") && !onlyNotCompared(b)) return 2;
+  if (b.status === "stale" || b.status === "unknown") return 2;
   return 3;
 }
 
 /**
  * The order of the overview's bot cards: halted first, so on a phone a halted card is above the
  * fold; then a drift (a disagreement the books show); then the bots nothing vouches for (stale, or
- * unknown for an alarm: times missing or untrusted); then the rest. A bot UNKNOWN only because its
- * last cycle was skipped or failed (the books were not compared: a fill settling, most often, for
- * 15 to 90 s) stays among the rest: its card swapped places every time an order was in flight, and
- * it sorted above a bot with a real drift. Each group keeps the order it came in (by bot id from
- * the journal). The symbol table's URL sort is separate.
+ * unknown: times missing or untrusted, or the books not compared for too long); then the rest. A
+ * cycle skipped while a fill settles, or one failed read, leaves a bot its word (lib/breaker/bot-status.ts),
+ * so its card no longer swaps places every time an order is in flight. Each group keeps the order
+ * it came in (by bot id from the journal). The symbol table's URL sort is separate.
  */
 export function orderBotsForOverview<T extends OverviewCardBot>(bots: readonly T[]): T[] {
   return bots

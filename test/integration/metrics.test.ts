@@ -82,6 +82,11 @@ describe("metrics of the size-drift scenario (beta trips on a manual partial clo
       };
       expect(values.get(`driftwatch_bot_heartbeat_age_seconds{bot="${bot}"}`)).toBe((s.now.getTime() - Date.parse(heartbeat)) / 1000);
       expect(values.get(`driftwatch_bot_reconciliation_age_seconds{bot="${bot}"}`)).toBe((s.now.getTime() - Date.parse(last.at)) / 1000);
+      const compared = s.raw
+        .prepare(`SELECT at FROM reconciliations WHERE bot_id = ? AND outcome IN ('clean', 'drift') ORDER BY at DESC, id DESC LIMIT 1`)
+        .pluck()
+        .get(bot) as string;
+      expect(values.get(`driftwatch_bot_compared_age_seconds{bot="${bot}"}`)).toBe((s.now.getTime() - Date.parse(compared)) / 1000);
       for (const outcome of ["clean", "drift", "skipped", "error"])
         expect(values.get(`driftwatch_bot_last_reconciliation{bot="${bot}",outcome="${outcome}"}`)).toBe(outcome === last.outcome ? 1 : 0);
     }
@@ -258,5 +263,26 @@ describe("the audit head's label", () => {
     expect(headPrefix(`hmac-sha256:${"ab".repeat(32)}`)).toBe("abababababababab");
     expect(headPrefix("0123456789abcdef0123")).toBe("0123456789abcdef");
     expect(headPrefix("genesis")).toBe("genesis");
+  });
+});
+
+describe("books not compared", () => {
+  it("counts the compared age from the last clean or drift cycle, so skipped cycles do not hide books nobody has compared", async () => {
+    const bot = botOnSim();
+    closers.push(bot.close);
+    expect((await bot.writer.reconcile()).outcome).toBe("clean");
+    const cleanAt = bot.sim.now().getTime();
+    // An order filled in part, the rest ten minutes later: every cycle meanwhile is skipped.
+    bot.sim.inject({ on: "create", fault: "partial_fill", fillRatio: 0.4, completeAfterMs: 600_000 });
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.01, bar: "2026-08-10T15:31:00Z" });
+    for (let i = 0; i < 9; i++) {
+      bot.sim.advance(15_000);
+      expect((await bot.writer.reconcile()).outcome).toBe("skipped");
+    }
+    const now = bot.sim.now();
+    const { values } = await scrapeOf(bot.file, now);
+    expect(values.get('driftwatch_bot_reconciliation_age_seconds{bot="bot-a"}')).toBe(0);
+    expect(values.get('driftwatch_bot_compared_age_seconds{bot="bot-a"}')).toBe((now.getTime() - cleanAt) / 1000);
+    expect(values.get('driftwatch_bot_last_reconciliation{bot="bot-a",outcome="skipped"}')).toBe(1);
   });
 });

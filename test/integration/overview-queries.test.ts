@@ -105,6 +105,34 @@ describe("getOverview", () => {
     expect(o.alarms.filter((a) => a.startsWith("bot-a: "))).toEqual(["bot-a: heartbeat is stale, and so is its last reconciliation"]);
   });
 
+  it("keeps a bot's word through cycles skipped while a fill settles, and says UNKNOWN once no cycle has compared the books within the limit", async () => {
+    // Every partial fill made the card flicker UNKNOWN and every symbol row grow a dated line (a try-out).
+    const bot = botOnSim();
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: "2026-08-10T15:30:00Z" });
+    expect((await bot.writer.reconcile({ symbols })).outcome).toBe("clean");
+    // Filled in part; the rest settles after ten minutes, long past the staleness limit.
+    bot.sim.inject({ on: "create", fault: "partial_fill", fillRatio: 0.4, completeAfterMs: 600_000 });
+    await bot.writer.sendOnce({ strategy: "trend", symbol: "BTCUSDT", side: "buy", qty: 0.01, bar: "2026-08-10T15:31:00Z" });
+    const db = open(bot);
+    const cycle = async (advanceMs: number) => {
+      bot.sim.advance(advanceMs);
+      expect((await bot.writer.reconcile({ symbols })).outcome).toBe("skipped");
+      bot.writer.heartbeat();
+      return getOverview({ db, now: bot.sim.now(), ...thresholds });
+    };
+    let o = await cycle(15_000);
+    expect(o.bots[0]).toMatchObject({ status: "running", reasons: [], alarms: [], lastReconciliation: { outcome: "skipped", ordersInFlight: 1 } });
+    expect(o.alarms).toEqual([]);
+    o = await cycle(100_000);
+    expect(o.bots[0]!.status).toBe("running");
+    // The clean cycle is now older than the 120 s a cycle may be: nothing vouches for the books.
+    o = await cycle(10_000);
+    expect(o.bots[0]!.status).toBe("unknown");
+    expect(o.alarms).toEqual([
+      expect.stringMatching(/^bot-a: books not compared for 12\d s: last reconciliation skipped: 1 order in flight, so the books were not compared/),
+    ]);
+  });
+
   it("shows a symbol the latest cycle left out as flat on both sides, not as its old drift", async () => {
     const bot = botOnSim();
     bot.sim.setPositionBehindBot("ETHUSDT", 3);

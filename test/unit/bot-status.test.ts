@@ -8,6 +8,7 @@ const base: BotStatusInput = {
   breaker: { halted: false },
   heartbeatAt: ago(1_000),
   lastReconciliation: { at: ago(5_000), outcome: "clean" },
+  lastCompared: { at: ago(5_000), outcome: "clean" },
   heartbeatStaleMs: 60_000,
   reconciliationStaleMs: 120_000,
 };
@@ -37,22 +38,50 @@ describe("botStatus", () => {
     expect(botStatus({ ...base, lastReconciliation: null }).status).toBe("unknown");
   });
 
-  it("is unknown when the last cycle was skipped or failed: the books were not compared", () => {
-    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "skipped" } }).status).toBe("unknown");
-    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error" } }).status).toBe("unknown");
+  it("keeps the word of the latest compared cycle while the last one was skipped or failed, as long as that compared cycle is fresh", () => {
+    // A trading bot skips a cycle whenever a fill settles, and one failed read is a blip: the card
+    // flickered UNKNOWN, and every symbol row grew a dated line, every few minutes (a try-out).
+    const skipped = { at: ago(1_000), outcome: "skipped", ordersInFlight: 1 };
+    expect(botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(16_000), outcome: "clean" } })).toMatchObject({
+      status: "running",
+      reasons: [],
+      alarms: [],
+    });
+    expect(
+      botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error", error: "502" }, lastCompared: { at: ago(119_000), outcome: "clean" } })
+        .status,
+    ).toBe("running");
+    expect(botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(16_000), outcome: "drift" } }).status).toBe("drift");
+  });
+
+  it("is unknown, with an alarm, once no cycle has compared the books within the reconciliation staleness limit", () => {
+    const skipped = { at: ago(1_000), outcome: "skipped", ordersInFlight: 2 };
+    const long = botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(121_000), outcome: "clean" } });
+    expect(long.status).toBe("unknown");
+    expect(long.alarms).toEqual([
+      "books not compared for 121 s: last reconciliation skipped: 2 orders in flight, so the books were not compared (the bot compares once they settle)",
+    ]);
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error" }, lastCompared: null }).alarms).toEqual([
+      "books never compared: last reconciliation failed, so the books were not compared",
+    ]);
+    // A compared cycle stamped in the future vouches for nothing either.
+    expect(botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(-60_000), outcome: "clean" } }).status).toBe("unknown");
   });
 
   it("says why the books were not compared: the orders in flight of a skipped cycle, the error of a failed one", () => {
-    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "skipped", ordersInFlight: 2 } }).reasons).toEqual([
+    const drift = { at: ago(10_000), outcome: "drift" };
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "skipped", ordersInFlight: 2 }, lastCompared: drift }).reasons).toEqual([
       "last reconciliation skipped: 2 orders in flight, so the books were not compared (the bot compares once they settle)",
     ]);
-    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error", error: "fetch positions failed: 502" } }).reasons).toEqual([
-      "last reconciliation failed: fetch positions failed: 502, so the books were not compared",
-    ]);
+    expect(
+      botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "error", error: "fetch positions failed: 502" }, lastCompared: drift }).reasons,
+    ).toEqual(["last reconciliation failed: fetch positions failed: 502, so the books were not compared"]);
   });
 
   it("shows drift when the last fresh reconciliation found one and the breaker is not halted", () => {
-    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "drift" } }).status).toBe("drift");
+    expect(botStatus({ ...base, lastReconciliation: { at: ago(1_000), outcome: "drift" }, lastCompared: { at: ago(1_000), outcome: "drift" } }).status).toBe(
+      "drift",
+    );
   });
 
   it("distrusts a heartbeat from the future", () => {
@@ -119,6 +148,14 @@ describe("haltedAlso", () => {
   it("does not call a halted bot's skipped or failed cycle unknown: its badge and its reasons say that", () => {
     expect(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "error", error: "exchange clock skew: stale nonce" } }).haltedAlso).toBeNull();
     expect(botStatus({ ...halted, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 1 } }).haltedAlso).toBeNull();
+    // Until nothing has compared the books for longer than a cycle may be old.
+    expect(
+      botStatus({
+        ...halted,
+        lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 1 },
+        lastCompared: { at: ago(200_000), outcome: "drift" },
+      }).haltedAlso,
+    ).toBe("unknown");
   });
 });
 
@@ -132,7 +169,11 @@ describe("alarms", () => {
 
   it("leave out a skipped or failed cycle's note, whatever words its error holds", () => {
     // The overview matched words before: an exchange error that said "stale" or "clock" became an alarm.
-    const failed = botStatus({ ...base, lastReconciliation: { at: ago(5_000), outcome: "error", error: "exchange clock skew: stale nonce in the future" } });
+    const failed = botStatus({
+      ...base,
+      lastReconciliation: { at: ago(5_000), outcome: "error", error: "exchange clock skew: stale nonce in the future" },
+      lastCompared: { at: ago(20_000), outcome: "drift" },
+    });
     expect(failed.reasons).toEqual([expect.stringMatching(/^last reconciliation failed: exchange clock skew/)]);
     expect(failed.alarms).toEqual([]);
     expect(botStatus({ ...base, lastReconciliation: { at: ago(5_000), outcome: "skipped", ordersInFlight: 2 } }).alarms).toEqual([]);

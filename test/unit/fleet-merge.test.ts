@@ -16,6 +16,7 @@ const bot = (botId: string): OverviewBot => ({
   heartbeatAgeMs: 1000,
   breaker: null,
   lastReconciliation: null,
+  lastCompared: null,
   doubtfulOrders: 0,
   oldestDoubtfulAt: null,
   newestDoubtful: [],

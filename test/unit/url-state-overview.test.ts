@@ -58,9 +58,8 @@ describe("orderBotsForOverview", () => {
     botId: string,
     status: BotStatus,
     halted = status === "halted",
-    alarms: string[] = status === "stale" ? ["heartbeat is stale"] : [],
-    outcome = status === "drift" ? "drift" : status === "unknown" && alarms.length === 0 ? "skipped" : "clean",
-  ) => ({ botId, status, breaker: { halted }, alarms, lastReconciliation: { outcome } });
+    alarms: string[] = status === "stale" ? ["heartbeat is stale"] : status === "unknown" ? ["books not compared for 130 s"] : [],
+  ) => ({ botId, status, breaker: { halted }, alarms });
 
   it("puts a halted bot first even when its id sorts last, then a drift, then stale and unknown, then the rest, each group in the order given", () => {
     const given = [
@@ -73,11 +72,6 @@ describe("orderBotsForOverview", () => {
     expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "beta", "delta", "gamma", "alpha"]);
   });
 
-  it("leaves a bot UNKNOWN only for a skipped or failed cycle (no alarm) among the running ones, below a drift", () => {
-    const given = [bot("alpha", "running"), bot("beta", "unknown"), bot("gamma", "running"), bot("omega", "unknown", false, [], "error"), bot("zulu", "drift")];
-    expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["zulu", "alpha", "beta", "gamma", "omega"]);
-  });
-
   it("puts a bot of an unreadable journal with the ones nothing vouches for, or with the halted ones when it was halted when last read", () => {
     // As lib/queries/fleet.ts names them: UNKNOWN, no alarm of their own (the journal's notice says it), no cycle.
     const unread = (botId: string, lastKnownHalt?: object) => ({
@@ -85,7 +79,6 @@ describe("orderBotsForOverview", () => {
       status: "unknown" as BotStatus,
       breaker: null,
       alarms: [],
-      lastReconciliation: null,
       ...(lastKnownHalt ? { lastKnownHalt } : {}),
     });
     const given = [
@@ -97,7 +90,7 @@ describe("orderBotsForOverview", () => {
   });
 
   it("counts a halted breaker as halted whatever the status word, and a bot without a breaker row by its status", () => {
-    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null, alarms: [], lastReconciliation: null }, bot("b", "stale", true)];
+    const given = [{ botId: "a", status: "running" as BotStatus, breaker: null, alarms: [] }, bot("b", "stale", true)];
     expect(orderBotsForOverview(given).map((b) => b.botId)).toEqual(["b", "a"]);
   });
 
