@@ -60,7 +60,19 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
       await expect(page).toHaveURL(server.url + path);
       await expect(nav.getByRole("link", { name, exact: true })).toBeHidden();
       await noHorizontalScroll(page);
+      // Opened again, the menu says where the reader is: that link alone is current, and reads bold.
+      await nav.getByText("Menu", { exact: true }).click();
+      const here = nav.getByRole("link", { name, exact: true });
+      await expect(here).toHaveAttribute("aria-current", "page");
+      expect(await here.evaluate((a) => getComputedStyle(a).fontWeight)).toBe("600");
+      await expect(nav.locator("[aria-current]:visible")).toHaveCount(1);
+      await nav.getByText("Menu", { exact: true }).click();
     }
+    // A bot's page is under the Overview, where it is reached from; an incident's under Incidents.
+    await page.goto(server.url + "/bots/alpha");
+    await nav.getByText("Menu", { exact: true }).click();
+    await expect(nav.getByRole("link", { name: "Overview", exact: true })).toHaveAttribute("aria-current", "true");
+    await expect(nav.locator("[aria-current]:visible")).toHaveCount(1);
   });
 
   test("with the menu open, axe finds no serious violation and nothing scrolls sideways", async ({ page }) => {
