@@ -12,6 +12,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { readAudit } from "@/lib/queries/screens";
 import { actionLabel } from "@/lib/text/audit-detail";
 import { visibleText } from "@/lib/text/visible-text";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
 
@@ -157,7 +158,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code>
               </p>
               <details className="mt-1">
-                <summary className="cursor-pointer">Detail</summary>
+                <summary className={`cursor-pointer ${TAP_TARGET}`}>Detail</summary>
                 <AuditDetailList detail={e.detail} />
               </details>
             </li>

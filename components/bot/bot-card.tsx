@@ -13,6 +13,7 @@ import { useLiveAge } from "@/components/live/use-now";
 import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
 import { ReviewAndClearLink } from "./review-and-clear-link";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 type CardBot = BotSummary & {
   doubtfulOrders?: number;
@@ -74,7 +75,7 @@ export function BotCard({
     >
       <header className="flex flex-wrap items-center justify-between gap-2">
         <h2 id={`bot-${bot.botId}`} className="break-all font-mono text-lg font-semibold">
-          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className="underline-offset-4 hover:underline">
+          <Link href={`/bots/${encodeURIComponent(bot.botId)}`} className={`underline-offset-4 hover:underline ${TAP_TARGET}`}>
             {bot.botId}
           </Link>
         </h2>

@@ -8,6 +8,7 @@ import { DriftList } from "./drift-list";
 import { HaltedFor } from "./halted-for";
 import { changedByOperator } from "@/lib/breaker/halt-cause";
 import { DurationText } from "@/components/ui/duration-text";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 /** A breaker event's number, as exports name it (`breaker-<n>`); a trip's is its incident's. */
 function EventNumber({ id }: { id: number }) {
@@ -121,12 +122,12 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         )}
       </p>
       <p className="mt-2">
-        <Link href={event.incident.storyHref} className="font-semibold underline" data-testid="review-incident">
+        <Link href={event.incident.storyHref} className={`font-semibold underline ${TAP_TARGET}`} data-testid="review-incident">
           Review this incident<span className="sr-only"> of the trip at {formatUtc(event.at)}</span>
         </Link>{" "}
         <span className="text-xs">(its story: summary, chart, who did what, post-mortem)</span>
         {" · "}
-        <Link href={event.incident.href} className="underline" data-testid="review-minutes">
+        <Link href={event.incident.href} className={`underline ${TAP_TARGET}`} data-testid="review-minutes">
           minute by minute<span className="sr-only"> around the trip at {formatUtc(event.at)}</span>
         </Link>{" "}
         <span className="text-xs">

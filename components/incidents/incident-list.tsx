@@ -8,6 +8,7 @@ import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentIdText, incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
 import { DurationText } from "@/components/ui/duration-text";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 const minutes = (ms: number | null) => (ms === null ? null : Math.round((ms / 60_000) * 10) / 10);
 
@@ -35,7 +36,7 @@ export function IncidentList({
         <p className="text-sm text-slate-700 dark:text-slate-200">
           Each halt of a bot, from its trip to its clear: what caused it, how long until someone acted, how long until it was cleared. Open one for its story
           and post-mortem, or read{" "}
-          <Link href={lastHourHref(bot)} className="underline" data-testid="last-hour">
+          <Link href={lastHourHref(bot)} className={`underline ${TAP_TARGET}`} data-testid="last-hour">
             the last hour minute by minute
           </Link>
           .
@@ -100,7 +101,7 @@ export function IncidentList({
                 >
                   <div className="flex flex-wrap items-baseline gap-x-2">
                     {/* The bot and when it tripped, together: a bot's many incidents were links all named "alpha". */}
-                    <Link href={incidentStoryHref(i.id, i.journal)} className="font-semibold underline" data-testid="incident-link">
+                    <Link href={incidentStoryHref(i.id, i.journal)} className={`font-semibold underline ${TAP_TARGET}`} data-testid="incident-link">
                       <span className="font-mono [overflow-wrap:anywhere]">{i.botId}</span>, halted <UtcTime iso={i.startedAt} className="font-mono" />
                     </Link>
                     {i.journal && (

@@ -9,6 +9,7 @@ import { driftSize, signedQty } from "@/lib/text/format";
 import type { OverviewLine } from "@/lib/queries/overview";
 import { visibleText } from "@/lib/text/visible-text";
 import { DriftingFor } from "./drifting-for";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 /**
  * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
@@ -141,7 +142,10 @@ export function SymbolTable({
                 {unsure && <span className="ml-1 font-sans text-xs font-semibold">(not current)</span>}
               </td>
               <td className={c} data-label="Symbol">
-                <Link href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`} className="font-mono font-semibold underline">
+                <Link
+                  href={`/bots/${encodeURIComponent(l.botId)}/symbols/${encodeURIComponent(l.symbol)}`}
+                  className={`font-mono font-semibold underline ${TAP_TARGET}`}
+                >
                   {l.symbol}
                 </Link>
               </td>

@@ -31,6 +31,7 @@ import { useNotCurrent } from "@/components/live/use-not-current";
 import { notUpdatedWords } from "@/lib/live/not-current";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { visibleText } from "@/lib/text/visible-text";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 const JOURNAL_CODES = new Set(["missing", "not_a_file", "not_sqlite", "no_schema", "older_schema", "future_schema", "unreadable", "gone", "locked", "corrupt"]);
 
@@ -98,13 +99,13 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
       <nav aria-label="Breadcrumb" className="text-sm">
         <ol className="flex flex-wrap gap-1">
           <li>
-            <Link href="/" className="underline">
+            <Link href="/" className={`underline ${TAP_TARGET}`}>
               Overview
             </Link>{" "}
             /
           </li>
           <li className="break-all">
-            <Link href={`/bots/${encodeURIComponent(botId)}`} className="font-mono underline">
+            <Link href={`/bots/${encodeURIComponent(botId)}`} className={`font-mono underline ${TAP_TARGET}`}>
               {botId}
             </Link>{" "}
             /
