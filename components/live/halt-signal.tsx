@@ -14,7 +14,7 @@ import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { asSentence, cutAtWord } from "@/lib/text/sentence";
 import { visibleText } from "@/lib/text/visible-text";
 import { LastKnownHalt } from "./last-known-halt";
-import { bannerHalts, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
+import { bannerHalts, someJournalUnread, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
 import { useChainedPoll } from "./use-chained-poll";
 import { useLiveUpdatedAt } from "./use-live-updated-at";
 import { useDeskNotifications } from "./use-desk-notifications";
@@ -101,7 +101,7 @@ export function HaltSignal({ start }: { start: HaltSignalData | null }) {
   const pathname = usePathname();
   if (useHydrated()) return <LiveHaltSignal start={start} />;
   const { state, halted, causes, pageBot } = firstSignal(start, pathname);
-  return <SignalView state={state} halted={halted} causes={causes} pathname={pathname} pageBot={pageBot} />;
+  return <SignalView state={state} halted={halted} causes={causes} blind={start !== null && someJournalUnread(start)} pathname={pathname} pageBot={pageBot} />;
 }
 
 function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
@@ -145,6 +145,8 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
   } else if (active && dataAge(updatedAt, now).notCurrent) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
+  // The console's own trouble, before the bots' alarms, or a journal it cannot read: it hides breakers.
+  const blind = causes.length > 0 || (data !== undefined && someJournalUnread(data));
   causes.push(...alarms);
   // Notifications are for what changed while the tab was open: the live query's answers alone.
   useDeskNotifications(active ? query.data : undefined);
@@ -165,19 +167,22 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
     return () => observer.disconnect();
   }, [state]);
 
-  return <SignalView state={state} halted={halted} causes={causes} pathname={pathname} pageBot={pageBot} />;
+  return <SignalView state={state} halted={halted} causes={causes} blind={blind} pathname={pathname} pageBot={pageBot} />;
 }
 
 function SignalView({
   state,
   halted,
   causes,
+  blind = false,
   pathname,
   pageBot,
 }: {
   state: SignalState;
   halted: readonly BannerBot[];
   causes: readonly string[];
+  /** The console itself cannot read (no answer, or the journal): no breaker can be vouched for. */
+  blind?: boolean;
   pathname: string;
   pageBot: string | null;
 }) {
@@ -246,11 +251,14 @@ function SignalView({
         </div>
       ) : (
         <p data-testid="halt-banner" className="rounded bg-amber-700 px-3 py-1 text-sm font-semibold text-white">
-          UNKNOWN: the console cannot tell whether any bot is halted:{" "}
+          {/* The console's own trouble (no answer, an unreadable journal) hides every breaker; a bot's
+              stale heartbeat hides that bot alone, and the page beside the banner said "not halted"
+              for every bot, read from the journal (a try-out). */}
+          {blind ? "UNKNOWN: the console cannot tell whether any bot is halted:" : "UNKNOWN: the console cannot vouch for every bot:"}{" "}
           <span className="font-normal">
             <Causes causes={causes} />
           </span>
-          . Treat every bot as possibly halted until this clears.
+          {blind ? ". Treat every bot as possibly halted until this clears." : "."}
         </p>
       )}
     </div>

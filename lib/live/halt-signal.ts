@@ -14,7 +14,12 @@ export interface HaltSignalData {
   readAt: string;
   bots: readonly BannerBot[];
   alarms: readonly string[];
+  /** With several journals, whether each could be read: a bot of one that cannot may be halted, for all anyone can tell. */
+  sources?: readonly { ok: boolean }[];
 }
+
+/** A journal of several cannot be read: its bots' breakers are hidden, as every one is when the console cannot read. */
+export const someJournalUnread = (data: Pick<HaltSignalData, "sources">): boolean => data.sources?.some((s) => !s.ok) ?? false;
 
 /**
  * The bots a HALTED banner names: halted now, or halted when their journal was last read and
@@ -24,8 +29,9 @@ export const bannerHalts = <B extends Pick<OverviewBot, "breaker" | "lastKnownHa
   bots.filter((b) => b.breaker?.halted === true || b.lastKnownHalt !== undefined);
 
 /** The server's first read for the signal: the halted bots' banner fields and the alarms, nothing else (it is in every page's HTML). */
-export function haltSignalStart(overview: Pick<Overview, "readAt" | "bots" | "alarms">): HaltSignalData {
+export function haltSignalStart(overview: Pick<Overview, "readAt" | "bots" | "alarms" | "sources">): HaltSignalData {
   return {
+    ...(overview.sources ? { sources: overview.sources.map((s) => ({ ok: s.ok })) } : {}),
     readAt: overview.readAt,
     bots: bannerHalts(overview.bots).map(({ botId, breaker, lastKnownHalt, source }) => ({
       botId,
