@@ -12,7 +12,7 @@ import { LiveReadError, withFix } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { asSentence, cutAtWord } from "@/lib/text/sentence";
-import { visibleText } from "@/lib/text/visible-text";
+import { WrappingText } from "@/components/ui/wrapping-text";
 import { LastKnownHalt } from "./last-known-halt";
 import { bannerHalts, someJournalUnread, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
 import { useChainedPoll } from "./use-chained-poll";
@@ -112,8 +112,9 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
   const query = useQuery({ ...options, enabled: active });
   // Fed by the tab's live stream while it is healthy (its heartbeat counts as an answer); polls
   // itself only when neither the stream nor the page's own poll answered within the interval.
-  // Until the query first answers, the server's read (in the page's HTML) is the data, as old as it is.
-  const fromStart = query.data === undefined && !query.error && start !== null;
+  // Until the query first answers, the server's read (in the page's HTML) is the data, as old as it
+  // is: the last known, kept through a failed first poll as TanStack Query keeps a query's own data.
+  const fromStart = query.data === undefined && start !== null;
   const updatedAt = useLiveUpdatedAt(options, fromStart ? Date.parse(start.readAt) : query.dataUpdatedAt, active);
   // Joins a fetch already on its way (the overview page's own poll) rather than cancelling it, and
   // asks nothing when that poll answered within the interval: on the overview, in front, the page's
@@ -204,9 +205,9 @@ function SignalView({
                 </Link>
                 <LastKnownHalt bot={b} />{" "}
                 <span className="break-words font-normal">
-                  —{" "}
-                  {asSentence(
-                    visibleText(
+                  — {/* Ids in it (an order id, a URL) break at their own places, never the words around them. */}
+                  <WrappingText
+                    text={asSentence(
                       haltCauseText({
                         reason: shortCause(b.breaker?.reason ?? b.lastKnownHalt?.reason ?? null, b.botId === pageBot),
                         inSyncSince: b.breaker?.causeInSyncSince ?? null,
@@ -214,8 +215,8 @@ function SignalView({
                         changedBy: b.breaker?.changedBy,
                         changedAt: b.breaker?.changedAt ?? b.lastKnownHalt?.since,
                       }),
-                    ),
-                  )}
+                    )}
+                  />
                 </span>
               </span>
             ))}

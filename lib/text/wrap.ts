@@ -31,6 +31,15 @@ export function splitIds(text: string): TextPiece[] {
   return splitAt(text, ID_TOKEN).map((p) => ({ text: p.text, id: p.match }));
 }
 
+/**
+ * An id cut after each `/`, `?`, `&`, `=` and `_`: the places a line may break first (a screen puts
+ * a <wbr> between the parts), so a URL breaks as ".../v5/order/" + "realtime?..." and only a part
+ * too long for the line breaks inside. Joined again they give the id back exactly.
+ */
+export function idBreaks(id: string): string[] {
+  return id.split(/(?<=[/?&=_])(?=.)/);
+}
+
 /** A number and its unit, and a run of them, as lib/text/format.ts writes durations: "114 d 23 h", "5 min 0 s". */
 const DURATION_RUN = /\d[\d,.]* (?:d|h|min|s)\b(?: \d[\d,.]* (?:d|h|min|s)\b)*/g;
 

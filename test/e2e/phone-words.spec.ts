@@ -19,7 +19,7 @@ const SYMBOLS = [
   { symbol: "ETHUSDT", qtyStep: 0.01, price: 3_000 },
 ];
 const LONG_ERROR =
-  "the venue answered 503 Service Unavailable while its matching engine restarted for scheduled maintenance, so nobody can tell whether the order exists; look it up again after maintenance";
+  "the venue answered 503 Service Unavailable while its matching engine restarted for scheduled maintenance, so nobody can tell whether the order exists; look it up again after maintenance (GET http://127.0.0.1:40877/v5/order/realtime?category=linear&orderLinkId=be1-lookup)";
 const LONG_NOTE = "checked the venue's order history screen twice together with the trading desk, and the position reconciles with every fill listed there";
 
 /** A venue whose order lookups fail with a long, wordy error while `failing` is set. */
@@ -53,6 +53,30 @@ function wordsSplitAcrossLines(el: Locator): Promise<{ split: string[]; lines: n
       }
     }
     return { split, lines: tops.size };
+  });
+}
+
+/**
+ * The parts of each id between its preferred breaks (components/ui/wrapping-text.tsx puts a <wbr>
+ * after `/`, `?`, `&`, `=`, `_`) that sit on more than one line: a URL split as "…/realtim" + "e?…"
+ * (a try-out). Only parts short enough to fit a line, without a hyphen (a break after one is ordinary).
+ */
+function idPartsSplit(el: Locator): Promise<{ split: string[]; parts: number }> {
+  return el.evaluate((root) => {
+    const split: string[] = [];
+    let parts = 0;
+    for (const id of root.querySelectorAll(".font-mono")) {
+      if (id.querySelector("wbr") === null) continue;
+      for (const n of id.childNodes) {
+        const text = n.textContent ?? "";
+        if (n.nodeType !== Node.TEXT_NODE || text.length > 16 || text.includes("-")) continue;
+        parts++;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        if (new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1) split.push(text);
+      }
+    }
+    return { split, parts };
   });
 }
 
@@ -147,6 +171,10 @@ test.describe("numbers and words on a phone", () => {
       await expectWholeWords(reason);
       await noHorizontalScroll(page);
     }
+    // The whole reason, on the bot's page: its URL breaks after a slash, never inside "realtime".
+    const { split, parts } = await idPartsSplit(page.locator("main").getByTestId("halt-reason").first());
+    expect(parts, "the reason holds the URL's parts").toBeGreaterThan(5);
+    expect(split).toEqual([]);
   });
 
   test("/doubtful splits no word of the order's long error", async ({ page }) => {
@@ -154,6 +182,8 @@ test.describe("numbers and words on a phone", () => {
     const card = page.getByTestId("doubtful-order").first();
     const error = card.locator("dd").filter({ hasText: "scheduled maintenance" });
     await expectWholeWords(error);
+    // The banner above tells the same halt: its ids in their own elements, its words whole.
+    await expectWholeWords(page.getByTestId("halt-banner"));
     await noHorizontalScroll(page);
   });
 

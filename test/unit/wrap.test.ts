@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitIds } from "@/lib/text/wrap";
+import { idBreaks, splitIds } from "@/lib/text/wrap";
 
 describe("splitIds", () => {
   it("puts each id of an error in its own piece and leaves the words around it as prose", () => {
@@ -23,5 +23,28 @@ describe("splitIds", () => {
           .map((p) => p.text)
           .join(""),
       ).toBe(t);
+  });
+});
+
+describe("idBreaks", () => {
+  it("cuts an id after each /, ?, &, = and _, and gives it back whole when joined", () => {
+    const url = "http://127.0.0.1:40877/v5/order/realtime?category=linear&orderLinkId=alpha-d98625984061cf3ef4af";
+    expect(idBreaks(url)).toEqual([
+      "http:/",
+      "/",
+      "127.0.0.1:40877/",
+      "v5/",
+      "order/",
+      "realtime?",
+      "category=",
+      "linear&",
+      "orderLinkId=",
+      "alpha-d98625984061cf3ef4af",
+    ]);
+    expect(idBreaks(url).join("")).toBe(url);
+    expect(idBreaks("reconciliation_positions")).toEqual(["reconciliation_", "positions"]);
+    // Nothing after a trailing separator.
+    expect(idBreaks("/tmp/x/")).toEqual(["/", "tmp/", "x/"]);
+    expect(idBreaks("beta-d802a55a0df8ed0d3231")).toEqual(["beta-d802a55a0df8ed0d3231"]);
   });
 });
