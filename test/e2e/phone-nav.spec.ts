@@ -1,5 +1,5 @@
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { tempDir } from "../helpers/journal";
 import { incidentJournal } from "../helpers/e2e/journals";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
@@ -16,6 +16,15 @@ const LINKS = [
 
 const SECRET = "phone-nav-spec-session-secret-longer-than-32";
 const operator = { name: "ana-on-call", password: "ana's long password here" };
+
+async function allTall(page: Page, targets: Locator, what: string) {
+  await expect(targets.first()).toBeVisible();
+  const heights = await targets.evaluateAll((els) =>
+    els.filter((e) => e.getClientRects().length > 0).map((e) => [e.textContent, e.getBoundingClientRect().height] as const),
+  );
+  expect(heights.length, what).toBeGreaterThan(0);
+  for (const [text, h] of heights) expect(h, `${what}: ${text}`).toBeGreaterThanOrEqual(24);
+}
 
 test.describe("the main navigation on a phone (390 × 844)", () => {
   let server: ConsoleServer;
@@ -98,6 +107,22 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
     await expect(page.getByTestId("signed-in-role")).toHaveText("operator", { useInnerText: true });
     await noHorizontalScroll(page);
     await page.screenshot({ path: test.info().outputPath("phone-header-signed-in.png"), clip: { x: 0, y: 0, width: 390, height: 90 } });
+  });
+
+  test("links that stand alone are at least 24 px tall (WCAG 2.2 target size; components/ui/tap-target.ts)", async ({ page }) => {
+    await page.goto(server.url);
+    await allTall(page, page.getByTestId("bot-card").locator("h2 a"), "bot card name");
+    await allTall(page, page.locator('td[data-label="Symbol"] a'), "overview symbol link");
+
+    await page.goto(`${server.url}/bots/alpha/symbols/ETHUSDT`);
+    await allTall(page, page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link"), "breadcrumb");
+
+    await page.goto(`${server.url}/breakers`);
+    await allTall(page, page.getByTestId("review-incident"), "Review this incident");
+    await allTall(page, page.getByTestId("review-minutes"), "minute by minute");
+
+    await page.goto(`${server.url}/incidents`);
+    await allTall(page, page.getByTestId("incident-link"), "incident link");
   });
 
   test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
