@@ -54,6 +54,9 @@ export function BotCard({
 }) {
   const heartbeatAge = useLiveAge(bot.heartbeatAgeMs, receivedAt);
   const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
+  const comparedAge = useLiveAge(bot.lastCompared?.ageMs ?? null, receivedAt);
+  // A skipped or failed last cycle compared nothing: when the books last were is what counts up to UNKNOWN.
+  const notCompared = bot.lastReconciliation !== null && bot.lastReconciliation.outcome !== "clean" && bot.lastReconciliation.outcome !== "drift";
   const halted = bot.breaker?.halted ?? false;
   const canAct = useCanAct();
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
@@ -207,6 +210,14 @@ export function BotCard({
                 <span className="whitespace-nowrap" suppressHydrationWarning>
                   {formatAgo(reconciledAge)}
                 </span>
+                {notCompared && bot.lastCompared && (
+                  <span data-testid="compared-age">
+                    ; books compared{" "}
+                    <span className="whitespace-nowrap" suppressHydrationWarning>
+                      {formatAgo(comparedAge)}
+                    </span>
+                  </span>
+                )}
               </>
             )
           ) : bot.journalUnread ? (
@@ -222,7 +233,10 @@ export function BotCard({
               {bot.journalUnread ? (
                 UNREAD
               ) : bot.doubtfulOrders > 0 ? (
-                <Link href={`/doubtful?bot=${encodeURIComponent(bot.botId)}`} className="font-semibold text-red-700 underline dark:text-red-300">
+                <Link
+                  href={`/doubtful?bot=${encodeURIComponent(bot.botId)}`}
+                  className={`font-semibold text-red-700 underline dark:text-red-300 ${TAP_TARGET}`}
+                >
                   {bot.doubtfulOrders} order{bot.doubtfulOrders === 1 ? "" : "s"}
                 </Link>
               ) : (

@@ -255,11 +255,11 @@ function SignalView({
           {/* The console's own trouble (no answer, an unreadable journal) hides every breaker; a bot's
               stale heartbeat hides that bot alone, and the page beside the banner said "not halted"
               for every bot, read from the journal (a try-out). */}
-          {blind ? "UNKNOWN: the console cannot tell whether any bot is halted:" : "UNKNOWN: the console cannot vouch for every bot:"}{" "}
+          {blind ? "UNKNOWN: the console cannot tell whether any bot is halted:" : "UNKNOWN: the console cannot vouch for these bots now:"}{" "}
           <span className="font-normal">
             <Causes causes={causes} />
           </span>
-          {blind ? ". Treat every bot as possibly halted until this clears." : "."}
+          {blind ? ". Treat every bot as possibly halted until this clears." : ". Check that each is running and can write its journal."}
         </p>
       )}
     </div>

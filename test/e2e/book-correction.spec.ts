@@ -131,5 +131,9 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     expect((await bot.cycle()).outcome).toBe("error");
     await expect(main.getByTestId("book-in-sync")).toHaveAttribute("data-state", "not-compared-since");
     await expect(main.getByTestId("book-in-sync")).toContainText(/^Not compared since .*: the bot.s latest cycle, at .*, failed and did not compare the books/);
+    // One failed read is a blip: the card keeps its word and counts how long since the books were compared.
+    const card = page.getByTestId("bot-card").first();
+    await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "running");
+    await expect(card.getByTestId("reconciled")).toHaveText(/^error, \d+ s ago; books compared \d+ s ago$/);
   });
 });

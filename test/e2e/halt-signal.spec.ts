@@ -205,7 +205,9 @@ test("a page's banner shows the first three causes and counts the rest, linked t
     await signalSettled(page, "unknown");
     const banner = page.getByTestId("halt-banner");
     // The breakers are read; what nothing vouches for is the bots: not "cannot tell whether any bot is halted".
-    await expect(banner).toHaveText(/^UNKNOWN: the console cannot vouch for every bot: [^;]+; [^;]+; [^;]+; and \d+ more on the overview\.$/);
+    await expect(banner).toHaveText(
+      /^UNKNOWN: the console cannot vouch for these bots now: [^;]+; [^;]+; [^;]+; and \d+ more on the overview\. Check that each is running and can write its journal\.$/,
+    );
     const more = banner.getByTestId("more-causes");
     await expect(more).toHaveAttribute("href", "/");
     await more.click();
@@ -216,7 +218,7 @@ test("a page's banner shows the first three causes and counts the rest, linked t
     await page.goto(`${server.url}/bots/west`);
     await signalSettled(page, "unknown");
     await expect(page.getByTestId("halt-banner")).toContainText(
-      /^UNKNOWN: the console cannot vouch for every bot: west: heartbeat is stale, and so is its last reconciliation; /,
+      /^UNKNOWN: the console cannot vouch for these bots now: west: heartbeat is stale, and so is its last reconciliation; /,
     );
   } finally {
     await server.stop();
