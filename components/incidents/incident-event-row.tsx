@@ -4,6 +4,7 @@ import { rowIdOf, type IncidentEvent } from "@/lib/incidents/events";
 import Link from "next/link";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref } from "@/lib/url-state/incidents";
+import { WrappingText } from "@/components/ui/wrapping-text";
 
 const rowStyle: Record<IncidentEvent["severity"], string> = {
   emergency: "border-red-700 bg-red-50 text-red-950 dark:bg-red-950 dark:text-red-50",
@@ -83,8 +84,9 @@ export function IncidentEventRow({
           )}
           {e.operator && <span className="rounded border border-current px-1.5 text-xs font-semibold">{e.actor}</span>}
         </div>
-        <p className={`mt-1 whitespace-pre-line [overflow-wrap:anywhere] ${e.severity === "emergency" ? "font-semibold" : ""}`}>
-          {visibleText(e.summary)}
+        {/* Ids in it (an order id, a URL) break at their own places; its words only when one is longer than the line. */}
+        <p className={`mt-1 whitespace-pre-line break-words ${e.severity === "emergency" ? "font-semibold" : ""}`}>
+          <WrappingText text={e.summary} />
           {repeat && (
             <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
               ×{repeat.count.toLocaleString("en-US")}

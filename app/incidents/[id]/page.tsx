@@ -16,6 +16,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { readIncidentStory } from "@/lib/queries/screens";
 import { visibleText } from "@/lib/text/visible-text";
 import { MAX_WINDOW_MS, incidentHref, incidentIdText, incidentListHref, incidentStoryHref, parseIncidentId, postmortemHref } from "@/lib/url-state/incidents";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 /** The story's window as the minute-by-minute review takes it: at most MAX_WINDOW_MS from its start (a halt open for weeks is read from its trip on). */
 const reviewable = (w: { from: string; to: string }) => ({
@@ -132,7 +133,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
       <JournalWarnings warnings={read.journal.warnings} />
       <header className="space-y-1">
         <p className="text-sm">
-          <Link href={incidentListHref(null)} className="underline">
+          <Link href={incidentListHref(null)} className={`underline ${TAP_TARGET}`}>
             ← All incidents
           </Link>
         </p>
@@ -164,14 +165,14 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             </>
           )}
           .{" "}
-          <a href={postmortemHref(story.id, view.journal)} download className="font-semibold underline" data-testid="postmortem">
+          <a href={postmortemHref(story.id, view.journal)} download className={`font-semibold underline ${TAP_TARGET}`} data-testid="postmortem">
             Post-mortem (Markdown)
           </a>
           {" · "}
           {/* At the trip, as the breakers page's link is: on a phone the window's form alone fills the first screen. */}
           <Link
             href={incidentHref(reviewable(window), { bot: story.botId }, view.journal ? `${view.journal}/breaker-${story.id}` : `breaker-${story.id}`)}
-            className="underline"
+            className={`underline ${TAP_TARGET}`}
             data-testid="minute-by-minute"
           >
             Minute by minute
