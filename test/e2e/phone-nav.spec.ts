@@ -123,6 +123,9 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
 
     await page.goto(`${server.url}/incidents`);
     await allTall(page, page.getByTestId("incident-link"), "incident link");
+    await page.getByTestId("incident-link").first().click();
+    await allTall(page, page.getByTestId("postmortem"), "Post-mortem (Markdown)");
+    await allTall(page, page.locator("main header a").first(), "All incidents");
   });
 
   test("opens the menu and follows Audit log by keyboard alone", async ({ page }) => {
