@@ -143,7 +143,13 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
       reasons.push(why);
       comparedOutcome = compared.outcome;
     } else {
-      isUnknown(compared === null || comparedAgeMs === null ? `books never compared: ${why}` : `books not compared for ${seconds(comparedAgeMs)}: ${why}`);
+      isUnknown(
+        compared === null || comparedAgeMs === null
+          ? `books never compared: ${why}`
+          : comparedAgeMs < 0
+            ? `last compared cycle is ${seconds(-comparedAgeMs)} in the future (bot clock ahead of the console's): ${why}`
+            : `books not compared for ${seconds(comparedAgeMs)}: ${why}`,
+      );
     }
   } else if (last.outcome !== "clean" && last.outcome !== "drift") {
     reasons.push(`last reconciliation: ${last.outcome}`);

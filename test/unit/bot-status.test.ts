@@ -65,7 +65,11 @@ describe("botStatus", () => {
       "books never compared: last reconciliation failed, so the books were not compared",
     ]);
     // A compared cycle stamped in the future vouches for nothing either.
-    expect(botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(-60_000), outcome: "clean" } }).status).toBe("unknown");
+    const ahead = botStatus({ ...base, lastReconciliation: skipped, lastCompared: { at: ago(-60_000), outcome: "clean" } });
+    expect(ahead.status).toBe("unknown");
+    expect(ahead.alarms).toEqual([
+      expect.stringMatching(/^last compared cycle is 60 s in the future \(bot clock ahead of the console's\): last reconciliation skipped/),
+    ]);
   });
 
   it("says why the books were not compared: the orders in flight of a skipped cycle, the error of a failed one", () => {
