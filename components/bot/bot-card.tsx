@@ -14,6 +14,7 @@ import { useCanAct } from "@/components/auth/can-act";
 import { HaltNowForm } from "./halt-now-form";
 import { ReviewAndClearLink } from "./review-and-clear-link";
 import { TAP_TARGET } from "@/components/ui/tap-target";
+import { comparedTheBooks } from "@/lib/reconcile/current-line";
 
 type CardBot = BotSummary & {
   doubtfulOrders?: number;
@@ -56,7 +57,7 @@ export function BotCard({
   const reconciledAge = useLiveAge(bot.lastReconciliation?.ageMs ?? null, receivedAt);
   const comparedAge = useLiveAge(bot.lastCompared?.ageMs ?? null, receivedAt);
   // A skipped or failed last cycle compared nothing: when the books last were is what counts up to UNKNOWN.
-  const notCompared = bot.lastReconciliation !== null && bot.lastReconciliation.outcome !== "clean" && bot.lastReconciliation.outcome !== "drift";
+  const notCompared = bot.lastReconciliation !== null && !comparedTheBooks(bot.lastReconciliation.outcome);
   const halted = bot.breaker?.halted ?? false;
   const canAct = useCanAct();
   const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;

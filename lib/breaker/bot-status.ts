@@ -4,6 +4,8 @@
  * console cannot vouch for is "stale" or "unknown", never green.
  */
 
+import { comparedTheBooks } from "../reconcile/current-line";
+
 /** The reasons a bot is stale, as its card lists them (the overview makes the two one alarm). */
 export const HEARTBEAT_STALE = "heartbeat is stale";
 export const RECONCILIATION_STALE = "last reconciliation is stale";
@@ -151,7 +153,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
             : `books not compared for ${seconds(comparedAgeMs)}: ${why}`,
       );
     }
-  } else if (last.outcome !== "clean" && last.outcome !== "drift") {
+  } else if (!comparedTheBooks(last.outcome)) {
     reasons.push(`last reconciliation: ${last.outcome}`);
   }
 

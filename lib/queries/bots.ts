@@ -6,7 +6,7 @@ import { queryOf, type Dialect, type JournalQuery } from "../db/query";
 import type { CauseOrderSettled } from "../breaker/halt-cause";
 import { getCauseInSyncSince, getCauseOrdersSettled } from "./halt-cause";
 import { observeHeartbeat } from "./heartbeat-motion";
-import { COMPARED_OUTCOMES_SQL } from "../reconcile/current-line";
+import { latestComparedCycleSql } from "../reconcile/current-line";
 
 export interface BotSummary {
   botId: string;
@@ -51,10 +51,9 @@ export const botsSql = (dialect: Dialect) => `
          ])} FROM reconciliations r
            WHERE r.bot_id = b.bot_id ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastReconciliation",
          (SELECT ${jsonObjectSql(dialect, [
-           ["at", "r.at"],
-           ["outcome", "r.outcome"],
-         ])} FROM reconciliations r
-           WHERE r.bot_id = b.bot_id AND r.outcome IN ${COMPARED_OUTCOMES_SQL} ORDER BY r.at DESC, r.id DESC LIMIT 1) AS "lastCompared"
+           ["at", "c.at"],
+           ["outcome", "c.outcome"],
+         ])} FROM reconciliations c WHERE c.id = ${latestComparedCycleSql("b.bot_id")}) AS "lastCompared"
   FROM bots b LEFT JOIN breakers k ON k.bot_id = b.bot_id
   ORDER BY b.bot_id`;
 const BOTS_SQL = { sqlite: botsSql("sqlite"), postgres: botsSql("postgres") };

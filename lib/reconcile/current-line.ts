@@ -9,6 +9,9 @@ import type { ReconciliationOutcome } from "../journal/contract";
 /** The outcomes of a cycle that compared the books: a skipped or failed cycle says nothing about them. */
 export const COMPARED_OUTCOMES = ["clean", "drift"] as const satisfies readonly ReconciliationOutcome[];
 
+/** Whether a cycle's outcome compared the books (COMPARED_OUTCOMES). */
+export const comparedTheBooks = (outcome: string): boolean => (COMPARED_OUTCOMES as readonly string[]).includes(outcome);
+
 /** `('clean', 'drift')`, for `outcome IN …` in the queries that find a bot's latest compared cycle. */
 export const COMPARED_OUTCOMES_SQL = `(${COMPARED_OUTCOMES.map((o) => `'${o}'`).join(", ")})`;
 
