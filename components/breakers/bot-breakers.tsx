@@ -9,6 +9,7 @@ import { HaltedFor } from "./halted-for";
 import { ReviewAndClearLink } from "@/components/bot/review-and-clear-link";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
+import { StatusBadge } from "@/components/ui/status-badge";
 
 /** A bot's breaker now, in one word, as its card's badge and the page's list of bots say it. */
 export const breakerWord = (b: BreakerBotView["breaker"]) => (b === null ? "NO BREAKER ROW" : b.halted ? "HALTED" : "not halted");
@@ -24,6 +25,16 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
   const b = bot.breaker;
   const headingId = breakersHeadingId(bot.botId);
   const canAct = useCanAct();
+  // The row is what the bot last wrote: a bot that stopped, or tripped and could not write it,
+  // still reads "not halted" (a try-out saw it in plain grey beside a STALE bot). Under a halt, after it.
+  const vouchLine = bot.vouch && (
+    <p className="mt-2 text-sm" data-testid="bot-now-why">
+      <strong>{bot.vouch.now === "stale" ? "STALE" : "UNKNOWN"}:</strong> <WrappingText text={bot.vouch.alarms.join("; ")} />.{" "}
+      {b?.halted
+        ? "The bot may have stopped as well as halted."
+        : "This breaker is as the bot last wrote it: a bot that stopped, or tripped and could not write it, reads the same."}
+    </p>
+  );
   return (
     <section aria-labelledby={headingId} data-testid="bot-breakers" data-bot={bot.botId} className="space-y-3">
       <div
@@ -33,16 +44,24 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
           <h2 id={headingId} className="break-all font-mono text-lg font-semibold">
             {bot.botId}
           </h2>
-          <span
-            data-testid="breaker-now"
-            data-halted={b ? String(b.halted) : "unknown"}
-            className={`rounded px-2 py-0.5 text-sm font-bold tracking-wide ${
-              b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
-            }`}
-          >
-            {breakerWord(b)}
+          <span className="inline-flex flex-wrap items-center gap-1">
+            <span
+              data-testid="breaker-now"
+              data-halted={b ? String(b.halted) : "unknown"}
+              className={`rounded px-2 py-0.5 text-sm font-bold tracking-wide ${
+                b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
+              }`}
+            >
+              {breakerWord(b)}
+            </span>
+            {bot.vouch && (
+              <span data-testid="bot-now">
+                <StatusBadge status={bot.vouch.now} />
+              </span>
+            )}
           </span>
         </div>
+        {!b?.halted && vouchLine}
         {b === null ? (
           <p className="mt-2 text-sm">
             This bot has no row in <code>breakers</code>, so nobody can say whether it may trade. A bot writes that row when it starts.
@@ -81,6 +100,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             .
           </p>
         )}
+        {b?.halted && vouchLine}
       </div>
 
       {bot.events.length === 0 ? (

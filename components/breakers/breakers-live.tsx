@@ -64,6 +64,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
             <Link key={b.botId} href={`#${encodeURIComponent(breakersHeadingId(b.botId))}`} className="inline-block py-1.5 underline">
               <span className="break-all font-mono">{b.botId}</span>{" "}
               <span className={b.breaker?.halted ? "font-bold text-red-700 dark:text-red-400" : ""}>{breakerWord(b.breaker)}</span>
+              {b.vouch && <span className="font-bold text-amber-800 dark:text-amber-300"> {b.vouch.now.toUpperCase()}</span>}
             </Link>
           ))}
         </nav>

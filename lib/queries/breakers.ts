@@ -9,6 +9,7 @@ import type { BreakerEventRow } from "../db/schema";
 import type { IncidentDrift } from "../incidents/events";
 import { incidentHref, incidentStoryHref, incidentWindowAround, type IncidentWindow } from "../url-state/incidents";
 import { readDriftsByReconciliation } from "./drifts";
+import { listBots, type BotSummary } from "./bots";
 
 /** Events per bot and page: the board costs O(bots x page), however long the history. */
 export const BREAKER_PAGE_SIZE = 20;
@@ -76,6 +77,13 @@ export type BreakerEventView = BreakerTripView | BreakerClearView;
 export interface BreakerBotView {
   botId: string;
   breaker: BreakerState | null;
+  /**
+   * Whether anything vouches for the bot now (botStatus, as its card says it): "stale" or
+   * "unknown" when its heartbeat or cycles are stale or its times cannot be trusted, with the
+   * reasons; null when the bot is well (halted or not). The breaker row is what the bot last wrote:
+   * a bot that stopped, or that tripped and could not write it, still reads "not halted".
+   */
+  vouch: { now: "stale" | "unknown"; alarms: string[] } | null;
   /** Newest first. */
   events: BreakerEventView[];
   /** Cursor of the next, older page; null when these are the oldest. */
@@ -131,15 +139,25 @@ const botsSql = (oneBot: boolean) => `WITH ids AS (SELECT bot_id FROM bots UNION
   ${oneBot ? "WHERE ids.bot_id = ?" : ""}
   ORDER BY ids.bot_id`;
 
+/** What a bot with a breaker row and no row in `bots` is: nothing of it was ever heard. */
+export const NO_BOTS_ROW = "no row in bots, so no heartbeat: nothing says whether it runs";
+
 export async function getBreakerBoard(params: {
   db: JournalDb | JournalQuery;
   now: Date;
+  /** The staleness limits the bot cards use (lib/env.ts), for each bot's `vouch`. */
+  heartbeatStaleMs: number;
+  reconciliationStaleMs: number;
   bot?: string | null;
   before?: number | null;
   pageSize?: number;
 }): Promise<BreakerBoard> {
   const { now } = params;
   const q = queryOf(params.db);
+  // Each bot as its card judges it (O(bots), one seek each), for what vouches for it now.
+  const summaries = new Map(
+    (await listBots({ db: q, now, heartbeatStaleMs: params.heartbeatStaleMs, reconciliationStaleMs: params.reconciliationStaleMs })).map((b) => [b.botId, b]),
+  );
   const pageSize = params.pageSize ?? BREAKER_PAGE_SIZE;
   const before = params.before ?? null;
   const bot = params.bot ?? null;
@@ -172,21 +190,21 @@ export async function getBreakerBoard(params: {
       cycles.set(c.id, c);
   }
   const drifts = await readDriftsByReconciliation({ db: q, reconciliationIds: causeIds });
-  // A halted bot's cause, gone or not, as every screen that shows the cause says it.
+  // A halted bot's cause, gone or not, as every screen that shows the cause says it: its card's
+  // read has it; a bot with a breaker row and no row in bots has no card, so it is read here.
   const gone = new Map(
     await Promise.all(
       bots
         .filter((b) => b.halted === 1)
-        .map(
-          async (b) =>
-            [
-              b.botId,
-              {
-                inSyncSince: await getCauseInSyncSince({ db: q, botId: b.botId }),
-                ordersSettled: await getCauseOrdersSettled({ db: q, botId: b.botId }),
-              },
-            ] as const,
-        ),
+        .map(async (b) => {
+          const card = summaries.get(b.botId)?.breaker;
+          return [
+            b.botId,
+            card?.halted
+              ? { inSyncSince: card.causeInSyncSince, ordersSettled: card.causeOrdersSettled }
+              : { inSyncSince: await getCauseInSyncSince({ db: q, botId: b.botId }), ordersSettled: await getCauseOrdersSettled({ db: q, botId: b.botId }) },
+          ] as const;
+        }),
     ),
   );
 
@@ -226,9 +244,16 @@ export async function getBreakerBoard(params: {
         return tripView({ row: r, breaker, now, botId: b.botId, cycle: r.reconciliationId === null ? undefined : cycles.get(r.reconciliationId), drifts });
       });
       const last = rows.at(-1);
-      return { botId: b.botId, breaker, events, olderBefore: more && last ? last.id : null };
+      return { botId: b.botId, breaker, vouch: vouchOf(summaries.get(b.botId)), events, olderBefore: more && last ? last.id : null };
     }),
   };
+}
+
+/** A bot's `vouch` from its card's read; a bot without a row in `bots` was never heard. */
+function vouchOf(bot: BotSummary | undefined): BreakerBotView["vouch"] {
+  if (bot === undefined) return { now: "unknown", alarms: [NO_BOTS_ROW] };
+  const now = bot.status === "halted" ? bot.haltedAlso : bot.status === "stale" || bot.status === "unknown" ? bot.status : null;
+  return now === null ? null : { now, alarms: bot.alarms };
 }
 
 function tripView(p: {

@@ -86,8 +86,9 @@ export async function loadBotClear({ q, config, now, names, botId }: AnyLoader<{
 }
 
 /** `/breakers` and GET /api/breakers. */
-export async function loadBreakerBoard({ q, now, names, bot, before }: AnyLoader<{ bot: string | null; before: number | null }>) {
-  return forReader(await getBreakerBoard({ db: q, now, bot, before }), names);
+export async function loadBreakerBoard({ q, config, now, names, bot, before }: AnyLoader<{ bot: string | null; before: number | null }>) {
+  const { heartbeatStaleMs, reconciliationStaleMs } = config;
+  return forReader(await getBreakerBoard({ db: q, now, heartbeatStaleMs, reconciliationStaleMs, bot, before }), names);
 }
 
 /** `/doubtful` and GET /api/doubtful. */

@@ -26,6 +26,12 @@ test.describe("breakers and the incident review, after an unknown position, a lo
 
     const a = page.locator('[data-testid="bot-breakers"][data-bot="bot-a"]');
     await expect(a.getByTestId("breaker-now")).toHaveText("not halted");
+    // The scenario's bots stopped writing twenty minutes ago: "not halted" is what bot-a last
+    // wrote, and the card says nothing vouches for it now.
+    await expect(a.getByTestId("bot-now")).toHaveText("STALE");
+    await expect(a.getByTestId("bot-now-why")).toHaveText(
+      "STALE: heartbeat is stale; last reconciliation is stale. This breaker is as the bot last wrote it: a bot that stopped, or tripped and could not write it, reads the same.",
+    );
     const trip = a.locator('[data-testid="breaker-event"][data-kind="trip"]');
     await expect(trip.getByTestId("breaker-reason")).toHaveText("unknown position ETHUSDT +3");
     await expect(trip.getByTestId("breaker-cause")).toContainText(`reconciliation #${scenario.botA.reconciliationId}`);
@@ -53,9 +59,9 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     // Every bot's breaker at the top, each a link to its card: on a phone the second bot's card is
     // below the first one's history.
     const contents = page.getByTestId("breakers-contents");
-    await expect(contents.getByRole("link")).toHaveText(["bot-a not halted", "bot-b HALTED"]);
+    await expect(contents.getByRole("link")).toHaveText(["bot-a not halted STALE", "bot-b HALTED STALE"]);
     await page.setViewportSize({ width: 390, height: 844 });
-    await contents.getByRole("link", { name: "bot-b HALTED" }).click();
+    await contents.getByRole("link", { name: "bot-b HALTED STALE" }).click();
     await expect(b.getByRole("heading", { name: "bot-b" })).toBeInViewport();
     await expect(a.getByTestId("breaker-now")).not.toBeInViewport();
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { parseIncidentQuery } from "@/lib/url-state/incidents";
-import { getBreakerBoard, type BreakerBotView, type BreakerClearView, type BreakerTripView } from "@/lib/queries/breakers";
+import { getBreakerBoard, NO_BOTS_ROW, type BreakerBotView, type BreakerClearView, type BreakerTripView } from "@/lib/queries/breakers";
 import { getIncidentTimeline } from "@/lib/queries/incidents";
 import { botOnSim } from "../helpers/bot";
 import { consoleDb } from "../helpers/console-db";
@@ -20,12 +20,13 @@ async function scenario() {
 }
 
 const MIN = 60_000;
+const STALE_LIMITS = { heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 };
 const later = (s: IncidentScenario, ms: number) => new Date(Date.parse(s.botA.endAt) + ms);
 
 describe("getBreakerBoard", () => {
   it("lists each bot's breaker and its trips and clears newest first, with cause, actor and duration", async () => {
     const { s, db } = await scenario();
-    const board = await getBreakerBoard({ db, now: later(s, 5 * MIN) });
+    const board = await getBreakerBoard({ db, now: later(s, 5 * MIN), ...STALE_LIMITS });
     expect(board.bots.map((b) => b.botId)).toEqual(["bot-a", "bot-b"]);
 
     const a = board.bots[0]!;
@@ -60,7 +61,7 @@ describe("getBreakerBoard", () => {
   it("counts an open halt up to now, with no cause when no cycle caused it", async () => {
     const { s, db } = await scenario();
     const now = later(s, 5 * MIN);
-    const b = (await getBreakerBoard({ db, now })).bots[1]!;
+    const b = (await getBreakerBoard({ db, now, ...STALE_LIMITS })).bots[1]!;
     expect(b.breaker).toMatchObject({ halted: true, changedBy: "bot" });
     expect(b.events).toHaveLength(1);
     expect(b.events[0]).toMatchObject({
@@ -76,7 +77,7 @@ describe("getBreakerBoard", () => {
   it("links every trip to its story, and to the incident review from 15 min before it to 15 min after its clear, or to now while halted", async () => {
     const { s, db } = await scenario();
     const now = later(s, 60 * MIN);
-    const [a, b] = (await getBreakerBoard({ db, now })).bots;
+    const [a, b] = (await getBreakerBoard({ db, now, ...STALE_LIMITS })).bots;
     const tripA = a!.events.find((e) => e.kind === "trip") as BreakerTripView;
     expect(tripA.incident).toMatchObject({ from: "2026-08-10T15:15:00.000Z", to: "2026-08-10T15:48:00.000Z" });
     expect(tripA.incident.href).toMatch(/#breaker-\d+$/);
@@ -120,7 +121,7 @@ describe("getBreakerBoard", () => {
     const pages: BreakerBotView[] = [];
     let before: number | null = null;
     do {
-      const page: BreakerBotView = (await getBreakerBoard({ db: c.db, now, bot: "bot-a", before })).bots[0]!;
+      const page: BreakerBotView = (await getBreakerBoard({ db: c.db, now, ...STALE_LIMITS, bot: "bot-a", before })).bots[0]!;
       pages.push(page);
       before = page.olderBefore;
     } while (before !== null);
@@ -143,19 +144,50 @@ describe("getBreakerBoard", () => {
     bot.db.prepare(`UPDATE breakers SET halted = 0, changed_at = ?, changed_by = 'operator:bob', version = version + 1`).run(bot.sim.now().toISOString());
     const c = consoleDb(bot.file);
     cleanup.push(c.close);
-    const trip = (await getBreakerBoard({ db: c.db, now: bot.sim.now() })).bots[0]!.events[0] as BreakerTripView;
+    const trip = (await getBreakerBoard({ db: c.db, now: bot.sim.now(), ...STALE_LIMITS })).bots[0]!.events[0] as BreakerTripView;
     expect(trip).toMatchObject({ status: "unrecorded", durationMs: null, clearedAt: null });
     expect(Date.parse(trip.incident.to)).toBe(Date.parse("2026-08-10T15:47:00.000Z"));
+  });
+
+  it("says of each bot whether anything vouches for it now, as its card does: a breaker row is what a bot last wrote", async () => {
+    const bot = botOnSim();
+    cleanup.push(bot.close);
+    bot.writer.heartbeat();
+    await bot.writer.reconcile();
+    // A bot with a breaker row and no row in bots: nothing of it was ever heard.
+    bot.db
+      .prepare(`INSERT INTO breakers (bot_id, halted, reason, changed_at, changed_by, version) VALUES ('ghost', 0, NULL, ?, 'bot', 1)`)
+      .run(bot.sim.now().toISOString());
+    const c = consoleDb(bot.file);
+    cleanup.push(c.close);
+    const board = (now: Date) => getBreakerBoard({ db: c.db, now, ...STALE_LIMITS }).then((b) => new Map(b.bots.map((x) => [x.botId, x])));
+
+    const fresh = await board(new Date(bot.sim.now().getTime() + 1_000));
+    expect(fresh.get("bot-a")).toMatchObject({ breaker: { halted: false }, vouch: null });
+    expect(fresh.get("ghost")).toMatchObject({ breaker: { halted: false }, vouch: { now: "unknown", alarms: [NO_BOTS_ROW] } });
+
+    // The bot stopped writing: its breaker still reads "not halted", and the board says nothing vouches for that.
+    const stopped = await board(new Date(bot.sim.now().getTime() + 3 * MIN));
+    expect(stopped.get("bot-a")).toMatchObject({
+      breaker: { halted: false },
+      vouch: { now: "stale", alarms: ["heartbeat is stale", "last reconciliation is stale"] },
+    });
+
+    // Halted and stopped: HALTED, and stale as well.
+    bot.writer.trip("manual test");
+    const haltedStopped = await board(new Date(bot.sim.now().getTime() + 3 * MIN));
+    expect(haltedStopped.get("bot-a")).toMatchObject({ breaker: { halted: true }, vouch: { now: "stale" } });
+    expect((await board(new Date(bot.sim.now().getTime() + 1_000))).get("bot-a")).toMatchObject({ breaker: { halted: true }, vouch: null });
   });
 
   it("shows one bot when asked, none for a name the journal does not know, and a bot that never tripped with no events", async () => {
     const { db, s } = await scenario();
     const now = later(s, MIN);
-    expect((await getBreakerBoard({ db, now, bot: "bot-b" })).bots.map((b) => b.botId)).toEqual(["bot-b"]);
-    expect((await getBreakerBoard({ db, now, bot: "nobody" })).bots).toEqual([]);
+    expect((await getBreakerBoard({ db, now, ...STALE_LIMITS, bot: "bot-b" })).bots.map((b) => b.botId)).toEqual(["bot-b"]);
+    expect((await getBreakerBoard({ db, now, ...STALE_LIMITS, bot: "nobody" })).bots).toEqual([]);
     const quiet = botOnSim({ botId: "quiet", file: s.file });
     cleanup.push(quiet.close);
-    expect((await getBreakerBoard({ db, now, bot: "quiet" })).bots[0]).toMatchObject({
+    expect((await getBreakerBoard({ db, now, ...STALE_LIMITS, bot: "quiet" })).bots[0]).toMatchObject({
       botId: "quiet",
       breaker: { halted: false },
       events: [],

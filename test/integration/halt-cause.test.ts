@@ -119,7 +119,7 @@ describe("the cause of a halt on an order nobody was sure of", () => {
     ).toBe(`tripped on ${card.breaker!.reason}; settled at ${at.toISOString().slice(11, 19)} UTC: filled (by operator:ana)`);
     const page = await getBotClearView({ db, botId: "bot-a", now, ...LIMITS, twoPersonClear: false });
     expect(page?.bot.breaker?.causeOrdersSettled).toEqual(settled);
-    const board = await getBreakerBoard({ db, now, bot: "bot-a", before: null });
+    const board = await getBreakerBoard({ db, now, ...LIMITS, bot: "bot-a", before: null });
     expect(board.bots[0]!.breaker).toMatchObject({ halted: true, causeOrdersSettled: settled });
   });
 });

@@ -111,7 +111,7 @@ async function consoleView(file: string, now: Date, from: string) {
   return {
     overview: await getOverview({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000, doubtfulGraceMs: GRACE_MS }),
     doubtful: await listDoubtfulOrders({ db, now, graceMs: GRACE_MS }),
-    breakers: await getBreakerBoard({ db, now }),
+    breakers: await getBreakerBoard({ db, now, heartbeatStaleMs: 60_000, reconciliationStaleMs: 120_000 }),
     incidents,
     stories: incidents.items.map((i) => getIncidentStory({ db, id: i.id, now })),
     timeline: getIncidentTimeline({

@@ -80,7 +80,7 @@ describe.each(SCENARIO_NAMES)("the console's reads of scenario %s", (name) => {
   });
 
   it("breaker board: every trip and clear, with the cycle that caused each trip", async () => {
-    const board = await getBreakerBoard({ db: j.db, now: j.now, pageSize: 500 });
+    const board = await getBreakerBoard({ db: j.db, now: j.now, ...config, pageSize: 500 });
     const events = j.raw.prepare(`SELECT bot_id AS botId, kind, reconciliation_id AS rid FROM breaker_events ORDER BY id`).all() as {
       botId: string;
       kind: string;
