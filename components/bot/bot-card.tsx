@@ -29,6 +29,9 @@ type CardBot = BotSummary & {
 /** A halt's reason on the overview's card, at most about this long (whole on the bot's page). */
 const CARD_REASON_CHARS = 200;
 
+/** Why a cycle did not compare the books, on the overview's card, at most about this long. */
+const CARD_WHY_CHARS = 80;
+
 /** What a card says of a fact its unreadable journal holds: unknown, never "never" or "none". */
 const UNREAD = "unknown (its journal cannot be read)";
 
@@ -207,7 +210,17 @@ export function BotCard({
               </>
             ) : (
               <>
-                {bot.lastReconciliation.outcome},{" "}
+                {bot.lastReconciliation.outcome}
+                {notCompared && bot.notComparedWhy && (
+                  // Why the books were not compared, where a running card said nothing and a halted
+                  // one grew a bullet at every skip (a try-out). A long error stays short on the overview.
+                  <span data-testid="not-compared-why">
+                    {" "}
+                    (
+                    <WrappingText text={haltStory === undefined ? cutAtWord(bot.notComparedWhy, CARD_WHY_CHARS, "in full on its page") : bot.notComparedWhy} />)
+                  </span>
+                )}
+                ,{" "}
                 <span className="whitespace-nowrap" suppressHydrationWarning>
                   {formatAgo(reconciledAge)}
                 </span>

@@ -67,6 +67,13 @@ export interface BotStatusResult {
   reconciliationAgeMs: number | null;
   /** The age of the latest cycle that compared the books (lastCompared); null when none. */
   comparedAgeMs: number | null;
+  /**
+   * Why the last cycle did not compare the books, while an earlier compared cycle still vouches for
+   * them: "2 orders in flight" or the failed read's error (null when the journal gives no why, or
+   * the last cycle compared them). The card's Reconciled line says it beside "skipped" or "error";
+   * a bullet among the reasons grew the card at every skip and said nothing on a running one.
+   */
+  notComparedWhy: string | null;
 }
 
 const age = (now: Date, at: string | null) => {
@@ -120,6 +127,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
   const last = input.lastReconciliation;
   // The outcome that says whether the books agree: the latest cycle's, or the latest compared one's.
   let comparedOutcome = last?.outcome ?? null;
+  let notComparedWhy: string | null = null;
   if (last === null) {
     isUnknown("no reconciliation yet");
   } else if (reconciliationAgeMs === null) {
@@ -134,6 +142,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     // that cycle is as fresh as any cycle must be: a bot that trades skips a cycle every few
     // minutes, and one failed read is a blip, neither news. Past that, nothing vouches for the books.
     const n = last.ordersInFlight ?? 0;
+    const short = last.outcome === "skipped" ? (n > 0 ? `${n} order${n === 1 ? "" : "s"} in flight` : null) : last.error || null;
     const why =
       last.outcome === "skipped"
         ? n > 0
@@ -142,7 +151,7 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
         : `last reconciliation failed${last.error ? `: ${last.error}` : ""}, so the books were not compared`;
     const compared = input.lastCompared;
     if (compared !== null && comparedAgeMs !== null && comparedAgeMs <= input.reconciliationStaleMs && comparedAgeMs >= -aheadTolerance) {
-      reasons.push(why);
+      notComparedWhy = short;
       comparedOutcome = compared.outcome;
     } else {
       isUnknown(
@@ -173,5 +182,6 @@ export function botStatus(input: BotStatusInput): BotStatusResult {
     heartbeatAgeMs,
     reconciliationAgeMs,
     comparedAgeMs,
+    notComparedWhy,
   };
 }

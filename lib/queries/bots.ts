@@ -34,6 +34,8 @@ export interface BotSummary {
   lastReconciliation: { at: string; outcome: string; ordersInFlight?: number | null; error?: string | null; ageMs: number | null } | null;
   /** The latest cycle that compared the books (clean or drift): the last one, or an earlier one while cycles are skipped or fail. */
   lastCompared: { at: string; outcome: string; ageMs: number | null } | null;
+  /** Why the last cycle did not compare the books while lastCompared vouches for them (botStatus); else null. */
+  notComparedWhy: string | null;
 }
 
 /**
@@ -127,6 +129,7 @@ export async function listBots(params: {
       breaker,
       lastReconciliation: lastRec ? { ...lastRec, ageMs: s.reconciliationAgeMs } : null,
       lastCompared: lastCompared ? { ...lastCompared, ageMs: s.comparedAgeMs } : null,
+      notComparedWhy: s.notComparedWhy,
     };
   });
 }

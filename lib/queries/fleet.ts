@@ -68,6 +68,7 @@ function unknownBot(
     breaker: null,
     lastReconciliation: null,
     lastCompared: null,
+    notComparedWhy: null,
     doubtfulOrders: 0,
     oldestDoubtfulAt: null,
     newestDoubtful: [],

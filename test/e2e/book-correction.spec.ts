@@ -134,6 +134,7 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     // One failed read is a blip: the card keeps its word and counts how long since the books were compared.
     const card = page.getByTestId("bot-card").first();
     await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "running");
-    await expect(card.getByTestId("reconciled")).toHaveText(/^error, \d+ s ago; books compared \d+ s ago$/);
+    // And why, where before only the bot's page said a cycle had failed, and not how.
+    await expect(card.getByTestId("reconciled")).toHaveText(/^error \(fetch positions failed: fetching positions failed\), \d+ s ago; books compared \d+ s ago$/);
   });
 });

@@ -12,6 +12,7 @@ const bot = (botId: string): OverviewBot => ({
   reasons: [],
   alarms: [],
   haltedAlso: null,
+  notComparedWhy: null,
   heartbeatAt: "2026-12-01T10:00:00.000Z",
   heartbeatAgeMs: 1000,
   breaker: null,
