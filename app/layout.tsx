@@ -9,12 +9,23 @@ import { connection } from "next/server";
 import { getActor } from "@/lib/auth/session";
 import { env } from "@/lib/env";
 import { readHaltSignalStart } from "@/lib/queries/screens";
+import { startTitlePrefix } from "@/lib/live/halt-signal";
+import { cache } from "react";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: "driftwatch",
-  description: "The on-call console for when a trading bot and its exchange disagree.",
-};
+/**
+ * Every page's title starts as the halt signal's first read says (HALTED or ?), in the HTML: a tab
+ * opened in the background, or a page without scripts, was named HALTED only once a script ran.
+ * The signal keeps it current from then on (components/live/halt-signal.tsx). The sign-in page's
+ * title is absolute: it shows no signal.
+ */
+export async function generateMetadata(): Promise<Metadata> {
+  const prefix = startTitlePrefix(await haltSignalStart());
+  return {
+    title: { default: `${prefix}driftwatch`, template: `${prefix}%s` },
+    description: "The on-call console for when a trading bot and its exchange disagree.",
+  };
+}
 
 export const viewport: Viewport = {
   width: "device-width",
@@ -28,13 +39,14 @@ export const viewport: Viewport = {
 /**
  * The halt signal's first read, so the banner and the favicon are in the page's HTML. Nothing for a
  * reader the console would not let read (with sign-in required, only the sign-in page gets here).
+ * Once per request: the title's metadata and the layout share it.
  */
-async function haltSignalStart() {
+const haltSignalStart = cache(async () => {
   await connection();
   const actor = await getActor();
   if (actor === null && env().requireSignIn) return null;
   return readHaltSignalStart({ names: actor !== null });
-}
+});
 
 export default async function RootLayout({ children }: Readonly<{ children: React.ReactNode }>) {
   const start = await haltSignalStart();

@@ -4,7 +4,8 @@ import { getActor } from "@/lib/auth/session";
 import { safeNextPath } from "@/lib/auth/safe-next";
 import { env } from "@/lib/env";
 
-export const metadata: Metadata = { title: "Sign in · driftwatch" };
+// Absolute: the root layout's template would put the halt signal's prefix on it, and this page shows no signal.
+export const metadata: Metadata = { title: { absolute: "Sign in · driftwatch" } };
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { next } = await searchParams;

@@ -14,7 +14,7 @@ import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
 import { asSentence, cutAtWord } from "@/lib/text/sentence";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { LastKnownHalt } from "./last-known-halt";
-import { bannerHalts, someJournalUnread, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
+import { ANY_TITLE_PREFIX, bannerHalts, someJournalUnread, TITLE_PREFIX, type BannerBot, type HaltSignalData } from "@/lib/live/halt-signal";
 import { useChainedPoll } from "./use-chained-poll";
 import { useLiveUpdatedAt } from "./use-live-updated-at";
 import { useDeskNotifications } from "./use-desk-notifications";
@@ -43,7 +43,6 @@ import { useNow } from "./use-now";
 const PLAIN = "/favicon.svg";
 const HALTED = "/favicon-halted.svg";
 const UNKNOWN = "/favicon-unknown.svg";
-const PREFIX = /^(HALTED · |\? · )+/;
 
 /** The icon some signal asked for; null until the live signal first says (the server's start holds till then). */
 let wanted: string | null = null;
@@ -155,11 +154,11 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
 
   useEffect(() => {
     want(iconOf(state));
-    const prefix = state === "halted" ? "HALTED · " : state === "unknown" ? "? · " : "";
+    const prefix = state === "halted" ? TITLE_PREFIX.halted : state === "unknown" ? TITLE_PREFIX.unknown : "";
     // The title belongs to Next's metadata, which may arrive (streamed) or change with the page after
     // this runs: keep putting the prefix back on whatever title the page has whenever the head changes.
     const apply = () => {
-      const text = prefix + document.title.replace(PREFIX, "");
+      const text = prefix + document.title.replace(ANY_TITLE_PREFIX, "");
       if (document.title !== text) document.title = text;
     };
     apply();

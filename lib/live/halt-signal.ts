@@ -28,6 +28,20 @@ export const someJournalUnread = (data: Pick<HaltSignalData, "sources">): boolea
 export const bannerHalts = <B extends Pick<OverviewBot, "breaker" | "lastKnownHalt">>(bots: readonly B[]): B[] =>
   bots.filter((b) => b.breaker?.halted === true || b.lastKnownHalt !== undefined);
 
+/** What a tab's title starts with: "HALTED · " while a bot is halted, "? · " while the console cannot vouch for one. */
+export const TITLE_PREFIX = { halted: "HALTED · ", unknown: "? · " } as const;
+/** Any of those prefixes, to take off a title before the signal puts its own on. */
+export const ANY_TITLE_PREFIX = /^(HALTED · |\? · )+/;
+
+/**
+ * The title's prefix the server's read gives, as the banner and favicon rendered from it say it:
+ * so a tab opened in the background, or a page without scripts, is named HALTED from its HTML.
+ */
+export function startTitlePrefix(start: HaltSignalData | null): string {
+  if (start === null) return "";
+  return bannerHalts(start.bots).length > 0 ? TITLE_PREFIX.halted : start.alarms.length > 0 ? TITLE_PREFIX.unknown : "";
+}
+
 /** The server's first read for the signal: the halted bots' banner fields and the alarms, nothing else (it is in every page's HTML). */
 export function haltSignalStart(overview: Pick<Overview, "readAt" | "bots" | "alarms" | "sources">): HaltSignalData {
   return {

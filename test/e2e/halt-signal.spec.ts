@@ -55,12 +55,18 @@ test.describe("with halted bots", () => {
         await bare.goto(server.url + path);
         await expect(bare.getByTestId("halt-banner")).toHaveText(/^HALTED: alpha — unknown position ETHUSDT \+3\. beta — order be1-\w+ unknown: .+[^.]\.$/);
         await expect(bare.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+        // The title too: a tab opened in the background was named HALTED only once a script ran.
+        await expect(bare).toHaveTitle(/^HALTED · .*driftwatch$/);
       }
       // The overview tells it at length in its own summary, without the banner.
       await bare.goto(server.url + "/");
       await expect(bare.getByTestId("halted-summary")).toBeVisible();
       await expect(bare.getByTestId("halt-banner")).toHaveCount(0);
       await expect(bare.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+      await expect(bare).toHaveTitle("HALTED · driftwatch");
+      // The sign-in page shows no signal, and its title says none.
+      await bare.goto(server.url + "/login");
+      await expect(bare).toHaveTitle("Sign in · driftwatch");
     } finally {
       await still.close();
     }
