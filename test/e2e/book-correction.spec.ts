@@ -135,6 +135,8 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     const card = page.getByTestId("bot-card").first();
     await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "running");
     // And why, where before only the bot's page said a cycle had failed, and not how.
-    await expect(card.getByTestId("reconciled")).toHaveText(/^error \(fetch positions failed: fetching positions failed\), \d+ s ago; books compared \d+ s ago$/);
+    await expect(card.getByTestId("reconciled")).toHaveText(
+      /^error \(fetch positions failed: fetching positions failed\), \d+ s ago; books compared \d+ s ago$/,
+    );
   });
 });
