@@ -9,6 +9,7 @@ import { formatAge } from "@/lib/text/format";
 import { formatSigned } from "@/lib/text/signed";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
 import { visibleText } from "@/lib/text/visible-text";
+import { spacedJson } from "@/lib/text/wrap";
 import { eventRuns } from "@/lib/journal/event-runs";
 import { RunCount, RunTime } from "@/components/ui/event-run";
 
@@ -98,7 +99,7 @@ function OrderHistory({ order }: { order: DoubtfulOrder }) {
       <li key={run.event.id} data-testid="order-event" className="break-words">
         <RunTime run={run} className="font-mono" /> · <strong>{run.event.kind}</strong> · {run.event.actor}
         <RunCount run={run} />
-        {run.event.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(run.event.detail)}</code>}
+        {run.event.detail !== "{}" && <code className="ml-1 text-xs text-slate-600 dark:text-slate-300">{visibleText(spacedJson(run.event.detail))}</code>}
       </li>
     ));
   return (

@@ -2,6 +2,7 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import type { SymbolOrder } from "@/lib/queries/symbol";
 import { visibleText } from "@/lib/text/visible-text";
+import { spacedJson } from "@/lib/text/wrap";
 import { eventRuns } from "@/lib/journal/event-runs";
 import { RunCount, RunTime } from "@/components/ui/event-run";
 
@@ -78,7 +79,7 @@ export function OrderCard({ order }: { order: SymbolOrder }) {
               <RunTime run={run} className="font-mono text-xs" /> <strong>{run.event.kind}</strong> by {run.event.actor}
               <RunCount run={run} />
               {run.event.detail !== "{}" && (
-                <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(run.event.detail)}</code>
+                <code className="block break-words text-xs text-slate-700 dark:text-slate-300">{visibleText(spacedJson(run.event.detail))}</code>
               )}
             </li>
           ))}

@@ -51,3 +51,20 @@ const DURATION_RUN = /\d[\d,.]* (?:d|h|min|s)\b(?: \d[\d,.]* (?:d|h|min|s)\b)*/g
 export function durationPieces(text: string): { text: string; whole: boolean }[] {
   return splitAt(text, DURATION_RUN).map((p) => ({ text: p.text, whole: p.match }));
 }
+
+/**
+ * A JSON object or array on one line with a space after each comma and colon, so a phone wraps it
+ * between fields, not inside a time ("2026-12-05T0" | "3:12:41Z", a try-out on /doubtful); any
+ * other text as it is. Only the layout's whitespace changes: strings keep their escapes.
+ */
+export function spacedJson(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (value === null || typeof value !== "object") return text;
+  // Indented, the only newlines are the layout's (JSON escapes those inside strings).
+  return JSON.stringify(value, null, 1).replace(/\n */g, " ");
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { idBreaks, splitIds } from "@/lib/text/wrap";
+import { idBreaks, spacedJson, splitIds } from "@/lib/text/wrap";
 
 describe("splitIds", () => {
   it("puts each id of an error in its own piece and leaves the words around it as prose", () => {
@@ -46,5 +46,18 @@ describe("idBreaks", () => {
     // Nothing after a trailing separator.
     expect(idBreaks("/tmp/x/")).toEqual(["/", "tmp/", "x/"]);
     expect(idBreaks("beta-d802a55a0df8ed0d3231")).toEqual(["beta-d802a55a0df8ed0d3231"]);
+  });
+});
+
+describe("spacedJson", () => {
+  it("puts a space after each field's comma and colon, so a line breaks between fields and never inside a time", () => {
+    expect(spacedJson('{"attempt":2,"at":"2026-12-05T03:12:41.123Z","error":"a\\nb, c:d"}')).toBe(
+      '{ "attempt": 2, "at": "2026-12-05T03:12:41.123Z", "error": "a\\nb, c:d" }',
+    );
+    expect(spacedJson('[{"a":[1,2]}]')).toBe('[ { "a": [ 1, 2 ] } ]');
+  });
+
+  it("leaves text that is not a JSON object or array as it is", () => {
+    for (const t of ["timeout after 10000 ms", '"quoted"', "42", "null", "{not json"]) expect(spacedJson(t)).toBe(t);
   });
 });
