@@ -15,20 +15,22 @@ import { TAP_TARGET } from "@/components/ui/tap-target";
  * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
  * confirmed. A symbol in sync then is not known to be in sync now: it says when it was. `botOld`:
  * nothing vouches for its bot now (STALE or UNKNOWN, lib/breaker/bot-status.ts factsAreOld), so
- * its last cycle's "in sync" is dated by that cycle, however current the page is.
+ * its last cycle's "in sync" is dated by that cycle, however current the page is. On a phone the
+ * row says "unknown: in sync at 03:12:41 UTC": the banner above says which, and the whole sentence
+ * made every row of a stale page two or three lines (a try-out).
  */
 function DriftCell({ line, readAt, botOld }: { line: OverviewLine; readAt: number | null; botOld: boolean }) {
   if (line.drift !== "none") return <DriftBadge drift={line.drift} />;
   if (readAt !== null)
     return (
       <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
-        unknown: in sync when last read, at <UtcTime iso={new Date(readAt).toISOString()} />
+        unknown: in sync<span className="max-sm:hidden"> when last read,</span> at <UtcTime iso={new Date(readAt).toISOString()} />
       </span>
     );
   if (botOld)
     return (
       <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
-        unknown: in sync at its last cycle, at <UtcTime iso={line.at} />
+        unknown: in sync<span className="max-sm:hidden"> at its last cycle,</span> at <UtcTime iso={line.at} />
       </span>
     );
   return (
@@ -139,7 +141,8 @@ export function SymbolTable({
             >
               <td className={`${c} font-mono`} data-label="Bot">
                 {l.botId}
-                {unsure && <span className="ml-1 font-sans text-xs font-semibold">(not current)</span>}
+                {/* A row in sync says "unknown" itself: on a phone, this too made it a line longer. */}
+                {unsure && <span className={`ml-1 font-sans text-xs font-semibold ${inSync ? "max-sm:hidden" : ""}`}>(not current)</span>}
               </td>
               <td className={c} data-label="Symbol">
                 <Link

@@ -108,6 +108,13 @@ test("pages left open while the journal is away: nothing reads as in sync now, t
     await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
       /^unknown: in sync when last read, at \d\d:\d\d:\d\d UTC$/,
     );
+    // On a phone the row stays short: the row says unknown and since when; the banner says why.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const row = page.locator('main [data-testid="symbol-row"][data-drift="none"]').first();
+    await expect(row).toHaveText(/^gamma\s+\S+\s+book [+-]?[\d.,]+\s+unknown: in sync at \d\d:\d\d:\d\d UTC$/, { useInnerText: true });
+    // Two lines at most, the symbol's and since when (the whole sentence made it three).
+    expect((await row.boundingBox())!.height).toBeLessThan(70);
+    await page.setViewportSize({ width: 1280, height: 720 });
     await expect(card(page, "gamma").getByTestId("reconciled")).toHaveText(/^clean at \d\d:\d\d:\d\d UTC, \d+ s ago \(when last read; not current\)$/);
     // Its counts too: none doubtful, no symbol in drift, when last read.
     await expect(card(page, "gamma").getByTestId("doubtful-count")).toHaveText("none (when last read)");

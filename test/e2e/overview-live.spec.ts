@@ -189,6 +189,13 @@ test.describe("when the heartbeat stops", () => {
       await expect(page.locator('[data-testid="sync-state"][data-state="unknown"]').first()).toHaveText(
         /^unknown: in sync at its last cycle, at \d\d:\d\d:\d\d UTC$/,
       );
+      // On a phone the row stays short: the banner says why, the row that it is unknown and since when.
+      await page.setViewportSize({ width: 390, height: 844 });
+      const row = page.locator('main [data-testid="symbol-row"][data-bot="gamma"][data-drift="none"]').first();
+      await expect(row).toHaveText(/^gamma\s+\S+\s+book [+-]?[\d.,]+\s+unknown: in sync at \d\d:\d\d:\d\d UTC$/, { useInnerText: true });
+      // Two lines at most, the symbol's and since when (the whole sentence made it three).
+      expect((await row.boundingBox())!.height).toBeLessThan(70);
+      await page.setViewportSize({ width: 1280, height: 900 });
       await expect(card.getByTestId("reconciled")).toHaveText(/^clean at \d\d:\d\d:\d\d UTC, \d+ s ago$/);
       // Dated by the bot's last cycle, not "when last read": the page itself is current.
       await expect(card.getByTestId("drift-count")).toHaveText(/ \(at its last cycle\)$/);
