@@ -15,22 +15,32 @@ import { TAP_TARGET } from "@/components/ui/tap-target";
  * `readAt`: set while the page's data is not current (lib/live/not-current.ts), when it was last
  * confirmed. A symbol in sync then is not known to be in sync now: it says when it was. `botOld`:
  * nothing vouches for its bot now (STALE or UNKNOWN, lib/breaker/bot-status.ts factsAreOld), so
- * its last cycle's "in sync" is dated by that cycle, however current the page is. On a phone the
- * row says "unknown: in sync at 03:12:41 UTC": the banner above says which, and the whole sentence
- * made every row of a stale page two or three lines (a try-out).
+ * its last cycle's "in sync" is dated by that cycle, however current the page is. Either way the
+ * row says "unknown: in sync at 03:12:41 UTC" (the banner above says which, the title too): the
+ * whole sentence made every row of a stale page two lines on a desktop, three on a phone (try-outs).
  */
 function DriftCell({ line, readAt, botOld }: { line: OverviewLine; readAt: number | null; botOld: boolean }) {
   if (line.drift !== "none") return <DriftBadge drift={line.drift} />;
   if (readAt !== null)
     return (
-      <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
-        unknown: in sync<span className="max-sm:hidden"> when last read,</span> at <UtcTime iso={new Date(readAt).toISOString()} />
+      <span
+        data-testid="sync-state"
+        data-state="unknown"
+        title="In sync when the console last read the journal: this page is not current"
+        className="italic text-slate-500 dark:text-slate-400"
+      >
+        unknown: in sync at <UtcTime iso={new Date(readAt).toISOString()} />
       </span>
     );
   if (botOld)
     return (
-      <span data-testid="sync-state" data-state="unknown" className="italic text-slate-500 dark:text-slate-400">
-        unknown: in sync<span className="max-sm:hidden"> at its last cycle,</span> at <UtcTime iso={line.at} />
+      <span
+        data-testid="sync-state"
+        data-state="unknown"
+        title="In sync at the bot's last cycle: nothing vouches for the bot now"
+        className="italic text-slate-500 dark:text-slate-400"
+      >
+        unknown: in sync at <UtcTime iso={line.at} />
       </span>
     );
   return (
