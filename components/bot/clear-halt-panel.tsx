@@ -8,6 +8,7 @@ import { useKeptForm } from "@/components/actions/use-kept-form";
 import { ClearedSilencesNote } from "@/components/actions/cleared-silences-note";
 import { NotCurrentNote } from "@/components/actions/not-current-note";
 import { BotCard } from "@/components/bot/bot-card";
+import { factsAreOld } from "@/lib/breaker/bot-status";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -125,6 +126,12 @@ export function ClearHaltPanel({
             <>
               Unknown: this bot was not halted when last read, at <UtcTime iso={new Date(query.dataUpdatedAt).toISOString()} /> (not current). Nothing to clear
               then; look again once this page updates.
+            </>
+          ) : factsAreOld(view.bot) ? (
+            // The breaker row is what the bot last wrote: a bot that stopped, or tripped and could not
+            // write it, reads the same (a try-out read "not halted. Nothing to clear" beside STALE).
+            <>
+              {`Unknown: the breaker says not halted, as the bot last wrote it, but nothing vouches for the bot now (${view.bot.status.toUpperCase()}: ${view.bot.alarms.join("; ")}): it may have stopped, or tripped without writing it. Nothing to clear; check that the bot is running.`}
             </>
           ) : (
             "This bot is not halted. Nothing to clear."

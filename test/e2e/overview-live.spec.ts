@@ -195,8 +195,14 @@ test.describe("when the heartbeat stops", () => {
       expect((await row.boundingBox())!.height).toBeLessThan(70);
       await page.setViewportSize({ width: 1280, height: 900 });
       await expect(card.getByTestId("reconciled")).toHaveText(/^clean at \d\d:\d\d:\d\d UTC, \d+ s ago$/);
+      // Its breaker is what it last wrote: a bot that stopped, or tripped and could not write it, reads the same.
+      await expect(card.getByTestId("breaker-state")).toHaveText("unknown: not halted as the bot last wrote it");
       // Dated by the bot's last cycle, not "when last read": the page itself is current.
       await expect(card.getByTestId("drift-count")).toHaveText(/ \(at its last cycle\)$/);
+      await page.goto(`${server.url}/bots/gamma`);
+      await expect(page.locator("main").getByTestId("not-halted")).toHaveText(
+        /^Unknown: the breaker says not halted, as the bot last wrote it, but nothing vouches for the bot now \(STALE: heartbeat is stale\): it may have stopped, or tripped without writing it\. Nothing to clear; check that the bot is running\.$/,
+      );
       await page.goto(`${server.url}/bots/gamma/symbols/AAPL`);
       const book = page.getByTestId("book-line");
       await expect(book.getByRole("heading")).toHaveText("Book at the bot's last cycle (not current)");
