@@ -29,9 +29,6 @@ type CardBot = BotSummary & {
 /** A halt's reason on the overview's card, at most about this long (whole on the bot's page). */
 const CARD_REASON_CHARS = 200;
 
-/** Why a cycle did not compare the books, on the overview's card, at most about this long. */
-const CARD_WHY_CHARS = 80;
-
 /** What a card says of a fact its unreadable journal holds: unknown, never "never" or "none". */
 const UNREAD = "unknown (its journal cannot be read)";
 
@@ -192,12 +189,23 @@ export function BotCard({
             </>
           ) : halted ? (
             "halted"
+          ) : asOfThen ? (
+            // What the bot last wrote: a bot that stopped, or tripped and could not write it, reads the same.
+            "unknown: not halted as the bot last wrote it"
           ) : (
             "not halted"
           )}
         </dd>
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
-        <dd data-testid="reconciled" suppressHydrationWarning>
+        {/* One line on the overview, where cards sit side by side: a skip's why after the age,
+            cut with an ellipsis (whole in its title and on the bot's page). Wrapped, every skip grew
+            the card by one line, then two as the ages grew, and shrank it again (a try-out). */}
+        <dd
+          data-testid="reconciled"
+          className={haltStory === undefined ? "min-w-0 truncate" : undefined}
+          title={haltStory === undefined && notCompared && bot.notComparedWhy ? bot.notComparedWhy : undefined}
+          suppressHydrationWarning
+        >
           {bot.lastReconciliation ? (
             asOfThen ? (
               // Not vouched for now: the outcome is a fact of its cycle's time, never of the present.
@@ -210,26 +218,16 @@ export function BotCard({
               </>
             ) : (
               <>
-                {bot.lastReconciliation.outcome}
-                {notCompared && bot.notComparedWhy && (
-                  // Why the books were not compared, where a running card said nothing and a halted
-                  // one grew a bullet at every skip (a try-out). A long error stays short on the overview.
-                  <span data-testid="not-compared-why">
-                    {" "}
-                    (
-                    <WrappingText text={haltStory === undefined ? cutAtWord(bot.notComparedWhy, CARD_WHY_CHARS, "in full on its page") : bot.notComparedWhy} />)
-                  </span>
-                )}
-                ,{" "}
+                {bot.lastReconciliation.outcome},{" "}
                 <span className="whitespace-nowrap" suppressHydrationWarning>
                   {formatAgo(reconciledAge)}
                 </span>
-                {notCompared && bot.lastCompared && (
-                  <span data-testid="compared-age">
-                    ; books compared{" "}
-                    <span className="whitespace-nowrap" suppressHydrationWarning>
-                      {formatAgo(comparedAge)}
-                    </span>
+                {notCompared && bot.notComparedWhy && (
+                  // Why the books were not compared: a running card said nothing, and a halted one grew
+                  // a bullet at every skip (a try-out).
+                  <span data-testid="not-compared-why">
+                    {" "}
+                    (<WrappingText text={bot.notComparedWhy} />)
                   </span>
                 )}
               </>
@@ -240,6 +238,22 @@ export function BotCard({
             "never"
           )}
         </dd>
+        {/* Always there, so a skipped cycle changes words, not the card's height: the age that counts
+            up to UNKNOWN (DRIFTWATCH_RECONCILIATION_STALE_MS) when cycles stop comparing the books. */}
+        {!bot.journalUnread && (
+          <>
+            <dt className="text-slate-600 dark:text-slate-300">Compared</dt>
+            <dd data-testid="compared-age" suppressHydrationWarning>
+              {bot.lastCompared ? (
+                <span className="whitespace-nowrap" suppressHydrationWarning>
+                  {formatAgo(comparedAge)}
+                </span>
+              ) : (
+                "never"
+              )}
+            </dd>
+          </>
+        )}
         {bot.doubtfulOrders !== undefined && (
           <>
             <dt className="text-slate-600 dark:text-slate-300">Doubtful</dt>

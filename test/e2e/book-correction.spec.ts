@@ -135,8 +135,16 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     const card = page.getByTestId("bot-card").first();
     await expect(card.locator("[data-status]")).toHaveAttribute("data-status", "running");
     // And why, where before only the bot's page said a cycle had failed, and not how.
-    await expect(card.getByTestId("reconciled")).toHaveText(
-      /^error \(fetch positions failed: fetching positions failed\), \d+ s ago; books compared \d+ s ago$/,
-    );
+    await expect(card.getByTestId("reconciled")).toHaveText(/^error, \d+ s ago \(fetch positions failed: fetching positions failed\)$/);
+    await expect(card.getByTestId("compared-age")).toHaveText(/^\d+ s ago$/);
+    // On the overview, on a phone, the skip changes the card's words, not its height: one line, its
+    // why in full in the title (wrapped, each skip grew the card a line or two and shrank it again).
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(server.url);
+    const overviewCard = page.locator('[data-testid="bot-card"][data-bot="beta"]');
+    const reconciled = overviewCard.getByTestId("reconciled");
+    await expect(reconciled).toHaveText(/^error, \d+ s ago \(fetch positions failed: fetching positions failed\)$/);
+    await expect(reconciled).toHaveAttribute("title", "fetch positions failed: fetching positions failed");
+    expect((await reconciled.boundingBox())!.height).toBe((await overviewCard.getByTestId("heartbeat-age").boundingBox())!.height);
   });
 });
