@@ -1,14 +1,57 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
 
-/** The current time, re-rendered every `everyMs`, for ages that must keep counting. */
-export function useNow(everyMs = 1_000): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const id = setInterval(() => setNow(Date.now()), everyMs);
-    return () => clearInterval(id);
-  }, [everyMs]);
-  return now;
+/**
+ * One clock for the whole tab: every age on a screen (the banner's, the header's "updated N s ago",
+ * a box's) counts from the same tick, where each of them had its own interval, a second apart at
+ * random (three ages on one stalled screen, a try-out). It ticks every second while anything shows
+ * an age, and at once when the tab comes back into view: a hidden tab's timers are throttled (to a
+ * minute in Chromium after five), and a tab brought back read "live · updated 0 s ago" from before
+ * it was hidden until its next tick, on a console that had stopped answering (a try-out).
+ */
+const TICK_MS = 1_000;
+let clock = Date.now();
+const listeners = new Set<() => void>();
+let timer: ReturnType<typeof setInterval> | null = null;
+
+function tick() {
+  clock = Date.now();
+  for (const l of listeners) l();
+}
+
+function onVisible() {
+  if (document.visibilityState === "visible") tick();
+}
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  if (timer === null) {
+    clock = Date.now();
+    timer = setInterval(tick, TICK_MS);
+    document.addEventListener("visibilitychange", onVisible);
+    window.addEventListener("pageshow", tick);
+  }
+  return () => {
+    listeners.delete(listener);
+    if (listeners.size === 0 && timer !== null) {
+      clearInterval(timer);
+      timer = null;
+      document.removeEventListener("visibilitychange", onVisible);
+      window.removeEventListener("pageshow", tick);
+    }
+  };
+}
+
+/** The current time on the tab's one clock (above), re-rendered at each of its ticks. */
+export function useNow(): number {
+  return useSyncExternalStore(
+    subscribe,
+    () => clock,
+    // The server renders its own now (each render a new one: its module's clock would be as old as
+    // the process); hydration the tab's clock. They differ by the load time, a text the ages' elements
+    // let differ (suppressHydrationWarning).
+    () => (typeof window === "undefined" ? Date.now() : clock),
+  );
 }
 
 /**
