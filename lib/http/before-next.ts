@@ -13,6 +13,12 @@
  * Node's http.Server emits "request" and "upgrade"; the hook answers these and hands every other
  * event, and every other request, to the server's own emit unchanged.
  *
+ * - Any request once the console was asked to stop (SIGTERM or SIGINT): a 503 that closes its
+ *   connection. `next start` stops listening then, but a connection the browser keeps alive still
+ *   reached it: a tab reconnected its live stream there at once, read "live · updated 0 s ago" for
+ *   as long as the process lived, and held `next start` (which waits for open responses) up until
+ *   it was killed (a try-out: 8 s of "live", then SIGKILL). Requests already in Next finish.
+ *
  * And one kind of log line: a client that leaves before sending the body it announced (a
  * Content-Length larger than what it sent, then a closed socket) made Next log `Error: aborted`
  * with its stack, four lines a request for any Host, without limit. Those errors, and only those
@@ -33,14 +39,33 @@ export function methodRefusal(method: string): string {
 
 export const UPGRADE_REFUSAL = "This console serves no WebSocket: its live pages use server-sent events over plain HTTP. Nothing was changed.\n";
 
+/** What a request gets while the console stops, in the JSON routes' envelope. */
+export const STOPPING_MESSAGE = "The console is stopping: it answers again once it is started.";
+
 export function installBeforeNext(opts: { refuseUpgrades: boolean }): void {
   const proto = http.Server.prototype as http.Server & { [INSTALLED]?: boolean };
   if (proto[INSTALLED]) return;
   proto[INSTALLED] = true;
+  let stopping = false;
+  // Beside `next start`'s own handlers, which stop listening and wait for what is open.
+  process.once("SIGTERM", () => (stopping = true));
+  process.once("SIGINT", () => (stopping = true));
   const emit = proto.emit;
   proto.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event === "request") {
       const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+      if (stopping) {
+        for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);
+        res.writeHead(503, {
+          "Content-Type": "application/json; charset=utf-8",
+          "Content-Security-Policy": API_CONTENT_SECURITY_POLICY,
+          "Cache-Control": "no-store",
+          "Retry-After": "1",
+          Connection: "close",
+        });
+        res.end(JSON.stringify({ ok: false, error: { code: "stopping", message: STOPPING_MESSAGE } }));
+        return true;
+      }
       if (req.method && UNFETCHABLE.has(req.method)) {
         // The headers every answer of the console carries (next.config.ts), since Next adds none here.
         for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);

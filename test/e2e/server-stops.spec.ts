@@ -82,4 +82,32 @@ test.describe("when the console server stops answering", () => {
       j.close();
     }
   });
+
+  test("SIGTERM with a tab open: the tab turns to not updating within 5 s, and the console exits though the tab reconnects", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file });
+    const groupAlive = () => {
+      try {
+        process.kill(-server.pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await page.goto(`${server.url}/breakers`);
+      await expect(page.getByTestId("live-status")).toContainText(/^live · updated \d+ s ago$/);
+      // A tab reconnects its ended stream at once, over the same kept-alive connection: a stopping
+      // `next start` no longer listens but still answered there, so the tab read "live · updated 0 s
+      // ago" and held the console up until it was killed (a try-out: 8 s of "live", then SIGKILL).
+      const sentAt = Date.now();
+      process.kill(-server.pid, "SIGTERM");
+      await expect(page.getByTestId("live-status")).toContainText("not updating", { timeout: 5_000 });
+      await expect.poll(groupAlive, { timeout: 5_000, intervals: [100] }).toBe(false);
+      test.info().annotations.push({ type: "exited after", description: `${Date.now() - sentAt} ms` });
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
 });
