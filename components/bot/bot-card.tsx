@@ -60,7 +60,9 @@ export function BotCard({
   const notCompared = bot.lastReconciliation !== null && !comparedTheBooks(bot.lastReconciliation.outcome);
   const halted = bot.breaker?.halted ?? false;
   const canAct = useCanAct();
-  const status: BotStatus = unsure && bot.status === "running" ? "stale" : bot.status;
+  // The page cannot vouch for the bot: UNKNOWN (the console cannot tell), not STALE, which says the
+  // bot may have stopped when only the page's answers had (a try-out, with the console stopped).
+  const status: BotStatus = unsure && bot.status === "running" ? "unknown" : bot.status;
   // A card that is not running because nothing vouches for it now dates its last cycle's outcome.
   // A halted bot keeps its HALTED badge when its heartbeat goes stale: its facts are as old all the same.
   const asOfThen = unsure || factsAreOld({ status, haltedAlso: bot.haltedAlso });

@@ -25,6 +25,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
   const b = bot.breaker;
   const headingId = breakersHeadingId(bot.botId);
   const canAct = useCanAct();
+  const botNow = unsure ? "unknown" : (bot.vouch?.now ?? null);
   // The row is what the bot last wrote: a bot that stopped, or tripped and could not write it,
   // still reads "not halted" (a try-out saw it in plain grey beside a STALE bot). Under a halt, after it.
   const vouchLine = bot.vouch && (
@@ -54,9 +55,10 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             >
               {breakerWord(b)}
             </span>
-            {bot.vouch && (
+            {/* While the page is not current nothing vouches for any bot: UNKNOWN beside the breaker as last read. */}
+            {botNow && (
               <span data-testid="bot-now">
-                <StatusBadge status={bot.vouch.now} />
+                <StatusBadge status={botNow} />
               </span>
             )}
           </span>

@@ -85,7 +85,8 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   }
   if (!error && tooOld) causes.push(notUpdatedWords(ageMs));
   const halted = data.bot.breaker?.halted ?? false;
-  const status = unsure && data.bot.status === "running" ? "stale" : data.bot.status;
+  // UNKNOWN, as the bot card says it: the page's answers stopped, not (as far as anyone knows) the bot.
+  const status = unsure && data.bot.status === "running" ? "unknown" : data.bot.status;
   const c = range ? chart.data : undefined;
   const from = c ? Date.parse(c.window.from) : 0;
   const to = c ? Date.parse(c.window.to) : 0;

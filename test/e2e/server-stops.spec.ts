@@ -28,6 +28,8 @@ test.describe("when the console server stops answering", () => {
       await expect(banner).toContainText("the console server cannot be reached");
       await expect(banner).not.toContainText("journal");
       await expect(page.getByTestId("live-status")).toContainText("not updating");
+      // UNKNOWN: the page cannot tell, which is not STALE (the bot may have stopped).
+      await expect(card.locator("[data-status]")).toHaveText("UNKNOWN");
 
       // No answer arrives any more; the age shown must keep growing, not freeze at its last value.
       const stoppedAt = await ageSeconds(heartbeat);
@@ -103,6 +105,8 @@ test.describe("when the console server stops answering", () => {
       const sentAt = Date.now();
       process.kill(-server.pid, "SIGTERM");
       await expect(page.getByTestId("live-status")).toContainText("not updating", { timeout: 5_000 });
+      // Each breaker as last read, and nothing vouching for its bot now.
+      await expect(page.getByTestId("bot-now")).toHaveText(["UNKNOWN"]);
       await expect.poll(groupAlive, { timeout: 5_000, intervals: [100] }).toBe(false);
       test.info().annotations.push({ type: "exited after", description: `${Date.now() - sentAt} ms` });
     } finally {
