@@ -49,7 +49,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
               {event.storyHref && event.tripId !== null ? (
                 <>
                   :{" "}
-                  <Link href={event.storyHref} className="font-semibold underline" data-testid="cleared-incident">
+                  <Link href={event.storyHref} className={`font-semibold underline ${TAP_TARGET}`} data-testid="cleared-incident">
                     incident {event.tripId}
                   </Link>
                 </>
@@ -91,7 +91,7 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
         <div className="mt-2" data-testid="breaker-cause">
           <p>
             Caused by{" "}
-            <Link href={event.cause.href} className="font-semibold underline">
+            <Link href={event.cause.href} className={`font-semibold underline ${TAP_TARGET}`} data-testid="breaker-cause-link">
               reconciliation #{event.cause.reconciliationId}
             </Link>
             {event.cause.at ? (

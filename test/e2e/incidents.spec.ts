@@ -64,6 +64,8 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await contents.getByRole("link", { name: "bot-b HALTED STALE" }).click();
     await expect(b.getByRole("heading", { name: "bot-b" })).toBeInViewport();
     await expect(a.getByTestId("breaker-now")).not.toBeInViewport();
+    // A clear's link to the incident it ended is a finger's target too (16 px in a try-out).
+    expect((await clear.getByTestId("cleared-incident").boundingBox())!.height).toBeGreaterThanOrEqual(24);
 
     fs.mkdirSync("test-results/screenshots", { recursive: true });
     await page.setViewportSize({ width: 1280, height: 900 });

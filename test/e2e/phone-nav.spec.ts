@@ -120,6 +120,7 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
     await page.goto(`${server.url}/breakers`);
     await allTall(page, page.getByTestId("review-incident"), "Review this incident");
     await allTall(page, page.getByTestId("review-minutes"), "minute by minute");
+    await allTall(page, page.getByTestId("breaker-cause-link"), "the trip's cause, reconciliation #n");
 
     await page.goto(`${server.url}/incidents`);
     await allTall(page, page.getByTestId("incident-link"), "incident link");
