@@ -1,4 +1,7 @@
-/** The chart's key, as HTML so it wraps on a phone and reads as text. */
+/**
+ * The chart's key, as HTML so it wraps on a phone and reads as text. A breaker is the bot's, not the
+ * symbol's: a trip on BNBUSDT is marked on BTCUSDT's chart too, which read as BTCUSDT tripping (a try-out).
+ */
 export function ChartLegend() {
   const item = "flex items-center gap-1.5";
   return (
@@ -16,10 +19,10 @@ export function ChartLegend() {
         <span aria-hidden className="inline-block size-3 bg-red-600/40 dark:bg-red-400/40" /> unknown position
       </li>
       <li className={item}>
-        <span aria-hidden className="inline-block h-3 w-0.5 bg-red-700 dark:bg-red-300" /> breaker trip
+        <span aria-hidden className="inline-block h-3 w-0.5 bg-red-700 dark:bg-red-300" /> the bot&apos;s breaker trip (whichever symbol caused it)
       </li>
       <li className={item}>
-        <span aria-hidden className="inline-block h-3 w-0.5 bg-emerald-700 dark:bg-emerald-300" /> breaker clear
+        <span aria-hidden className="inline-block h-3 w-0.5 bg-emerald-700 dark:bg-emerald-300" /> the bot&apos;s breaker clear
       </li>
     </ul>
   );

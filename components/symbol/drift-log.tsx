@@ -50,7 +50,7 @@ export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEp
           )}
         </div>
         <div>
-          <h3 className="font-semibold">Breaker</h3>
+          <h3 className="font-semibold">The bot&apos;s breaker (for all its symbols)</h3>
           {markers.length === 0 ? (
             <p>No trip or clear.</p>
           ) : (
