@@ -45,6 +45,9 @@ export function answerError(status: number, body: unknown): LiveReadError {
   const code = typeof error?.code === "string" ? error.code : "bad_response";
   const message = typeof error?.message === "string" ? error.message : null;
   const fix = typeof error?.fix === "string" ? error.fix : undefined;
+  // A console that is stopping (lib/http/before-next.ts) is going away, which is not the journal's problem.
+  if (status === 503 && code === "stopping")
+    return new LiveReadError("the console server is stopping", "stopping", "check that driftwatch is being started again", "unreachable");
   if (status === 503 && message !== null) return new LiveReadError(message, code, fix, "journal");
   if (status >= 400 && status < 500 && message !== null) return new LiveReadError(message, code, fix, "server");
   return new LiveReadError(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerError, liveFailureTitle, unreachableError } from "@/lib/query-options/fetch-api";
+import { STOPPING_MESSAGE } from "@/lib/http/before-next";
 
 describe("a failed live read names its real cause", () => {
   it("a fetch that gets no answer says the console server cannot be reached, not that the journal is unreadable", () => {
@@ -36,5 +37,11 @@ describe("a failed live read names its real cause", () => {
     const e = answerError(400, { ok: false, error: { code: "invalid", message: "the range is not valid" } });
     expect(e.message).toBe("the range is not valid");
     expect(e.kind).toBe("server");
+  });
+
+  it("reads a console that is stopping as one that cannot be reached, not as the journal's problem", () => {
+    const e = answerError(503, { ok: false, error: { code: "stopping", message: STOPPING_MESSAGE } });
+    expect(e).toMatchObject({ kind: "unreachable", code: "stopping", message: "the console server is stopping" });
+    expect(liveFailureTitle(e)).toBe("The console server cannot be reached");
   });
 });
