@@ -2,6 +2,7 @@
 import { useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { shadeSpan, type ChartSample, type DriftEpisode } from "@/lib/charts/downsample";
+import { chartGaps } from "@/lib/charts/gaps";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
 import { valueTicks } from "@/lib/charts/value-ticks";
 import { formatUtc } from "@/lib/text/format";
@@ -32,12 +33,17 @@ export interface PositionChartProps {
   to: number;
   /** What the chart shows, for screen readers. */
   label: string;
+  /** The downsampling bucket when the points were thinned, null when every cycle is drawn (for where none was). */
+  bucketMs: number | null;
   height?: number;
 }
 
+/** A row that breaks both lines where no cycle compared the books. */
+type ChartRow = ChartSample | { t: number; ours: null; theirs: null; drift: null };
+
 // Colours come from CSS variables set per theme on the wrapper, so one SVG serves light and dark.
 const theme =
-  "[--c-ack:#1d4ed8] [--c-fix:#a16207] dark:[--c-ack:#93c5fd] dark:[--c-fix:#fde047] " +
+  "[--c-ack:#1d4ed8] [--c-fix:#a16207] [--c-gap:#64748b] dark:[--c-ack:#93c5fd] dark:[--c-fix:#fde047] dark:[--c-gap:#94a3b8] " +
   "[--c-ours:#0369a1] [--c-theirs:#7c3aed] [--c-grid:#cbd5e1] [--c-axis:#475569] [--c-trip:#b91c1c] [--c-clear:#047857] [--c-size:#ea580c] [--c-unknown:#dc2626] " +
   "dark:[--c-ours:#7dd3fc] dark:[--c-theirs:#c4b5fd] dark:[--c-grid:#334155] dark:[--c-axis:#cbd5e1] dark:[--c-trip:#fca5a5] dark:[--c-clear:#6ee7b7] dark:[--c-size:#fb923c] dark:[--c-unknown:#f87171]";
 
@@ -76,8 +82,8 @@ function labelled(markers: ChartMarker[], from: number, span: number, plotPx: nu
 const driftWords = { none: "in sync", size_drift: "size drift", unknown_position: "unknown position" } as const;
 
 function PointTooltip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
-  const p = payload?.[0]?.payload as ChartSample | undefined;
-  if (!active || !p) return null;
+  const p = payload?.[0]?.payload as ChartRow | undefined;
+  if (!active || !p || p.ours === null) return null;
   return (
     <div className="rounded border border-slate-300 bg-white p-2 text-xs shadow dark:border-slate-600 dark:bg-slate-900">
       <p className="font-semibold">{formatUtc(new Date(p.t).toISOString())}</p>
@@ -93,7 +99,19 @@ function PointTooltip({ active, payload }: { active?: boolean; payload?: Readonl
  * periods shaded (red: a position the bot never opened; orange: a size drift), the breaker's trips
  * and clears as labelled vertical lines. Plain props; the page decides what to draw.
  */
-export function PositionChart({ points, episodes, markers, from, to, label, height = 300 }: PositionChartProps) {
+export function PositionChart({ points, episodes, markers, from, to, label, bucketMs, height = 300 }: PositionChartProps) {
+  // Where no cycle compared the books (the bot stopped, or its cycles were skipped): both lines stop
+  // at the last compared cycle and a grey band says so, instead of carrying the books across.
+  const gaps = chartGaps(
+    points.map((p) => p.t),
+    bucketMs,
+  );
+  const rows: ChartRow[] = [];
+  for (let i = 0, g = 0; i < points.length; i++) {
+    rows.push(points[i]!);
+    // After the last point at the gap's start (a thinned chart may hold two at one time).
+    if (gaps[g]?.from === points[i]!.t && points[i + 1]?.t !== points[i]!.t) rows.push({ t: gaps[g++]!.from + 1, ours: null, theirs: null, drift: null });
+  }
   const span = to - from;
   const ticks = utcTicks(from, to, 6);
   const dots = points.length <= 60;
@@ -109,7 +127,7 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
   return (
     <div className={`${theme} w-full min-w-0`} role="img" aria-label={label} data-testid="position-chart">
       <ResponsiveContainer width="100%" height={height} minWidth={0} initialDimension={{ width: 320, height }} onResize={(w) => setWidth(w)}>
-        <LineChart data={points} margin={{ top: 18, right: 12, bottom: 4, left: 0 }} accessibilityLayer={false}>
+        <LineChart data={rows} margin={{ top: 18, right: 12, bottom: 4, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="var(--c-grid)" strokeDasharray="3 3" />
           <XAxis
             dataKey="t"
@@ -147,6 +165,18 @@ export function PositionChart({ points, episodes, markers, from, to, label, heig
               />
             );
           })}
+          {gaps.map((g) => (
+            <ReferenceArea
+              key={`gap-${g.from}`}
+              x1={g.from}
+              x2={g.to}
+              fill="var(--c-gap)"
+              fillOpacity={0.18}
+              ifOverflow="hidden"
+              className="no-cycle"
+              label={{ value: "not compared", position: "insideBottom", fill: "var(--c-axis)", fontSize: 11 }}
+            />
+          ))}
           {markers.map((m) => (
             <ReferenceLine
               key={m.id}

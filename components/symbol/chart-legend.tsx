@@ -19,6 +19,9 @@ export function ChartLegend() {
         <span aria-hidden className="inline-block size-3 bg-red-600/40 dark:bg-red-400/40" /> unknown position
       </li>
       <li className={item}>
+        <span aria-hidden className="inline-block size-3 bg-slate-500/30 dark:bg-slate-400/30" /> not compared (no cycle compared the books)
+      </li>
+      <li className={item}>
         <span aria-hidden className="inline-block h-3 w-0.5 bg-red-700 dark:bg-red-300" /> the bot&apos;s breaker trip (whichever symbol caused it)
       </li>
       <li className={item}>

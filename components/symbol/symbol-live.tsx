@@ -203,6 +203,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
                 markers={c.markers.map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: visibleText(m.reason) }))}
                 from={from}
                 to={to}
+                bucketMs={c.bucketMs}
                 label={`${symbol} on ${botId}: the bot's position against the exchange's over the window, ${drifts} drift${drifts === 1 ? "" : "s"} shaded, ${trips} breaker trip${trips === 1 ? "" : "s"} marked. The list below the chart gives each in words.`}
               />
             )}

@@ -4,6 +4,7 @@ import { expect as baseExpect, test, type Page } from "@playwright/test";
 import { BUY_500_ID, writeDriftScenario } from "../helpers/drift-scenario";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { markerLabelsApart } from "../helpers/e2e/chart";
+import { healthyJournal } from "../helpers/e2e/journals";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 // A production server rendering per request, on machines shared with other test runs: give page
@@ -194,4 +195,28 @@ test.describe("when the console stops answering", () => {
       await server.stop();
     }
   });
+});
+
+test("a stretch with no compared cycle is a grey band where both lines stop, not the last books carried across", async ({ page }) => {
+  // Cycles every 15 s for five minutes, but none for two of them: the bot was stopped (a try-out saw
+  // an incident's chart draw a 66 s stop as a quiet market).
+  const j = await healthyJournal(undefined, { startMsAgo: 200_000, ms: 120_000 });
+  const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+  try {
+    const chart = await openChart(page, `${server.url}/bots/gamma/symbols/AAPL`);
+    const band = chart.locator(".recharts-reference-area.no-cycle");
+    await expect(band).toHaveCount(1);
+    await expect(chart.locator("text", { hasText: "not compared" })).toHaveCount(1);
+    // Each line is drawn in two pieces, one each side of the band.
+    const pieces = await chart
+      .locator(".recharts-line path.recharts-curve")
+      .evaluateAll((paths) => paths.map((p) => (p.getAttribute("d") ?? "").split("M").length - 1));
+    expect(pieces).toEqual([2, 2]);
+    await expect(page.getByRole("list", { name: "Chart key" })).toContainText("not compared (no cycle compared the books)");
+    fs.mkdirSync(shots, { recursive: true });
+    await chart.screenshot({ path: path.join(shots, "symbol-gap.png") });
+  } finally {
+    await server.stop();
+    j.close();
+  }
 });

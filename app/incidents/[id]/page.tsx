@@ -202,6 +202,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             from={Date.parse(chart.window.from)}
             to={Date.parse(chart.window.to)}
             height={220}
+            bucketMs={chart.bucketMs}
             label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
           />
           <ChartLegend />

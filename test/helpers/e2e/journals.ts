@@ -41,9 +41,13 @@ export function botOnJournal(opts: { sim: SimExchange; symbols: readonly { symbo
   return { file, db, writer, close: () => db.close() };
 }
 
-/** One bot that has traded cleanly up to this moment: running, until its heartbeat stops. */
+/**
+ * One bot that has traded cleanly up to this moment: running, until its heartbeat stops. `pause`:
+ * it wrote nothing for `ms`, starting `startMsAgo` before now (a bot stopped for a while).
+ */
 export async function healthyJournal(
   bot: { botId: string; prefix: string } = { botId: "gamma", prefix: "ga1" },
+  pause?: { startMsAgo: number; ms: number },
 ): Promise<{ file: string; beat: () => void; close: () => void }> {
   const file = `${tempDir("e2e")}/journal.db`;
   migrateJournal(file, { migrationsDir });
@@ -53,7 +57,13 @@ export async function healthyJournal(
   const writer = new JournalWriter({ db, botId: bot.botId, prefix: bot.prefix, exchange: sim, qtyStepFor: (s) => steps.get(s), clock: () => sim.now() });
   writer.register();
   await writer.sendOnce({ strategy: "trend", symbol: "AAPL", side: "buy", qty: 10, bar: sim.now().toISOString() });
+  let paused = false;
   while (sim.now().getTime() < Date.now() - 1_000) {
+    if (pause && !paused && sim.now().getTime() >= Date.now() - pause.startMsAgo) {
+      paused = true;
+      sim.advance(pause.ms);
+      continue;
+    }
     await writer.reconcile({ symbols: SYMBOLS.map((s) => s.symbol) });
     writer.heartbeat();
     sim.advance(Math.min(15_000, Math.max(1, Date.now() - 1_000 - sim.now().getTime())));

@@ -1,0 +1,35 @@
+/**
+ * Where a chart of compared cycles has none: the spans between two of its points that lie further
+ * apart than the chart's cycles ever do. Drawn joined, a step line carried the last known books
+ * straight across them, so a bot stopped for a minute, or cycles skipped while fills settled, read
+ * as a quiet market (a try-out, on an incident's chart). Pure, on the points the chart draws.
+ */
+
+/** A span with no compared cycle, epoch ms: from the last point before it to the first after it. */
+export interface ChartGap {
+  from: number;
+  to: number;
+}
+
+/**
+ * `times` in order. `bucketMs`: the width of a downsampling bucket when the points were thinned
+ * (null when every cycle is drawn): a bucket keeps points anywhere inside it, so only a gap wider
+ * than two buckets is sure to hold no cycle. Every cycle drawn, a gap is four times the median
+ * interval between points (the bot's cycle), and at least `minMs`, so a cycle late by a second or
+ * two draws no gap.
+ */
+export function chartGaps(times: readonly number[], bucketMs: number | null, minMs = 10_000): ChartGap[] {
+  if (times.length < 3) return [];
+  let limit: number;
+  if (bucketMs !== null) limit = 2 * bucketMs;
+  else {
+    const steps: number[] = [];
+    for (let i = 1; i < times.length; i++) steps.push(times[i]! - times[i - 1]!);
+    steps.sort((a, b) => a - b);
+    limit = 4 * steps[Math.floor(steps.length / 2)]!;
+  }
+  limit = Math.max(limit, minMs);
+  const gaps: ChartGap[] = [];
+  for (let i = 1; i < times.length; i++) if (times[i]! - times[i - 1]! > limit) gaps.push({ from: times[i - 1]!, to: times[i]! });
+  return gaps;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { chartGaps } from "@/lib/charts/gaps";
+
+const every = (stepMs: number, n: number, start = 0) => Array.from({ length: n }, (_, i) => start + i * stepMs);
+
+describe("chartGaps", () => {
+  it("finds a stretch with no compared cycle among regular cycles: a stopped bot, or cycles skipped", () => {
+    const times = [...every(2_500, 20), ...every(2_500, 20, 19 * 2_500 + 66_000)];
+    expect(chartGaps(times, null)).toEqual([{ from: 19 * 2_500, to: 19 * 2_500 + 66_000 }]);
+  });
+
+  it("draws none for cycles a second or two late, nor below the floor", () => {
+    const jitter = every(15_000, 30).map((t, i) => t + (i % 3) * 1_500);
+    expect(chartGaps(jitter, null)).toEqual([]);
+    // Every second, one 9 s late: under the 10 s floor.
+    expect(chartGaps([...every(1_000, 10), 18_000, 19_000, 20_000], null)).toEqual([]);
+  });
+
+  it("with thinned points, only a gap wider than two buckets", () => {
+    const bucket = 300_000;
+    // Points anywhere in their buckets: 9 min apart inside two neighbouring buckets is no gap.
+    expect(chartGaps([0, 10_000, 290_000, 310_000, 590_000, 600_000], bucket)).toEqual([]);
+    expect(chartGaps([0, 290_000, 300_000, 1_500_000, 1_510_000], bucket)).toEqual([{ from: 300_000, to: 1_500_000 }]);
+  });
+
+  it("needs three points to know a cycle", () => {
+    expect(chartGaps([0, 600_000], null)).toEqual([]);
+  });
+});
