@@ -71,7 +71,7 @@ export function IncidentList({
           {weeks.length > 0 && (
             <section aria-labelledby="per-week" className="space-y-1">
               <h2 id="per-week" className="font-bold">
-                Per week: incidents (bars) and median time to clear (line, minutes)
+                Per week (named by its Monday, UTC): incidents (bars) and median time to clear (line, minutes)
               </h2>
               <IncidentsPerWeekChart
                 weeks={weeks.map((w) => ({ week: w.week.slice(0, 10), incidents: w.incidents, medianMinutes: minutes(w.medianToClearMs) }))}
