@@ -9,6 +9,16 @@ async function ageSeconds(cell: Locator): Promise<number | null> {
   return m ? Number(m[1] ?? 0) * 60 + Number(m[2]) : null;
 }
 
+/** Whether any process of the group led by `pid` is still alive. */
+function processGroupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test.describe("when the console server stops answering", () => {
   test("the heartbeat age keeps counting and the banner says the server cannot be reached, not that the journal is unreadable", async ({ page }) => {
     const j = await healthyJournal();
@@ -45,14 +55,7 @@ test.describe("when the console server stops answering", () => {
   test("SIGTERM ends the open live streams, so the console's process group exits with a tab open", async () => {
     const j = await healthyJournal();
     const server = await startConsole({ journal: j.file });
-    const groupAlive = () => {
-      try {
-        process.kill(-server.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const groupAlive = () => processGroupAlive(server.pid);
     try {
       // A tab's stream, open and delivering: `next start` waits for open responses when it stops,
       // and a stream never ends by itself (app/api/live/route.ts ends them on SIGTERM/SIGINT).
@@ -88,14 +91,7 @@ test.describe("when the console server stops answering", () => {
   test("SIGTERM with a tab open: the tab turns to not updating within 5 s, and the console exits though the tab reconnects", async ({ page }) => {
     const j = await healthyJournal();
     const server = await startConsole({ journal: j.file });
-    const groupAlive = () => {
-      try {
-        process.kill(-server.pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const groupAlive = () => processGroupAlive(server.pid);
     try {
       await page.goto(`${server.url}/breakers`);
       await expect(page.getByTestId("live-status")).toContainText(/^live · updated \d+ s ago$/);
