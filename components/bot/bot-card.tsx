@@ -201,10 +201,11 @@ export function BotCard({
         <dt className="text-slate-600 dark:text-slate-300">Reconciled</dt>
         {/* One line on the overview, where cards sit side by side: a skip's why after the age,
             cut with an ellipsis (whole in its title and on the bot's page). Wrapped, every skip grew
-            the card by one line, then two as the ages grew, and shrank it again (a try-out). */}
+            the card by one line, then two as the ages grew, and shrank it again (a try-out). Not
+            while nothing vouches for the bot: "(when last read; not current)" must not be cut. */}
         <dd
           data-testid="reconciled"
-          className={haltStory === undefined ? "min-w-0 truncate" : undefined}
+          className={haltStory === undefined && !asOfThen ? "min-w-0 truncate" : undefined}
           title={haltStory === undefined && notCompared && bot.notComparedWhy ? bot.notComparedWhy : undefined}
           suppressHydrationWarning
         >
