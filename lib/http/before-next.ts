@@ -13,6 +13,9 @@
  * Node's http.Server emits "request" and "upgrade"; the hook answers these and hands every other
  * event, and every other request, to the server's own emit unchanged.
  *
+ * - A request whose target is not a path (`GET http://evil.example/x/ HTTP/1.1`, the form a client
+ *   sends a proxy): a 400 that closes the socket. Next answered it with a 308 whose Location echoed
+ *   the foreign URL; the console is no proxy, and browsers never send it that form.
  * - Any request once the console was asked to stop (SIGTERM or SIGINT): a 503 that closes its
  *   connection. `next start` stops listening then, but a connection the browser keeps alive still
  *   reached it: a tab reconnected its live stream there at once, read "live · updated 0 s ago" for
@@ -36,6 +39,9 @@ const INSTALLED = Symbol.for("driftwatch.beforeNext");
 export function methodRefusal(method: string): string {
   return `This console does not answer ${method.slice(0, 20)} requests: only GET, HEAD and POST. Nothing was changed.\n`;
 }
+
+export const ABSOLUTE_TARGET_REFUSAL =
+  "This console answers requests for its own paths (such as /breakers), not for a whole URL: it is not a proxy. Nothing was changed.\n";
 
 export const UPGRADE_REFUSAL = "This console serves no WebSocket: its live pages use server-sent events over plain HTTP. Nothing was changed.\n";
 
@@ -64,6 +70,17 @@ export function installBeforeNext(opts: { refuseUpgrades: boolean }): void {
           Connection: "close",
         });
         res.end(JSON.stringify({ ok: false, error: { code: "stopping", message: STOPPING_MESSAGE } }));
+        return true;
+      }
+      if (!req.url?.startsWith("/")) {
+        for (const { key, value } of STATIC_SECURITY_HEADERS) res.setHeader(key, value);
+        res.writeHead(400, {
+          "Content-Type": "text/plain; charset=utf-8",
+          "Content-Security-Policy": API_CONTENT_SECURITY_POLICY,
+          "Cache-Control": "no-store",
+          Connection: "close",
+        });
+        res.end(ABSOLUTE_TARGET_REFUSAL);
         return true;
       }
       if (req.method && UNFETCHABLE.has(req.method)) {

@@ -278,6 +278,19 @@ test.describe("the proxy in front of every route", () => {
     expect(logged).not.toMatch(/TRACE|unsupported|answered 421|\n\s+at /);
   });
 
+  test("a request for a whole URL (the form sent to a proxy) is a 400 that closes the socket, never a redirect to that URL", async () => {
+    const host = new URL(server.url).host;
+    for (const target of ["http://evil.example/x/", "http://evil.example//x", `http://${host}/breakers/`, "*"]) {
+      // Next answered 308 with Location: http://evil.example/x (an earlier session's note).
+      const answer = await rawExchange(server.url, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      expect(answer.closed).toBe(true);
+      expect(answer.text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer.text).not.toMatch(/\r\nlocation:/i);
+      expect(answer.text).toContain("not for a whole URL: it is not a proxy");
+    }
+    expect((await send(server.url, { path: "/breakers/" })).status).toBe(308);
+  });
+
   test("a client that leaves before sending its body costs at most ten log lines a minute, whatever the Host, and changes nothing", async () => {
     const audits = auditCount();
     const before = server.output().length;
