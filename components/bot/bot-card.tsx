@@ -227,10 +227,19 @@ export function BotCard({
                 </span>
                 {notCompared && bot.notComparedWhy && (
                   // Why the books were not compared: a running card said nothing, and a halted one grew
-                  // a bullet at every skip (a try-out).
+                  // a bullet at every skip (a try-out). On the overview's one line, "2 in flight": "2
+                  // orders in flight" was cut to "(2 orders in fli…" at every width (a second try-out).
                   <span data-testid="not-compared-why">
                     {" "}
-                    (<WrappingText text={bot.notComparedWhy} />)
+                    (
+                    <WrappingText
+                      text={
+                        haltStory === undefined && bot.lastReconciliation.outcome === "skipped" && (bot.lastReconciliation.ordersInFlight ?? 0) > 0
+                          ? `${bot.lastReconciliation.ordersInFlight} in flight`
+                          : bot.notComparedWhy
+                      }
+                    />
+                    )
                   </span>
                 )}
               </>
