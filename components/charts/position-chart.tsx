@@ -105,6 +105,9 @@ export function PositionChart({ points, episodes, markers, from, to, label, buck
   const gaps = chartGaps(
     points.map((p) => p.t),
     bucketMs,
+    undefined,
+    // The window's end is now at the latest on every page that draws this chart (the symbol range, an incident's axis).
+    to,
   );
   const rows: ChartRow[] = [];
   for (let i = 0, g = 0; i < points.length; i++) {
@@ -174,7 +177,13 @@ export function PositionChart({ points, episodes, markers, from, to, label, buck
               fillOpacity={0.18}
               ifOverflow="hidden"
               className="no-cycle"
-              label={{ value: "not compared", position: "insideBottom", fill: "var(--c-axis)", fontSize: 11 }}
+              // Named where the band has room for its words (about 80 px): two close bands ran theirs
+              // together on a phone ("not comnotcompared", a try-out); the legend names every band.
+              label={
+                ((g.to - g.from) / Math.max(1, span)) * (width - Y_AXIS_PX - 12) >= 80
+                  ? { value: "not compared", position: "insideBottom", fill: "var(--c-axis)", fontSize: 11 }
+                  : undefined
+              }
             />
           ))}
           {markers.map((m) => (

@@ -16,9 +16,10 @@ export interface ChartGap {
  * (null when every cycle is drawn): a bucket keeps points anywhere inside it, so only a gap wider
  * than two buckets is sure to hold no cycle. Every cycle drawn, a gap is four times the median
  * interval between points (the bot's cycle), and at least `minMs`, so a cycle late by a second or
- * two draws no gap.
+ * two draws no gap. `windowEnd`: the end of the window the chart shows, never after now; a span
+ * from the last point to it is a gap by the same rule.
  */
-export function chartGaps(times: readonly number[], bucketMs: number | null, minMs = 10_000): ChartGap[] {
+export function chartGaps(times: readonly number[], bucketMs: number | null, minMs = 10_000, windowEnd?: number): ChartGap[] {
   if (times.length < 3) return [];
   let limit: number;
   if (bucketMs !== null) limit = 2 * bucketMs;
@@ -31,5 +32,9 @@ export function chartGaps(times: readonly number[], bucketMs: number | null, min
   limit = Math.max(limit, minMs);
   const gaps: ChartGap[] = [];
   for (let i = 1; i < times.length; i++) if (times[i]! - times[i - 1]! > limit) gaps.push({ from: times[i - 1]!, to: times[i]! });
+  // From the last cycle to the window's end (now, at the latest): a bot stopped at the end of an
+  // incident's window had its lines just end there, which read as the data ending (a try-out).
+  const last = times[times.length - 1]!;
+  if (windowEnd !== undefined && windowEnd - last > limit) gaps.push({ from: last, to: windowEnd });
   return gaps;
 }

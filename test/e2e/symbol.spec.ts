@@ -42,7 +42,7 @@ test.describe("the symbol page of a bot trading now", () => {
     await expect(crumbs.getByRole("link", { name: "bot-a" })).toHaveAttribute("href", "/bots/bot-a");
     await expect(chart.locator("path.recharts-line-curve").first()).toHaveAttribute("d", /^M[\d.]+,[\d.]+.*L/);
     // Both AAPL drifts (ten cycles, and one cycle) are shaded.
-    await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(chart.locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
     await expect(chart.locator(".recharts-reference-area.drift-size_drift")).toHaveCount(2);
     // Four trips and three clears of bot-a's breaker fall in the window, each a line; labels are
     // thinned where they would overlap.
@@ -86,7 +86,7 @@ test.describe("the symbol page of a bot trading now", () => {
   test("fits a 390 px phone without sideways scrolling", async ({ page }) => {
     await page.setViewportSize({ width: 390, height: 844 });
     const chart = await openChart(page, server.url + AAPL);
-    await expect(chart.locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(chart.locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
     await noHorizontalScroll(page);
     // Seven marks on a 300 px plot: fewer labels, none printed over another.
     expect(await markerLabelsApart(chart)).toBeGreaterThan(0);
@@ -112,7 +112,7 @@ test.describe("the symbol page of a bot trading now", () => {
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/\?range=1h$/);
     await expect(hour).toHaveAttribute("aria-current", "true");
-    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
 
     const from = new Date(Date.now() - 30 * 60_000).toISOString().slice(0, 19).replace("T", " ");
     const to = new Date(Date.now() + 60_000).toISOString().slice(0, 19).replace("T", " ");
@@ -123,7 +123,7 @@ test.describe("the symbol page of a bot trading now", () => {
     // Times read "05:31:02 UTC" today and "Nov 30 05:31:02 UTC" another day: the instant is in dateTime.
     await expect(page.getByTestId("chart-window").locator("time").first()).toHaveAttribute("datetime", `${from.replace(" ", "T")}.000Z`);
     await expect(page.getByTestId("chart-window").locator("time").first()).toContainText(`${from.slice(11)} UTC`);
-    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
   });
 
   test("explains a bad range on the page instead of failing", async ({ page }) => {
@@ -167,7 +167,7 @@ test.describe("the symbol page of a journal under review", () => {
     await expect(page).toHaveURL(/\?range=day$/);
     await expect(page.getByTestId("chart-window")).toContainText(/Aug 10 (2026 )?00:00:00 UTC to Aug 11 (2026 )?00:00:00 UTC/);
     await expect(page.getByTestId("chart-window")).toContainText("history, not polled");
-    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area")).toHaveCount(2);
+    await expect(page.getByTestId("position-chart").locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
     await notice.waitFor({ state: "detached" });
   });
 });

@@ -26,4 +26,10 @@ describe("chartGaps", () => {
   it("needs three points to know a cycle", () => {
     expect(chartGaps([0, 600_000], null)).toEqual([]);
   });
+
+  it("counts the end of the window after the last cycle, by the same rule", () => {
+    const times = every(15_000, 10);
+    expect(chartGaps(times, null, 10_000, times[9]! + 20_000)).toEqual([]);
+    expect(chartGaps(times, null, 10_000, times[9]! + 90_000)).toEqual([{ from: times[9], to: times[9]! + 90_000 }]);
+  });
 });
