@@ -1,5 +1,6 @@
 import type { ActionResult } from "@/lib/actions/result";
 import type { SignedInViewer } from "@/lib/auth/roles";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 /** The outcome of an action, announced to screen readers; refusals say why and that nothing changed. */
 export function ActionMessage({ result, success }: { result: ActionResult<unknown> | null; success: React.ReactNode }) {
@@ -48,7 +49,7 @@ export const fieldErrors = (result: ActionResult<unknown> | null, name: string) 
  */
 export function ViewerNote({ next, viewer }: { next: string; viewer?: SignedInViewer | null }) {
   const signIn = (
-    <a href={`/login?next=${encodeURIComponent(next)}`} className="font-semibold underline">
+    <a href={`/login?next=${encodeURIComponent(next)}`} className={`font-semibold underline ${TAP_TARGET}`} data-testid="viewer-sign-in">
       Sign in as an operator
     </a>
   );

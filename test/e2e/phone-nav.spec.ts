@@ -117,6 +117,12 @@ test.describe("the main navigation on a phone (390 × 844)", () => {
     await page.goto(`${server.url}/bots/alpha/symbols/ETHUSDT`);
     await allTall(page, page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link"), "breadcrumb");
 
+    await page.goto(`${server.url}/bots/alpha/symbols/BTCUSDT`);
+    await allTall(page, page.locator('[data-testid="order-events"] > summary'), "an order's Events");
+
+    await page.goto(`${server.url}/doubtful`);
+    await allTall(page, page.getByTestId("viewer-sign-in"), "Sign in as an operator");
+
     await page.goto(`${server.url}/breakers`);
     await allTall(page, page.getByTestId("review-incident"), "Review this incident");
     await allTall(page, page.getByTestId("review-minutes"), "minute by minute");

@@ -205,7 +205,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             bucketMs={chart.bucketMs}
             label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
           />
-          <ChartLegend />
+          <ChartLegend operatorMarks />
         </section>
       )}
 
