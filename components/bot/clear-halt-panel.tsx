@@ -318,7 +318,15 @@ export function ClearHaltPanel({
       </div>
       {unsure && <AlarmBanner title="Not updating" causes={[query.isError ? query.error.message : notUpdatedWords(ageMs)]} />}
       <BotCard
-        bot={{ ...view.bot, source: view.source }}
+        // The overview card's counts too: a running bot's page said nothing of its doubtful orders
+        // or drifting symbols (a try-out); the drifts are its latest compared cycle's, as there.
+        bot={{
+          ...view.bot,
+          source: view.source,
+          doubtfulOrders: view.doubtfulOrders,
+          symbolsInDrift: view.book.drifting.length,
+          unknownPositions: view.book.drifting.filter((d) => d.drift === "unknown_position").length,
+        }}
         unsure={unsure}
         receivedAt={query.dataUpdatedAt}
         haltStory={

@@ -41,6 +41,8 @@ const LATEST_BREAKER_EVENT_SQL = `
 
 export interface BotClearView {
   bot: BotSummary;
+  /** The bot's doubtful orders now (past the grace), as the overview's card counts them. */
+  doubtfulOrders: number;
   /** With several journals, the name of the one that holds the bot. */
   source?: string;
   /** Halted: the id of the trip that began this halt (its incident, /incidents/<id>); else null. */
@@ -85,6 +87,7 @@ export async function getBotClearView(params: {
   }
   return {
     bot,
+    doubtfulOrders: facts.doubtfulOrders,
     haltTripId: latest?.kind === "trip" ? Number(latest.id) : null,
     // The heartbeat item's words count seconds: the page words them from `beat` as its age keeps
     // counting (components/bot/clear-halt-panel.tsx), so the view does not change every second.

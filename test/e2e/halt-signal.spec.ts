@@ -93,6 +93,11 @@ test.describe("with halted bots", () => {
     await expect(page).toHaveURL(`${server.url}/bots/beta`);
     await expect(page).toHaveTitle("HALTED · beta · driftwatch");
     await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-halted.svg");
+    // The bot's own card counts what the overview's does: its doubtful order, its drifting symbol.
+    const card = page.locator("main").getByTestId("bot-card");
+    await expect(card.getByTestId("doubtful-count")).toHaveText("1 order");
+    await expect(card.getByTestId("doubtful-count").getByRole("link")).toHaveAttribute("href", "/doubtful?bot=beta");
+    await expect(card.getByTestId("drift-count")).toHaveText(/^\d+ symbols?(, \d+ unknown positions?)?$/);
   });
 
   test("when the console cannot be reached, the banner keeps the last halt and says it is not current", async ({ page }) => {
