@@ -174,13 +174,20 @@ test.describe("npm run demo", () => {
       const journal = path.join(dir, "demo.db");
       fs.writeFileSync(journal, "the previous run's journal\n");
       const before = fs.statSync(journal).mtimeMs;
-      const port = await freePort();
-      const held = which === "console" ? port : port + 1;
+      // A free port whose neighbour (the gateway's) may be anyone's: held here, or another pair tried
+      // (a CI run met port + 1 taken by another test's process: EADDRINUSE before the demo started).
+      let port = 0;
+      let held = 0;
       const holder = net.createServer();
-      await new Promise<void>((resolve, reject) => {
-        holder.once("error", reject);
-        holder.listen(held, "127.0.0.1", resolve);
-      });
+      for (let attempt = 0; ; attempt++) {
+        port = await freePort();
+        held = which === "console" ? port : port + 1;
+        const listened = await new Promise<boolean>((resolve, reject) => {
+          holder.once("error", (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" && attempt < 20 ? resolve(false) : reject(e)));
+          holder.listen(held, "127.0.0.1", () => resolve(true));
+        });
+        if (listened) break;
+      }
       try {
         const env: NodeJS.ProcessEnv = { ...process.env, DRIFTWATCH_DEMO_PORT: String(port), DRIFTWATCH_DEMO_DIR: dir, FORCE_COLOR: "0" };
         delete env.DRIFTWATCH_DEMO_VENUE_PORT;
