@@ -131,7 +131,7 @@ export function ClearHaltPanel({
             // The breaker row is what the bot last wrote: a bot that stopped, or tripped and could not
             // write it, reads the same (a try-out read "not halted. Nothing to clear" beside STALE).
             <>
-              {`Unknown: the breaker says not halted, as the bot last wrote it, but nothing vouches for the bot now (${view.bot.status.toUpperCase()}: ${view.bot.alarms.join("; ")}): it may have stopped, or tripped without writing it. Nothing to clear; check that the bot is running.`}
+              {`Unknown: ${view.bot.breaker === null ? "the bot has no breaker row, so nothing says whether it may trade," : "the breaker says not halted, as the bot last wrote it,"} but nothing vouches for the bot now (${view.bot.status.toUpperCase()}: ${view.bot.alarms.join("; ")}): it may have stopped, or tripped without writing it. Nothing to clear; check that the bot is running.`}
             </>
           ) : (
             "This bot is not halted. Nothing to clear."

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { healthyJournal, incidentJournal, lostReplyJournal } from "../helpers/e2e/journals";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
+import { sqliteCli } from "../helpers/journal";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 
 test.describe("overview after an unknown position and a lost reply", () => {
@@ -248,4 +249,21 @@ test.describe("when the heartbeat stops", () => {
       j.close();
     }
   });
+});
+
+test("a bot with no breaker row: its page says nothing says whether it may trade, never that its breaker says not halted", async ({ page }) => {
+  const j = await healthyJournal();
+  j.close();
+  sqliteCli(j.file, "DELETE FROM breakers WHERE bot_id = 'gamma';");
+  const server = await startConsole({ journal: j.file });
+  try {
+    await page.goto(`${server.url}/bots/gamma`);
+    const main = page.locator("main");
+    await expect(main.getByTestId("breaker-state")).toHaveText("unknown (no breaker row)");
+    await expect(main.getByTestId("not-halted")).toHaveText(
+      /^Unknown: the bot has no breaker row, so nothing says whether it may trade, but nothing vouches for the bot now \(UNKNOWN: no breaker row for this bot\): /,
+    );
+  } finally {
+    await server.stop();
+  }
 });
