@@ -1,4 +1,5 @@
 "use client";
+import { NotCurrentShown } from "@/components/journal/journal-problem-shown";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
@@ -316,6 +317,7 @@ export function ClearHaltPanel({
         <h1 className="break-all text-2xl font-bold">Bot {botId}</h1>
         <LiveStatus updatedAt={updatedAt} failing={unsure} />
       </div>
+      <NotCurrentShown when={unsure} />
       {unsure && <AlarmBanner title="Not updating" causes={[query.isError ? query.error.message : notUpdatedWords(ageMs)]} />}
       <BotCard
         // The overview card's counts too: a running bot's page said nothing of its doubtful orders

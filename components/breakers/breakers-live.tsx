@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
-import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
+import { JournalProblemShown, NotCurrentShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -52,6 +52,7 @@ export function BreakersLive({ view }: { view: BreakersView }) {
         )}
       </p>
       <SourceProblems sources={data?.sources} />
+      <NotCurrentShown when={unsure} />
       <AlarmBanner title="These breakers may be out of date" causes={causes} fix="Until this clears, treat every bot as possibly halted." />
       {data && data.bots.length > 1 && (
         // Each bot's history runs to twenty events: on a phone the second bot's breaker was a

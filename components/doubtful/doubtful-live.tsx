@@ -5,7 +5,7 @@ import { ViewerNote } from "@/components/actions/action-message";
 import type { SignedInViewer } from "@/lib/auth/roles";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { SourceProblems } from "@/components/journal/source-problems";
-import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
+import { JournalProblemShown, NotCurrentShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { LiveStatus } from "@/components/live/live-status";
 import { useLiveUpdatedAt } from "@/components/live/use-live-updated-at";
@@ -73,6 +73,7 @@ export function DoubtfulLive({ bot, canAct, viewer = null }: { bot: string | nul
         </ul>
       )}
       <SourceProblems sources={data?.sources} />
+      <NotCurrentShown when={causes.length > 0} />
       <AlarmBanner title="This list may be out of date" causes={causes} fix="Treat the list as incomplete until it updates again." />
       {!data ? null : shown.length === 0 ? (
         <p data-testid="no-doubtful" className="rounded border border-dashed border-slate-400 p-4 text-sm">

@@ -7,7 +7,7 @@ import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { streamCarries } from "@/lib/live/carried";
 import { dataAge } from "@/lib/live/not-current";
 import { STALL_MS } from "@/lib/live/stream-client";
-import { useJournalProblemShown } from "@/components/journal/journal-problem-shown";
+import { useJournalProblemShown, useNotCurrentShown } from "@/components/journal/journal-problem-shown";
 import { LiveReadError, withFix } from "@/lib/query-options/fetch-api";
 import { haltSignalQuery } from "@/lib/query-options/overview";
 import { SIGNAL_INTERVAL_MS } from "@/lib/query-options/poll";
@@ -130,6 +130,7 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
   );
   const now = useNow();
   const problemShown = useJournalProblemShown();
+  const notCurrentShown = useNotCurrentShown();
   const data = !active ? undefined : fromStart ? start : query.data;
   // On a bot's own pages its halt and its causes come first: behind the others', past the first
   // three, they were behind "1 more on the overview" on the one page about that bot (a try-out).
@@ -146,11 +147,15 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
     causes.push(`no update for ${Math.round((now - updatedAt) / 1000)} s`);
   }
   // The console's own trouble, before the bots' alarms, or a journal it cannot read: it hides breakers.
-  const blind = causes.length > 0 || (data !== undefined && someJournalUnread(data));
+  const unread = data !== undefined && someJournalUnread(data);
+  const blind = causes.length > 0 || unread;
+  // The title and the favicon keep it; the banner leaves it to the page's own box when there is one.
+  const ownTrouble = causes.length > 0;
+  if (notCurrentShown) causes.length = 0;
   causes.push(...alarms);
   // Notifications are for what changed while the tab was open: the live query's answers alone.
   useDeskNotifications(active ? query.data : undefined);
-  const state: SignalState = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : causes.length > 0 ? "unknown" : "plain";
+  const state: SignalState = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : ownTrouble || causes.length > 0 ? "unknown" : "plain";
 
   useEffect(() => {
     want(iconOf(state));
@@ -167,7 +172,7 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
     return () => observer.disconnect();
   }, [state]);
 
-  return <SignalView state={state} halted={halted} causes={causes} blind={blind} pathname={pathname} pageBot={pageBot} />;
+  return <SignalView state={state} halted={halted} causes={causes} blind={(blind && !notCurrentShown) || unread} pathname={pathname} pageBot={pageBot} />;
 }
 
 function SignalView({
@@ -187,7 +192,8 @@ function SignalView({
   pageBot: string | null;
 }) {
   // The overview shows the same, at length, in its own summary and alarm banner.
-  const banner = (state === "halted" || state === "unknown") && pathname !== "/";
+  // Nothing to say beyond what the page's own box says (its view not current): no banner.
+  const banner = (state === "halted" || (state === "unknown" && causes.length > 0)) && pathname !== "/";
   return (
     <div data-testid="halt-signal" data-state={state} className={banner ? "mx-auto max-w-6xl px-4 pt-3" : undefined}>
       {!banner ? null : state === "halted" ? (

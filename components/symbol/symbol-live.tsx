@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useState } from "react";
 import { PositionChart } from "@/components/charts/position-chart";
 import { JournalProblem } from "@/components/journal/journal-problem";
-import { JournalProblemShown } from "@/components/journal/journal-problem-shown";
+import { JournalProblemShown, NotCurrentShown } from "@/components/journal/journal-problem-shown";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { AlarmBanner } from "@/components/live/alarm-banner";
 import { LiveStatus } from "@/components/live/live-status";
@@ -126,6 +126,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
         </h1>
         {hydrated ? <LiveStatus updatedAt={updatedAt} failing={unsure} /> : <p className="text-sm text-slate-600 dark:text-slate-300">connecting…</p>}
       </div>
+      <NotCurrentShown when={causes.length > 0} />
       <AlarmBanner
         title={error ? liveFailureTitle(error) : "This page is not current"}
         causes={causes}

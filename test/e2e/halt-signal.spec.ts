@@ -100,6 +100,28 @@ test.describe("with halted bots", () => {
     await expect(card.getByTestId("drift-count")).toHaveText(/^\d+ symbols?(, \d+ unknown positions?)?$/);
   });
 
+  test("a page with its own not-current box leaves that to the box: the banner keeps the halts, the tab keeps HALTED", async ({ page }) => {
+    // /breakers and a bot's page showed the banner's "Not current" line over their own box saying
+    // the same; the overview showed one (a try-out). Every answer held, none failed: the data only ages.
+    await page.route("**/api/live*", (route) => route.abort());
+    for (const path of ["/breakers", "/bots/alpha"]) {
+      await page.goto(server.url + path);
+      await signalSettled(page, "halted");
+      await page.route("**/api/**", () => undefined);
+      const main = page.locator("main");
+      await expect(main.getByTestId("alarm-banner")).toContainText(/the page has not been updated for \d+ s/, { timeout: 15_000 });
+      await expect(page.getByTestId("halt-banner")).toHaveText(/^HALTED: alpha — /);
+      await expect(page.getByTestId("halt-banner-not-current")).toHaveCount(0);
+      await expect(page).toHaveTitle(/^HALTED · /);
+      await page.unroute("**/api/**");
+    }
+    // A page without a box of its own still says it in the banner.
+    await page.goto(`${server.url}/audit`);
+    await signalSettled(page, "halted");
+    await page.route("**/api/**", () => undefined);
+    await expect(page.getByTestId("halt-banner-not-current")).toHaveText(/^Not current: no update for \d+ s$/, { timeout: 15_000 });
+  });
+
   test("when the console cannot be reached, the banner keeps the last halt and says it is not current", async ({ page }) => {
     // Without the live stream (refused from the start), so the signal polls and the poll is what fails.
     await page.route("**/api/live*", (route) => route.abort());
@@ -144,6 +166,24 @@ test.describe("with no bot halted", () => {
       await expect(page.getByTestId("halt-banner")).toHaveText(
         /^HALTED: gamma — halted by hand by operator at \d\d:\d\d:\d\d UTC: halted by hand in a test\.$/,
       );
+    } finally {
+      await server.stop();
+      j.close();
+    }
+  });
+
+  test("with nothing halted, a page whose own box says it is not updating shows no banner beside it, and the tab says ?", async ({ page }) => {
+    const j = await healthyJournal();
+    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+    try {
+      await page.route("**/api/live*", (route) => route.abort());
+      await page.goto(`${server.url}/breakers`);
+      await signalSettled(page, "plain");
+      await page.route("**/api/**", () => undefined);
+      await expect(page.locator("main").getByTestId("alarm-banner")).toContainText("These breakers may be out of date", { timeout: 15_000 });
+      await signalSettled(page, "unknown");
+      await expect(page).toHaveTitle(/^\? · Breakers/);
+      await expect(page.getByTestId("halt-banner")).toHaveCount(0);
     } finally {
       await server.stop();
       j.close();
