@@ -155,7 +155,15 @@ function LiveHaltSignal({ start }: { start: HaltSignalData | null }) {
   causes.push(...alarms);
   // Notifications are for what changed while the tab was open: the live query's answers alone.
   useDeskNotifications(active ? query.data : undefined);
-  const state: SignalState = !active ? "off" : !data && !query.error ? "waiting" : halted.length > 0 ? "halted" : ownTrouble || causes.length > 0 ? "unknown" : "plain";
+  const state: SignalState = !active
+    ? "off"
+    : !data && !query.error
+      ? "waiting"
+      : halted.length > 0
+        ? "halted"
+        : ownTrouble || causes.length > 0
+          ? "unknown"
+          : "plain";
 
   useEffect(() => {
     want(iconOf(state));
