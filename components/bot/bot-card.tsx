@@ -98,8 +98,9 @@ export function BotCard({
           ) : null,
           bot.exchange ? <span key="exchange">{bot.exchange}</span> : null,
           bot.clientIdPrefix ? (
-            <span key="ids">
-              ids <span className="font-mono">{bot.clientIdPrefix}-…</span>
+            // Not "ids alpha-…": an ellipsis on a card reads as text cut off (a try-out).
+            <span key="ids" title={`Every client order id of ${bot.botId} starts with ${bot.clientIdPrefix}-`}>
+              order ids start <span className="font-mono">{bot.clientIdPrefix}-</span>
             </span>
           ) : null,
         ]

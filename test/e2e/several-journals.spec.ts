@@ -113,7 +113,7 @@ test.describe("one console on three journals", () => {
     const south = journals[1]!.file;
     const card = page.locator('main [data-testid="bot-card"][data-bot="south"]');
     await page.goto(`${server.url}/bots/south`);
-    await expect(card.getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(south)} · sim · ids so1-…`);
+    await expect(card.getByTestId("bot-card-where")).toHaveText(`journal ${sourceName(south)} · sim · order ids start so1-`);
     // Halted by a writer that skipped the trip's event: nothing to link to, and said so.
     setHalted(south, true);
     try {
