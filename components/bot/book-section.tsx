@@ -8,14 +8,27 @@ import { UtcTime } from "@/components/ui/utc-time";
  * correction an operator may make, and the corrections made so far. A size drift whose exchange
  * side is right ends here: no reconciliation comes out clean until the book says what the venue holds.
  */
-export function BookSection({ botId, book, canAct, notCurrent }: { botId: string; book: BookCorrectionsView; canAct: boolean; notCurrent: boolean }) {
+export function BookSection({
+  botId,
+  book,
+  canAct,
+  notCurrent,
+  unvouched = null,
+}: {
+  botId: string;
+  book: BookCorrectionsView;
+  canAct: boolean;
+  notCurrent: boolean;
+  /** Nothing vouches for the bot now (STALE or UNKNOWN, with why): its latest cycle may be its last. */
+  unvouched?: { status: string; alarms: readonly string[] } | null;
+}) {
   return (
     <section aria-labelledby="book-title" className="space-y-3 rounded-lg border border-slate-300 bg-white p-4 dark:border-slate-700 dark:bg-slate-900">
       <h2 id="book-title" className="text-xl font-bold">
         The bot&apos;s book
       </h2>
       {book.drifting.length === 0 ? (
-        <InSync book={book} />
+        <InSync book={book} notCurrent={notCurrent} unvouched={unvouched} />
       ) : (
         <>
           <p className="text-sm">
@@ -40,12 +53,39 @@ export function BookSection({ botId, book, canAct, notCurrent }: { botId: string
  * cycle was skipped (a fill settling) or failed, the books were not compared then, and "agrees"
  * would be a claim about now that nobody checked (a try-out saw it under an UNKNOWN badge).
  */
-function InSync({ book }: { book: BookCorrectionsView }) {
+function InSync({
+  book,
+  notCurrent,
+  unvouched,
+}: {
+  book: BookCorrectionsView;
+  notCurrent: boolean;
+  unvouched: { status: string; alarms: readonly string[] } | null;
+}) {
   const { compared, latest } = book;
   if (compared === null)
     return (
       <p data-testid="book-in-sync" data-state="never-compared" className="text-sm">
         The bot has not compared its book with the exchange yet: nothing to correct.
+      </p>
+    );
+  // Agreement in a cycle that may be the bot's last, or that this page read before it stopped
+  // updating, is not agreement now: dated alone, it read as today's under a STALE badge (a try-out).
+  if ((latest === null || latest.id === compared.id) && (notCurrent || unvouched))
+    return (
+      <p data-testid="book-in-sync" data-state="in-sync-unknown-now" className="text-sm">
+        <strong>Not known now:</strong>{" "}
+        {notCurrent ? (
+          <>
+            this page is not updating. When last read, every symbol agreed with the exchange in the bot&apos;s latest cycle, at <UtcTime iso={compared.at} />:
+            nothing to correct then.
+          </>
+        ) : (
+          <>
+            nothing vouches for the bot ({unvouched!.status.toUpperCase()}: {unvouched!.alarms.join("; ")}). Every symbol agreed with the exchange in the last
+            cycle it wrote, at <UtcTime iso={compared.at} />: nothing to correct from it. Check that the bot is running.
+          </>
+        )}
       </p>
     );
   if (latest === null || latest.id === compared.id)

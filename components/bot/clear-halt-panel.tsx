@@ -337,7 +337,17 @@ export function ClearHaltPanel({
       />
 
       {clearFirst && clearSection}
-      <BookSection botId={botId} book={view.book} canAct={canAct} notCurrent={unsure} />
+      <BookSection
+        botId={botId}
+        book={view.book}
+        canAct={canAct}
+        notCurrent={unsure}
+        unvouched={
+          factsAreOld(view.bot)
+            ? { status: view.bot.status === "halted" ? (view.bot.haltedAlso ?? "unknown") : view.bot.status, alarms: view.bot.alarms }
+            : null
+        }
+      />
       {!clearFirst && clearSection}
     </div>
   );

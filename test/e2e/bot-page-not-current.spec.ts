@@ -137,11 +137,16 @@ test.describe("a bot's page whose data grows old", () => {
     const heartbeat = main.locator('[data-testid="checklist"] li[data-item="heartbeat"]');
     await expect(heartbeat).toContainText("unknown while this page is not updating");
     await expect(heartbeat).not.toContainText("The bot process is not running");
+    // Nor does its book claim to agree now: when last read, it did.
+    await expect(main.getByTestId("book-in-sync")).toHaveText(
+      /^Not known now: this page is not updating\. When last read, every symbol agreed with the exchange in the bot.s latest cycle, at \d\d:\d\d:\d\d UTC: nothing to correct then\.$/,
+    );
 
     await hold.release();
     await expect(main.getByTestId("live-status")).toContainText(/^live · updated/, { timeout: 10_000 });
     await expect(banner).toHaveCount(0);
     await expect(card.getByTestId("breaker-state")).toHaveText("halted");
+    await expect(main.getByTestId("book-in-sync")).toHaveAttribute("data-state", "in-sync");
   });
   test("while not current, Clear and Approve wait and say why, keep what was typed, and come back by themselves", async ({ page }) => {
     await signIn(page, server.url, ana);

@@ -204,6 +204,10 @@ test.describe("when the heartbeat stops", () => {
       await expect(page.locator("main").getByTestId("not-halted")).toHaveText(
         /^Unknown: the breaker says not halted, as the bot last wrote it, but nothing vouches for the bot now \(STALE: heartbeat is stale\): it may have stopped, or tripped without writing it\. Nothing to clear; check that the bot is running\.$/,
       );
+      // Its book's agreement is its last cycle's, not now's (a try-out read it as today's under STALE).
+      await expect(page.locator("main").getByTestId("book-in-sync")).toHaveText(
+        /^Not known now: nothing vouches for the bot \(STALE: heartbeat is stale\)\. Every symbol agreed with the exchange in the last cycle it wrote, at \d\d:\d\d:\d\d UTC: nothing to correct from it\. Check that the bot is running\.$/,
+      );
       await page.goto(`${server.url}/bots/gamma/symbols/AAPL`);
       const book = page.getByTestId("book-line");
       await expect(book.getByRole("heading")).toHaveText("Book at the bot's last cycle (not current)");
