@@ -13,7 +13,7 @@ import { SimExchange } from "@/lib/exchange/simulator";
 import { startConsole, type ConsoleServer } from "@/tools/lib/console-server";
 import { noHorizontalScroll, noSeriousAxeViolations } from "../helpers/e2e/a11y";
 import { addAccountWithCli, signIn } from "../helpers/e2e/accounts";
-import { tempDir } from "../helpers/journal";
+import { sqliteCli, tempDir } from "../helpers/journal";
 
 const SECRET = "book-correction-spec-session-secret-longer-than-32";
 const ana = { name: "ana", password: "ana's long password here" };
@@ -146,5 +146,19 @@ test.describe("a size-drift halt cleared through a book correction", () => {
     await expect(reconciled).toHaveText(/^error, \d+ s ago \(fetch positions failed: fetching positions failed\)$/);
     await expect(reconciled).toHaveAttribute("title", "fetch positions failed: fetching positions failed");
     expect((await reconciled.boundingBox())!.height).toBe((await overviewCard.getByTestId("heartbeat-age").boundingBox())!.height);
+
+    // A cycle skipped with orders in flight (fills settling), as a bot in any language writes it:
+    // the short form fits the same one line, its whole why in the title, the card no taller.
+    const cardHeight = (await overviewCard.boundingBox())!.height;
+    sqliteCli(
+      bot.file,
+      `INSERT INTO reconciliations (bot_id, at, outcome, orders_in_flight, error) VALUES ('beta', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'skipped', 2, NULL);`,
+    );
+    await expect(reconciled).toHaveText(/^skipped, \d+ s ago \(2 in flight\)$/);
+    await expect(reconciled).toHaveAttribute("title", "2 orders in flight");
+    expect((await reconciled.boundingBox())!.height).toBe((await overviewCard.getByTestId("heartbeat-age").boundingBox())!.height);
+    expect((await overviewCard.boundingBox())!.height).toBe(cardHeight);
+    // Skipped cycles compare nothing: the card still counts since the last one that did.
+    await expect(overviewCard.getByTestId("compared-age")).toHaveText(/^\d+ s ago$/);
   });
 });
