@@ -1,7 +1,7 @@
 import { gapWords } from "@/lib/incidents/collapse";
 import type { RepeatLine } from "@/lib/incidents/lines";
 import type { PrunedHistory } from "@/lib/queries/pruned-history";
-import { FOLD_ROUTINE_OVER, type TimelineMinute } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, timelineBlocks, type TimelineMinute } from "@/lib/incidents/fold";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
@@ -62,6 +62,47 @@ export function IncidentTimeline({
   pruned: PrunedHistory | null;
 }) {
   const folded = minutes.filter((m) => m.fold).length;
+  const blocks = timelineBlocks(minutes);
+  const quietRuns = blocks.filter((b) => b.kind === "quiet").length;
+  /** How long nothing was recorded before the minute at `index`, said on a line above it. */
+  const gapBefore = (index: number) => {
+    const m = minutes[index]!;
+    const prev = minutes[index - 1];
+    const gap = prev ? m.start - prev.start - MINUTE_MS : 0;
+    return gap > 0 ? (
+      <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200" data-testid="minute-gap">
+        {gapWords({ from: m.start - gap, to: m.start }, pruned)}
+      </p>
+    ) : null;
+  };
+  const minuteSection = (m: TimelineMinute, index: number) => {
+    const id = `minute-${index}`;
+    const fold = m.fold;
+    return (
+      <section aria-labelledby={id} data-testid="incident-minute">
+        <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
+          {minuteTitle(m.start)}
+          <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
+            {m.total.toLocaleString("en-US")} event{m.total === 1 ? "" : "s"}
+            {fold ? `, ${fold.notable.length} notable` : ""}
+          </span>
+        </h3>
+        {fold && !Number.isNaN(m.start) ? (
+          <FoldedMinute
+            exportHref={incidentExportHref(minuteWindow(m.start, window), filters, "json")}
+            total={m.total}
+            routine={fold.routine}
+            summary={fold.routineKinds.map((k) => k.words).join(", ")}
+            listId={`${id}-events`}
+          >
+            <EventList lines={m.lines} />
+          </FoldedMinute>
+        ) : (
+          <EventList lines={m.lines} />
+        )}
+      </section>
+    );
+  };
   return (
     <>
       {folded > 0 && (
@@ -69,42 +110,50 @@ export function IncidentTimeline({
           {folded === 1 ? "One busy minute" : `${folded.toLocaleString("en-US")} busy minutes`} (over {FOLD_ROUTINE_OVER} routine events each){" "}
           {folded === 1 ? "shows" : "show"} only their notable events: whatever went wrong, and whatever an operator did. The routine rest (intents, orders sent
           and filled, clean reconciliations, drift cycles unchanged from the one before) is counted on one line you can open.
+          {quietRuns > 0 && " Busy minutes in a row with nothing notable are one block, counted together; each of its minutes is a click away."}
         </p>
       )}
       <ol className="space-y-4" aria-label="Events, oldest first, by minute">
-        {minutes.map((m, i) => {
-          const prev = minutes[i - 1];
-          const gap = prev ? m.start - prev.start - MINUTE_MS : 0;
-          const id = `minute-${i}`;
-          const fold = m.fold;
+        {blocks.map((b) => {
+          if (b.kind === "minute")
+            return (
+              <li key={`${b.minute.start}-${b.index}`}>
+                {gapBefore(b.index)}
+                {minuteSection(b.minute, b.index)}
+              </li>
+            );
+          const first = b.minutes[0]!;
+          const last = b.minutes.at(-1)!;
+          const id = `quiet-${first.index}`;
           return (
-            <li key={`${m.start}-${i}`}>
-              {gap > 0 && (
-                <p className="mb-3 border-t border-dashed border-slate-400 pt-1 text-xs text-slate-700 dark:text-slate-200" data-testid="minute-gap">
-                  {gapWords({ from: m.start - gap, to: m.start }, pruned)}
-                </p>
-              )}
-              <section aria-labelledby={id} data-testid="incident-minute">
+            <li key={`quiet-${first.minute.start}`}>
+              {gapBefore(first.index)}
+              <section aria-labelledby={id} data-testid="quiet-run">
                 <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
-                  {minuteTitle(m.start)}
+                  {runTitle(first.minute.start, last.minute.start)}
                   <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
-                    {m.total.toLocaleString("en-US")} event{m.total === 1 ? "" : "s"}
-                    {fold ? `, ${fold.notable.length} notable` : ""}
+                    {b.minutes.length} minutes, {b.total.toLocaleString("en-US")} events, none notable
                   </span>
                 </h3>
-                {fold && !Number.isNaN(m.start) ? (
-                  <FoldedMinute
-                    exportHref={incidentExportHref(minuteWindow(m.start, window), filters, "json")}
-                    total={m.total}
-                    routine={fold.routine}
-                    summary={fold.routineKinds.map((k) => k.words).join(", ")}
-                    listId={`${id}-events`}
+                <p data-testid="quiet-run-routine" className="rounded border border-dashed border-slate-400 p-2 text-sm">
+                  <strong>{b.routine.toLocaleString("en-US")}</strong> routine events folded: {b.routineKinds.map((k) => k.words).join(", ")}.{" "}
+                  <a
+                    href={incidentExportHref(runWindow(first.minute.start, last.minute.start, window), filters, "json")}
+                    className="inline-flex min-h-6 items-center text-xs underline"
                   >
-                    <EventList lines={m.lines} />
-                  </FoldedMinute>
-                ) : (
-                  <EventList lines={m.lines} />
-                )}
+                    as JSON
+                  </a>
+                </p>
+                <details className="mt-1.5 text-sm" data-testid="quiet-run-minutes">
+                  <summary className="inline-flex min-h-6 cursor-pointer items-center text-xs underline">
+                    Each of these {b.minutes.length} minutes, to open one
+                  </summary>
+                  <ol className="mt-2 space-y-4">
+                    {b.minutes.map(({ minute, index }) => (
+                      <li key={`${minute.start}-${index}`}>{minuteSection(minute, index)}</li>
+                    ))}
+                  </ol>
+                </details>
               </section>
             </li>
           );
@@ -112,4 +161,17 @@ export function IncidentTimeline({
       </ol>
     </>
   );
+}
+
+/** A run's part of the window, from its first minute to the end of its last. */
+function runWindow(first: number, last: number, window: IncidentWindow): IncidentWindow {
+  return { from: minuteWindow(first, window).from, to: minuteWindow(last, window).to };
+}
+
+/** A run's first and last minute: "2026-12-05 12:01–12:07 UTC", the date again when the run crosses midnight. */
+function runTitle(first: number, last: number): string {
+  const a = new Date(first).toISOString();
+  const b = new Date(last).toISOString();
+  const end = a.slice(0, 10) === b.slice(0, 10) ? b.slice(11, 16) : `${b.slice(0, 10)} ${b.slice(11, 16)}`;
+  return `${a.slice(0, 10)} ${a.slice(11, 16)}–${end} UTC`;
 }

@@ -44,6 +44,8 @@ export interface FoldedMinute {
   routine: number;
   /** What the routine events are, most frequent first: "14 order intents". */
   routineKinds: { words: string; n: number }[];
+  /** The same counts by source and kind, in the same order: what a run of minutes adds up. */
+  counts: RoutineCount[];
 }
 
 const kindWords: Record<string, [string, string]> = {
@@ -80,10 +82,13 @@ export function foldCounted(notable: IncidentEvent[], counts: ReadonlyMap<string
   let routine = 0;
   for (const c of counts.values()) routine += c.n;
   if (routine <= over) return null;
-  const routineKinds = [...counts.values()]
-    .sort((a, b) => b.n - a.n || (a.source + a.kind < b.source + b.kind ? -1 : 1))
-    .map((c) => ({ words: words(c.source, c.kind, c.n), n: c.n }));
-  return { notable, routine, routineKinds };
+  return { notable, routine, ...routineKindsOf(counts.values()) };
+}
+
+/** Counts by source and kind, most frequent first, and their words: "14 order intents". */
+function routineKindsOf(counts: Iterable<RoutineCount>): Pick<FoldedMinute, "routineKinds" | "counts"> {
+  const sorted = [...counts].map((c) => ({ ...c })).sort((a, b) => b.n - a.n || (a.source + a.kind < b.source + b.kind ? -1 : 1));
+  return { routineKinds: sorted.map((c) => ({ words: words(c.source, c.kind, c.n), n: c.n })), counts: sorted };
 }
 
 /** Adds `n` routine events of (source, kind) to a minute's counts. */
@@ -199,4 +204,49 @@ export function tallyEvents(all: Iterable<IncidentEvent>): TimelineTallies {
   t.unknownPositionsFound = [...unknown.values()];
   t.unknownPositions = unknown.size;
   return t;
+}
+
+/**
+ * The timeline as the page lays it out: each minute on its own, except runs of consecutive folded
+ * minutes in which nothing is notable, which are one block counting their routine events together.
+ * A busy hour without trouble was sixty boxes saying "68 routine events folded", 11,000 px on a
+ * phone; what the reviewer looks for is between them. `index` is the minute's place in `minutes`.
+ */
+export type TimelineBlock =
+  | { kind: "minute"; minute: TimelineMinute; index: number }
+  | ({ kind: "quiet"; minutes: { minute: TimelineMinute; index: number }[]; total: number; routine: number } & Pick<FoldedMinute, "routineKinds" | "counts">);
+
+/** A run needs this many quiet minutes; a single one stays a minute of its own. */
+export const QUIET_RUN_MIN = 2;
+
+const quiet = (m: TimelineMinute) => m.fold !== null && m.fold.notable.length === 0 && m.shown.length === 0 && !Number.isNaN(m.start);
+
+export function timelineBlocks(minutes: readonly TimelineMinute[], min = QUIET_RUN_MIN): TimelineBlock[] {
+  const blocks: TimelineBlock[] = [];
+  let run: { minute: TimelineMinute; index: number }[] = [];
+  const flush = () => {
+    if (run.length >= min) {
+      const counts = new Map<string, RoutineCount>();
+      for (const { minute } of run) for (const c of minute.fold!.counts) countRoutine(counts, c.source, c.kind, c.n);
+      blocks.push({
+        kind: "quiet",
+        minutes: run,
+        total: run.reduce((n, r) => n + r.minute.total, 0),
+        routine: run.reduce((n, r) => n + r.minute.fold!.routine, 0),
+        ...routineKindsOf(counts.values()),
+      });
+    } else for (const r of run) blocks.push({ kind: "minute", ...r });
+    run = [];
+  };
+  minutes.forEach((minute, index) => {
+    const last = run.at(-1);
+    if (quiet(minute) && (!last || minute.start === last.minute.start + MINUTE_MS)) run.push({ minute, index });
+    else {
+      flush();
+      if (quiet(minute)) run.push({ minute, index });
+      else blocks.push({ kind: "minute", minute, index });
+    }
+  });
+  flush();
+  return blocks;
 }

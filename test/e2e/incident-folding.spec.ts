@@ -72,6 +72,42 @@ test.describe("the incident review of a busy hour", () => {
     return ((await res.json()) as { events: IncidentEvent[] }).events;
   }
 
+  /** Opens every run of quiet minutes, so each minute's own line and button is on show. */
+  async function openQuietRuns(page: import("@playwright/test").Page) {
+    for (const summary of await page.getByTestId("quiet-run-minutes").locator(":scope > summary").all()) await summary.click();
+  }
+
+  test("busy minutes in a row with nothing notable are one block, counted together, each of its minutes a click away", async ({ page, request }) => {
+    await page.goto(`${server.url}/incidents?view=window`);
+    const all = await exported(page, request);
+    const run = page.getByTestId("quiet-run").first();
+    const minutes = run.getByTestId("incident-minute");
+    const n = await minutes.count();
+    expect(n).toBeGreaterThanOrEqual(2);
+    await expect(minutes.first()).toBeHidden();
+    // Its counts are its minutes' share of the export, every one of them routine.
+    const names = (await minutes.locator("h3").allTextContents()).map((t) => /^(\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(t)![1]);
+    const inRun = all.filter((e) => names.includes(e.at.slice(0, 16).replace("T", " ")));
+    expect(inRun.every((e) => isRoutine(e) || unchangedDrifts(all).has(e.id))).toBe(true);
+    const heading = run.locator(":scope > h3");
+    await expect(heading).toHaveText(
+      `${names[0]}–${names.at(-1)!.slice(names[0]!.slice(0, 10) === names.at(-1)!.slice(0, 10) ? 11 : 0)} UTC${n} minutes, ${inRun.length.toLocaleString("en-US")} events, none notable`,
+    );
+    await expect(run.getByTestId("quiet-run-routine")).toHaveText(new RegExp(`^${inRun.length.toLocaleString("en-US")} routine events folded: \\d`));
+    // Its JSON is exactly its events.
+    const href = await run.getByTestId("quiet-run-routine").getByRole("link", { name: "as JSON" }).getAttribute("href");
+    const runFile = (await (await request.get(server.url + href)).json()) as { events: IncidentEvent[] };
+    expect(runFile.events.map((e) => e.id)).toEqual(inRun.map((e) => e.id));
+    // Opened, each minute is there with its own line, and opens whole.
+    await run.getByTestId("quiet-run-minutes").locator(":scope > summary").click();
+    await expect(minutes.first()).toBeVisible();
+    await minutes
+      .first()
+      .getByRole("button", { name: /^Show all [\d,]+ events of this minute$/ })
+      .click();
+    await expect(minutes.first().getByTestId("minute-all-events").getByTestId("incident-event").first()).toBeVisible({ timeout: 15_000 });
+  });
+
   test("busy minutes show every notable event and count the rest; every event of the hour is accounted for", async ({ page, request }) => {
     await page.goto(`${server.url}/incidents?view=window`);
     await expect(page.getByTestId("window-summary")).toContainText("showing the last hour");
@@ -135,6 +171,7 @@ test.describe("the incident review of a busy hour", () => {
 
   test("opening a folded minute shows all its events in time order, as the export has them, and folds back", async ({ page, request }) => {
     await page.goto(`${server.url}/incidents?view=window`);
+    await openQuietRuns(page);
     const all = await exported(page, request);
     // By its heading: once open, the minute no longer holds a folded line.
     const heading = page
@@ -164,6 +201,7 @@ test.describe("the incident review of a busy hour", () => {
 
   test("a minute that cannot be loaded says why, changes nothing, and loads on a retry", async ({ page }) => {
     await page.goto(`${server.url}/incidents?view=window`);
+    await openQuietRuns(page);
     const heading = page
       .getByTestId("incident-minute")
       .filter({ has: page.getByTestId("folded-routine") })

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
-import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, unchangedDrifts } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, timelineBlocks, unchangedDrifts } from "@/lib/incidents/fold";
 import { repeatLines } from "@/lib/incidents/lines";
 
 let n = 0;
@@ -133,6 +133,69 @@ describe("folding the window minute by minute", () => {
     expect(minutes[0]!.start).toBe(Date.UTC(2026, 10, 30, 2, 59));
     expect(minutes[2]!.start).toBeNaN();
     expect(tallyEvents([...quiet, ...busy])).toEqual({ trips: 1, unknownPositions: 0, unknownPositionsFound: [], unknownOrders: 0, operatorActions: 0 });
+  });
+});
+
+describe("busy minutes in a row with nothing notable, one block", () => {
+  /** `k` routine events at minute `m` past 03:00 (one in three a clean cycle), and a trip there when `trip`. */
+  const minute = (m: number, k: number, trip = false) =>
+    [...routine(k), ...(trip ? [event("breaker", "trip", "emergency")] : [])].map((e, i) => ({
+      ...e,
+      at: new Date(Date.UTC(2026, 10, 30, 3, m, 0, i)).toISOString(),
+    }));
+  const busy = FOLD_ROUTINE_OVER + 3;
+
+  it("counts a run of quiet busy minutes together; a notable minute, a gap or a quieter minute ends the run", () => {
+    const events = [
+      ...minute(0, busy),
+      ...minute(1, busy),
+      ...minute(2, busy + 3),
+      ...minute(3, busy, true), // notable: ends the run
+      ...minute(4, busy),
+      ...minute(5, busy),
+      // 03:06 has nothing: a gap ends the run
+      ...minute(7, busy),
+      ...minute(8, 3), // shown whole: not a folded minute
+      ...minute(9, busy),
+      ...minute(10, busy),
+    ];
+    const blocks = timelineBlocks(foldTimeline(events));
+    expect(blocks.map((b) => (b.kind === "quiet" ? `quiet ${b.minutes.map((m) => m.index).join(",")}` : `minute ${b.index}`))).toEqual([
+      "quiet 0,1,2",
+      "minute 3",
+      "quiet 4,5",
+      "minute 6",
+      "minute 7",
+      "quiet 8,9",
+    ]);
+    const first = blocks[0]!;
+    if (first.kind !== "quiet") throw new Error("not a run");
+    // Every event of the run counted, by kind, with the same words as a minute's line.
+    expect(first.total).toBe(3 * busy + 3);
+    expect(first.routine).toBe(3 * busy + 3);
+    expect(first.counts.reduce((n, c) => n + c.n, 0)).toBe(first.routine);
+    expect(first.routineKinds.map((k) => k.n)).toEqual(first.counts.map((c) => c.n));
+    expect(first.routineKinds[0]!.words).toMatch(/^\d+ (order intents|orders sent|clean reconciliations)$/);
+  });
+
+  it("leaves a single quiet minute, and every minute of an all-notable window, on its own", () => {
+    expect(timelineBlocks(foldTimeline(minute(0, busy))).map((b) => b.kind)).toEqual(["minute"]);
+    expect(timelineBlocks(foldTimeline([...minute(0, busy, true), ...minute(1, busy, true)])).map((b) => b.kind)).toEqual(["minute", "minute"]);
+  });
+
+  it("keeps every minute once, in order, whatever the mix (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ skip: fc.boolean(), k: fc.integer({ min: 1, max: busy + 5 }), trip: fc.boolean() }), { maxLength: 12 }), (spec) => {
+        let m = 0;
+        const events = spec.flatMap((x) => {
+          m += x.skip ? 2 : 1;
+          return minute(m, x.k, x.trip);
+        });
+        const minutes = foldTimeline(events);
+        const indexes = timelineBlocks(minutes).flatMap((b) => (b.kind === "quiet" ? b.minutes.map((x) => x.index) : [b.index]));
+        expect(indexes).toEqual(minutes.map((_, i) => i));
+      }),
+    );
   });
 });
 
