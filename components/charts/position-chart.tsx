@@ -1,5 +1,5 @@
 "use client";
-import { useState } from "react";
+import { memo, useMemo, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { shadeSpan, type ChartSample, type DriftEpisode } from "@/lib/charts/downsample";
 import { chartGaps } from "@/lib/charts/gaps";
@@ -99,34 +99,40 @@ function PointTooltip({ active, payload }: { active?: boolean; payload?: Readonl
  * periods shaded (red: a position the bot never opened; orange: a size drift), the breaker's trips
  * and clears as labelled vertical lines. Plain props; the page decides what to draw.
  */
-export function PositionChart({ points, episodes, markers, from, to, label, bucketMs, height = 300 }: PositionChartProps) {
+// Memoised, and its derived data with it: the symbol page re-renders at every tick of the tab's
+// clock (its ages count each second), and redrawing a 20-day chart each time kept a laptop's main
+// thread busy about a second in every second, the page all but frozen (found while looking at the
+// 35-day chart). It now redraws when its data, window or width change.
+export const PositionChart = memo(function PositionChart({ points, episodes, markers, from, to, label, bucketMs, height = 300 }: PositionChartProps) {
   // Where no cycle compared the books (the bot stopped, or its cycles were skipped): both lines stop
   // at the last compared cycle and a grey band says so, instead of carrying the books across.
-  const gaps = chartGaps(
-    points.map((p) => p.t),
-    bucketMs,
-    undefined,
-    // The window's end is now at the latest on every page that draws this chart (the symbol range, an incident's axis).
-    to,
-  );
-  const rows: ChartRow[] = [];
-  for (let i = 0, g = 0; i < points.length; i++) {
-    rows.push(points[i]!);
-    // After the last point at the gap's start (a thinned chart may hold two at one time).
-    if (gaps[g]?.from === points[i]!.t && points[i + 1]?.t !== points[i]!.t) rows.push({ t: gaps[g++]!.from + 1, ours: null, theirs: null, drift: null });
-  }
+  const { gaps, rows, yTicks } = useMemo(() => {
+    const gaps = chartGaps(
+      points.map((p) => p.t),
+      bucketMs,
+      undefined,
+      // The window's end is now at the latest on every page that draws this chart (the symbol range, an incident's axis).
+      to,
+    );
+    const rows: ChartRow[] = [];
+    for (let i = 0, g = 0; i < points.length; i++) {
+      rows.push(points[i]!);
+      // After the last point at the gap's start (a thinned chart may hold two at one time).
+      if (gaps[g]?.from === points[i]!.t && points[i + 1]?.t !== points[i]!.t) rows.push({ t: gaps[g++]!.from + 1, ours: null, theirs: null, drift: null });
+    }
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const p of points) {
+      lo = Math.min(lo, p.ours, p.theirs);
+      hi = Math.max(hi, p.ours, p.theirs);
+    }
+    return { gaps, rows, yTicks: valueTicks(lo, hi, 5) };
+  }, [points, bucketMs, to]);
   const span = to - from;
-  const ticks = utcTicks(from, to, 6);
+  const ticks = useMemo(() => utcTicks(from, to, 6), [from, to]);
   const dots = points.length <= 60;
   const [width, setWidth] = useState(320);
-  const withLabel = labelled(markers, from, span, width - Y_AXIS_PX - 12);
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const p of points) {
-    lo = Math.min(lo, p.ours, p.theirs);
-    hi = Math.max(hi, p.ours, p.theirs);
-  }
-  const yTicks = valueTicks(lo, hi, 5);
+  const withLabel = useMemo(() => labelled(markers, from, span, width - Y_AXIS_PX - 12), [markers, from, span, width]);
   return (
     <div className={`${theme} w-full min-w-0`} role="img" aria-label={label} data-testid="position-chart">
       <ResponsiveContainer width="100%" height={height} minWidth={0} initialDimension={{ width: 320, height }} onResize={(w) => setWidth(w)}>
@@ -224,4 +230,4 @@ export function PositionChart({ points, episodes, markers, from, to, label, buck
       </ResponsiveContainer>
     </div>
   );
-}
+});

@@ -1,7 +1,7 @@
 "use client";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { PositionChart } from "@/components/charts/position-chart";
 import { JournalProblem } from "@/components/journal/journal-problem";
 import { JournalProblemShown, NotCurrentShown } from "@/components/journal/journal-problem-shown";
@@ -50,6 +50,12 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
   const chart = useQuery({ ...symbolChartQuery({ botId, symbol, range: range ?? { kind: "15m" } }), enabled: range !== null });
   const now = useNow();
   const hydrated = useHydrated();
+  // One array per answer, not per render: the chart is drawn again only when its props change.
+  const chartMarkers = chart.data?.markers;
+  const markers = useMemo(
+    () => (chartMarkers ?? []).map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: visibleText(m.reason) })),
+    [chartMarkers],
+  );
   const path = symbolPath(botId, symbol);
 
   const data = state.data;
@@ -201,7 +207,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
               <PositionChart
                 points={c.points}
                 episodes={c.episodes}
-                markers={c.markers.map((m) => ({ id: m.id, t: Date.parse(m.at), kind: m.kind, reason: visibleText(m.reason) }))}
+                markers={markers}
                 from={from}
                 to={to}
                 bucketMs={c.bucketMs}

@@ -170,6 +170,31 @@ test.describe("the symbol page of a journal under review", () => {
     await expect(page.getByTestId("position-chart").locator(".recharts-reference-area:not(.no-cycle)")).toHaveCount(2);
     await notice.waitFor({ state: "detached" });
   });
+
+  test("a chart of history is drawn once, not again at every tick of the page's clock", async ({ page }) => {
+    // The page re-renders each second (its ages count); the chart redrew with it, and a 20-day
+    // chart kept the main thread busy about a second in every second.
+    await page.goto(`${server.url}${AAPL}?range=day`);
+    await expect(page.getByTestId("chart-window")).toContainText("history, not polled");
+    const chart = page.getByTestId("position-chart");
+    await expect(chart.locator(".recharts-line").first()).toBeVisible();
+    await page.waitForTimeout(500);
+    const mutations = await chart.evaluate(
+      (el) =>
+        new Promise<number>((resolve) => {
+          let n = 0;
+          const seen = new MutationObserver((list) => (n += list.length));
+          seen.observe(el, { subtree: true, childList: true, attributes: true, characterData: true });
+          // Three ticks of the clock, at which the page's ages change.
+          setTimeout(() => {
+            seen.disconnect();
+            resolve(n);
+          }, 3_200);
+        }),
+    );
+    await expect(page.getByTestId("live-status")).toContainText(/updated \d+ s ago/);
+    expect(mutations).toBe(0);
+  });
 });
 
 test.describe("when the console stops answering", () => {
