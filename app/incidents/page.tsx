@@ -26,7 +26,10 @@ import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
 
-export const metadata: Metadata = { title: "Incident review · driftwatch" };
+/** The tab says what the heading says: the list is "Incidents", a window the "Incident review" (a try-out read the list's tab as the review). */
+export async function generateMetadata({ searchParams }: PageProps<"/incidents">): Promise<Metadata> {
+  return { title: wantsWindow(await searchParams) ? "Incident review · driftwatch" : "Incidents · driftwatch" };
+}
 
 /** A journal of several that cannot be read: the page says what it leaves out, never shows a quiet hour. */
 const UNREAD = "what happened in it is not shown here";

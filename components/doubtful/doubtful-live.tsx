@@ -13,13 +13,14 @@ import { useNotCurrent } from "@/components/live/use-not-current";
 import { WrappingText } from "@/components/ui/wrapping-text";
 import { doubtfulQuery } from "@/lib/query-options/doubtful";
 import type { DoubtfulOrder } from "@/lib/queries/doubtful";
+import { notUpdatedWords } from "@/lib/live/not-current";
 import { DoubtfulOrderCard } from "./doubtful-order-card";
 
 export function DoubtfulLive({ bot, canAct, viewer = null }: { bot: string | null; canAct: boolean; viewer?: SignedInViewer | null }) {
   const options = doubtfulQuery(bot);
   const query = useQuery(options);
   const updatedAt = useLiveUpdatedAt(options, query.dataUpdatedAt);
-  const { notCurrent: tooOld } = useNotCurrent(updatedAt);
+  const { notCurrent: tooOld, ageMs } = useNotCurrent(updatedAt);
   const data = query.data;
   const [resolved, setResolved] = useState<string[]>([]);
   const onResolved = useCallback((message: string) => setResolved((r) => (r.includes(message) ? r : [message, ...r].slice(0, 10))), []);
@@ -46,7 +47,7 @@ export function DoubtfulLive({ bot, canAct, viewer = null }: { bot: string | nul
   }
   // A journal that cannot be read may hold doubtful orders: the empty list must not vouch for it.
   const unread = (data?.sources ?? []).filter((s) => !s.ok).map((s) => s.name);
-  const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? ["this list has stopped updating"] : [];
+  const causes = query.error ? [`cannot read right now: ${query.error.message}`] : tooOld ? [notUpdatedWords(ageMs)] : [];
   return (
     <div className="space-y-4">
       <JournalWarnings warnings={data?.notices ?? []} failing={!!query.error} />

@@ -63,7 +63,7 @@ export function FoldedMinute(props: { exportHref: string; total: number; routine
         >
           {state.kind === "loading" ? "Loading…" : `Show all ${props.total.toLocaleString("en-US")} events of this minute`}
         </button>
-        <a href={props.exportHref} className="text-xs underline">
+        <a href={props.exportHref} className="inline-flex min-h-6 items-center text-xs underline">
           as JSON
         </a>
       </p>

@@ -110,7 +110,7 @@ export function IncidentEventRow({
         {e.drifts.length > 0 && <DriftList drifts={e.drifts} label={`Symbols drifting in reconciliation #${e.reconciliationId}`} />}
         {hasDetail(e.detail) && (
           <details className="mt-1">
-            <summary className="cursor-pointer text-xs underline">detail</summary>
+            <summary className="cursor-pointer py-1 text-xs underline">detail</summary>
             <pre className="mt-1 whitespace-pre-wrap font-mono text-xs [overflow-wrap:anywhere]">
               {visibleText(typeof e.detail === "string" ? e.detail : JSON.stringify(e.detail, null, 2))}
             </pre>

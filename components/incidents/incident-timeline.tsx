@@ -18,7 +18,7 @@ function EventList({ lines }: { lines: readonly RepeatLine[] }) {
           <IncidentEventRow event={l.event} repeat={l.count > 1 ? { count: l.count, lastAt: l.lastAt } : undefined} audit={l.audit} />
           {l.repeats.length > 0 && (
             <details className="ml-4 mt-1 text-sm" data-testid="repeat-events">
-              <summary className="cursor-pointer text-xs underline">
+              <summary className="cursor-pointer py-1 text-xs underline">
                 The other {l.repeats.length.toLocaleString("en-US")} of these {l.count.toLocaleString("en-US")}, one by one
               </summary>
               <ol className="mt-1 space-y-1.5">
@@ -84,7 +84,7 @@ export function IncidentTimeline({
           {minuteTitle(m.start)}
           <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
             {m.total.toLocaleString("en-US")} event{m.total === 1 ? "" : "s"}
-            {fold ? `, ${fold.notable.length} notable` : ""}
+            {fold ? `, ${fold.notable.length === 0 ? "none" : fold.notable.length} notable` : ""}
           </span>
         </h3>
         {fold && !Number.isNaN(m.start) ? (
@@ -129,7 +129,8 @@ export function IncidentTimeline({
             <li key={`quiet-${first.minute.start}`}>
               {gapBefore(first.index)}
               <section aria-labelledby={id} data-testid="quiet-run">
-                <h3 id={id} className="sticky top-0 z-10 mb-1 bg-slate-50/95 py-1 font-mono text-sm font-bold dark:bg-slate-950/95">
+                {/* Not pinned: opened, its minutes' headings pin themselves, and the two piled up on each other (a try-out). */}
+                <h3 id={id} className="mb-1 py-1 font-mono text-sm font-bold">
                   {runTitle(first.minute.start, last.minute.start)}
                   <span className="ml-2 font-sans font-normal text-slate-700 dark:text-slate-200">
                     {b.minutes.length} minutes, {b.total.toLocaleString("en-US")} events, none notable
@@ -145,9 +146,7 @@ export function IncidentTimeline({
                   </a>
                 </p>
                 <details className="mt-1.5 text-sm" data-testid="quiet-run-minutes">
-                  <summary className="inline-flex min-h-6 cursor-pointer items-center text-xs underline">
-                    Each of these {b.minutes.length} minutes, to open one
-                  </summary>
+                  <summary className="cursor-pointer py-1 text-xs underline">Each of these {b.minutes.length} minutes, to open one</summary>
                   <ol className="mt-2 space-y-4">
                     {b.minutes.map(({ minute, index }) => (
                       <li key={`${minute.start}-${index}`}>{minuteSection(minute, index)}</li>

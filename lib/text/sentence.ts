@@ -17,5 +17,20 @@ export function cutAtWord(text: string, max: number, where: string): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(" ");
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "")}… (shortened; ${where})`;
+  const kept = (space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.(–—-]+$/, "");
+  // A bracket the cut left open is closed after the ellipsis: "error (bybit GET… (shortened; …)"
+  // never closed its first one (a try-out).
+  return `${kept}…${unclosed(kept)} (shortened; ${where})`;
+}
+
+const CLOSING: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
+
+/** The closing brackets `text` leaves open, innermost first. */
+function unclosed(text: string): string {
+  const open: string[] = [];
+  for (const ch of text) {
+    if (ch in CLOSING) open.push(CLOSING[ch]!);
+    else if (ch === open.at(-1)) open.pop();
+  }
+  return open.reverse().join("");
 }

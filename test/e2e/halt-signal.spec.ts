@@ -104,7 +104,7 @@ test.describe("with halted bots", () => {
     // /breakers and a bot's page showed the banner's "Not current" line over their own box saying
     // the same; the overview showed one (a try-out). Every answer held, none failed: the data only ages.
     await page.route("**/api/live*", (route) => route.abort());
-    for (const path of ["/breakers", "/bots/alpha"]) {
+    for (const path of ["/breakers", "/bots/alpha", "/doubtful"]) {
       await page.goto(server.url + path);
       await signalSettled(page, "halted");
       await page.route("**/api/**", () => undefined);
@@ -226,7 +226,7 @@ test.describe("with no bot halted", () => {
       await expect(page.getByTestId("halt-banner")).toContainText(
         "UNKNOWN: the console cannot tell whether any bot is halted: cannot read right now: the journal cannot be read",
       );
-      await expect(page).toHaveTitle("? · Incident review · driftwatch");
+      await expect(page).toHaveTitle("? · Incidents · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-unknown.svg");
     } finally {
       await server.stop();

@@ -236,6 +236,28 @@ test.describe("the incident review of a busy hour", () => {
       await expect(page.getByTestId("fold-note")).toBeVisible();
       await noHorizontalScroll(page);
       await noSeriousAxeViolations(page);
+      // Opened, a run's heading does not pin itself under its minutes' pinned headings (the two piled
+      // up, a try-out), and each control of a minute is a finger's 24 px.
+      await openQuietRuns(page);
+      await expect(page.getByTestId("quiet-run").first().locator(":scope > h3")).toHaveCSS("position", "static");
+      await expect(page.getByTestId("incident-minute").first().locator("h3")).toHaveCSS("position", "sticky");
+      const minute = page
+        .getByTestId("incident-minute")
+        .filter({ has: page.getByTestId("folded-routine") })
+        .first();
+      await expect(minute.locator("h3")).toContainText(/ events, (none|\d+) notable$/);
+      for (const control of [
+        minute.getByRole("link", { name: "as JSON" }),
+        minute.getByRole("button", { name: /^Show all/ }),
+        page.getByTestId("quiet-run-minutes").first().locator(":scope > summary"),
+      ])
+        expect((await control.boundingBox())!.height).toBeGreaterThanOrEqual(24);
+      await expect(
+        page
+          .getByTestId("incident-minute")
+          .locator("h3")
+          .filter({ hasText: /, 0 notable$/ }),
+      ).toHaveCount(0);
     } finally {
       await context.close();
     }

@@ -31,6 +31,19 @@ describe("cutAtWord", () => {
     expect(cutAtWord(text, 55, "in full below")).toBe("size drift BTCUSDT: the exchange reported a position… (shortened; in full below)");
   });
 
+  it("closes the brackets the cut leaves open, after the ellipsis", () => {
+    const text =
+      "order a-1 unknown: send failed; then lookup failed: network error (bybit GET http://127.0.0.1:1/v5/order/realtime [fetch failed: other side closed])";
+    expect(cutAtWord(text, 80, "in full on its page")).toBe(
+      "order a-1 unknown: send failed; then lookup failed: network error (bybit GET…) (shortened; in full on its page)",
+    );
+    expect(cutAtWord(text, 125, "w")).toBe(
+      "order a-1 unknown: send failed; then lookup failed: network error (bybit GET http://127.0.0.1:1/v5/order/realtime [fetch…]) (shortened; w)",
+    );
+    // Brackets closed before the cut are left alone.
+    expect(cutAtWord("a (b) c (d) e f g h i j k l m n o p", 12, "w")).toBe("a (b) c (d)… (shortened; w)");
+  });
+
   it("cuts inside a word when the text has no space in its second half", () => {
     expect(cutAtWord(`ab ${"x".repeat(50)}`, 20, "w")).toBe(`ab ${"x".repeat(17)}… (shortened; w)`);
   });
