@@ -182,6 +182,7 @@ export function ClearHaltPanel({
                     drift={d}
                     canAct={canAct}
                     notCurrent={unsure}
+                    botOld={factsAreOld(view.bot)}
                     onSubmit={() => setSent((m) => new Map(m).set(d.symbol, d))}
                   />
                 ))}

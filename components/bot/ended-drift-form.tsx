@@ -21,12 +21,15 @@ export function EndedDriftForm({
   drift: d,
   canAct,
   notCurrent,
+  botOld = false,
   onSubmit,
 }: {
   botId: string;
   drift: UnacknowledgedDrift;
   canAct: boolean;
   notCurrent: boolean;
+  /** Nothing vouches for the bot now (STALE or UNKNOWN): its latest cycle may be its last. */
+  botOld?: boolean;
   onSubmit: () => void;
 }) {
   const { result, action, pending, value, key } = useKeptForm(acknowledgeEndedDriftAction);
@@ -36,7 +39,16 @@ export function EndedDriftForm({
       <p>
         <span className="font-mono font-semibold">{d.symbol}</span>: {d.drift === "unknown_position" ? "a position the bot never opened" : "size drift"}, ours{" "}
         <span className="font-mono">{signedQty(d.ours)}</span> / theirs <span className="font-mono">{signedQty(d.theirs)}</span> at <UtcTime iso={d.at} /> (it
-        drifted in {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip){d.ongoing ? ", still drifting" : ", back in sync since then"}.
+        drifted in {d.cycles} cycle{d.cycles === 1 ? "" : "s"} since the trip)
+        {d.ongoing
+          ? // "Still" is a claim about now: the page's last read, or the bot's last cycle, is all it knows (a try-out).
+            notCurrent
+            ? ", still drifting when last read"
+            : botOld
+              ? ", drifting at the bot's last cycle"
+              : ", still drifting"
+          : ", back in sync since then"}
+        .
       </p>
       {d.ongoing ? (
         // A reader who may not act is shown neither form: the words say an operator does it.

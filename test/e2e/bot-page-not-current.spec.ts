@@ -189,7 +189,9 @@ test.describe("a bot's page whose data grows old", () => {
     await page.goto(`${server.url}/bots/beta`);
     const main = page.locator("main");
     const ended = main.locator('[data-testid="unacknowledged-drift"][data-symbol="BTCUSDT"]');
+    const ongoing = main.locator('[data-testid="unacknowledged-drift"][data-symbol="AAPL"]');
     const line = main.locator('[data-testid="book-line"][data-symbol="AAPL"]');
+    await expect(ongoing.locator("p").first()).toHaveText(/since the trip\), still drifting\.$/);
     const acknowledge = ended.getByRole("button", { name: "Acknowledge BTCUSDT" });
     const correct = line.getByRole("button", { name: "Correct the book of AAPL" });
     await expect(acknowledge).toBeEnabled();
@@ -201,6 +203,8 @@ test.describe("a bot's page whose data grows old", () => {
     await expect(correct).toBeDisabled();
     await expect(ended.getByTestId("not-current-note")).toHaveText("Not current: waiting for this page to update before you can acknowledge BTCUSDT.");
     await expect(line.getByTestId("not-current-note")).toHaveText("Not current: waiting for this page to update before you can correct the book of AAPL.");
+    // "Still drifting" is a claim about now: the page knows only its last read.
+    await expect(ongoing.locator("p").first()).toHaveText(/since the trip\), still drifting when last read\.$/);
 
     await hold.release();
     await expect(acknowledge).toBeEnabled({ timeout: 10_000 });
