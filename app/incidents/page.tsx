@@ -246,7 +246,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             )}
           </div>
         ) : (
-          <IncidentTimeline minutes={timeline.minutes} window={window} filters={filters} pruned={timeline.pruned} />
+          <IncidentTimeline minutes={timeline.minutes} window={window} filters={filters} pruned={timeline.pruned} silences={timeline.silences} />
         )}
       </section>
     </div>

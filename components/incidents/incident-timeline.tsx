@@ -1,7 +1,10 @@
 import { gapWords } from "@/lib/incidents/collapse";
 import type { RepeatLine } from "@/lib/incidents/lines";
 import type { PrunedHistory } from "@/lib/queries/pruned-history";
-import { FOLD_ROUTINE_OVER, timelineBlocks, type TimelineMinute } from "@/lib/incidents/fold";
+import { FOLD_ROUTINE_OVER, minuteOf, QUIET_RUN_MIN, timelineBlocks, type TimelineMinute } from "@/lib/incidents/fold";
+import type { CycleSilence } from "@/lib/incidents/silences";
+import { formatAge } from "@/lib/text/format";
+import { UtcTime } from "@/components/ui/utc-time";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
 import { IncidentEventRow } from "./incident-event-row";
@@ -54,15 +57,20 @@ export function IncidentTimeline({
   window,
   filters,
   pruned,
+  silences,
 }: {
   minutes: readonly TimelineMinute[];
   window: IncidentWindow;
   filters: IncidentFilters;
   /** The window's pruned spans: a gap there says its cycles were pruned, and when. */
   pruned: PrunedHistory | null;
+  /** Where a bot wrote no reconciliation: each is said in the minute it starts. */
+  silences: readonly CycleSilence[];
 }) {
   const folded = minutes.filter((m) => m.fold).length;
-  const blocks = timelineBlocks(minutes);
+  const silentFrom = new Map<number, CycleSilence[]>();
+  for (const s of silences) silentFrom.set(minuteOf(s.from), [...(silentFrom.get(minuteOf(s.from)) ?? []), s]);
+  const blocks = timelineBlocks(minutes, QUIET_RUN_MIN, (m) => silentFrom.has(m.start));
   const quietRuns = blocks.filter((b) => b.kind === "quiet").length;
   /** How long nothing was recorded before the minute at `index`, said on a line above it. */
   const gapBefore = (index: number) => {
@@ -100,6 +108,9 @@ export function IncidentTimeline({
         ) : (
           <EventList lines={m.lines} />
         )}
+        {silentFrom.get(m.start)?.map((s) => (
+          <Silence key={`${s.journal ?? ""}/${s.botId}/${s.from}`} silence={s} />
+        ))}
       </section>
     );
   };
@@ -111,6 +122,15 @@ export function IncidentTimeline({
           {folded === 1 ? "shows" : "show"} only their notable events: whatever went wrong, and whatever an operator did. The routine rest (intents, orders sent
           and filled, clean reconciliations, drift cycles unchanged from the one before) is counted on one line you can open.
           {quietRuns > 0 && " Busy minutes in a row with nothing notable are one block, counted together; each of its minutes is a click away."}
+        </p>
+      )}
+      {silences.length > 0 && (
+        <p className="text-sm" data-testid="silence-note">
+          <strong>
+            {silences.length === 1 ? "Once" : `${silences.length} times`} in this window a bot wrote no reconciliation for longer than four of its cycles
+          </strong>
+          : stopped, paused, or unable to write its journal. Nothing of that time is in the journal, so those minutes are not quiet ones; each is marked where
+          it starts.
         </p>
       )}
       <ol className="space-y-4" aria-label="Events, oldest first, by minute">
@@ -173,4 +193,26 @@ function runTitle(first: number, last: number): string {
   const b = new Date(last).toISOString();
   const end = a.slice(0, 10) === b.slice(0, 10) ? b.slice(11, 16) : `${b.slice(0, 10)} ${b.slice(11, 16)}`;
   return `${a.slice(0, 10)} ${a.slice(11, 16)}–${end} UTC`;
+}
+
+/** A bot's silence, in the minute it starts: how long, from when to when, against its usual cycle. */
+function Silence({ silence: s }: { silence: CycleSilence }) {
+  const bot = s.journal ? `${s.botId} (journal ${s.journal})` : s.botId;
+  return (
+    <p data-testid="cycle-silence" className="mt-1.5 rounded border-2 border-dashed border-slate-500 p-2 text-sm">
+      <strong>
+        <span className="font-mono">{bot}</span> wrote no reconciliation for {formatAge(s.ms)}
+      </strong>
+      : from its cycle at <UtcTime iso={s.from} />{" "}
+      {s.to === null ? (
+        "to the end of this window"
+      ) : (
+        <>
+          to its next, at <UtcTime iso={s.to} />
+        </>
+      )}{" "}
+      (its cycles are {s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10} s` : formatAge(s.cycleMs)} apart in this window). Stopped, paused, or unable to
+      write its journal: what it saw then is not known.
+    </p>
+  );
 }

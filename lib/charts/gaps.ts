@@ -21,15 +21,7 @@ export interface ChartGap {
  */
 export function chartGaps(times: readonly number[], bucketMs: number | null, minMs = 10_000, windowEnd?: number): ChartGap[] {
   if (times.length < 3) return [];
-  let limit: number;
-  if (bucketMs !== null) limit = 2 * bucketMs;
-  else {
-    const steps: number[] = [];
-    for (let i = 1; i < times.length; i++) steps.push(times[i]! - times[i - 1]!);
-    steps.sort((a, b) => a - b);
-    limit = 4 * steps[Math.floor(steps.length / 2)]!;
-  }
-  limit = Math.max(limit, minMs);
+  const limit = Math.max(bucketMs !== null ? 2 * bucketMs : 4 * medianStep(times), minMs);
   const gaps: ChartGap[] = [];
   for (let i = 1; i < times.length; i++) if (times[i]! - times[i - 1]! > limit) gaps.push({ from: times[i - 1]!, to: times[i]! });
   // From the last cycle to the window's end (now, at the latest): a bot stopped at the end of an
@@ -37,4 +29,12 @@ export function chartGaps(times: readonly number[], bucketMs: number | null, min
   const last = times[times.length - 1]!;
   if (windowEnd !== undefined && windowEnd - last > limit) gaps.push({ from: last, to: windowEnd });
   return gaps;
+}
+
+/** The median interval between consecutive `times` (in order): a bot's cycle, as its points show it. */
+export function medianStep(times: readonly number[]): number {
+  const steps: number[] = [];
+  for (let i = 1; i < times.length; i++) steps.push(times[i]! - times[i - 1]!);
+  steps.sort((a, b) => a - b);
+  return steps[Math.floor(steps.length / 2)] ?? NaN;
 }

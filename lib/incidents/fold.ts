@@ -210,7 +210,8 @@ export function tallyEvents(all: Iterable<IncidentEvent>): TimelineTallies {
  * The timeline as the page lays it out: each minute on its own, except runs of consecutive folded
  * minutes in which nothing is notable, which are one block counting their routine events together.
  * A busy hour without trouble was sixty boxes saying "68 routine events folded", 11,000 px on a
- * phone; what the reviewer looks for is between them. `index` is the minute's place in `minutes`.
+ * phone; what the reviewer looks for is between them. `index` is the minute's place in `minutes`;
+ * `ownLine`: a minute the page has more to say about (a bot's silence starts there) stays on its own.
  */
 export type TimelineBlock =
   | { kind: "minute"; minute: TimelineMinute; index: number }
@@ -219,9 +220,14 @@ export type TimelineBlock =
 /** A run needs this many quiet minutes; a single one stays a minute of its own. */
 export const QUIET_RUN_MIN = 2;
 
-const quiet = (m: TimelineMinute) => m.fold !== null && m.fold.notable.length === 0 && m.shown.length === 0 && !Number.isNaN(m.start);
+const quietMinute = (m: TimelineMinute) => m.fold !== null && m.fold.notable.length === 0 && m.shown.length === 0 && !Number.isNaN(m.start);
 
-export function timelineBlocks(minutes: readonly TimelineMinute[], min = QUIET_RUN_MIN): TimelineBlock[] {
+export function timelineBlocks(
+  minutes: readonly TimelineMinute[],
+  min = QUIET_RUN_MIN,
+  ownLine: (m: TimelineMinute) => boolean = () => false,
+): TimelineBlock[] {
+  const quiet = (m: TimelineMinute) => quietMinute(m) && !ownLine(m);
   const blocks: TimelineBlock[] = [];
   let run: { minute: TimelineMinute; index: number }[] = [];
   const flush = () => {

@@ -18,7 +18,7 @@ import { foldTimeline, tallyEvents } from "../incidents/fold";
 import { incidentsPerWeek } from "../incidents/story";
 import { incidentStoryHref } from "../url-state/incidents";
 import { INCIDENT_LIST_CAP, type IncidentList } from "./incident-story";
-import type { FoldedIncidentTimeline, IncidentTimeline, LazyIncidentTimeline } from "./incidents";
+import { windowSilences, type FoldedIncidentTimeline, type IncidentTimeline, type LazyIncidentTimeline } from "./incidents";
 import { mergePrunedHistories } from "./pruned-history";
 
 /** One journal's state, on the screens of a console that reads several. */
@@ -244,17 +244,19 @@ export function mergeIncidentWindows(parts: SourcePart<IncidentTimeline>[], name
   }
   const total = read.reduce((n, p) => n + p.data.events.length, 0);
   const capped = read.some((p) => p.data.capped) || total > first.limit;
+  const pruned = mergePrunedHistories(read.map((p) => p.data.pruned));
   return {
     window: first.window,
     filters: first.filters,
     capped,
     limit: first.limit,
-    pruned: mergePrunedHistories(read.map((p) => p.data.pruned)),
+    pruned,
     count: events.length,
     minutes: foldTimeline(events),
     tallies: tallyEvents(events),
     lastAt: capped ? (events.at(-1)?.at ?? null) : null,
     countedInSql: false,
+    silences: windowSilences(events, { window: first.window, filters: first.filters, capped, pruned }),
     sources: health(parts, names),
   };
 }

@@ -7,6 +7,7 @@ import type { Dialect, JournalQuery } from "../db/query";
 import { all, one, runReads, runReadsSync, type Reads } from "../db/reads";
 import { statement } from "../db/statements";
 import { rowMayName, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSource } from "../incidents/events";
+import { cycleSilences, type CycleSilence } from "../incidents/silences";
 import {
   countRoutine,
   foldCounted,
@@ -290,6 +291,17 @@ export interface FoldedIncidentTimeline extends Omit<IncidentTimeline, "events">
   lastAt: string | null;
   /** The routine order events were counted in SQL, not read (false: the whole window was read and folded). */
   countedInSql: boolean;
+  /** Where a bot wrote no reconciliation in the window (lib/incidents/silences.ts); none when reconciliations are not shown. */
+  silences: CycleSilence[];
+}
+
+/** The window's silences, as FoldedIncidentTimeline says them. */
+export function windowSilences(
+  events: readonly IncidentEvent[],
+  t: { window: IncidentWindow; filters: IncidentFilters; capped: boolean; pruned: PrunedHistory | null },
+): CycleSilence[] {
+  if (!t.filters.kinds.includes("reconciliation")) return [];
+  return cycleSilences(events, { end: Math.min(Date.parse(t.window.to), Date.now()), capped: t.capped, prunedSpans: t.pruned?.spans });
 }
 
 /**
@@ -362,6 +374,7 @@ function foldedInFull(t: IncidentTimeline): FoldedIncidentTimeline {
     tallies: tallyEvents(t.events),
     lastAt: t.capped ? (t.events.at(-1)?.at ?? null) : null,
     countedInSql: false,
+    silences: windowSilences(t.events, t),
   };
 }
 
@@ -493,6 +506,7 @@ function foldedInSql(params: TimelineParams): FoldedIncidentTimeline | null {
     tallies: tallyEvents(events),
     lastAt: null,
     countedInSql: true,
+    silences: windowSilences(events, { window, filters, capped: false, pruned }),
   };
 }
 

@@ -240,6 +240,16 @@ test("a stretch with no compared cycle is a grey band where both lines stop, not
     await expect(page.getByRole("list", { name: "Chart key" })).toContainText("not compared (no cycle compared the books)");
     fs.mkdirSync(shots, { recursive: true });
     await chart.screenshot({ path: path.join(shots, "symbol-gap.png") });
+
+    // Minute by minute, the stop is said where it starts: the journal holds nothing of it, and its
+    // minutes read as quiet ones with fewer events (a try-out).
+    await page.goto(`${server.url}/incidents?view=window`);
+    await expect(page.getByTestId("silence-note")).toContainText("Once in this window a bot wrote no reconciliation for longer than four of its cycles");
+    const silence = page.getByTestId("cycle-silence");
+    await expect(silence).toHaveCount(1);
+    await expect(silence).toHaveText(
+      /^gamma wrote no reconciliation for 2 min \d+ s: from its cycle at \d\d:\d\d:\d\d UTC to its next, at \d\d:\d\d:\d\d UTC \(its cycles are 15 s apart in this window\)\. Stopped, paused, or unable to write its journal: what it saw then is not known\.$/,
+    );
   } finally {
     await server.stop();
     j.close();
