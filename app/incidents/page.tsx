@@ -25,6 +25,7 @@ import { warmExportThread } from "@/lib/incidents/export-thread";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
+import { TAP_TARGET } from "@/components/ui/tap-target";
 
 /** The tab says what the heading says: the list is "Incidents", a window the "Incident review" (a try-out read the list's tab as the review). */
 export async function generateMetadata({ searchParams }: PageProps<"/incidents">): Promise<Metadata> {
@@ -134,10 +135,10 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
             Timeline
           </h2>
           <nav aria-label="Move the window" className="flex gap-3 text-sm">
-            <Link href={incidentHref(shiftWindow(window, -1), filters)} className="underline">
+            <Link href={incidentHref(shiftWindow(window, -1), filters)} className={`underline ${TAP_TARGET}`}>
               ← {formatAge(width)} earlier
             </Link>
-            <Link href={incidentHref(shiftWindow(window, 1), filters)} className="underline">
+            <Link href={incidentHref(shiftWindow(window, 1), filters)} className={`underline ${TAP_TARGET}`}>
               {formatAge(width)} later →
             </Link>
           </nav>

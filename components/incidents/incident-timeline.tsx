@@ -2,7 +2,7 @@ import { gapWords } from "@/lib/incidents/collapse";
 import type { RepeatLine } from "@/lib/incidents/lines";
 import type { PrunedHistory } from "@/lib/queries/pruned-history";
 import { FOLD_ROUTINE_OVER, minuteOf, QUIET_RUN_MIN, timelineBlocks, type TimelineMinute } from "@/lib/incidents/fold";
-import type { CycleSilence } from "@/lib/incidents/silences";
+import { togetherSilences, type CycleSilence, type ToldSilence } from "@/lib/incidents/silences";
 import { formatAge } from "@/lib/text/format";
 import { UtcTime } from "@/components/ui/utc-time";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
@@ -68,8 +68,9 @@ export function IncidentTimeline({
   silences: readonly CycleSilence[];
 }) {
   const folded = minutes.filter((m) => m.fold).length;
-  const silentFrom = new Map<number, CycleSilence[]>();
-  for (const s of silences) silentFrom.set(minuteOf(s.from), [...(silentFrom.get(minuteOf(s.from)) ?? []), s]);
+  const told = togetherSilences(silences);
+  const silentFrom = new Map<number, ToldSilence[]>();
+  for (const s of told) silentFrom.set(minuteOf(s.from), [...(silentFrom.get(minuteOf(s.from)) ?? []), s]);
   const blocks = timelineBlocks(minutes, QUIET_RUN_MIN, (m) => silentFrom.has(m.start));
   const quietRuns = blocks.filter((b) => b.kind === "quiet").length;
   /** How long nothing was recorded before the minute at `index`, said on a line above it. */
@@ -95,6 +96,10 @@ export function IncidentTimeline({
             {fold ? `, ${fold.notable.length === 0 ? "none" : fold.notable.length} notable` : ""}
           </span>
         </h3>
+        {/* First in its minute, under the heading: at the end, after "Show all", it read as the next minute's (a try-out). */}
+        {silentFrom.get(m.start)?.map((s) => (
+          <Silence key={`${s.journal ?? ""}/${s.bots.join(",")}/${s.from}`} silence={s} />
+        ))}
         {fold && !Number.isNaN(m.start) ? (
           <FoldedMinute
             exportHref={incidentExportHref(minuteWindow(m.start, window), filters, "json")}
@@ -108,9 +113,6 @@ export function IncidentTimeline({
         ) : (
           <EventList lines={m.lines} />
         )}
-        {silentFrom.get(m.start)?.map((s) => (
-          <Silence key={`${s.journal ?? ""}/${s.botId}/${s.from}`} silence={s} />
-        ))}
       </section>
     );
   };
@@ -124,13 +126,20 @@ export function IncidentTimeline({
           {quietRuns > 0 && " Busy minutes in a row with nothing notable are one block, counted together; each of its minutes is a click away."}
         </p>
       )}
-      {silences.length > 0 && (
+      {told.length > 0 && (
         <p className="text-sm" data-testid="silence-note">
-          <strong>
-            {silences.length === 1 ? "Once" : `${silences.length} times`} in this window a bot wrote no reconciliation for longer than four of its cycles
-          </strong>
-          : stopped, paused, or unable to write its journal. Nothing of that time is in the journal, so those minutes are not quiet ones; each is marked where
-          it starts.
+          <strong>{told.length === 1 ? "Once" : `${told.length} times`} in this window a bot wrote no reconciliation for longer than four of its cycles</strong>{" "}
+          (
+          {told.map((s, i) => (
+            <span key={silenceId(s)}>
+              {i > 0 && "; "}
+              <a href={`#${silenceId(s)}`} className="underline">
+                {botsWords(s)} at <UtcTime iso={s.from} />, for {duration(s.ms)}
+              </a>
+            </span>
+          ))}
+          ): stopped, paused, or unable to write its journal. Nothing of that time is in the journal, so those minutes are not quiet ones; each is marked in the
+          minute it starts.
         </p>
       )}
       <ol className="space-y-4" aria-label="Events, oldest first, by minute">
@@ -195,24 +204,30 @@ function runTitle(first: number, last: number): string {
   return `${a.slice(0, 10)} ${a.slice(11, 16)}–${end} UTC`;
 }
 
+const silenceId = (s: ToldSilence) => `silence-${Date.parse(s.from)}-${s.bots[0]}`;
+const botsWords = (s: ToldSilence) =>
+  `${s.bots.length === 1 ? s.bots[0] : `${s.bots.slice(0, -1).join(", ")} and ${s.bots.at(-1)}`}${s.journal ? ` (journal ${s.journal})` : ""}`;
+/** "1 min 0 s", never broken across lines ("1 min 0" and a lone "s" on a phone, a try-out). */
+const duration = (ms: number) => formatAge(ms).replaceAll(" ", "\u00a0");
+
 /** A bot's silence, in the minute it starts: how long, from when to when, against its usual cycle. */
-function Silence({ silence: s }: { silence: CycleSilence }) {
-  const bot = s.journal ? `${s.botId} (journal ${s.journal})` : s.botId;
+function Silence({ silence: s }: { silence: ToldSilence }) {
+  const one = s.bots.length === 1;
   return (
-    <p data-testid="cycle-silence" className="mt-1.5 rounded border-2 border-dashed border-slate-500 p-2 text-sm">
+    <p id={silenceId(s)} data-testid="cycle-silence" className="mb-1.5 scroll-mt-10 rounded border-2 border-dashed border-slate-500 p-2 text-sm">
       <strong>
-        <span className="font-mono">{bot}</span> wrote no reconciliation for {formatAge(s.ms)}
+        <span className="font-mono">{botsWords(s)}</span> wrote no reconciliation for {duration(s.ms)}
       </strong>
-      : from its cycle at <UtcTime iso={s.from} />{" "}
+      : from {one ? "its cycle" : "their cycles"} at <UtcTime iso={s.from} />{" "}
       {s.to === null ? (
         "to the end of this window"
       ) : (
         <>
-          to its next, at <UtcTime iso={s.to} />
+          to {one ? "its" : "their"} next, at <UtcTime iso={s.to} />
         </>
       )}{" "}
-      (its cycles are {s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10} s` : formatAge(s.cycleMs)} apart in this window). Stopped, paused, or unable to
-      write its journal: what it saw then is not known.
+      ({one ? "its" : "their"} cycles are {s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10}\u00a0s` : duration(s.cycleMs)} apart in this window).
+      Stopped, paused, or unable to write {one ? "its journal" : "the journal"}: what {one ? "it" : "they"} saw then is not known.
     </p>
   );
 }

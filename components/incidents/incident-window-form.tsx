@@ -72,7 +72,7 @@ export function IncidentWindowForm({
         <fieldset className="flex flex-wrap gap-x-4 gap-y-1 text-sm">
           <legend className="mb-1 font-semibold">Show</legend>
           {INCIDENT_KINDS.map((k) => (
-            <label key={k} className="flex items-center gap-1.5">
+            <label key={k} className="flex min-h-6 items-center gap-1.5">
               <input type="checkbox" name="kind" value={k} defaultChecked={values.kinds.includes(k)} className="size-4" />
               {kindLabels[k]}
             </label>

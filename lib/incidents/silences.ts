@@ -65,3 +65,32 @@ export function cycleSilences(
   }
   return out.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
 }
+
+/** Silences of bots that stopped and came back together (one process, several bots), told as one. */
+export interface ToldSilence {
+  bots: string[];
+  journal?: string;
+  from: string;
+  to: string | null;
+  ms: number;
+  cycleMs: number;
+}
+
+/** Within this of each other at both ends, with the same cycle, two bots' silences are one stop. */
+const TOGETHER_MS = 5_000;
+
+export function togetherSilences(silences: readonly CycleSilence[]): ToldSilence[] {
+  const out: ToldSilence[] = [];
+  for (const s of silences) {
+    const same = out.find(
+      (t) =>
+        t.journal === s.journal &&
+        Math.abs(Date.parse(t.from) - Date.parse(s.from)) <= TOGETHER_MS &&
+        (t.to === null ? s.to === null : s.to !== null && Math.abs(Date.parse(t.to) - Date.parse(s.to)) <= TOGETHER_MS) &&
+        Math.round(t.cycleMs / 100) === Math.round(s.cycleMs / 100),
+    );
+    if (same) same.bots.push(s.botId);
+    else out.push({ bots: [s.botId], ...(s.journal ? { journal: s.journal } : {}), from: s.from, to: s.to, ms: s.ms, cycleMs: s.cycleMs });
+  }
+  return out;
+}

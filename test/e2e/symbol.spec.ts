@@ -248,8 +248,12 @@ test("a stretch with no compared cycle is a grey band where both lines stop, not
     const silence = page.getByTestId("cycle-silence");
     await expect(silence).toHaveCount(1);
     await expect(silence).toHaveText(
-      /^gamma wrote no reconciliation for 2 min \d+ s: from its cycle at \d\d:\d\d:\d\d UTC to its next, at \d\d:\d\d:\d\d UTC \(its cycles are 15 s apart in this window\)\. Stopped, paused, or unable to write its journal: what it saw then is not known\.$/,
+      /^gamma wrote no reconciliation for 2\smin\s\d+\ss: from its cycle at \d\d:\d\d:\d\d UTC to its next, at \d\d:\d\d:\d\d UTC \(its cycles are 15\ss apart in this window\)\. Stopped, paused, or unable to write its journal: what it saw then is not known\.$/,
     );
+    // Under its minute's heading, and a link away from the line that counts them.
+    await expect(silence.locator("xpath=preceding-sibling::*[1]")).toHaveJSProperty("tagName", "H3");
+    await page.getByTestId("silence-note").getByRole("link", { name: /^gamma at \d\d:\d\d:\d\d UTC, for 2\smin\s\d+\ss$/ }).click();
+    await expect(silence).toBeInViewport();
   } finally {
     await server.stop();
     j.close();

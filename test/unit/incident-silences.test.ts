@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { cycleSilences } from "@/lib/incidents/silences";
+import { cycleSilences, togetherSilences } from "@/lib/incidents/silences";
 
 const T0 = Date.UTC(2026, 11, 5, 13, 0, 0);
 
@@ -70,5 +70,23 @@ describe("a bot's silences in an incident window", () => {
 
   it("says nothing of a bot with too few cycles to have a rhythm", () => {
     expect(cycleSilences([cycle("alpha", 0), cycle("alpha", 200_000)], { end: T0 + 300_000, capped: false })).toEqual([]);
+  });
+});
+
+describe("silences told together", () => {
+  it("tells bots that stopped and came back together (one process) as one, and keeps the others apart", () => {
+    const events = inOrder([
+      ...cycles("alpha", 0, 150_000),
+      ...cycles("alpha", 210_000, 300_000),
+      ...cycles("beta", 1_000, 151_000),
+      ...cycles("beta", 211_000, 301_000),
+      // gamma stops later, in another journal
+      ...cycles("gamma", 0, 250_000, 2_500, "south"),
+    ]);
+    const told = togetherSilences(cycleSilences(events, { end: T0 + 300_000, capped: false }));
+    expect(told.map((t) => [t.bots, t.journal ?? null, t.to === null])).toEqual([
+      [["alpha", "beta"], null, false],
+      [["gamma"], "south", true],
+    ]);
   });
 });
