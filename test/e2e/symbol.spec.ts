@@ -252,7 +252,10 @@ test("a stretch with no compared cycle is a grey band where both lines stop, not
     );
     // Under its minute's heading, and a link away from the line that counts them.
     await expect(silence.locator("xpath=preceding-sibling::*[1]")).toHaveJSProperty("tagName", "H3");
-    await page.getByTestId("silence-note").getByRole("link", { name: /^gamma at \d\d:\d\d:\d\d UTC, for 2\smin\s\d+\ss$/ }).click();
+    await page
+      .getByTestId("silence-note")
+      .getByRole("link", { name: /^gamma at \d\d:\d\d:\d\d UTC, for 2\smin\s\d+\ss$/ })
+      .click();
     await expect(silence).toBeInViewport();
   } finally {
     await server.stop();
