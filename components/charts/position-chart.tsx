@@ -2,7 +2,7 @@
 import { memo, useMemo, useState } from "react";
 import { CartesianGrid, Line, LineChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { shadeSpan, type ChartSample, type DriftEpisode } from "@/lib/charts/downsample";
-import { chartGaps } from "@/lib/charts/gaps";
+import { chartGaps, outsideGaps } from "@/lib/charts/gaps";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
 import { valueTicks } from "@/lib/charts/value-ticks";
 import { formatUtc } from "@/lib/text/format";
@@ -35,6 +35,8 @@ export interface PositionChartProps {
   label: string;
   /** The downsampling bucket when the points were thinned, null when every cycle is drawn (for where none was). */
   bucketMs: number | null;
+  /** Spans whose cycles were pruned, epoch ms: drawn from rollups, minutes apart, which is not a stop. */
+  prunedSpans?: readonly { from: number; to: number }[];
   height?: number;
 }
 
@@ -103,7 +105,17 @@ function PointTooltip({ active, payload }: { active?: boolean; payload?: Readonl
 // clock (its ages count each second), and redrawing a 20-day chart each time kept a laptop's main
 // thread busy about a second in every second, the page all but frozen (found while looking at the
 // 35-day chart). It now redraws when its data, window or width change.
-export const PositionChart = memo(function PositionChart({ points, episodes, markers, from, to, label, bucketMs, height = 300 }: PositionChartProps) {
+export const PositionChart = memo(function PositionChart({
+  points,
+  episodes,
+  markers,
+  from,
+  to,
+  label,
+  bucketMs,
+  prunedSpans,
+  height = 300,
+}: PositionChartProps) {
   // Where no cycle compared the books (the bot stopped, or its cycles were skipped): both lines stop
   // at the last compared cycle and a grey band says so, instead of carrying the books across.
   const { gaps, rows, yTicks } = useMemo(() => {
@@ -113,7 +125,8 @@ export const PositionChart = memo(function PositionChart({ points, episodes, mar
       undefined,
       // The window's end is now at the latest on every page that draws this chart (the symbol range, an incident's axis).
       to,
-    );
+      // Rollups of pruned cycles are minutes apart: the page says they were pruned, and they are no stop.
+    ).filter((g) => !prunedSpans?.some((s) => s.from < g.to && s.to > g.from));
     const rows: ChartRow[] = [];
     for (let i = 0, g = 0; i < points.length; i++) {
       rows.push(points[i]!);
@@ -127,7 +140,7 @@ export const PositionChart = memo(function PositionChart({ points, episodes, mar
       hi = Math.max(hi, p.ours, p.theirs);
     }
     return { gaps, rows, yTicks: valueTicks(lo, hi, 5) };
-  }, [points, bucketMs, to]);
+  }, [points, bucketMs, to, prunedSpans]);
   const span = to - from;
   const ticks = useMemo(() => utcTicks(from, to, 6), [from, to]);
   const dots = points.length <= 60;
@@ -160,19 +173,20 @@ export const PositionChart = memo(function PositionChart({ points, episodes, mar
             domain={[yTicks[0] ?? 0, yTicks[yTicks.length - 1] ?? 1]}
             interval={0}
           />
-          {episodes.map((e) => {
+          {episodes.flatMap((e) => {
             const { x1, x2 } = shadeSpan(e, { from, to });
-            return (
+            // Not across a stretch where no cycle compared the books: nothing says the drift went on there.
+            return outsideGaps(x1, x2, gaps).map((piece, i) => (
               <ReferenceArea
-                key={`${e.kind}-${e.from}`}
-                x1={x1}
-                x2={x2}
+                key={`${e.kind}-${e.from}-${i}`}
+                x1={piece.x1}
+                x2={piece.x2}
                 fill={e.kind === "unknown_position" ? "var(--c-unknown)" : "var(--c-size)"}
                 fillOpacity={0.28}
                 ifOverflow="hidden"
                 className={`drift-${e.kind}`}
               />
-            );
+            ));
           })}
           {gaps.map((g) => (
             <ReferenceArea

@@ -211,6 +211,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
                 from={from}
                 to={to}
                 bucketMs={c.bucketMs}
+                prunedSpans={c.pruned?.spans}
                 label={`${symbol} on ${botId}: the bot's position against the exchange's over the window, ${drifts} drift${drifts === 1 ? "" : "s"} shaded, ${trips} breaker trip${trips === 1 ? "" : "s"} marked. The list below the chart gives each in words.`}
               />
             )}

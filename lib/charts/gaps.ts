@@ -38,3 +38,20 @@ export function medianStep(times: readonly number[]): number {
   steps.sort((a, b) => a - b);
   return steps[Math.floor(steps.length / 2)] ?? NaN;
 }
+
+/**
+ * The parts of [x1, x2] outside every gap (gaps in order, not overlapping). A drift's shading
+ * carried across a stretch where no cycle compared the books claimed the drift went on there, and
+ * under the grey band it came out a colour the chart's key does not have (a try-out).
+ */
+export function outsideGaps(x1: number, x2: number, gaps: readonly ChartGap[]): { x1: number; x2: number }[] {
+  const out: { x1: number; x2: number }[] = [];
+  let from = x1;
+  for (const g of gaps) {
+    if (g.to <= from || g.from >= x2) continue;
+    if (g.from > from) out.push({ x1: from, x2: g.from });
+    from = Math.max(from, g.to);
+  }
+  if (from < x2) out.push({ x1: from, x2 });
+  return out;
+}

@@ -41,6 +41,8 @@ test.describe("a chart of pruned history", () => {
     // The drift the pruned cycles held is still shaded, drawn from the rollups.
     await expect(chart.locator(".recharts-reference-area.drift-size_drift")).toHaveCount(1);
     await expect(page.getByTestId("chart-empty")).toHaveCount(0);
+    // Rollups are five minutes apart: that is pruning, which the notice says, not a bot that stopped.
+    await expect(chart.locator(".recharts-reference-area.no-cycle")).toHaveCount(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chartGaps } from "@/lib/charts/gaps";
+import { chartGaps, outsideGaps } from "@/lib/charts/gaps";
 
 const every = (stepMs: number, n: number, start = 0) => Array.from({ length: n }, (_, i) => start + i * stepMs);
 
@@ -31,5 +31,28 @@ describe("chartGaps", () => {
     const times = every(15_000, 10);
     expect(chartGaps(times, null, 10_000, times[9]! + 20_000)).toEqual([]);
     expect(chartGaps(times, null, 10_000, times[9]! + 90_000)).toEqual([{ from: times[9], to: times[9]! + 90_000 }]);
+  });
+});
+
+describe("a drift's shading outside the gaps", () => {
+  const gaps = [
+    { from: 100, to: 200 },
+    { from: 300, to: 400 },
+  ];
+  it("cuts a span at every gap it crosses, and keeps one that crosses none", () => {
+    expect(outsideGaps(50, 350, gaps)).toEqual([
+      { x1: 50, x2: 100 },
+      { x1: 200, x2: 300 },
+    ]);
+    expect(outsideGaps(210, 290, gaps)).toEqual([{ x1: 210, x2: 290 }]);
+    expect(outsideGaps(0, 1000, [])).toEqual([{ x1: 0, x2: 1000 }]);
+  });
+  it("drops a span wholly inside a gap, and one that ends where a gap starts keeps all of it", () => {
+    expect(outsideGaps(120, 180, gaps)).toEqual([]);
+    expect(outsideGaps(50, 100, gaps)).toEqual([{ x1: 50, x2: 100 }]);
+    expect(outsideGaps(150, 450, gaps)).toEqual([
+      { x1: 200, x2: 300 },
+      { x1: 400, x2: 450 },
+    ]);
   });
 });

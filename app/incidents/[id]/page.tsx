@@ -203,6 +203,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             to={Date.parse(chart.window.to)}
             height={220}
             bucketMs={chart.bucketMs}
+            prunedSpans={view.pruned.history?.spans}
             label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
           />
           <ChartLegend operatorMarks />
