@@ -3,7 +3,7 @@ import type { RepeatLine } from "@/lib/incidents/lines";
 import type { PrunedHistory } from "@/lib/queries/pruned-history";
 import { FOLD_ROUTINE_OVER, minuteOf, QUIET_RUN_MIN, timelineBlocks, type TimelineMinute } from "@/lib/incidents/fold";
 import { togetherSilences, type CycleSilence, type ToldSilence } from "@/lib/incidents/silences";
-import { formatAge } from "@/lib/text/format";
+import { botsWords, duration, Silence, silenceId } from "./cycle-silence";
 import { UtcTime } from "@/components/ui/utc-time";
 import { incidentExportHref, MINUTE_MS, type IncidentFilters, type IncidentWindow } from "@/lib/url-state/incidents";
 import { FoldedMinute } from "./folded-minute";
@@ -202,32 +202,4 @@ function runTitle(first: number, last: number): string {
   const b = new Date(last).toISOString();
   const end = a.slice(0, 10) === b.slice(0, 10) ? b.slice(11, 16) : `${b.slice(0, 10)} ${b.slice(11, 16)}`;
   return `${a.slice(0, 10)} ${a.slice(11, 16)}–${end} UTC`;
-}
-
-const silenceId = (s: ToldSilence) => `silence-${Date.parse(s.from)}-${s.bots[0]}`;
-const botsWords = (s: ToldSilence) =>
-  `${s.bots.length === 1 ? s.bots[0] : `${s.bots.slice(0, -1).join(", ")} and ${s.bots.at(-1)}`}${s.journal ? ` (journal ${s.journal})` : ""}`;
-/** "1 min 0 s", never broken across lines ("1 min 0" and a lone "s" on a phone, a try-out). */
-const duration = (ms: number) => formatAge(ms).replaceAll(" ", "\u00a0");
-
-/** A bot's silence, in the minute it starts: how long, from when to when, against its usual cycle. */
-function Silence({ silence: s }: { silence: ToldSilence }) {
-  const one = s.bots.length === 1;
-  return (
-    <p id={silenceId(s)} data-testid="cycle-silence" className="mb-1.5 scroll-mt-10 rounded border-2 border-dashed border-slate-500 p-2 text-sm">
-      <strong>
-        <span className="font-mono">{botsWords(s)}</span> wrote no reconciliation for {duration(s.ms)}
-      </strong>
-      : from {one ? "its cycle" : "their cycles"} at <UtcTime iso={s.from} />{" "}
-      {s.to === null ? (
-        "to the end of this window"
-      ) : (
-        <>
-          to {one ? "its" : "their"} next, at <UtcTime iso={s.to} />
-        </>
-      )}{" "}
-      ({one ? "its" : "their"} cycles are {s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10}\u00a0s` : duration(s.cycleMs)} apart in this window).
-      Stopped, paused, or unable to write {one ? "its journal" : "the journal"}: what {one ? "it" : "they"} saw then is not known.
-    </p>
-  );
 }

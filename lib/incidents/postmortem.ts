@@ -3,6 +3,7 @@
  * the collapsed timeline. Pure, over the view the incident page shows (names already masked for a
  * reader who may not see them), so the file says what the page says.
  */
+import { togetherSilences, type CycleSilence } from "./silences";
 import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
 import { visibleText } from "../text/visible-text";
 import type { CollapsedTimeline } from "./collapse";
@@ -107,6 +108,8 @@ export function incidentPostmortem(view: {
   timeline: CollapsedTimeline & { events: number; capped: boolean };
   readAt: string;
   pruned?: PrunedFacts;
+  /** Where the bot wrote no reconciliation (lib/incidents/silences.ts). */
+  silences?: readonly CycleSilence[];
   /** With several journals: the one that holds it, named in the title as in the incident's address. */
   journal?: string;
 }): string {
@@ -163,6 +166,13 @@ export function incidentPostmortem(view: {
   if (pruned?.cyclesPrunedOn) {
     out.push(
       `The reconciliation cycles of this window were pruned on ${formatUtc(pruned.cyclesPrunedOn)}: the timeline has its trip, clear, operator actions and kept orders, not its cycles.`,
+      "",
+    );
+  }
+  for (const s of togetherSilences(view.silences ?? [])) {
+    const bots = s.bots.map(inline).join(s.bots.length === 2 ? " and " : ", ");
+    out.push(
+      `**${bots} wrote no reconciliation for ${formatAge(s.ms)}**, from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : " to the end of this timeline"} (cycles ${s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10} s` : formatAge(s.cycleMs)} apart): stopped, paused, or unable to write the journal; nothing of that time is in it.`,
       "",
     );
   }

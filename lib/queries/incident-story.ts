@@ -1,4 +1,5 @@
 import "server-only";
+import { cycleSilences, type CycleSilence } from "../incidents/silences";
 import type Database from "better-sqlite3";
 import type { JournalDb } from "../db/console";
 import { byteOrder, jsonTextArraySql, unindexedSql } from "../db/dialect";
@@ -166,6 +167,8 @@ export interface IncidentStoryView {
   chartSpan: StoryChartSpan;
   readAt: string;
   pruned: StoryPruned;
+  /** Where the bot wrote no reconciliation in the story's span (lib/incidents/silences.ts): a stop is no quiet stretch. */
+  silences: CycleSilence[];
   /** With several journals: the one that holds the incident. */
   journal?: string;
 }
@@ -273,6 +276,12 @@ function* incidentStoryReads(params: StoryParams & { dialect: Dialect }): Reads<
     chartSpan,
     readAt: now.toISOString(),
     pruned: { history: read.pruned, cyclesPrunedOn: read.pruned && read.pruned.spans.length > 0 ? read.pruned.prunedOn : null, order },
+    // To the clear, or to now while it is open: what the timeline tells.
+    silences: cycleSilences(events, {
+      end: Math.min(clear ? Date.parse(clear.at) : now.getTime(), Date.parse(window.to)),
+      capped: read.capped,
+      prunedSpans: read.pruned?.spans,
+    }),
     ...(params.journal ? { journal: params.journal } : {}),
   };
 }

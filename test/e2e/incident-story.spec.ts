@@ -172,6 +172,11 @@ test.describe("the incident as a story", () => {
     await here.getByTestId("cleared-incident").click();
     await expect(page).toHaveURL(new RegExp(`/incidents/${scenario.botA.tripId}$`));
     await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${scenario.botA.tripId}: bot-a`);
+    // bot-a wrote no cycle from its trip to the clear: the story says so (its timeline holds nothing of that time).
+    await expect(page.getByTestId("story-silences").getByTestId("cycle-silence")).toHaveText(
+      /^bot-a wrote no reconciliation for 2\smin\s0\ss: from its cycle at \d\d:\d\d:\d\d UTC to the end of this window \(its cycles are 15\ss apart in this window\)\./,
+    );
+    await noHorizontalScroll(page);
   });
 
   test("an id that is no incident is a 404; the minute-by-minute link opens the window around the incident, whose trip links back", async ({ page }) => {

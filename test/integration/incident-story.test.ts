@@ -95,6 +95,11 @@ describe("one incident, told from the journal", () => {
     // The chart is of the drifting symbol over the incident.
     expect(view.chart?.points.length).toBeGreaterThan(0);
     expect(view.chart?.markers.map((m) => m.kind)).toEqual(["trip", "clear"]);
+    // Its cycles were 15 s apart, then none for the 2 min to the clear: said, not a quiet stretch.
+    expect(view.silences).toEqual([{ botId: "bot-a", from: s.botA.tripAt, to: null, ms: 120_000, cycleMs: 15_000 }]);
+    expect(incidentPostmortem(view)).toContain(
+      `**bot-a wrote no reconciliation for 2 min 0 s**, from ${s.botA.tripAt.slice(11, 19)} to the end of this timeline (cycles 15 s apart)`,
+    );
   });
 
   it("a lost order: the order its reason names, settled by hand after 90 s (the first action), cleared after 200 s, both notes in full", async () => {

@@ -1,4 +1,6 @@
 import { readerSeesNames } from "@/lib/auth/reader";
+import { togetherSilences } from "@/lib/incidents/silences";
+import { Silence, silenceId } from "@/components/incidents/cycle-silence";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
@@ -207,6 +209,15 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
             label={`${story.symbol} of ${story.botId} from ${chart.window.from} to ${chart.window.to}, with the trip, acknowledgements, corrections and clear marked`}
           />
           <ChartLegend operatorMarks />
+        </section>
+      )}
+
+      {view.silences.length > 0 && (
+        // A stop of the bot is no quiet stretch: the timeline holds nothing of it, and the chart only a grey band (a try-out).
+        <section aria-label="Where the bot wrote nothing" className="space-y-1.5" data-testid="story-silences">
+          {togetherSilences(view.silences).map((s) => (
+            <Silence key={silenceId(s)} silence={s} />
+          ))}
         </section>
       )}
 
