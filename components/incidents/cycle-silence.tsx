@@ -1,4 +1,4 @@
-import type { ToldSilence } from "@/lib/incidents/silences";
+import { cycleWords, type ToldSilence } from "@/lib/incidents/silences";
 import { formatAge } from "@/lib/text/format";
 import { UtcTime } from "@/components/ui/utc-time";
 
@@ -29,8 +29,8 @@ export function Silence({ silence: s }: { silence: ToldSilence }) {
           to {one ? "its" : "their"} next, at <UtcTime iso={s.to} />
         </>
       )}{" "}
-      ({one ? "its" : "their"} cycles are {s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10}\u00a0s` : duration(s.cycleMs)} apart in this window).
-      Stopped, paused, or unable to write {one ? "its journal" : "the journal"}: what {one ? "it" : "they"} saw then is not known.
+      ({one ? "its" : "their"} cycles are {cycleWords(s.cycleMs).replaceAll(" ", "\u00a0")} apart in this window). Stopped, paused, or unable to write{" "}
+      {one ? "its journal" : "the journal"}: what {one ? "it" : "they"} saw then is not known.
     </p>
   );
 }

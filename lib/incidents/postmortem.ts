@@ -3,7 +3,7 @@
  * the collapsed timeline. Pure, over the view the incident page shows (names already masked for a
  * reader who may not see them), so the file says what the page says.
  */
-import { togetherSilences, type CycleSilence } from "./silences";
+import { cycleWords, togetherSilences, type CycleSilence } from "./silences";
 import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
 import { visibleText } from "../text/visible-text";
 import type { CollapsedTimeline } from "./collapse";
@@ -172,7 +172,7 @@ export function incidentPostmortem(view: {
   for (const s of togetherSilences(view.silences ?? [])) {
     const bots = s.bots.map(inline).join(s.bots.length === 2 ? " and " : ", ");
     out.push(
-      `**${bots} wrote no reconciliation for ${formatAge(s.ms)}**, from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : " to the end of this timeline"} (cycles ${s.cycleMs < 10_000 ? `${Math.round(s.cycleMs / 100) / 10} s` : formatAge(s.cycleMs)} apart): stopped, paused, or unable to write the journal; nothing of that time is in it.`,
+      `**${bots} wrote no reconciliation for ${formatAge(s.ms)}**, from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : " to the end of this timeline"} (cycles ${cycleWords(s.cycleMs)} apart): stopped, paused, or unable to write the journal; nothing of that time is in it.`,
       "",
     );
   }

@@ -7,6 +7,7 @@
  */
 import type { IncidentEvent } from "./events";
 import { chartGaps, medianStep } from "../charts/gaps";
+import { formatAge } from "../text/format";
 
 export interface CycleSilence {
   botId: string;
@@ -94,3 +95,6 @@ export function togetherSilences(silences: readonly CycleSilence[]): ToldSilence
   }
   return out;
 }
+
+/** A bot's cycle as a silence says it: "2.5 s" under 10 s (formatAge would say "2 s"), else as formatAge. */
+export const cycleWords = (ms: number): string => (ms < 10_000 ? `${Math.round(ms / 100) / 10} s` : formatAge(ms));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent } from "@/lib/incidents/events";
-import { cycleSilences, togetherSilences } from "@/lib/incidents/silences";
+import { cycleSilences, cycleWords, togetherSilences } from "@/lib/incidents/silences";
 
 const T0 = Date.UTC(2026, 11, 5, 13, 0, 0);
 
@@ -88,5 +88,13 @@ describe("silences told together", () => {
       [["alpha", "beta"], null, false],
       [["gamma"], "south", true],
     ]);
+  });
+});
+
+describe("a silence's cycle in words", () => {
+  it("says a short cycle to a tenth of a second, a long one as any duration", () => {
+    expect(cycleWords(2_500)).toBe("2.5 s");
+    expect(cycleWords(15_000)).toBe("15 s");
+    expect(cycleWords(90_000)).toBe("1 min 30 s");
   });
 });
