@@ -11,7 +11,18 @@ const kindWords = { size_drift: "Size drift", unknown_position: "Unknown positio
  * What the chart shades and marks, in words: readable without the picture, by keyboard and screen
  * reader, and exact where a shaded area is a few pixels wide.
  */
-export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEpisode[]; markers: BreakerMarker[]; moreMarkers: boolean }) {
+export function DriftLog({
+  episodes,
+  markers,
+  moreMarkers,
+  firstCycleAt = null,
+}: {
+  episodes: DriftEpisode[];
+  markers: BreakerMarker[];
+  moreMarkers: boolean;
+  /** The window's first cycle drawn: a drift there may have begun before the window. */
+  firstCycleAt?: number | null;
+}) {
   const drifts = episodes.reduce((n, e) => n + e.merged, 0);
   return (
     <details className="text-sm" data-testid="drift-log">
@@ -33,7 +44,16 @@ export function DriftLog({ episodes, markers, moreMarkers }: { episodes: DriftEp
                   >
                     {kindWords[e.kind]}
                   </span>{" "}
-                  from <UtcTime iso={iso(e.from)} />{" "}
+                  {/* "From 14:02:00" read as the drift's start when it was only the window's (a try-out). */}
+                  {e.from === firstCycleAt ? (
+                    <>
+                      at the window&apos;s first cycle, <UtcTime iso={iso(e.from)} /> (it may have begun before),{" "}
+                    </>
+                  ) : (
+                    <>
+                      from <UtcTime iso={iso(e.from)} />{" "}
+                    </>
+                  )}
                   {e.ongoing ? (
                     "and still going"
                   ) : (

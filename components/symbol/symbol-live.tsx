@@ -216,7 +216,7 @@ export function SymbolLive({ botId, symbol, range, rangeError }: { botId: string
               />
             )}
             <ChartLegend />
-            <DriftLog episodes={c.episodes} markers={c.markers} moreMarkers={c.moreMarkers} />
+            <DriftLog episodes={c.episodes} markers={c.markers} moreMarkers={c.moreMarkers} firstCycleAt={c.points[0]?.t ?? null} />
           </>
         )}
       </section>

@@ -171,6 +171,24 @@ test.describe("the symbol page of a journal under review", () => {
     await notice.waitFor({ state: "detached" });
   });
 
+  test("a drift already going at the window's first cycle says so, not that it began there", async ({ page, request }) => {
+    const day = (await (await request.get(`${server.url}/api${AAPL}/chart?range=day`)).json()) as {
+      data: { window: { to: string }; episodes: { from: number; samples: number }[] };
+    };
+    const episode = day.data.episodes.find((e) => e.samples >= 2)!;
+    const from = new Date(episode.from + 1).toISOString();
+    await page.goto(`${server.url}${AAPL}?range=custom&from=${encodeURIComponent(from)}&to=${encodeURIComponent(day.data.window.to)}`);
+    await page.getByTestId("drift-log").locator("summary").click();
+    await expect(page.getByTestId("drift-episode").first()).toContainText(
+      /at the window's first cycle, (\w{3} \d+ )?\d\d:\d\d:\d\d UTC \(it may have begun before\)/,
+    );
+    // The whole day's window starts before it: there it begins where it began.
+    await page.goto(`${server.url}${AAPL}?range=day`);
+    await page.getByTestId("drift-log").locator("summary").click();
+    await expect(page.getByTestId("drift-episode").first()).toContainText(/from (\w{3} \d+ )?\d\d:\d\d:\d\d UTC/);
+    await expect(page.getByTestId("drift-episode").first()).not.toContainText("first cycle");
+  });
+
   test("a chart of history is drawn once, not again at every tick of the page's clock", async ({ page }) => {
     // The page re-renders each second (its ages count); the chart redrew with it, and a 20-day
     // chart kept the main thread busy about a second in every second.
