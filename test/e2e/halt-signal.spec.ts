@@ -137,6 +137,18 @@ test.describe("with halted bots", () => {
   });
 });
 
+/** A console on a journal of one healthy bot (gamma), whose staleness limits a slow machine never reaches, for `run`; stopped after. */
+async function onHealthyConsole(run: (server: ConsoleServer) => Promise<void>) {
+  const j = await healthyJournal();
+  const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
+  try {
+    await run(server);
+  } finally {
+    await server.stop();
+    j.close();
+  }
+}
+
 test.describe("with no bot halted", () => {
   test("no page shows a banner, a HALTED title or the halted favicon; a halt in a background tab turns it", async ({ page }) => {
     const j = await healthyJournal();
@@ -173,9 +185,7 @@ test.describe("with no bot halted", () => {
   });
 
   test("with nothing halted, a page whose own box says it is not updating shows no banner beside it, and the tab says ?", async ({ page }) => {
-    const j = await healthyJournal();
-    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
-    try {
+    await onHealthyConsole(async (server) => {
       await page.route("**/api/live*", (route) => route.abort());
       await page.goto(`${server.url}/breakers`);
       await signalSettled(page, "plain");
@@ -184,16 +194,11 @@ test.describe("with no bot halted", () => {
       await signalSettled(page, "unknown");
       await expect(page).toHaveTitle(/^\? · Breakers/);
       await expect(page.getByTestId("halt-banner")).toHaveCount(0);
-    } finally {
-      await server.stop();
-      j.close();
-    }
+    });
   });
 
   test("a poll that hangs turns the tab to ? when the page says it is not updating, not seconds later", async ({ page }) => {
-    const j = await healthyJournal();
-    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
-    try {
+    await onHealthyConsole(async (server) => {
       // Without the live stream, so the overview's poll feeds the page and the signal alike: one answer, one age.
       await page.route("**/api/live*", (route) => route.abort());
       await page.goto(server.url);
@@ -205,16 +210,11 @@ test.describe("with no bot halted", () => {
       // The same rule (lib/live/not-current.ts): within a tick of the page, where it used to lag 3 s behind.
       await expect(page.getByTestId("halt-signal")).toHaveAttribute("data-state", "unknown", { timeout: 1_500 });
       await expect(page).toHaveTitle(/^\? · /);
-    } finally {
-      await server.stop();
-      j.close();
-    }
+    });
   });
 
   test("when the journal cannot be read, the tab says ? with the unknown favicon and the banner UNKNOWN", async ({ page }) => {
-    const j = await healthyJournal();
-    const server = await startConsole({ journal: j.file, env: { DRIFTWATCH_HEARTBEAT_STALE_MS: "600000", DRIFTWATCH_RECONCILIATION_STALE_MS: "600000" } });
-    try {
+    await onHealthyConsole(async (server) => {
       // Without the live stream (refused from the start), so the signal polls and the poll is what fails.
       await page.route("**/api/live*", (route) => route.abort());
       await page.goto(`${server.url}/incidents`);
@@ -228,10 +228,7 @@ test.describe("with no bot halted", () => {
       );
       await expect(page).toHaveTitle("? · Incidents · driftwatch");
       await expect(page.locator('link[rel="icon"]')).toHaveAttribute("href", "/favicon-unknown.svg");
-    } finally {
-      await server.stop();
-      j.close();
-    }
+    });
   });
 });
 
