@@ -126,7 +126,8 @@ export const PositionChart = memo(function PositionChart({
       // The window's end is now at the latest on every page that draws this chart (the symbol range, an incident's axis).
       to,
       // Rollups of pruned cycles are minutes apart: the page says they were pruned, and they are no stop.
-    ).filter((g) => !prunedSpans?.some((s) => s.from < g.to && s.to > g.from));
+      prunedSpans,
+    );
     const rows: ChartRow[] = [];
     for (let i = 0, g = 0; i < points.length; i++) {
       rows.push(points[i]!);

@@ -17,9 +17,16 @@ export interface ChartGap {
  * than two buckets is sure to hold no cycle. Every cycle drawn, a gap is four times the median
  * interval between points (the bot's cycle), and at least `minMs`, so a cycle late by a second or
  * two draws no gap. `windowEnd`: the end of the window the chart shows, never after now; a span
- * from the last point to it is a gap by the same rule.
+ * from the last point to it is a gap by the same rule. `pruned`: spans whose cycles were pruned
+ * (their rollups are minutes apart): no gap there, since the page says they were pruned.
  */
-export function chartGaps(times: readonly number[], bucketMs: number | null, minMs = 10_000, windowEnd?: number): ChartGap[] {
+export function chartGaps(
+  times: readonly number[],
+  bucketMs: number | null,
+  minMs = 10_000,
+  windowEnd?: number,
+  pruned?: readonly { from: number; to: number }[],
+): ChartGap[] {
   if (times.length < 3) return [];
   const limit = Math.max(bucketMs !== null ? 2 * bucketMs : 4 * medianStep(times), minMs);
   const gaps: ChartGap[] = [];
@@ -28,7 +35,7 @@ export function chartGaps(times: readonly number[], bucketMs: number | null, min
   // incident's window had its lines just end there, which read as the data ending (a try-out).
   const last = times[times.length - 1]!;
   if (windowEnd !== undefined && windowEnd - last > limit) gaps.push({ from: last, to: windowEnd });
-  return gaps;
+  return pruned && pruned.length > 0 ? gaps.filter((g) => !pruned.some((p) => p.from < g.to && p.to > g.from)) : gaps;
 }
 
 /** The median interval between consecutive `times` (in order): a bot's cycle, as its points show it. */

@@ -47,11 +47,10 @@ export function cycleSilences(
   }
   const out: CycleSilence[] = [];
   for (const bot of byBot.values()) {
-    const gaps = chartGaps(bot.times, null, undefined, opts.capped ? undefined : opts.end);
+    const gaps = chartGaps(bot.times, null, undefined, opts.capped ? undefined : opts.end, opts.prunedSpans);
     if (gaps.length === 0) continue;
     const cycleMs = medianStep(bot.times);
     for (const g of gaps) {
-      if (opts.prunedSpans?.some((s) => s.from < g.to && s.to > g.from)) continue;
       const i = bot.times.indexOf(g.from);
       const next = bot.times[i + 1];
       out.push({

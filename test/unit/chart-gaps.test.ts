@@ -56,3 +56,14 @@ describe("a drift's shading outside the gaps", () => {
     ]);
   });
 });
+
+describe("gaps and pruned spans", () => {
+  it("finds no gap where the cycles were pruned (rollups minutes apart), and keeps the others", () => {
+    // Cycles every 15 s, then pruned (rollups 5 min apart from 1,000,000), then cycles again, and a stop.
+    const times = [...every(15_000, 20), ...every(300_000, 6, 1_000_000), ...every(15_000, 20, 2_600_000), ...every(15_000, 5, 3_200_000)];
+    const all = chartGaps(times, null);
+    const kept = chartGaps(times, null, undefined, undefined, [{ from: 290_000, to: 2_600_000 }]);
+    expect(all.length).toBeGreaterThan(kept.length);
+    expect(kept).toEqual([{ from: 2_600_000 + 19 * 15_000, to: 3_200_000 }]);
+  });
+});
