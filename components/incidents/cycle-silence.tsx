@@ -14,7 +14,7 @@ export const botsWords = (s: ToldSilence) =>
 export const duration = (ms: number) => formatAge(ms).replaceAll(" ", "\u00a0");
 
 /** A bot's silence, in the minute it starts: how long, from when to when, against its usual cycle. */
-export function Silence({ silence: s }: { silence: ToldSilence }) {
+export function Silence({ silence: s, until = "the end of this window" }: { silence: ToldSilence; until?: string }) {
   const one = s.bots.length === 1;
   return (
     <p id={silenceId(s)} data-testid="cycle-silence" className="mb-1.5 scroll-mt-10 rounded border-2 border-dashed border-slate-500 p-2 text-sm">
@@ -23,7 +23,7 @@ export function Silence({ silence: s }: { silence: ToldSilence }) {
       </strong>
       : from {one ? "its cycle" : "their cycles"} at <UtcTime iso={s.from} />{" "}
       {s.to === null ? (
-        "to the end of this window"
+        `to ${until}`
       ) : (
         <>
           to {one ? "its" : "their"} next, at <UtcTime iso={s.to} />

@@ -172,7 +172,7 @@ export function incidentPostmortem(view: {
   for (const s of togetherSilences(view.silences ?? [])) {
     const bots = s.bots.map(inline).join(s.bots.length === 2 ? " and " : ", ");
     out.push(
-      `**${bots} wrote no reconciliation for ${formatAge(s.ms)}**, from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : " to the end of this timeline"} (cycles ${cycleWords(s.cycleMs)} apart): stopped, paused, or unable to write the journal; nothing of that time is in it.`,
+      `**${bots} wrote no reconciliation for ${formatAge(s.ms)}**, from ${clock(s.from)}${s.to ? ` to ${clock(s.to)}` : story.status === "open" ? " to now (still halted)" : " to the clear"} (cycles ${cycleWords(s.cycleMs)} apart): stopped, paused, or unable to write the journal; nothing of that time is in it.`,
       "",
     );
   }

@@ -174,7 +174,7 @@ test.describe("the incident as a story", () => {
     await expect(page.getByRole("heading", { level: 1 })).toContainText(`Incident ${scenario.botA.tripId}: bot-a`);
     // bot-a wrote no cycle from its trip to the clear: the story says so (its timeline holds nothing of that time).
     await expect(page.getByTestId("story-silences").getByTestId("cycle-silence")).toHaveText(
-      /^bot-a wrote no reconciliation for 2\smin\s0\ss: from its cycle at \d\d:\d\d:\d\d UTC to the end of this window \(its cycles are 15\ss apart in this window\)\./,
+      /^bot-a wrote no reconciliation for 2\smin\s0\ss: from its cycle at \d\d:\d\d:\d\d UTC to the clear \(its cycles are 15\ss apart in this window\)\./,
     );
     await noHorizontalScroll(page);
   });

@@ -98,7 +98,7 @@ describe("one incident, told from the journal", () => {
     // Its cycles were 15 s apart, then none for the 2 min to the clear: said, not a quiet stretch.
     expect(view.silences).toEqual([{ botId: "bot-a", from: s.botA.tripAt, to: null, ms: 120_000, cycleMs: 15_000 }]);
     expect(incidentPostmortem(view)).toContain(
-      `**bot-a wrote no reconciliation for 2 min 0 s**, from ${s.botA.tripAt.slice(11, 19)} to the end of this timeline (cycles 15 s apart)`,
+      `**bot-a wrote no reconciliation for 2 min 0 s**, from ${s.botA.tripAt.slice(11, 19)} to the clear (cycles 15 s apart)`,
     );
   });
 

@@ -216,7 +216,8 @@ export default async function IncidentPage({ params }: { params: Promise<{ id: s
         // A stop of the bot is no quiet stretch: the timeline holds nothing of it, and the chart only a grey band (a try-out).
         <section aria-label="Where the bot wrote nothing" className="space-y-1.5" data-testid="story-silences">
           {togetherSilences(view.silences).map((s) => (
-            <Silence key={silenceId(s)} silence={s} />
+            // The story ends at the clear, or now while the bot is halted: "the end of this window" meant nothing there.
+            <Silence key={silenceId(s)} silence={s} until={story.status === "open" ? "now (still halted)" : "the clear"} />
           ))}
         </section>
       )}
