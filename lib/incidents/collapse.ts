@@ -7,7 +7,7 @@
  */
 import type { IncidentEvent } from "./events";
 import { formatAge, formatUtc } from "../text/format";
-import { isRoutine, unchangedDrifts } from "./fold";
+import { isRoutine, routineKindWords, unchangedDrifts } from "./fold";
 import { consoleActionAudits, sameEventKey } from "./lines";
 
 const MINUTE = 60_000;
@@ -31,38 +31,22 @@ export interface CollapsedTimeline {
 
 export { sameEventKey };
 
-/** What a count of routine events is called: [one, several]. */
-const routineWords: Record<string, [string, string]> = {
-  "order intent": ["order intent", "order intents"],
-  "order send": ["order sent", "orders sent"],
-  "order status": ["order status change", "order status changes"],
-  "order lookup_found": ["lookup that found its order", "lookups that found their order"],
-  "order lookup_absent": ["lookup that proved an order absent", "lookups that proved an order absent"],
-  "reconciliation clean": ["clean reconciliation", "clean reconciliations"],
-  "reconciliation skipped": ["skipped reconciliation", "skipped reconciliations"],
-  "reconciliation drift": ["drift cycle unchanged from the one before", "drift cycles unchanged from the one before"],
-};
-
-const routineWord = (key: string, n: number): string => {
-  const words = routineWords[key];
-  if (words) return n === 1 ? words[0] : words[1];
-  return `${key.replaceAll("_", " ")} event${n === 1 ? "" : "s"}`;
-};
-
 export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTimeline {
   const unchanged = unchangedDrifts(events);
   const audits = consoleActionAudits(events);
   const told = new Set([...audits.values()].map((a) => a.id));
   const rows: CollapsedRow[] = [];
   const byKey = new Map<string, CollapsedRow>();
-  const routine = new Map<string, number>();
+  const routine = new Map<string, { source: string; kind: string; n: number }>();
   let routineTotal = 0;
   for (const e of events) {
     // On its breaker event's line (below), whether that comes before or after it.
     if (told.has(e.id)) continue;
     if (isRoutine(e) || unchanged.has(e.id)) {
       const key = `${e.source} ${e.kind}`;
-      routine.set(key, (routine.get(key) ?? 0) + 1);
+      const known = routine.get(key);
+      if (known) known.n++;
+      else routine.set(key, { source: e.source, kind: e.kind, n: 1 });
       routineTotal++;
       continue;
     }
@@ -81,7 +65,9 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
   }
   return {
     rows,
-    routine: [...routine.entries()].map(([k, n]) => ({ words: routineWord(k, n), n })).sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
+    routine: [...routine.values()]
+      .map(({ source, kind, n }) => ({ words: routineKindWords(source, kind, n), n }))
+      .sort((a, b) => b.n - a.n || (a.words < b.words ? -1 : 1)),
     routineTotal,
   };
 }

@@ -142,10 +142,12 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
       return { summary: `${what} sent; the exchange says ${status ?? "nothing"}${fill}`, severity: row.strategy === RECONCILE_STRATEGY ? "notice" : "info" };
     case "timeout":
       return { summary: `no reply to ${what}${attempt ? ` (attempt ${attempt})` : ""}: ${error ?? "timed out"}`, severity: "warning" };
+    // A lookup settles an order in doubt (a send with no reply, or one the bot found recorded but
+    // not sent): the line a reviewer looks for after a timeout, so never folded into the routine.
     case "lookup_found":
-      return { summary: `lookup found ${what} on the exchange: ${status ?? "no status"}${fill}`, severity: "info" };
+      return { summary: `lookup found ${what} on the exchange: ${status ?? "no status"}${fill}`, severity: "notice" };
     case "lookup_absent":
-      return { summary: `lookup proved the exchange never got ${what}${during ? ` (during ${during})` : ""}`, severity: "info" };
+      return { summary: `lookup proved the exchange never got ${what}${during ? ` (during ${during})` : ""}`, severity: "notice" };
     case "status":
       if (status === "unknown")
         return {

@@ -48,22 +48,24 @@ export interface FoldedMinute {
   counts: RoutineCount[];
 }
 
+/** What a count of routine events of one (source, kind) is called: [one, several]. */
 const kindWords: Record<string, [string, string]> = {
   "order intent": ["order intent", "order intents"],
   "order send": ["order sent", "orders sent"],
   "order status": ["order status change", "order status changes"],
-  "order lookup_found": ["lookup that found its order", "lookups that found their orders"],
-  "order lookup_absent": ["lookup that proved an order absent", "lookups that proved orders absent"],
   "reconciliation clean": ["clean reconciliation", "clean reconciliations"],
   "reconciliation skipped": ["skipped reconciliation", "skipped reconciliations"],
   "reconciliation drift": ["drift cycle unchanged from the one before", "drift cycles unchanged from the one before"],
 };
 
-function words(source: string, kind: string, n: number): string {
+/** Routine events of one (source, kind) in words, without their number: "order intents". The page's folds and an incident's story count them alike. */
+export function routineKindWords(source: string, kind: string, n: number): string {
   const known = kindWords[`${source} ${kind}`];
   const [one, many] = known ?? [`${source} ${kind.replaceAll("_", " ")}`, `${source} ${kind.replaceAll("_", " ")} events`];
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+  return n === 1 ? one : many;
 }
+
+const words = (source: string, kind: string, n: number): string => `${n.toLocaleString("en-US")} ${routineKindWords(source, kind, n)}`;
 
 /** Routine events of one (source, kind), as a minute counts them. */
 export interface RoutineCount {

@@ -315,7 +315,7 @@ export function windowSilences(
  */
 const surelyRoutineOrder = (strategy: string) =>
   `(NOT (e.actor = 'operator' OR substr(e.actor, 1, 9) = 'operator:')
-    AND (e.kind NOT IN ('send', 'status', 'timeout', 'error')
+    AND (e.kind NOT IN ('send', 'status', 'timeout', 'error', 'lookup_found', 'lookup_absent')
          OR (e.kind = 'send' AND ${strategy} IS NOT 'reconcile')
          OR (e.kind = 'status' AND instr(e.detail, 'unknown') = 0 AND instr(e.detail, 'rejected') = 0 AND instr(e.detail, '\\') = 0)))`;
 

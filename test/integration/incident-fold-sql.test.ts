@@ -45,6 +45,9 @@ beforeAll(() => {
     ["odd-close", "reconcile", "send", "bot", '{"status":"filled","filledQty":0.5,"avgPrice":100}'],
     ["odd-operator", "trend", "intent", "operator:ana", '{"note":"placed by hand"}'],
     ["odd-role", "trend", "status", "operator", '{"status":"filled"}'],
+    // the bot's lookups settle an order in doubt: notice, never counted
+    ["odd-found", "trend", "lookup_found", "bot", '{"status":"filled","filledQty":0.5,"avgPrice":100}'],
+    ["odd-absent", "trend", "lookup_absent", "bot", '{"during":"send"}'],
   ];
   odd.forEach(([id, strategy, kind, actor, detail], i) => {
     const at = `${ODD}${String(10 + i).padStart(2, "0")}.000Z`;
@@ -105,6 +108,7 @@ describe("the incident page's timeline, its routine order events counted in SQL"
     expect(shown.get("odd-close")?.severity).toBe("notice");
     expect(shown.get("odd-operator")?.actor).toBe("operator");
     expect(shown.get("odd-role")?.operator).toBe(true);
+    expect([shown.get("odd-found")?.severity, shown.get("odd-absent")?.severity]).toEqual(["notice", "notice"]);
     // Routine by their words, so folded and counted.
     for (const id of ["odd-twice", "odd-text", "odd-missing"]) expect(shown.has(id)).toBe(false);
     // The failing lookup, said six times one under the other, is one line of six.

@@ -64,6 +64,41 @@ describe("collapsing an incident's timeline", () => {
       { words: "order intent", n: 1 },
     ]);
   });
+
+  it("lists an order's settlement after its timeout: the lookup is a line of its own, not a routine count", () => {
+    const order = (rowId: number, kind: string, detail: string): IncidentRow => ({
+      source: "order",
+      rowId,
+      at: `2026-11-30T05:31:0${rowId}.000Z`,
+      botId: "beta",
+      kind,
+      actor: "bot",
+      clientOrderId: "b-7",
+      symbol: "NVDA",
+      side: "buy",
+      qty: 2,
+      strategy: "trend",
+      detail,
+      reason: null,
+      reconciliationId: null,
+      ordersInFlight: null,
+      target: null,
+      outcome: null,
+    });
+    const c = collapseTimeline(
+      [
+        order(1, "intent", "{}"),
+        order(2, "timeout", '{"attempt":1,"error":"timed out after 5 s"}'),
+        order(3, "lookup_found", '{"status":"filled","filledQty":2,"avgPrice":181.2}'),
+      ].map((r) => toIncidentEvent(r)),
+    );
+    expect(c.rows.map((r) => r.event.summary)).toEqual([
+      "no reply to buy 2 NVDA (attempt 1): timed out after 5 s",
+      "lookup found buy 2 NVDA on the exchange: filled, 2 filled at 181.2",
+    ]);
+    expect(c.routine).toEqual([{ words: "order intent", n: 1 }]);
+  });
+
 });
 
 describe("one console action, written as a breaker event and its audit entry", () => {

@@ -36,6 +36,17 @@ describe("toIncidentEvent", () => {
     expect(toIncidentEvent(row({ kind: "send", detail: '{"status":"filled"}' })).severity).toBe("info");
   });
 
+  it("keeps the bot's lookups notable: each settles an order in doubt, the line a reviewer looks for after its timeout", () => {
+    expect(toIncidentEvent(row({ kind: "lookup_found", detail: '{"status":"filled","filledQty":500,"avgPrice":190.5}' }))).toMatchObject({
+      summary: "lookup found buy 500 AAPL on the exchange: filled, 500 filled at 190.5",
+      severity: "notice",
+    });
+    expect(toIncidentEvent(row({ kind: "lookup_absent", detail: '{"during":"send"}' }))).toMatchObject({
+      summary: "lookup proved the exchange never got buy 500 AAPL (during send)",
+      severity: "notice",
+    });
+  });
+
   it("names an event whose order is missing from the orders table by its id", () => {
     const e = toIncidentEvent(row({ kind: "send", symbol: null, side: null, qty: null, botId: null, detail: '{"status":"filled"}' }));
     expect(e.summary).toBe("order q500-x (not in the orders table) sent; the exchange says filled");
