@@ -42,6 +42,15 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
   for (const e of events) {
     // On its breaker event's line (below), whether that comes before or after it.
     if (told.has(e.id)) continue;
+    // A drift cycle unchanged from the one before says the same words as its drift's line: counted
+    // there, so "×113" is every cycle that saw the drift. Counted apart, a drift that went A, B, A
+    // over 113 cycles read "×2" from its first to its last time (a try-out took it for a wrong count).
+    const drifting = unchanged.has(e.id) ? byKey.get(sameEventKey(e)) : undefined;
+    if (drifting) {
+      drifting.count++;
+      drifting.lastAt = e.at;
+      continue;
+    }
     if (isRoutine(e) || unchanged.has(e.id)) {
       const key = `${e.source} ${e.kind}`;
       const known = routine.get(key);

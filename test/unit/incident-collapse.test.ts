@@ -99,6 +99,39 @@ describe("collapsing an incident's timeline", () => {
     expect(c.routine).toEqual([{ words: "order intent", n: 1 }]);
   });
 
+  it("counts every cycle that saw a drift on its line: a drift that went A, B, A over six cycles is ×5 and ×1, not ×2", () => {
+    const A = [{ symbol: "ETHUSDT", ours: 1, theirs: 2, qtyStep: 0.01, drift: "size_drift" as const }];
+    const B = [{ symbol: "ETHUSDT", ours: 1, theirs: 3, qtyStep: 0.01, drift: "size_drift" as const }];
+    const cycle = (rowId: number, drifts: typeof A): IncidentEvent =>
+      toIncidentEvent(
+        {
+          source: "reconciliation",
+          rowId,
+          at: `2026-11-30T05:3${rowId}:00.000Z`,
+          botId: "beta",
+          kind: "drift",
+          actor: "bot",
+          clientOrderId: null,
+          symbol: null,
+          side: null,
+          qty: null,
+          strategy: null,
+          detail: null,
+          reason: null,
+          reconciliationId: rowId,
+          ordersInFlight: null,
+          target: null,
+          outcome: null,
+        },
+        drifts,
+      );
+    const c = collapseTimeline([cycle(1, A), cycle(2, A), cycle(3, A), cycle(4, B), cycle(5, A), cycle(6, A)]);
+    expect(c.rows.map((r) => [r.event.summary, r.count, r.firstAt, r.lastAt])).toEqual([
+      ["DRIFT on 1 symbol: ETHUSDT ours +1 / theirs +2 (size drift)", 5, "2026-11-30T05:31:00.000Z", "2026-11-30T05:36:00.000Z"],
+      ["DRIFT on 1 symbol: ETHUSDT ours +1 / theirs +3 (size drift)", 1, "2026-11-30T05:34:00.000Z", "2026-11-30T05:34:00.000Z"],
+    ]);
+    expect(c.routineTotal).toBe(0);
+  });
 });
 
 describe("one console action, written as a breaker event and its audit entry", () => {
