@@ -11,8 +11,14 @@ import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
 import { StatusBadge } from "@/components/ui/status-badge";
 
-/** A bot's breaker now, in one word, as its card's badge and the page's list of bots say it. */
-export const breakerWord = (b: BreakerBotView["breaker"]) => (b === null ? "NO BREAKER ROW" : b.halted ? "HALTED" : "not halted");
+/**
+ * A bot's breaker in a word or three, as its section's badge and the page's list of bots say it:
+ * "HALTED" now, or "HALTED when last read" while the page is not current (as the overview's card
+ * says it; HALTED beside an UNKNOWN badge read as a contradiction to a try-out), and "unknown: not
+ * halted when last read" then, since a breaker that was not halted is no news of now.
+ */
+export const breakerWord = (b: BreakerBotView["breaker"], unsure = false) =>
+  b === null ? "NO BREAKER ROW" : unsure ? (b.halted ? "HALTED when last read" : "unknown: not halted when last read") : b.halted ? "HALTED" : "not halted";
 
 /** The id of a bot's heading on /breakers, which the list of bots at the top links to. */
 export const breakersHeadingId = (botId: string) => `breakers-${botId}`;
@@ -25,7 +31,9 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
   const b = bot.breaker;
   const headingId = breakersHeadingId(bot.botId);
   const canAct = useCanAct();
-  const botNow = unsure ? "unknown" : (bot.vouch?.now ?? null);
+  // While the page is not current the breaker's words say it (breakerWord); otherwise a bot nothing
+  // vouches for gets its STALE or UNKNOWN beside its breaker.
+  const botNow = unsure ? null : (bot.vouch?.now ?? null);
   // The row is what the bot last wrote: a bot that stopped, or tripped and could not write it,
   // still reads "not halted" (a try-out saw it in plain grey beside a STALE bot). Under a halt, after it.
   const vouchLine = bot.vouch && (
@@ -53,9 +61,8 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
                 b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
               }`}
             >
-              {breakerWord(b)}
+              {breakerWord(b, unsure)}
             </span>
-            {/* While the page is not current nothing vouches for any bot: UNKNOWN beside the breaker as last read. */}
             {botNow && (
               <span data-testid="bot-now">
                 <StatusBadge status={botNow} />

@@ -58,14 +58,13 @@ export function BreakersLive({ view }: { view: BreakersView }) {
         // Each bot's history runs to twenty events: on a phone the second bot's breaker was a
         // thousand pixels down (a try-out). Every bot's state first, each a link to its card.
         <nav aria-label="Bots on this page" data-testid="breakers-contents" className="flex flex-wrap gap-x-4 text-sm">
-          {unsure && <span className="py-1">When last read:</span>}
           {data.bots.map((b) => (
             // Through Next's router, not a bare <a>: a hash change the router did not make left Back,
             // from a page opened afterwards, on that page's content under this page's address.
             <Link key={b.botId} href={`#${encodeURIComponent(breakersHeadingId(b.botId))}`} className="inline-block py-1.5 underline">
               <span className="break-all font-mono">{b.botId}</span>{" "}
-              <span className={b.breaker?.halted ? "font-bold text-red-700 dark:text-red-400" : ""}>{breakerWord(b.breaker)}</span>
-              {b.vouch && <span className="font-bold text-amber-800 dark:text-amber-300"> {b.vouch.now.toUpperCase()}</span>}
+              <span className={b.breaker?.halted ? "font-bold text-red-700 dark:text-red-400" : ""}>{breakerWord(b.breaker, unsure)}</span>
+              {b.vouch && !unsure && <span className="font-bold text-amber-800 dark:text-amber-300"> {b.vouch.now.toUpperCase()}</span>}
             </Link>
           ))}
         </nav>

@@ -148,6 +148,23 @@ test.describe("a bot's page whose data grows old", () => {
     await expect(card.getByTestId("breaker-state")).toHaveText("halted");
     await expect(main.getByTestId("book-in-sync")).toHaveAttribute("data-state", "in-sync");
   });
+  test("/breakers says a halt is as last read while it is not current, in the overview card's words, not HALTED beside UNKNOWN", async ({ page }) => {
+    await page.route("**/api/live*", (route) => route.abort());
+    await page.goto(`${server.url}/breakers`);
+    const section = page.locator('[data-testid="bot-breakers"][data-bot="gamma"]');
+    await expect(page.getByTestId("live-status")).toContainText(/^live · updated/);
+    await expect(section.getByTestId("breaker-now")).toHaveText("HALTED");
+
+    const hold = await holdAnswers(page, "**/api/breakers*");
+    await expect(page.getByTestId("live-status")).toContainText(/^not updating · updated \d+ s ago$/, { timeout: 10_000 });
+    await expect(section.getByTestId("breaker-now")).toHaveText("HALTED when last read");
+    await expect(section.getByTestId("bot-now")).toHaveCount(0);
+
+    await hold.release();
+    await expect(page.getByTestId("live-status")).toContainText(/^live · updated/, { timeout: 10_000 });
+    await expect(section.getByTestId("breaker-now")).toHaveText("HALTED");
+  });
+
   test("while not current, Clear and Approve wait and say why, keep what was typed, and come back by themselves", async ({ page }) => {
     await signIn(page, server.url, ana);
     await page.route("**/api/live*", (route) => route.abort());
