@@ -22,6 +22,7 @@ import { IncidentList } from "@/components/incidents/incident-list";
 import { EXPORT_ROW_CAP } from "@/lib/queries/incidents";
 import { readIncidentBots, readIncidentList, readIncidentWindow } from "@/lib/queries/screens";
 import { warmExportThread } from "@/lib/incidents/export-thread";
+import { toUtcInputValue } from "@/lib/url-state/symbol";
 import { SourceProblems } from "@/components/journal/source-problems";
 import { JournalWarnings } from "@/components/journal/journal-warnings";
 import { BOT_ID_MAX } from "@/lib/journal/ids";
@@ -127,7 +128,8 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
       <JournalWarnings warnings={journal.warnings} />
       <SourceProblems sources={timeline.sources} consequence={UNREAD} />
       <Intro />
-      <IncidentWindowForm values={{ from: window.from, to: window.to, bot: filters.bot, kinds: filters.kinds }} bots={bots} />
+      {/* As the symbol page fills its range: `2026-12-05 13:16:00`, the milliseconds only when there are some. */}
+      <IncidentWindowForm values={{ from: toUtcInputValue(window.from), to: toUtcInputValue(window.to), bot: filters.bot, kinds: filters.kinds }} bots={bots} />
 
       <section aria-labelledby="timeline" className="space-y-3">
         <div className="flex flex-wrap items-baseline justify-between gap-2">

@@ -31,7 +31,7 @@ export function IncidentWindowForm({
         <input
           name={name}
           defaultValue={values[name]}
-          placeholder="2026-08-10T15:30:00Z"
+          placeholder="2026-08-10 15:30:00"
           spellCheck={false}
           autoComplete="off"
           aria-invalid={errors ? true : undefined}

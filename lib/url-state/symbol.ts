@@ -166,8 +166,15 @@ export function historyNotice(window: ChartWindow, latestAt: string | null): His
   };
 }
 
-/** `2026-08-10 15:30:00`: a UTC time as the page shows it and its fields take it. */
+/**
+ * `2026-08-10 15:30:00`: a UTC time as the pages show it and their time fields take it (the symbol
+ * page's range, the incident window). Its milliseconds only when it has some, so a window sent
+ * back unchanged is the same window: an incident's end at `15:31:02.417` cut to `15:31:02` would
+ * leave out what happened in between.
+ */
 export function toUtcInputValue(isoTime: string): string {
   const t = Date.parse(isoTime);
-  return Number.isNaN(t) ? "" : new Date(t).toISOString().slice(0, 19).replace("T", " ");
+  if (Number.isNaN(t)) return "";
+  const iso = new Date(t).toISOString();
+  return (iso.endsWith(".000Z") ? iso.slice(0, 19) : iso.slice(0, 23)).replace("T", " ");
 }

@@ -164,6 +164,15 @@ test.describe("breakers and the incident review, after an unknown position, a lo
     await page.goto(`${server.url}/incidents?from=2026-01-01T00:00:00Z&to=2026-01-01T01:00:00Z`);
     await expect(page.getByTestId("window-counts")).toBeVisible();
     await expect(page.getByTestId("window-open")).toHaveCount(0);
+    // Filled as the symbol page fills its range, and as the hint spells times.
+    await expect(page.getByRole("textbox", { name: "From (UTC)" })).toHaveValue("2026-01-01 00:00:00");
+    await expect(page.getByRole("textbox", { name: "To (UTC, not included)" })).toHaveValue("2026-01-01 01:00:00");
+    // A window to a trip's millisecond keeps it: sent back unchanged, it is the same window.
+    await page.goto(`${server.url}/incidents?from=2026-01-01T00:00:00Z&to=2026-01-01T00:31:02.417Z`);
+    await expect(page.getByRole("textbox", { name: "To (UTC, not included)" })).toHaveValue("2026-01-01 00:31:02.417");
+    await page.getByRole("button", { name: "Show this window" }).click();
+    await expect(page).toHaveURL(/to=2026-01-01\+00%3A31%3A02\.417/);
+    await expect(page.getByRole("textbox", { name: "To (UTC, not included)" })).toHaveValue("2026-01-01 00:31:02.417");
   });
 
   test("a bad window says what is wrong, on the page and from the export route, never a 500", async ({ page, request }) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatUtcTick, utcTicks } from "@/lib/charts/time-ticks";
 import { valueTicks } from "@/lib/charts/value-ticks";
-import { historyNotice, parseSymbolRange, rangeToQuery, resolveWindow, toUtcInputValue, type SymbolRange } from "@/lib/url-state/symbol";
+import { historyNotice, parseSymbolRange, parseUtcTime, rangeToQuery, resolveWindow, toUtcInputValue, type SymbolRange } from "@/lib/url-state/symbol";
 
 const now = new Date("2026-08-10T15:31:02.417Z");
 
@@ -101,7 +101,10 @@ describe("historyNotice", () => {
 
 describe("UTC helpers", () => {
   it("fills a time field with the UTC time as the page shows times", () => {
-    expect(toUtcInputValue("2026-08-10T15:31:02.417Z")).toBe("2026-08-10 15:31:02");
+    expect(toUtcInputValue("2026-08-10T15:31:00.000Z")).toBe("2026-08-10 15:31:00");
+    // Kept when there are some: the same instant when the field is sent back.
+    expect(toUtcInputValue("2026-08-10T15:31:02.417Z")).toBe("2026-08-10 15:31:02.417");
+    expect(parseUtcTime(toUtcInputValue("2026-08-10T15:31:02.417Z"))).toBe(Date.parse("2026-08-10T15:31:02.417Z"));
     expect(toUtcInputValue("nonsense")).toBe("");
   });
 
