@@ -13,6 +13,7 @@ import {
   incidentExportHref,
   incidentHref,
   incidentListHref,
+  wantsAllIncidentRows,
   parseIncidentQuery,
   shiftWindow,
   wantsWindow,
@@ -73,7 +74,7 @@ export default async function IncidentsPage({ searchParams }: PageProps<"/incide
       <div className="space-y-4">
         <JournalWarnings warnings={list.journal.warnings} />
         <SourceProblems sources={sources} consequence={UNREAD} />
-        <IncidentList {...data} bot={bot} several={sources !== undefined} />
+        <IncidentList {...data} bot={bot} several={sources !== undefined} allRows={wantsAllIncidentRows(params)} />
       </div>
     );
   }

@@ -6,7 +6,7 @@ import { isOperator } from "@/lib/incidents/events";
 import type { IncidentListItem, IncidentWeek } from "@/lib/incidents/story";
 import { formatAge } from "@/lib/text/format";
 import { visibleText } from "@/lib/text/visible-text";
-import { incidentIdText, incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
+import { INCIDENT_ROWS_SHOWN, incidentIdText, incidentListHref, incidentStoryHref, lastHourHref } from "@/lib/url-state/incidents";
 import { DurationText } from "@/components/ui/duration-text";
 import { TAP_TARGET } from "@/components/ui/tap-target";
 
@@ -20,6 +20,7 @@ export function IncidentList({
   bots,
   bot,
   several = false,
+  allRows = false,
 }: {
   items: IncidentListItem[];
   weeks: IncidentWeek[];
@@ -28,7 +29,10 @@ export function IncidentList({
   bot: string | null;
   /** The console reads several journals: the list merges them. */
   several?: boolean;
+  /** Every row the list read (`?rows=all`), not only the newest INCIDENT_ROWS_SHOWN. */
+  allRows?: boolean;
 }) {
+  const shown = allRows ? items : items.slice(0, INCIDENT_ROWS_SHOWN);
   return (
     <div className="space-y-4">
       <div className="space-y-1">
@@ -84,6 +88,7 @@ export function IncidentList({
           <section aria-labelledby="list" className="space-y-1">
             <h2 id="list" className="font-bold">
               {items.length} incident{items.length === 1 ? "" : "s"}, newest first{capped ? " (the oldest are left out)" : ""}
+              {shown.length < items.length ? `: the newest ${shown.length} below` : ""}
             </h2>
             {/* A try-out read 1, 2, 4 under "3 incidents" and wondered what was hidden. */}
             <p className="text-xs text-slate-600 dark:text-slate-300" data-testid="incident-numbering">
@@ -91,7 +96,7 @@ export function IncidentList({
               none is hidden.
             </p>
             <ul className="divide-y divide-slate-300 text-sm dark:divide-slate-600">
-              {items.map((i) => (
+              {shown.map((i) => (
                 <li
                   key={incidentIdText(i.id, i.journal)}
                   data-testid="incident-row"
@@ -156,6 +161,14 @@ export function IncidentList({
                 </li>
               ))}
             </ul>
+            {shown.length < items.length && (
+              <p className="pt-1 text-sm">
+                <Link href={incidentListHref(bot, { allRows: true })} className={`font-semibold underline ${TAP_TARGET}`} data-testid="all-incident-rows">
+                  Show all {items.length} incidents
+                </Link>{" "}
+                <span className="text-slate-700 dark:text-slate-200">(the chart above counts every one)</span>
+              </p>
+            )}
           </section>
         </>
       )}

@@ -202,8 +202,25 @@ export function lastHourHref(bot: string | null): string {
 }
 
 /** The list of incidents, for every bot or one. */
-export function incidentListHref(bot: string | null): string {
-  return bot ? `/incidents?bot=${encodeURIComponent(bot)}` : "/incidents";
+export function incidentListHref(bot: string | null, opts: { allRows?: boolean } = {}): string {
+  const q = new URLSearchParams();
+  if (bot) q.set("bot", bot);
+  if (opts.allRows) q.set("rows", "all");
+  const query = q.toString();
+  return query ? `/incidents?${query}` : "/incidents";
+}
+
+/**
+ * The list's rows shown before "Show all": the newest incidents, which are the ones looked for. Its
+ * 500 rows were 671 KB of HTML on the reference journal, a long page on a phone; the weekly chart
+ * above them still counts every one.
+ */
+export const INCIDENT_ROWS_SHOWN = 50;
+
+/** `?rows=all`: every incident the list read, not only the newest INCIDENT_ROWS_SHOWN. */
+export function wantsAllIncidentRows(params: SearchParamsInput): boolean {
+  const rows = searchParamsRecord(params).rows;
+  return (Array.isArray(rows) ? rows[0] : rows) === "all";
 }
 
 /**
