@@ -3,6 +3,28 @@ import { collapseTimeline } from "@/lib/incidents/collapse";
 import { foldTimeline, tallyEvents } from "@/lib/incidents/fold";
 import { inJournal, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSeverity } from "@/lib/incidents/events";
 
+/** A journal row as the timeline reads it, before words: every column null but what a test names. */
+const incidentRow = (over: Partial<IncidentRow>): IncidentRow => ({
+  source: "order",
+  rowId: 1,
+  at: "2026-11-30T05:31:00.000Z",
+  botId: "beta",
+  kind: "intent",
+  actor: "bot",
+  clientOrderId: null,
+  symbol: null,
+  side: null,
+  qty: null,
+  strategy: null,
+  detail: null,
+  reason: null,
+  reconciliationId: null,
+  ordersInFlight: null,
+  target: null,
+  outcome: null,
+  ...over,
+});
+
 let n = 0;
 function event(kind: string, severity: IncidentSeverity, summary: string, source: IncidentEvent["source"] = "order"): IncidentEvent {
   n += 1;
@@ -66,25 +88,8 @@ describe("collapsing an incident's timeline", () => {
   });
 
   it("lists an order's settlement after its timeout: the lookup is a line of its own, not a routine count", () => {
-    const order = (rowId: number, kind: string, detail: string): IncidentRow => ({
-      source: "order",
-      rowId,
-      at: `2026-11-30T05:31:0${rowId}.000Z`,
-      botId: "beta",
-      kind,
-      actor: "bot",
-      clientOrderId: "b-7",
-      symbol: "NVDA",
-      side: "buy",
-      qty: 2,
-      strategy: "trend",
-      detail,
-      reason: null,
-      reconciliationId: null,
-      ordersInFlight: null,
-      target: null,
-      outcome: null,
-    });
+    const order = (rowId: number, kind: string, detail: string) =>
+      incidentRow({ rowId, at: `2026-11-30T05:31:0${rowId}.000Z`, kind, clientOrderId: "b-7", symbol: "NVDA", side: "buy", qty: 2, strategy: "trend", detail });
     const c = collapseTimeline(
       [
         order(1, "intent", "{}"),
@@ -103,28 +108,7 @@ describe("collapsing an incident's timeline", () => {
     const A = [{ symbol: "ETHUSDT", ours: 1, theirs: 2, qtyStep: 0.01, drift: "size_drift" as const }];
     const B = [{ symbol: "ETHUSDT", ours: 1, theirs: 3, qtyStep: 0.01, drift: "size_drift" as const }];
     const cycle = (rowId: number, drifts: typeof A): IncidentEvent =>
-      toIncidentEvent(
-        {
-          source: "reconciliation",
-          rowId,
-          at: `2026-11-30T05:3${rowId}:00.000Z`,
-          botId: "beta",
-          kind: "drift",
-          actor: "bot",
-          clientOrderId: null,
-          symbol: null,
-          side: null,
-          qty: null,
-          strategy: null,
-          detail: null,
-          reason: null,
-          reconciliationId: rowId,
-          ordersInFlight: null,
-          target: null,
-          outcome: null,
-        },
-        drifts,
-      );
+      toIncidentEvent(incidentRow({ source: "reconciliation", rowId, at: `2026-11-30T05:3${rowId}:00.000Z`, kind: "drift", reconciliationId: rowId }), drifts);
     const c = collapseTimeline([cycle(1, A), cycle(2, A), cycle(3, A), cycle(4, B), cycle(5, A), cycle(6, A)]);
     expect(c.rows.map((r) => [r.event.summary, r.count, r.firstAt, r.lastAt])).toEqual([
       ["DRIFT on 1 symbol: ETHUSDT ours +1 / theirs +2 (size drift)", 5, "2026-11-30T05:31:00.000Z", "2026-11-30T05:36:00.000Z"],
@@ -136,26 +120,8 @@ describe("collapsing an incident's timeline", () => {
 
 describe("one console action, written as a breaker event and its audit entry", () => {
   const AT = "2026-11-30T05:31:00.000Z";
-  const row = (over: Partial<IncidentRow>): IncidentRow => ({
-    source: "breaker",
-    rowId: 1,
-    at: AT,
-    botId: "beta",
-    kind: "trip",
-    actor: "operator:ana",
-    clientOrderId: null,
-    symbol: null,
-    side: null,
-    qty: null,
-    strategy: null,
-    detail: null,
-    reason: "halted by hand: venue maintenance",
-    reconciliationId: null,
-    ordersInFlight: null,
-    target: null,
-    outcome: null,
-    ...over,
-  });
+  const row = (over: Partial<IncidentRow>): IncidentRow =>
+    incidentRow({ source: "breaker", at: AT, kind: "trip", actor: "operator:ana", reason: "halted by hand: venue maintenance", ...over });
   const trip = toIncidentEvent(row({ rowId: 5 }));
   const auditRow = (over: Partial<IncidentRow> = {}) =>
     toIncidentEvent(row({ source: "audit", rowId: 9, kind: "halt_bot", reason: null, target: "beta", outcome: "applied", detail: "{}", ...over }));
