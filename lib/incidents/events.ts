@@ -147,7 +147,12 @@ function orderWords(row: IncidentRow, detail: unknown): { summary: string; sever
     case "lookup_found":
       return { summary: `lookup found ${what} on the exchange: ${status ?? "no status"}${fill}`, severity: "notice" };
     case "lookup_absent":
-      return { summary: `lookup proved the exchange never got ${what}${during ? ` (during ${during})` : ""}`, severity: "notice" };
+      // Not "never got": the bot sends it again under the same id, and a later lookup may well find
+      // it filled (a try-out read the two lines of one order as a contradiction).
+      return {
+        summary: `lookup found no ${what} on the exchange${during ? ` (during ${during})` : ""}: it may be sent again under the same id`,
+        severity: "notice",
+      };
     case "status":
       if (status === "unknown")
         return {

@@ -210,10 +210,19 @@ function doubtfulAt(o: OrderFact): string | null {
   return e?.at ?? null;
 }
 
+/**
+ * When, by whom and as what the order was settled after `after`: its first settled status, or a
+ * lookup that found it absent and was not followed by another send or timeout. The bot sends again
+ * an order its lookup found absent (under the same id): that lookup settled nothing, and a try-out's
+ * story said "settled as absent" two seconds before the lookup that found the order filled.
+ */
 function settled(o: OrderFact, after: string | null): { at: string; actor: string; as: string; price: number | null } | null {
-  for (const e of o.events) {
+  for (const [i, e] of o.events.entries()) {
     if (after !== null && e.at < after) continue;
-    if (e.kind === "lookup_absent") return { at: e.at, actor: e.actor, as: "absent", price: null };
+    if (e.kind === "lookup_absent") {
+      if (o.events.slice(i + 1).some((later) => later.kind === "send" || later.kind === "timeout")) continue;
+      return { at: e.at, actor: e.actor, as: "absent", price: null };
+    }
     const detail = parse(e.detail);
     const status = str(detail.status);
     const price = typeof detail.avgPrice === "number" && Number.isFinite(detail.avgPrice) ? detail.avgPrice : null;

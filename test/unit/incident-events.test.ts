@@ -42,7 +42,7 @@ describe("toIncidentEvent", () => {
       severity: "notice",
     });
     expect(toIncidentEvent(row({ kind: "lookup_absent", detail: '{"during":"send"}' }))).toMatchObject({
-      summary: "lookup proved the exchange never got buy 500 AAPL (during send)",
+      summary: "lookup found no buy 500 AAPL on the exchange (during send): it may be sent again under the same id",
       severity: "notice",
     });
   });

@@ -116,6 +116,36 @@ describe("telling an incident", () => {
     expect(s.steps.map((x) => x.mark)).toEqual(["acknowledge", "resolve", "clear"]);
   });
 
+  it("does not take a lookup that found the order absent for its settlement when the bot sent it again", () => {
+    const id = "a1-00000000000000000002";
+    const s = tellIncident(
+      facts({
+        trip: { id: 7, botId: "alpha", at: at(0), reason: `order ${id} unknown`, actor: "bot", reconciliationId: null },
+        drifts: [],
+        orders: [
+          {
+            clientOrderId: id,
+            symbol: "SOLUSDT",
+            side: "sell",
+            qty: 98,
+            state: "filled",
+            events: [
+              { id: 1, at: at(-30), kind: "intent", actor: "bot", detail: "{}" },
+              { id: 2, at: at(-29), kind: "timeout", actor: "bot", detail: '{"attempt":1}' },
+              { id: 3, at: at(-20), kind: "lookup_absent", actor: "bot", detail: '{"during":"retry"}' },
+              { id: 4, at: at(-19), kind: "send", actor: "bot", detail: "{}" },
+              { id: 5, at: at(-10), kind: "timeout", actor: "bot", detail: '{"attempt":2}' },
+              { id: 6, at: at(-1), kind: "status", actor: "bot", detail: '{"status":"unknown"}' },
+              { id: 7, at: at(3), kind: "lookup_found", actor: "bot", detail: '{"status":"filled","filledQty":98,"avgPrice":152.9}' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(s.order).toMatchObject({ clientOrderId: id, doubtfulAt: at(-29), settledAt: at(3), settledBy: "bot", settledAs: "filled", settledPrice: 152.9 });
+    expect(s.durations.toSettleMs).toBe(3_000);
+  });
+
   it("finds the order a lost-order trip names, with no reconciliation behind it", () => {
     const id = "b700-0123456789abcdef0123";
     expect(orderIdsInReason(`order ${id} unknown: lookup failed`)).toEqual([id]);
