@@ -1,5 +1,5 @@
 import { UtcTime } from "@/components/ui/utc-time";
-import type { CollapsedRow, CollapsedTimeline as Collapsed } from "@/lib/incidents/collapse";
+import { repeatWords, type CollapsedRow, type CollapsedTimeline as Collapsed } from "@/lib/incidents/collapse";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
 import { WideOpenDetails } from "./wide-open-details";
@@ -42,7 +42,7 @@ function Row({ r }: { r: CollapsedRow }) {
         {visibleText(r.event.summary)}
         {r.count > 1 && (
           <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
-            ×{r.count}
+            {repeatWords(r)}
           </strong>
         )}
         {/* The console's halt or clear is one action: its audit entry is told here, not as a line of its own. */}

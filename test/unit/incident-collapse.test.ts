@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collapseTimeline } from "@/lib/incidents/collapse";
+import { collapseTimeline, repeatWords } from "@/lib/incidents/collapse";
 import { foldTimeline, tallyEvents } from "@/lib/incidents/fold";
 import { inJournal, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSeverity } from "@/lib/incidents/events";
 
@@ -62,6 +62,7 @@ describe("collapsing an incident's timeline", () => {
       ["BREAKER TRIPPED by bot: order b-1 unknown", 1],
     ]);
     expect(c.rows[0]).toMatchObject({ firstAt: fails[0]!.at, lastAt: fails[116]!.at });
+    expect(c.rows.map(repeatWords)).toEqual(["×117", ""]);
   });
 
   it("reads timeouts that differ only in their attempt number as the same line", () => {
@@ -115,6 +116,8 @@ describe("collapsing an incident's timeline", () => {
       ["DRIFT on 1 symbol: ETHUSDT ours +1 / theirs +3 (size drift)", 1, "2026-11-30T05:34:00.000Z", "2026-11-30T05:34:00.000Z"],
     ]);
     expect(c.routineTotal).toBe(0);
+    // Said with what it counts, beside a repeat of events.
+    expect(c.rows.map(repeatWords)).toEqual(["×5 cycles", ""]);
   });
 });
 
