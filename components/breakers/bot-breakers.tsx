@@ -9,7 +9,7 @@ import { HaltedFor } from "./halted-for";
 import { ReviewAndClearLink } from "@/components/bot/review-and-clear-link";
 import { haltCauseText } from "@/lib/breaker/halt-cause";
 import { useCanAct } from "@/components/auth/can-act";
-import { StatusBadge } from "@/components/ui/status-badge";
+import { StatusBadge, statusBadgeStyle } from "@/components/ui/status-badge";
 
 /**
  * A bot's breaker in a word or three, as its section's badge and the page's list of bots say it:
@@ -57,8 +57,15 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
             <span
               data-testid="breaker-now"
               data-halted={b ? String(b.halted) : "unknown"}
-              className={`rounded px-2 py-0.5 text-sm font-bold tracking-wide ${
-                b === null ? "bg-slate-300 text-slate-900 dark:bg-slate-600 dark:text-white" : b.halted ? "bg-red-700 text-white" : "bg-slate-700 text-white"
+              // "unknown: not halted when last read" in UNKNOWN's dashed amber, as the overview draws UNKNOWN: never a quiet grey.
+              className={`rounded text-sm font-bold tracking-wide ${
+                b === null
+                  ? "bg-slate-300 px-2 py-0.5 text-slate-900 dark:bg-slate-600 dark:text-white"
+                  : b.halted
+                    ? "bg-red-700 px-2 py-0.5 text-white"
+                    : unsure
+                      ? statusBadgeStyle("unknown")
+                      : "bg-slate-700 px-2 py-0.5 text-white"
               }`}
             >
               {breakerWord(b, unsure)}
@@ -78,7 +85,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
         ) : b.halted ? (
           <p className="mt-2 whitespace-pre-line break-words text-sm" data-testid="halted-for">
             <strong>
-              Halted for <HaltedFor since={b.changedAt} />
+              {unsure ? "Halted when last read, for" : "Halted for"} <HaltedFor since={b.changedAt} />
             </strong>
             :{" "}
             <WrappingText
@@ -122,7 +129,7 @@ export const BotBreakers = memo(function BotBreakers({ bot, unsure, paged }: { b
         <ol className="space-y-2" aria-label={`Trips and clears of ${bot.botId}, newest first`}>
           {bot.events.map((e) => (
             <li key={e.id}>
-              <BreakerEventItem event={e} />
+              <BreakerEventItem event={e} unsure={unsure} />
             </li>
           ))}
         </ol>

@@ -20,7 +20,7 @@ function EventNumber({ id }: { id: number }) {
 }
 
 /** One trip or clear: when, who, why, how long the halt lasted (an open halt keeps counting). */
-export function BreakerEventItem({ event }: { event: BreakerEventView }) {
+export function BreakerEventItem({ event, unsure = false }: { event: BreakerEventView; unsure?: boolean }) {
   if (event.kind === "clear") {
     return (
       <article
@@ -109,8 +109,10 @@ export function BreakerEventItem({ event }: { event: BreakerEventView }) {
       )}
       <p className="mt-2" data-testid="breaker-duration">
         {event.status === "halted" ? (
+          // "Still" is a claim about now: while the page is not current, the halt is as last read.
           <strong>
-            Still halted: halted for <HaltedFor since={event.at} />.
+            {unsure ? "Halted when last read" : "Still halted"}: halted for <HaltedFor since={event.at} />
+            {unsure ? " so far" : ""}.
           </strong>
         ) : event.status === "cleared" && event.clearedAt ? (
           <>

@@ -11,6 +11,9 @@ const styles: Record<BotStatus, string> = {
   running: "px-2 py-0.5 bg-emerald-700 text-white",
 };
 
+/** A badge's colours and padding, for a word that means the same status in other words (/breakers' "unknown: not halted when last read"). */
+export const statusBadgeStyle = (status: BotStatus): string => styles[status];
+
 const labels: Record<BotStatus, string> = {
   halted: "HALTED",
   drift: "DRIFT",

@@ -159,10 +159,14 @@ test.describe("a bot's page whose data grows old", () => {
     await expect(page.getByTestId("live-status")).toContainText(/^not updating · updated \d+ s ago$/, { timeout: 10_000 });
     await expect(section.getByTestId("breaker-now")).toHaveText("HALTED when last read");
     await expect(section.getByTestId("bot-now")).toHaveCount(0);
+    // Nor "Still halted" under it: a claim about now.
+    await expect(section.getByTestId("halted-for")).toContainText(/^Halted when last read, for \d+/);
+    await expect(section.getByTestId("breaker-duration").first()).toHaveText(/^Halted when last read: halted for .+ so far\.$/);
 
     await hold.release();
     await expect(page.getByTestId("live-status")).toContainText(/^live · updated/, { timeout: 10_000 });
     await expect(section.getByTestId("breaker-now")).toHaveText("HALTED");
+    await expect(section.getByTestId("breaker-duration").first()).toHaveText(/^Still halted: halted for .+\.$/);
   });
 
   test("while not current, Clear and Approve wait and say why, keep what was typed, and come back by themselves", async ({ page }) => {

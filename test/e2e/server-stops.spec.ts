@@ -104,6 +104,8 @@ test.describe("when the console server stops answering", () => {
       // Each breaker as last read, said in its own words (as the overview's card says it), not
       // "not halted" beside an UNKNOWN badge.
       await expect(page.getByTestId("breaker-now")).toHaveText(["unknown: not halted when last read"]);
+      // In UNKNOWN's dashed amber, never a quiet grey.
+      await expect(page.getByTestId("breaker-now")).toHaveClass(/border-dashed/);
       await expect(page.getByTestId("bot-now")).toHaveCount(0);
       await expect.poll(groupAlive, { timeout: 5_000, intervals: [100] }).toBe(false);
       test.info().annotations.push({ type: "exited after", description: `${Date.now() - sentAt} ms` });
