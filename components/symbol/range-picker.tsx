@@ -17,7 +17,7 @@ function TimeField({ name, label, value }: { name: string; label: string; value:
         aria-describedby="time-format"
         autoComplete="off"
         spellCheck={false}
-        className="w-[22ch] rounded border border-slate-400 bg-white px-2 py-1 font-mono dark:bg-slate-900"
+        className="w-[27ch] max-w-full rounded border border-slate-400 bg-white px-2 py-1 font-mono dark:bg-slate-900"
       />
     </label>
   );
@@ -67,7 +67,7 @@ export function RangePicker({ path, range, window }: { path: string; range: Symb
           Show window
         </button>
         <p id="time-format" className="basis-full text-xs text-slate-600 dark:text-slate-300">
-          Times as YYYY-MM-DD HH:MM:SS, in UTC like every time on this page.
+          Times as YYYY-MM-DD HH:MM:SS (with .mmm when it has milliseconds), in UTC like every time on this page.
         </p>
       </Form>
     </div>

@@ -93,6 +93,14 @@ test.describe("the symbol page of a bot trading now", () => {
     const box = await page.getByTestId("position-chart").boundingBox();
     expect(box?.width).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(shots, "symbol-phone.png"), fullPage: true });
+    // A window to the millisecond (the offers around an order end on one) fits its fields whole.
+    await page.goto(`${server.url}${AAPL}?range=custom&from=2026-08-10T15:31:02.417Z&to=2026-08-10T15:46:02.417Z`);
+    for (const label of ["From (UTC)", "To (UTC)"]) {
+      const field = page.getByLabel(label);
+      await expect(field).toHaveValue(/^2026-08-10 15:(31|46):02\.417$/);
+      expect(await field.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    }
+    await noHorizontalScroll(page);
   });
 
   test("has no serious accessibility violations, light or dark", async ({ page }) => {
