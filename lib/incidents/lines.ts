@@ -68,8 +68,9 @@ export interface RepeatLine {
  * Events as the lines of a minute of the window: notable events that say the same thing
  * (sameEventKey) with no other notable event between them are one line, where the first of them
  * is, with its count and its first and last time. A routine event (`routine`: a quiet minute lists
- * its routine events too, a clean cycle every 15 s among a lookup failing every 2.5 s) neither
- * joins nor ends a run: it stays a line of its own. A notable event that says something else ends
+ * its routine events too, a clean cycle every 15 s among a lookup failing every 2.5 s) does not end
+ * a run: it joins the run when it says the same thing (a drift cycle unchanged from its drift's),
+ * or the routine line just before it when that one does, and is a line of its own otherwise. A notable event that says something else ends
  * the run, so the minute still reads in the order things went wrong. A console action's audit
  * entry is on its breaker event's line, as the story tells it. Every event is on exactly one line.
  */
@@ -78,22 +79,37 @@ export function repeatLines(events: readonly IncidentEvent[], routine: (e: Incid
   const told = new Set([...audits.values()].map((a) => a.id));
   const lines: RepeatLine[] = [];
   let run: { key: string; line: RepeatLine } | null = null;
+  // The line the event before went to, when it was a routine event's own line.
+  let routineBefore = null as { key: string; line: RepeatLine } | null;
+  const join = (line: RepeatLine, e: IncidentEvent, audit: IncidentEvent | undefined) => {
+    line.repeats.push(e);
+    line.count += 1;
+    line.lastAt = e.at;
+    if (audit) line.audit.push(audit);
+  };
   for (const e of events) {
     // On its breaker event's line, which comes first at their shared time.
     if (told.has(e.id)) continue;
     const audit = audits.get(e.id);
+    const key = sameEventKey(e);
     const line: RepeatLine = { event: e, repeats: [], count: 1, firstAt: e.at, lastAt: e.at, audit: audit ? [audit] : [] };
     if (routine(e)) {
-      lines.push(line);
+      // A drift cycle unchanged from the one before says what its drift's line says: on that line.
+      // Routine events that say the same thing one after the other are one line too: a quiet minute
+      // of a drift that began before it listed fifteen identical cycles one under the other (a try-out).
+      if (run?.key === key) {
+        join(run.line, e, audit);
+        routineBefore = null;
+      } else if (routineBefore?.key === key) join(routineBefore.line, e, audit);
+      else {
+        lines.push(line);
+        routineBefore = { key, line };
+      }
       continue;
     }
-    const key = sameEventKey(e);
-    if (run && run.key === key) {
-      run.line.repeats.push(e);
-      run.line.count += 1;
-      run.line.lastAt = e.at;
-      if (audit) run.line.audit.push(audit);
-    } else {
+    routineBefore = null;
+    if (run && run.key === key) join(run.line, e, audit);
+    else {
       lines.push(line);
       run = { key, line };
     }

@@ -237,6 +237,35 @@ describe("a run of events that say the same thing, one line", () => {
     expect(lines.reduce((n, l) => n + l.count, 0)).toBe(8);
   });
 
+  it("puts a quiet minute's drift cycles unchanged from their drift on one line: on the drift's line, or their own when the drift began before", () => {
+    const cycle = (second: number): IncidentEvent => ({
+      ...event("reconciliation", "drift", "warning"),
+      at: `2026-11-30T14:10:${String(second).padStart(2, "0")}.000Z`,
+      summary: "DRIFT on 1 symbol: MSFT ours +49 / theirs +29 (size drift)",
+      drifts: [{ symbol: "MSFT", ours: 49, theirs: 29, qtyStep: 1, drift: "size_drift" as const }],
+    });
+    // The drift begins in the minute: its first cycle is notable, the 14 after it the same.
+    const begun = Array.from({ length: 15 }, (_, i) => cycle(i * 4));
+    const [one] = foldTimeline(begun);
+    expect(one!.lines.map((l) => [l.event.id, l.count, l.firstAt, l.lastAt])).toEqual([[begun[0]!.id, 15, begun[0]!.at, begun[14]!.at]]);
+    // The drift began before the window: every cycle here is unchanged, and they are one line all the same.
+    const earlier = { ...cycle(0), at: "2026-11-30T14:09:56.000Z" };
+    const minutes = foldTimeline([earlier, ...begun]);
+    expect(minutes.at(-1)!.lines.map((l) => l.count)).toEqual([15]);
+    // Clean cycles one after the other are one line; a notable event between two apart keeps them apart.
+    const clean = (second: number) => ({
+      ...event("reconciliation", "clean", "info"),
+      summary: "reconciled: the books agree",
+      at: `2026-11-30T14:11:${second}.000Z`,
+    });
+    const [quiet] = foldTimeline([clean(10), clean(20), lookupFailed(0, { at: "2026-11-30T14:11:25.000Z" }), clean(30), clean(40)]);
+    expect(quiet!.lines.map((l) => [l.event.kind, l.count])).toEqual([
+      ["clean", 2],
+      ["error", 1],
+      ["clean", 2],
+    ]);
+  });
+
   it("shows a quiet minute's repeats once too: a routine line listed between them neither joins nor ends the run", () => {
     const clean = event("reconciliation", "clean", "info");
     const intent = event("order", "intent", "info");
