@@ -79,6 +79,7 @@ test.describe("a doubtful order of a lost reply", () => {
     await page.goto(server.url);
     const row = page.locator('[data-testid="symbol-row"][data-symbol="ETHUSDT"]');
     await expect(row.getByTestId("drift-explained")).toHaveText(`Explained if the doubtful order ${id} filled (+2): settle it first`);
+    expect((await row.getByTestId("drift-explained").getByRole("link", { name: "settle it first" }).boundingBox())!.height).toBeGreaterThanOrEqual(24);
     // Whether it is acknowledged is read-only information, kept; the form is not there to open.
     await expect(row.getByTestId("ack-cell")).toHaveText("no");
     await expect(row.getByText("Acknowledge", { exact: true })).toHaveCount(0);
