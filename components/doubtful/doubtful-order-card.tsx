@@ -156,10 +156,14 @@ export function DoubtfulOrderCard({
         </h2>
         <span className="rounded bg-red-700 px-2 py-0.5 text-sm font-bold uppercase text-white">{order.state}</span>
       </header>
-      {/* The server renders its own now; the browser's differs by the load time. */}
-      <p className="mt-1 text-sm" suppressHydrationWarning>
+      {/* The server renders its own now; the browser's differs by the load time. On the element whose
+          text it is: React does not carry it to a child, and a try-out's phone logged error #418. */}
+      <p className="mt-1 text-sm">
         <span className="font-mono">{order.botId}</span> · {order.side} {order.qty} <span className="font-mono">{order.symbol}</span> ·{" "}
-        <span data-testid="doubtful-age">{formatAge(age)}</span> old
+        <span data-testid="doubtful-age" suppressHydrationWarning>
+          {formatAge(age)}
+        </span>{" "}
+        old
       </p>
       {goneFromList && (
         <p role="status" data-testid="gone-from-list" className="mt-2 flex flex-wrap items-center gap-2 rounded bg-slate-100 p-2 text-sm dark:bg-slate-800">
