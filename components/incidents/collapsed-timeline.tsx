@@ -1,5 +1,6 @@
 import { UtcTime } from "@/components/ui/utc-time";
-import { repeatWords, type CollapsedRow, type CollapsedTimeline as Collapsed } from "@/lib/incidents/collapse";
+import type { CollapsedRow, CollapsedTimeline as Collapsed } from "@/lib/incidents/collapse";
+import { repeatWords } from "@/lib/incidents/lines";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
 import { WideOpenDetails } from "./wide-open-details";

@@ -1,6 +1,7 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
 import { rowIdOf, type IncidentEvent } from "@/lib/incidents/events";
+import { repeatWords } from "@/lib/incidents/lines";
 import Link from "next/link";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref } from "@/lib/url-state/incidents";
@@ -89,7 +90,7 @@ export function IncidentEventRow({
           <WrappingText text={e.summary} />
           {repeat && (
             <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
-              ×{repeat.count.toLocaleString("en-US")}
+              {repeatWords({ event: e, count: repeat.count })}
             </strong>
           )}
         </p>

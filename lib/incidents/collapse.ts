@@ -22,16 +22,6 @@ export interface CollapsedRow {
   audit: IncidentEvent[];
 }
 
-/**
- * A row's count in words, as the story and its post-mortem write it: a drift's row counts the
- * cycles that saw it ("×34 cycles"), any other the events that said the same ("×37"); "×34" beside
- * "×37" read as one kind of count to a try-out. Empty for a row of one.
- */
-export function repeatWords(r: CollapsedRow): string {
-  if (r.count <= 1) return "";
-  return r.event.source === "reconciliation" && r.event.kind === "drift" ? `×${r.count} cycles` : `×${r.count}`;
-}
-
 export interface CollapsedTimeline {
   rows: CollapsedRow[];
   /** Routine events left out of `rows`, by what they are, most frequent first. */

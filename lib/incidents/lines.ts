@@ -17,6 +17,17 @@ export function sameEventKey(e: IncidentEvent): string {
   return JSON.stringify([e.journal ?? null, e.source, e.kind, e.botId, e.clientOrderId, e.actor, e.outcome, words]);
 }
 
+/**
+ * A line's count in words, as the window, the story and its post-mortem write it: a drift's line
+ * counts the cycles that saw it ("×34 cycles"), any other the events that said the same ("×37");
+ * "×34" beside "×37" read as one kind of count to a try-out. Empty for a line of one.
+ */
+export function repeatWords(line: { event: IncidentEvent; count: number }): string {
+  if (line.count <= 1) return "";
+  const n = line.count.toLocaleString("en-US");
+  return line.event.source === "reconciliation" && line.event.kind === "drift" ? `×${n} cycles` : `×${n}`;
+}
+
 /** The breaker event each applied console action writes in the transaction of its audit entry. */
 const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
 

@@ -6,7 +6,8 @@
 import { cycleWords, togetherSilences, type CycleSilence } from "./silences";
 import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
 import { visibleText } from "../text/visible-text";
-import { repeatWords, type CollapsedTimeline } from "./collapse";
+import type { CollapsedTimeline } from "./collapse";
+import { repeatWords } from "./lines";
 import type { IncidentStory } from "./story";
 
 const driftClass = { size_drift: "size drift", unknown_position: "unknown position" } as const;

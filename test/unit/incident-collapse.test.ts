@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collapseTimeline, repeatWords } from "@/lib/incidents/collapse";
+import { collapseTimeline } from "@/lib/incidents/collapse";
+import { repeatWords } from "@/lib/incidents/lines";
 import { foldTimeline, tallyEvents } from "@/lib/incidents/fold";
 import { inJournal, toIncidentEvent, type IncidentEvent, type IncidentRow, type IncidentSeverity } from "@/lib/incidents/events";
 

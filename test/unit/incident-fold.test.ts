@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
 import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, timelineBlocks, unchangedDrifts } from "@/lib/incidents/fold";
-import { repeatLines } from "@/lib/incidents/lines";
+import { repeatLines, repeatWords } from "@/lib/incidents/lines";
 
 let n = 0;
 function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
@@ -248,6 +248,7 @@ describe("a run of events that say the same thing, one line", () => {
     const begun = Array.from({ length: 15 }, (_, i) => cycle(i * 4));
     const [one] = foldTimeline(begun);
     expect(one!.lines.map((l) => [l.event.id, l.count, l.firstAt, l.lastAt])).toEqual([[begun[0]!.id, 15, begun[0]!.at, begun[14]!.at]]);
+    expect(repeatWords(one!.lines[0]!)).toBe("×15 cycles");
     // The drift began before the window: every cycle here is unchanged, and they are one line all the same.
     const earlier = { ...cycle(0), at: "2026-11-30T14:09:56.000Z" };
     const minutes = foldTimeline([earlier, ...begun]);
