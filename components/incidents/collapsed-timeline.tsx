@@ -27,7 +27,9 @@ function Row({ r }: { r: CollapsedRow }) {
       data-count={r.count}
       className={`grid grid-cols-[auto_minmax(0,1fr)] gap-x-2 border-l-4 pl-2 ${mark[r.event.severity]}`}
     >
-      <span className="font-mono text-xs leading-5 sm:text-sm">
+      {/* As wide as "–18:00:30" on every row, so every line's words start at one edge (a row with a
+          last time began about 7 px further right, a try-out). */}
+      <span className="w-[9ch] font-mono text-xs leading-5 sm:text-sm">
         <UtcTime iso={r.firstAt}>{clock(r.firstAt)}</UtcTime>
         {/* A run's last time under its first, as the window puts it (beside it, the time column pushed
             every line's words into a narrower column on a phone); a run within one second says its

@@ -101,6 +101,11 @@ test.describe("the incident as a story", () => {
     expect(Number(await drift.getAttribute("data-count"))).toBeGreaterThanOrEqual(LONG_STORY.lookups / 3);
     await expect(drift.getByTestId("repeat-count")).toHaveText(/^×\d+ cycles$/);
     await expect(timeline.getByTestId("routine-count")).not.toContainText("drift cycles unchanged");
+    // Every line's words start at one edge, whether its time is one or a first–last pair.
+    const wordsLeft = await timeline
+      .getByTestId("story-event")
+      .evaluateAll((rows) => rows.map((row) => Math.round((row.children[1] as HTMLElement).getBoundingClientRect().left)));
+    expect(new Set(wordsLeft).size).toBe(1);
 
     // Summary first, then the chart, then the timeline; the whole page within two screens.
     const top = async (testId: string) => (await main.getByTestId(testId).boundingBox())!.y;
