@@ -76,22 +76,27 @@ export interface RepeatLine {
 }
 
 /**
- * Events as the lines of a minute of the window: notable events that say the same thing
- * (sameEventKey) with no other notable event between them are one line, where the first of them
- * is, with its count and its first and last time. A routine event (`routine`: a quiet minute lists
- * its routine events too, a clean cycle every 15 s among a lookup failing every 2.5 s) does not end
- * a run: it joins the run when it says the same thing (a drift cycle unchanged from its drift's),
- * or the routine line just before it when that one does, and is a line of its own otherwise. A notable event that says something else ends
- * the run, so the minute still reads in the order things went wrong. A console action's audit
- * entry is on its breaker event's line, as the story tells it. Every event is on exactly one line.
+ * Events as the lines of a minute of the window: a bot's notable events that say the same thing
+ * (sameEventKey) with no other notable event of that bot between them are one line, where the
+ * first of them is, with its count and its first and last time. Each bot (of each journal) has its
+ * runs: two bots drifting at once alternate cycle by cycle, and ended each other's runs (a
+ * try-out's window of two bots was a row per cycle, 14,000 px on a phone). A routine event (`routine`:
+ * a quiet minute lists its routine events too, a clean cycle every 15 s among a lookup failing
+ * every 2.5 s) does not end a run: it joins its bot's run when it says the same thing (a drift
+ * cycle unchanged from its drift's), or the routine line its bot's event before it went to when
+ * that one says the same, and is a line of its own otherwise. A notable event that says something
+ * else ends its bot's run, so each bot still reads in the order things went wrong. A console
+ * action's audit entry is on its breaker event's line, as the story tells it. Every event is on
+ * exactly one line.
  */
 export function repeatLines(events: readonly IncidentEvent[], routine: (e: IncidentEvent) => boolean = () => false): RepeatLine[] {
   const audits = consoleActionAudits(events);
   const told = new Set([...audits.values()].map((a) => a.id));
   const lines: RepeatLine[] = [];
-  let run: { key: string; line: RepeatLine } | null = null;
-  // The line the event before went to, when it was a routine event's own line.
-  let routineBefore = null as { key: string; line: RepeatLine } | null;
+  type Run = { key: string; line: RepeatLine };
+  // By bot: its open run of notable events, and the routine line its event before went to.
+  const runs = new Map<string, Run>();
+  const routineBefore = new Map<string, Run>();
   const join = (line: RepeatLine, e: IncidentEvent, audit: IncidentEvent | undefined) => {
     line.repeats.push(e);
     line.count += 1;
@@ -103,26 +108,29 @@ export function repeatLines(events: readonly IncidentEvent[], routine: (e: Incid
     if (told.has(e.id)) continue;
     const audit = audits.get(e.id);
     const key = sameEventKey(e);
+    const bot = JSON.stringify([e.journal ?? null, e.botId]);
     const line: RepeatLine = { event: e, repeats: [], count: 1, firstAt: e.at, lastAt: e.at, audit: audit ? [audit] : [] };
+    const run = runs.get(bot);
     if (routine(e)) {
       // A drift cycle unchanged from the one before says what its drift's line says: on that line.
       // Routine events that say the same thing one after the other are one line too: a quiet minute
       // of a drift that began before it listed fifteen identical cycles one under the other (a try-out).
+      const before = routineBefore.get(bot);
       if (run?.key === key) {
         join(run.line, e, audit);
-        routineBefore = null;
-      } else if (routineBefore?.key === key) join(routineBefore.line, e, audit);
+        routineBefore.delete(bot);
+      } else if (before?.key === key) join(before.line, e, audit);
       else {
         lines.push(line);
-        routineBefore = { key, line };
+        routineBefore.set(bot, { key, line });
       }
       continue;
     }
-    routineBefore = null;
-    if (run && run.key === key) join(run.line, e, audit);
+    routineBefore.delete(bot);
+    if (run?.key === key) join(run.line, e, audit);
     else {
       lines.push(line);
-      run = { key, line };
+      runs.set(bot, { key, line });
     }
   }
   return lines;

@@ -267,6 +267,38 @@ describe("a run of events that say the same thing, one line", () => {
     ]);
   });
 
+  it("keeps each bot's runs: two bots failing or reconciling cleanly at once are a line each, not a line per cycle", () => {
+    const at = (s: number) => `2026-11-30T14:12:${String(s).padStart(2, "0")}.000Z`;
+    const failing = (i: number, botId: string) => lookupFailed(i, { botId, clientOrderId: `${botId}-1`, at: at(i * 2 + (botId === "beta" ? 1 : 0)) });
+    const both = Array.from({ length: 6 }, (_, i) => [failing(i, "alpha"), failing(i, "beta")]).flat();
+    expect(repeatLines(both).map((l) => [l.event.botId, l.count, l.firstAt, l.lastAt])).toEqual([
+      ["alpha", 6, at(0), at(10)],
+      ["beta", 6, at(1), at(11)],
+    ]);
+    // Quiet cycles of two bots, alternating: one line each.
+    const clean = (s: number, botId: string) => ({ ...event("reconciliation", "clean", "info"), botId, summary: "reconciled: the books agree", at: at(s) });
+    const cleans = [clean(20, "alpha"), clean(21, "beta"), clean(35, "alpha"), clean(36, "beta"), clean(50, "alpha"), clean(51, "beta")];
+    const [minute] = foldTimeline(cleans);
+    expect(minute!.lines.map((l) => [l.event.botId, l.count])).toEqual([
+      ["alpha", 3],
+      ["beta", 3],
+    ]);
+    // A bot's other notable event still ends its own run, and only its own.
+    const lines = repeatLines([
+      failing(0, "alpha"),
+      failing(0, "beta"),
+      lookupFailed(1, { botId: "alpha", clientOrderId: "alpha-1", kind: "timeout", at: at(2) }),
+      failing(1, "alpha"),
+      failing(1, "beta"),
+    ]);
+    expect(lines.map((l) => [l.event.botId, l.event.kind, l.count])).toEqual([
+      ["alpha", "error", 1],
+      ["beta", "error", 2],
+      ["alpha", "timeout", 1],
+      ["alpha", "error", 1],
+    ]);
+  });
+
   it("shows a quiet minute's repeats once too: a routine line listed between them neither joins nor ends the run", () => {
     const clean = event("reconciliation", "clean", "info");
     const intent = event("order", "intent", "info");
