@@ -1,6 +1,6 @@
 import { UtcTime } from "@/components/ui/utc-time";
 import type { CollapsedRow, CollapsedTimeline as Collapsed } from "@/lib/incidents/collapse";
-import { repeatWords } from "@/lib/incidents/lines";
+import { lineSummary, repeatWords } from "@/lib/incidents/lines";
 import type { IncidentEvent } from "@/lib/incidents/events";
 import { visibleText } from "@/lib/text/visible-text";
 import { WideOpenDetails } from "./wide-open-details";
@@ -42,7 +42,7 @@ function Row({ r }: { r: CollapsedRow }) {
       </span>
       {/* A venue's URL or an order id in the words breaks anywhere rather than run off a phone's edge. */}
       <span className="min-w-0 [overflow-wrap:anywhere]">
-        {visibleText(r.event.summary)}
+        {visibleText(lineSummary(r))}
         {r.count > 1 && (
           <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
             {repeatWords(r)}

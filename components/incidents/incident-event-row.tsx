@@ -1,7 +1,7 @@
 import { DriftList } from "@/components/breakers/drift-list";
 import { UtcTime } from "@/components/ui/utc-time";
 import { rowIdOf, type IncidentEvent } from "@/lib/incidents/events";
-import { repeatWords } from "@/lib/incidents/lines";
+import { lineSummary, repeatWords } from "@/lib/incidents/lines";
 import Link from "next/link";
 import { visibleText } from "@/lib/text/visible-text";
 import { incidentStoryHref } from "@/lib/url-state/incidents";
@@ -87,7 +87,7 @@ export function IncidentEventRow({
         </div>
         {/* Ids in it (an order id, a URL) break at their own places; its words only when one is longer than the line. */}
         <p className={`mt-1 whitespace-pre-line break-words ${e.severity === "emergency" ? "font-semibold" : ""}`}>
-          <WrappingText text={e.summary} />
+          <WrappingText text={repeat ? lineSummary({ event: e, count: repeat.count }) : e.summary} />
           {repeat && (
             <strong className="ml-1 whitespace-nowrap" data-testid="repeat-count">
               {repeatWords({ event: e, count: repeat.count })}

@@ -28,6 +28,15 @@ export function repeatWords(line: { event: IncidentEvent; count: number }): stri
   return line.event.source === "reconciliation" && line.event.kind === "drift" ? `×${n} cycles` : `×${n}`;
 }
 
+/**
+ * A line's words: its first event's, without the attempt number when the line holds several
+ * ("no reply to sell 97.9 SOLUSDT: timed out ×2", where "(attempt 1) … ×2" read as the first
+ * attempt twice, a try-out). Each event keeps its own words where it is listed one by one.
+ */
+export function lineSummary(line: { event: IncidentEvent; count: number }): string {
+  return line.count > 1 ? line.event.summary.replace(/ \(attempt \d+\)/g, "") : line.event.summary;
+}
+
 /** The breaker event each applied console action writes in the transaction of its audit entry. */
 const BREAKER_ACTIONS: Readonly<Record<string, string>> = { halt_bot: "trip", clear_halt: "clear", approve_clear_halt: "clear" };
 

@@ -7,7 +7,7 @@ import { cycleWords, togetherSilences, type CycleSilence } from "./silences";
 import { formatAge, formatNumber, formatUtc, signedQty } from "../text/format";
 import { visibleText } from "../text/visible-text";
 import type { CollapsedTimeline } from "./collapse";
-import { repeatWords } from "./lines";
+import { lineSummary, repeatWords } from "./lines";
 import type { IncidentStory } from "./story";
 
 const driftClass = { size_drift: "size drift", unknown_position: "unknown position" } as const;
@@ -179,7 +179,7 @@ export function incidentPostmortem(view: {
   }
   for (const r of timeline.rows) {
     const when = r.count === 1 || clock(r.lastAt) === clock(r.firstAt) ? `${clock(r.firstAt)}` : `${clock(r.firstAt)}–${clock(r.lastAt)}`;
-    out.push(`- ${when} ${inline(r.event.summary)}${r.count > 1 ? ` ${repeatWords(r)}` : ""}`);
+    out.push(`- ${when} ${inline(lineSummary(r))}${r.count > 1 ? ` ${repeatWords(r)}` : ""}`);
     for (const a of r.audit) out.push(`  - audit log: ${inline(a.summary)}`);
   }
   if (timeline.routineTotal > 0) {

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { IncidentEvent, IncidentSeverity } from "@/lib/incidents/events";
 import { FOLD_ROUTINE_OVER, foldMinute, foldTimeline, isRoutine, tallyEvents, timelineBlocks, unchangedDrifts } from "@/lib/incidents/fold";
-import { repeatLines, repeatWords } from "@/lib/incidents/lines";
+import { lineSummary, repeatLines, repeatWords } from "@/lib/incidents/lines";
 
 let n = 0;
 function event(source: IncidentEvent["source"], kind: string, severity: IncidentSeverity, actor = "bot"): IncidentEvent {
@@ -217,6 +217,9 @@ describe("a run of events that say the same thing, one line", () => {
     expect(minute!.fold?.notable).toHaveLength(23);
     expect(minute!.lines).toHaveLength(1);
     expect(minute!.lines[0]).toMatchObject({ event: errors[0], count: 23, firstAt: errors[0]!.at, lastAt: errors[22]!.at });
+    // Said once without "(attempt 1)", which read as the first attempt 23 times; a line of one keeps it.
+    expect(lineSummary(minute!.lines[0]!)).toBe("error on buy 98 SOLUSDT during lookup: lookup failed");
+    expect(lineSummary({ event: errors[3]!, count: 1 })).toBe("error on buy 98 SOLUSDT during lookup: lookup failed (attempt 4)");
     // Nothing is lost: every event is the line's first or one of its repeats.
     expect([minute!.lines[0]!.event, ...minute!.lines[0]!.repeats]).toEqual(errors);
   });
