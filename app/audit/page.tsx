@@ -12,7 +12,6 @@ import { UtcTime } from "@/components/ui/utc-time";
 import { readAudit } from "@/lib/queries/screens";
 import { actionLabel } from "@/lib/text/audit-detail";
 import { visibleText } from "@/lib/text/visible-text";
-import { TAP_TARGET } from "@/components/ui/tap-target";
 
 export const metadata: Metadata = { title: "Audit log · driftwatch" };
 
@@ -158,7 +157,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
                 <code className="font-mono [overflow-wrap:anywhere]">{visibleText(e.target)}</code>
               </p>
               <details className="mt-1">
-                <summary className={`cursor-pointer ${TAP_TARGET}`}>Detail</summary>
+                {/* A list item keeps the disclosure's ▶: as an inline block it read as a plain label (a try-out). */}
+                <summary className="-my-1 cursor-pointer py-1 underline" data-testid="audit-detail-toggle">
+                  Detail
+                </summary>
                 <AuditDetailList detail={e.detail} />
               </details>
             </li>

@@ -120,6 +120,12 @@ test.describe("who and what a reader sees of operators' actions", () => {
     // Not live: it says when it was read.
     await expect(page.getByTestId("audit-read-at")).toHaveText(/^as of \d\d:\d\d:\d\d UTC: reload for newer entries$/);
     expect(await page.locator("#audit-actor option").allTextContents()).toEqual(["everyone", "operator:ana", "operator:ben"]);
+    // Each entry's Detail looks like what it is, a disclosure (its ▶ marker), and is 24 px to a finger.
+    const toggle = page.getByTestId("audit-detail-toggle").first();
+    expect(await toggle.evaluate((el) => getComputedStyle(el).display)).toBe("list-item");
+    expect((await toggle.boundingBox())!.height).toBeGreaterThanOrEqual(24);
+    await toggle.click();
+    await expect(page.getByTestId("audit-entry").first().locator("details")).toHaveAttribute("open", "");
     const breakers = await (await page.request.get(`${server.url}/api/breakers`)).text();
     expect(breakers).toContain("operator:ana");
   });
