@@ -39,6 +39,7 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
   const byKey = new Map<string, CollapsedRow>();
   const routine = new Map<string, { source: string; kind: string; n: number }>();
   let routineTotal = 0;
+  const inDoubt = new Set<string>();
   for (const e of events) {
     // On its breaker event's line (below), whether that comes before or after it.
     if (told.has(e.id)) continue;
@@ -50,6 +51,15 @@ export function collapseTimeline(events: readonly IncidentEvent[]): CollapsedTim
       drifting.count++;
       drifting.lastAt = e.at;
       continue;
+    }
+    // An order's send or status after its timeout or absent lookup is how it ended: never routine here
+    // (a try-out's story said "1 order sent" among the routine counts and never how the retried order ended).
+    if (e.source === "order" && e.clientOrderId !== null) {
+      if (e.kind === "timeout" || e.kind === "lookup_absent") inDoubt.add(e.clientOrderId);
+      else if (isRoutine(e) && (e.kind === "send" || e.kind === "status") && inDoubt.delete(e.clientOrderId)) {
+        rows.push({ event: e, count: 1, firstAt: e.at, lastAt: e.at, audit: [] });
+        continue;
+      }
     }
     if (isRoutine(e) || unchanged.has(e.id)) {
       const key = `${e.source} ${e.kind}`;

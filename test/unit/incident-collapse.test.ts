@@ -106,6 +106,25 @@ describe("collapsing an incident's timeline", () => {
     expect(c.routine).toEqual([{ words: "order intent", n: 1 }]);
   });
 
+  it("lists how a retried order ended: its send after a timeout and an absent lookup is a row, where another order's send is routine", () => {
+    const order = (rowId: number, kind: string, detail: string, clientOrderId = "b-7") =>
+      incidentRow({ rowId, at: `2026-11-30T05:31:0${rowId}.000Z`, kind, clientOrderId, symbol: "SOLUSDT", side: "sell", qty: 97.9, strategy: "trend", detail });
+    const c = collapseTimeline(
+      [
+        order(1, "timeout", '{"attempt":1,"error":"timed out"}'),
+        order(2, "lookup_absent", '{"during":"retry"}'),
+        order(3, "send", '{"status":"filled","filledQty":97.9,"avgPrice":150}'),
+        order(4, "send", '{"status":"filled","filledQty":97.9,"avgPrice":150}', "b-8"),
+      ].map((r) => toIncidentEvent(r)),
+    );
+    expect(c.rows.map((r) => r.event.summary)).toEqual([
+      "no reply to sell 97.9 SOLUSDT (attempt 1): timed out",
+      "lookup found no sell 97.9 SOLUSDT on the exchange (during retry): it may be sent again under the same id",
+      "sell 97.9 SOLUSDT sent; the exchange says filled, 97.9 filled at 150",
+    ]);
+    expect(c.routine).toEqual([{ words: "order sent", n: 1 }]);
+  });
+
   it("counts every cycle that saw a drift on its line: a drift that went A, B, A over six cycles is ×5 and ×1, not ×2", () => {
     const A = [{ symbol: "ETHUSDT", ours: 1, theirs: 2, qtyStep: 0.01, drift: "size_drift" as const }];
     const B = [{ symbol: "ETHUSDT", ours: 1, theirs: 3, qtyStep: 0.01, drift: "size_drift" as const }];
