@@ -7,6 +7,7 @@
  * doubtful list), so no page calls current what another already calls stale. Pure;
  * components/live/use-not-current.ts applies it on the reader's clock.
  */
+import { formatAge } from "../text/format";
 
 /** Data older than this is not current: the page polls every second, or its stream confirms it about as often. */
 export const NOT_CURRENT_AFTER_MS = 5_000;
@@ -18,5 +19,9 @@ export function dataAge(updatedAt: number, now: number): { ageMs: number; notCur
   return { ageMs, notCurrent: ageMs > NOT_CURRENT_AFTER_MS };
 }
 
-/** The banner's words for it: "the page has not been updated for 7 s". */
-export const notUpdatedWords = (ageMs: number) => `the page has not been updated for ${Math.round(ageMs / 1000)} s`;
+/**
+ * The banner's words for it: "the page has not been updated for 7 s". Counted as the page's
+ * "updated N s ago" counts (formatAge, whole seconds down): rounded, the two read 34 and 33 s on
+ * one screen (a try-out).
+ */
+export const notUpdatedWords = (ageMs: number) => `the page has not been updated for ${formatAge(ageMs)}`;

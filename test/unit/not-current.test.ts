@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NOT_CURRENT_AFTER_MS, dataAge, notUpdatedWords } from "@/lib/live/not-current";
+import { formatAge } from "@/lib/text/format";
 
 const NOW = Date.parse("2026-11-30T05:31:00.000Z");
 
@@ -23,5 +24,8 @@ describe("dataAge: when a live page stops calling its data current", () => {
 
   it("says how long the page has gone without an update, in whole seconds", () => {
     expect(notUpdatedWords(7_400)).toBe("the page has not been updated for 7 s");
+    // As the page's "updated N s ago" counts it, whole seconds down: never a second apart on one screen.
+    expect(notUpdatedWords(33_600)).toBe(`the page has not been updated for ${formatAge(33_600)}`);
+    expect(notUpdatedWords(33_600)).toBe("the page has not been updated for 33 s");
   });
 });
